@@ -1,0 +1,29 @@
+# The two commands a newcomer types: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+# Extras the test suite exercises; each is optional for users.
+EXTRAS ?= test,hf
+
+.PHONY: venv test demo bench clean
+
+$(VENV)/.installed-$(subst $(comma),-,$(EXTRAS)): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
+	touch $@
+
+comma := ,
+venv: $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+
+test: venv
+	$(PY) -m pytest -q
+
+demo: venv
+	$(VENV)/bin/asraudit wer --preds ../shared/reference/hume-voxpopuli-150/predictions --show-alignments 3
+
+bench: venv
+	$(PY) benchmarks/wer_speed.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

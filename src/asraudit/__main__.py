@@ -1,0 +1,5 @@
+import sys
+
+from asraudit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,29 @@
+"""Errors about the user's input, which the CLI prints without a traceback.
+
+Bad input is the commonest failure of an audit run (a broken row in a
+prediction file, an unreadable wav).  Every such error names the file and,
+where there is one, the row, so the user can fix it without reading our code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class InputError(ValueError):
+    """Input that asraudit cannot use, with the place it came from."""
+
+    def __init__(self, message: str, source: str | Path | None = None, row: int | None = None):
+        self.message = message
+        self.source = str(source) if source is not None else None
+        self.row = row
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ""
+        if self.source is not None:
+            where = self.source
+            if self.row is not None:
+                where += f", row {self.row}"
+            where += ": "
+        return where + self.message

@@ -1,0 +1,139 @@
+"""Intervals: Wilson for proportions, clip-level bootstrap for ratios of sums.
+
+WER, CER and accept-ref are all ratios of sums over clips (errors / reference
+words, ref verdicts / eligible edits).  Words and edits inside one clip are not
+independent, so the bootstrap resamples clips (or any other cluster), never
+words: the interval then reflects how much the score depends on which clips
+happened to be in the benchmark.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_BOOTSTRAP = 1000
+DEFAULT_SEED = 0
+# Resamples drawn per numpy call: bounds memory at CHUNK x n_units indices.
+_CHUNK = 64
+
+
+def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion.
+
+    Chosen over the normal approximation because accept-ref is often 0 or 1
+    on a few dozen edits, where the normal interval collapses to a point.
+    Returns (0, 1) when n is 0: no data constrains the rate.
+    """
+    if n < 0 or successes < 0 or successes > n:
+        raise ValueError(f"need 0 <= successes <= n, got {successes}/{n}")
+    if n == 0:
+        return 0.0, 1.0
+    z = _z(confidence)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _z(confidence: float) -> float:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    # Inverse normal CDF via the error function's inverse (no SciPy needed).
+    return math.sqrt(2) * _erfinv(confidence)
+
+
+def _erfinv(y: float) -> float:
+    """Inverse error function by Newton's method on math.erf (exact to ~1e-15)."""
+    x = 0.0
+    for _ in range(100):
+        err = math.erf(x) - y
+        step = err / (2 / math.sqrt(math.pi) * math.exp(-x * x))
+        x -= step
+        if abs(step) < 1e-15:
+            break
+    return x
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    estimate: float
+    low: float
+    high: float
+
+
+def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
+    rng = np.random.default_rng(seed)
+    done = 0
+    while done < n_boot:
+        k = min(_CHUNK, n_boot - done)
+        yield rng.integers(0, n_units, size=(k, n_units))
+        done += k
+
+
+def bootstrap_ratio(
+    numerators,
+    denominators,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> Interval:
+    """Percentile bootstrap interval of sum(numerators) / sum(denominators).
+
+    One entry per resampling unit (a clip, or a cluster of edits).  Resamples
+    whose denominator is zero are dropped, so the interval is over the
+    resamples where the ratio is defined.
+    """
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    if num.shape != den.shape or num.ndim != 1:
+        raise ValueError("numerators and denominators must be 1-D and the same length")
+    total = den.sum()
+    estimate = float(num.sum() / total) if total > 0 else float("nan")
+    if len(num) == 0 or total == 0:
+        return Interval(estimate, float("nan"), float("nan"))
+    ratios = []
+    for idx in _resample_index_chunks(len(num), n_boot, seed):
+        d = den[idx].sum(axis=1)
+        n = num[idx].sum(axis=1)
+        ok = d > 0
+        ratios.append(n[ok] / d[ok])
+    values = np.concatenate(ratios)
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return Interval(estimate, float(low), float(high))
+
+
+def paired_bootstrap(
+    numerators_a,
+    numerators_b,
+    denominators,
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> float:
+    """Probability that model A has the lower error rate than B on resampled clips.
+
+    Both models are resampled with the same clip indices (paired), which is
+    what makes small differences between two models on one benchmark
+    testable.  Ties count one half.
+    """
+    a = np.asarray(numerators_a, dtype=np.float64)
+    b = np.asarray(numerators_b, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    if not (a.shape == b.shape == den.shape) or a.ndim != 1:
+        raise ValueError("paired bootstrap needs three 1-D arrays of the same length")
+    if len(a) == 0:
+        return float("nan")
+    wins = 0.0
+    total = 0
+    for idx in _resample_index_chunks(len(a), n_boot, seed):
+        d = den[idx].sum(axis=1)
+        ok = d > 0
+        ra = a[idx].sum(axis=1)[ok] / d[ok]
+        rb = b[idx].sum(axis=1)[ok] / d[ok]
+        wins += float(np.sum(ra < rb)) + 0.5 * float(np.sum(ra == rb))
+        total += int(ok.sum())
+    return wins / total if total else float("nan")

@@ -1,0 +1,1 @@
+"""Models: one small protocol, several backends (see models/base.py)."""

@@ -1,0 +1,62 @@
+"""The model protocol every backend implements.
+
+Probes never call models: the job grid does, through this protocol, and the
+store keeps the raw results.  A model only needs to turn audio into raw text;
+models that expose likelihoods also score candidate texts under teacher
+forcing, which the audio-lift probe needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+SAMPLE_RATE = 16_000
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Teacher-forced log-probabilities of one candidate text.
+
+    ``tokens`` are the model's token strings for the candidate (end-of-text
+    included as the last entry), ``logprobs`` the natural-log probability of
+    each given everything before it and the audio.
+    """
+
+    text: str
+    tokens: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    token_ids: tuple[int, ...] = ()
+    # Character offsets of each token in ``text`` (start, end); empty for special tokens.
+    offsets: tuple[tuple[int, int], ...] = field(default=())
+
+    @property
+    def total(self) -> float:
+        return float(sum(self.logprobs))
+
+
+@runtime_checkable
+class ASRModel(Protocol):
+    """What the job grid needs from a model.
+
+    ``model_id`` names the model; ``config_hash`` changes whenever a setting
+    that changes outputs changes (beam size, precision, an intervention), so
+    stored results of one configuration are never reused for another.
+    Audio is mono float32 at ``SAMPLE_RATE``.
+    """
+
+    model_id: str
+
+    @property
+    def config_hash(self) -> str: ...
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]: ...
+
+
+@runtime_checkable
+class ScoringModel(ASRModel, Protocol):
+    """A model that also exposes teacher-forced likelihoods."""
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]: ...

@@ -1,0 +1,66 @@
+"""Text normalizers: Whisper English, basic (language-independent) and none.
+
+The Whisper English normalizer is what the paper, the Open ASR Leaderboard and
+published WERs use, so asraudit delegates to the maintained port in the
+``whisper-normalizer`` package rather than re-implementing it; a test proves
+parity with transformers' ``EnglishTextNormalizer`` on hundreds of strings.
+
+Normalization erases spellings that sound alike (Mr/Mister, 20/twenty).  The
+rendering-convention probe needs those, so callers keep the raw text next to
+the normalized one; nothing in asraudit stores normalized text only.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+Normalizer = Callable[[str], str]
+
+NORMALIZERS = ("whisper", "basic", "none")
+
+
+def _identity(text: str) -> str:
+    """The ``none`` normalizer: only collapses whitespace, so tokenization is stable."""
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=None)
+def _whisper_english() -> Normalizer:
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    return EnglishTextNormalizer()
+
+
+@lru_cache(maxsize=None)
+def _basic() -> Normalizer:
+    from whisper_normalizer.basic import BasicTextNormalizer
+
+    return BasicTextNormalizer()
+
+
+def get_normalizer(name: str) -> Normalizer:
+    """Return the normalizer called ``name`` (one of ``NORMALIZERS``).
+
+    Every returned function maps a raw string to a string of space-separated
+    tokens with no leading, trailing or repeated spaces.
+    """
+    if name == "none":
+        return _identity
+    if name == "whisper":
+        inner = _whisper_english()
+    elif name == "basic":
+        inner = _basic()
+    else:
+        raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
+
+    def normalize(text: str) -> str:
+        return " ".join(inner(text).split())
+
+    normalize.__name__ = f"normalize_{name}"
+    return normalize
+
+
+def english_spelling_mapping() -> dict[str, str]:
+    """The British-to-American spelling table the Whisper normalizer applies."""
+    return dict(_whisper_english().standardize_spellings.mapping)
