@@ -4,17 +4,18 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 # Extras the test suite exercises; each is optional for users.
 EXTRAS ?= test,hf
+comma  := ,
+STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: venv test demo bench clean
 
-$(VENV)/.installed-$(subst $(comma),-,$(EXTRAS)): pyproject.toml
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
 	touch $@
 
-comma := ,
-venv: $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+venv: $(STAMP)
 
 test: venv
 	$(PY) -m pytest -q
