@@ -93,7 +93,7 @@ def bootstrap_ratio(
         raise ValueError("numerators and denominators must be 1-D and the same length")
     total = den.sum()
     estimate = float(num.sum() / total) if total > 0 else float("nan")
-    if len(num) == 0 or total == 0:
+    if len(num) == 0 or total == 0 or n_boot <= 0:
         return Interval(estimate, float("nan"), float("nan"))
     ratios = []
     for idx in _resample_index_chunks(len(num), n_boot, seed):
@@ -102,6 +102,8 @@ def bootstrap_ratio(
         ok = d > 0
         ratios.append(n[ok] / d[ok])
     values = np.concatenate(ratios)
+    if values.size == 0:
+        return Interval(estimate, float("nan"), float("nan"))
     alpha = (1 - confidence) / 2
     low, high = np.quantile(values, [alpha, 1 - alpha])
     return Interval(estimate, float(low), float(high))

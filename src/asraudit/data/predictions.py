@@ -1,0 +1,345 @@
+"""Prediction files: one file per model, one row per clip.
+
+The Open ASR Leaderboard writes JSONL rows ``{audio_filepath, text,
+pred_text, duration}``; other tools use ``reference``/``hypothesis``,
+``ref``/``hyp``, ``id`` or webdataset's ``__key__``.  All are accepted, from
+JSONL, CSV or Parquet.  A clip a model did not run is *absent* from that
+model's predictions, never an empty string: an empty hypothesis is a real
+output (the model heard nothing) and counts as deletions.
+
+Raw reference and hypothesis text is kept as written; normalization happens
+in the probes (the rendering probe needs the raw spelling).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from asraudit.errors import InputError
+
+ID_FIELDS = ("audio_filepath", "id", "__key__", "clip_id", "key", "utt_id")
+REF_FIELDS = ("text", "reference", "ref", "transcript")
+HYP_FIELDS = ("pred_text", "hypothesis", "hyp", "prediction")
+DURATION_FIELDS = ("duration",)
+SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """One model's output on one clip, with the row it came from."""
+
+    clip_id: str
+    reference: str
+    hypothesis: str
+    duration: float | None
+    row: int
+
+
+@dataclass
+class ModelPredictions:
+    """All rows of one prediction file, keyed by clip id (file order kept)."""
+
+    model: str
+    source: Path
+    rows: dict[str, Prediction]
+    # Rows read but not used (hypothesis missing: the model did not run that clip).
+    skipped_missing_hypothesis: int = 0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __contains__(self, clip_id: str) -> bool:
+        return clip_id in self.rows
+
+    def __getitem__(self, clip_id: str) -> Prediction:
+        return self.rows[clip_id]
+
+
+@dataclass(frozen=True)
+class ReferenceConflict:
+    """A clip whose reference text differs between prediction files."""
+
+    clip_id: str
+    references: dict[str, str]  # model -> raw reference
+
+    def describe(self) -> str:
+        parts = "; ".join(f"{m}: {r!r}" for m, r in self.references.items())
+        return f"clip {self.clip_id!r}: {parts}"
+
+
+@dataclass
+class PredictionSet:
+    """Prediction files of several models over (mostly) the same clips."""
+
+    models: dict[str, ModelPredictions]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def model_names(self) -> list[str]:
+        return list(self.models)
+
+    def clip_ids(self) -> list[str]:
+        """Every clip any model ran, in first-seen order."""
+        seen: dict[str, None] = {}
+        for preds in self.models.values():
+            for cid in preds.rows:
+                seen.setdefault(cid, None)
+        return list(seen)
+
+    def common_clip_ids(self, models: Sequence[str] | None = None) -> list[str]:
+        """Clips every named model (default: all) ran, in first-seen order."""
+        names = list(models) if models is not None else self.model_names
+        self.require_models(names)
+        return [cid for cid in self.clip_ids() if all(cid in self.models[m] for m in names)]
+
+    def coverage(self) -> dict[str, tuple[int, int]]:
+        """model -> (clips it ran, clips any model ran)."""
+        total = len(self.clip_ids())
+        return {m: (len(p), total) for m, p in self.models.items()}
+
+    def require_models(self, names: Iterable[str]) -> None:
+        missing = [n for n in names if n not in self.models]
+        if missing:
+            raise InputError(
+                f"no prediction file for model(s) {', '.join(missing)}; "
+                f"available: {', '.join(self.model_names) or 'none'}"
+            )
+
+    def reference_conflicts(self) -> list[ReferenceConflict]:
+        """Clips whose raw reference differs across models (whitespace ignored)."""
+        refs: dict[str, dict[str, str]] = {}
+        for m, preds in self.models.items():
+            for cid, p in preds.rows.items():
+                refs.setdefault(cid, {})[m] = p.reference
+        out = []
+        for cid, by_model in refs.items():
+            if len({" ".join(r.split()) for r in by_model.values()}) > 1:
+                out.append(ReferenceConflict(cid, by_model))
+        return out
+
+    def references(self) -> dict[str, str]:
+        """clip id -> raw reference; an InputError if models disagree on any clip.
+
+        Probes that compare models on the same edit need one reference per
+        clip; silently picking one would compare models against different
+        benchmarks.
+        """
+        conflicts = self.reference_conflicts()
+        if conflicts:
+            shown = "\n  ".join(c.describe() for c in conflicts[:5])
+            more = f"\n  ... and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+            raise InputError(
+                f"references disagree across prediction files on {len(conflicts)} clip(s):\n  {shown}{more}"
+            )
+        out: dict[str, str] = {}
+        for preds in self.models.values():
+            for cid, p in preds.rows.items():
+                out.setdefault(cid, p.reference)
+        return out
+
+
+def _pick(row: dict, names: Sequence[str]) -> str | None:
+    for name in names:
+        if name in row:
+            return name
+    return None
+
+
+def _decode(raw: bytes, path: Path) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line
+        ) from None
+
+
+def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    text = _decode(path.read_bytes(), path)
+    stripped = text.lstrip()
+    if path.suffix == ".json" and stripped.startswith("["):
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
+        for i, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                raise InputError("expected a JSON object per entry", path, i)
+            yield i, item
+        return
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
+        if not isinstance(item, dict):
+            raise InputError("expected a JSON object on each line", path, lineno)
+        yield lineno, item
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    text = _decode(path.read_bytes(), path)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    for rec in reader:
+        if None in rec:  # more cells than header columns
+            raise InputError(
+                f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
+                f"{len(reader.fieldnames or [])}",
+                path,
+                reader.line_num,
+            )
+        yield reader.line_num, rec
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(path)
+    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        raise InputError(f"cannot read Parquet file: {exc}", path) from None
+    for i, rec in enumerate(table.to_pylist(), start=1):
+        yield i, rec
+
+
+def _rows(path: Path) -> Iterator[tuple[int, dict]]:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return _jsonl_rows(path)
+    if suffix == ".csv":
+        return _csv_rows(path)
+    if suffix == ".parquet":
+        return _parquet_rows(path)
+    raise InputError(f"unsupported prediction file type {suffix!r} (use {', '.join(SUFFIXES)})", path)
+
+
+def _as_text(value, what: str, path: Path, row: int) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be a string, got {type(value).__name__}", path, row)
+    return value
+
+
+def _as_duration(value, path: Path, row: int) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        d = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"duration must be a number, got {value!r}", path, row) from None
+    if math.isnan(d) or d < 0:
+        raise InputError(f"duration must be a non-negative number, got {value!r}", path, row)
+    return d
+
+
+def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
+    """Read one prediction file; the model name defaults to the file stem."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such prediction file", path)
+    name = model or path.stem
+    rows: dict[str, Prediction] = {}
+    skipped = 0
+    for lineno, rec in _rows(path):
+        id_f, ref_f, hyp_f = _pick(rec, ID_FIELDS), _pick(rec, REF_FIELDS), _pick(rec, HYP_FIELDS)
+        missing = [
+            label
+            for label, f, names in (("clip id", id_f, ID_FIELDS), ("reference", ref_f, REF_FIELDS), ("hypothesis", hyp_f, HYP_FIELDS))
+            if f is None
+        ]
+        if missing:
+            raise InputError(
+                f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
+                f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
+                path,
+                lineno,
+            )
+        clip_id = rec[id_f]
+        if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
+            clip_id = str(clip_id)
+        clip_id = _as_text(clip_id, "clip id", path, lineno)
+        if not clip_id or not clip_id.strip():
+            raise InputError("empty clip id", path, lineno)
+        reference = _as_text(rec[ref_f], "reference", path, lineno)
+        if reference is None:
+            raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
+        hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
+        if clip_id in rows:
+            raise InputError(
+                f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
+            )
+        if hypothesis is None:
+            skipped += 1
+            continue
+        dur_f = _pick(rec, DURATION_FIELDS)
+        duration = _as_duration(rec[dur_f], path, lineno) if dur_f else None
+        rows[clip_id] = Prediction(clip_id, reference, hypothesis, duration, lineno)
+    return ModelPredictions(name, path, rows, skipped)
+
+
+def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES)
+            if not found:
+                raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            raise InputError("no such file or directory", p)
+    return files
+
+
+def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
+    """Load prediction files from a directory or a list of files (model = file stem)."""
+    models: dict[str, ModelPredictions] = {}
+    warnings: list[str] = []
+    for f in _expand(paths):
+        preds = load_prediction_file(f)
+        if preds.model in models:
+            raise InputError(
+                f"two prediction files for model {preds.model!r}: {models[preds.model].source} and {f}", f
+            )
+        models[preds.model] = preds
+        if preds.skipped_missing_hypothesis:
+            warnings.append(
+                f"{f}: {preds.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips the model did not run"
+            )
+    pset = PredictionSet(models, warnings)
+    conflicts = pset.reference_conflicts()
+    if conflicts:
+        ids = ", ".join(c.clip_id for c in conflicts[:10])
+        more = f" and {len(conflicts) - 10} more" if len(conflicts) > 10 else ""
+        warnings.append(f"references differ across models on {len(conflicts)} clip(s): {ids}{more}")
+    return pset
+
+
+def write_leaderboard_jsonl(preds: ModelPredictions, path: str | Path) -> Path:
+    """Write one model's predictions in the Open ASR Leaderboard's JSONL layout."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for p in preds.rows.values():
+            rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
+            if p.duration is not None:
+                rec["duration"] = p.duration
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,62 @@
+"""Terminal tables: rich on a terminal, plain aligned text otherwise.
+
+Plain text when stdout is not a TTY keeps piped output greppable and stable
+for scripts and CI logs (no box-drawing characters, no colour codes).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence, TextIO
+
+
+def fmt_rate(value: float, digits: int = 2) -> str:
+    """A fraction as a percentage string; '-' when undefined."""
+    if value is None or value != value:  # NaN
+        return "-"
+    return f"{100 * value:.{digits}f}%"
+
+
+def fmt_interval(low: float, high: float, digits: int = 2) -> str:
+    if low != low or high != high:
+        return "-"
+    return f"[{100 * low:.{digits}f}, {100 * high:.{digits}f}]"
+
+
+def render_table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    title: str | None = None,
+    file: TextIO | None = None,
+    right_align: Sequence[bool] | None = None,
+) -> None:
+    """Print a table; numbers right-aligned by default (first column left)."""
+    out = file or sys.stdout
+    cells = [[str(c) for c in row] for row in rows]
+    align_right = list(right_align) if right_align is not None else [i > 0 for i in range(len(columns))]
+    if out.isatty():
+        from rich.console import Console
+        from rich.table import Table
+
+        table = Table(title=title)
+        for name, right in zip(columns, align_right):
+            table.add_column(name, justify="right" if right else "left")
+        for row in cells:
+            table.add_row(*row)
+        Console(file=out).print(table)
+        return
+    widths = [len(c) for c in columns]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(
+            v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, align_right)
+        ).rstrip()
+
+    if title:
+        print(title, file=out)
+    print(line(list(columns)), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for row in cells:
+        print(line(row), file=out)
