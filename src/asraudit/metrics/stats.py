@@ -40,8 +40,11 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
 
 
 def _z(confidence: float) -> float:
+    """Two-sided normal quantile; 95% uses the conventional 1.96 (as the paper's code does)."""
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if confidence == 0.95:
+        return 1.96
     # Inverse normal CDF via the error function's inverse (no SciPy needed).
     return math.sqrt(2) * _erfinv(confidence)
 
