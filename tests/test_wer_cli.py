@@ -43,7 +43,7 @@ def test_show_alignments_marks_errors(tmp_path, capsys):
     main(["wer", "--preds", str(d / "bad.jsonl"), "--show-alignments", "1"])
     out = capsys.readouterr().out
     # Clip a (2 errors in 3 words) is worse than clip b (1 in 2), so it is the one shown.
-    assert "clip a" in out and "clip b" not in out
+    assert "\nclip a " in out and "\nclip b " not in out
     assert "REF: THE cat sat ****" in out and "HYP: A   cat sat DOWN" in out
     assert out.splitlines()[-1].split() == ["S", "I"]
 
