@@ -25,7 +25,8 @@ HYPHENS = ["e-mail", "life-supporting", "well-known", "twenty-five", "co-operati
 PUNCT = [".", ",", "!", "?", ";", ":", " —", " -", "...", "\"", "'", "(", ")", "[inaudible]", "<noise>", "♪", "«", "»", "&"]
 FILLERS = ["um", "uh", "hmm", "mm", "ah", "er", "erm", "uh-huh"]
 WORDS = ["the", "Commission", "Parliament", "President", "Madam", "vote", "budget", "people", "euro", "million", "percent", "today",
-         "we", "must", "and", "in", "of", "is", "a", "this", "report", "Member", "States", "Café", "naïve", "Zürich", "São", "Paulo"]
+         "we", "must", "and", "in", "of", "is", "a", "this", "report", "Member", "States", "Café", "naïve", "Zürich", "São", "Paulo",
+         "cause", "kinda", "sorta", "dunno", "gonna", "wanna", "gotta"]
 
 HANDMADE = [
     "Mr. Smith paid $20.50 on the 3rd of May, 1999.",
