@@ -71,3 +71,18 @@ def test_each_wer_equals_jiwer_on_the_shared_voxpopuli_predictions(shared_predic
         assert ours[model]["substitutions"] == expected.substitutions
         assert ours[model]["deletions"] == expected.deletions
         assert ours[model]["insertions"] == expected.insertions
+
+
+def test_preds_command_reports_coverage_conflicts_and_exports(tmp_path, capsys):
+    d = tmp_path / "p"
+    d.mkdir()
+    (d / "a.csv").write_text("id,reference,hypothesis\n1,Hi,hi\n2,Yes,yes\n", encoding="utf-8")
+    (d / "b.jsonl").write_text('{"id": "1", "text": "Hi", "pred_text": "hi"}\n'
+                               '{"id": "2", "text": "No", "pred_text": "no"}\n'
+                               '{"id": "3", "text": "x", "pred_text": "x"}\n', encoding="utf-8")
+    assert main(["preds", "--preds", str(d), "--export", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "3 distinct clip(s), 2 run by every model" in out
+    assert "clip '2'" in out
+    exported = load_predictions(tmp_path / "out")
+    assert exported.model_names == ["a", "b"] and len(exported.models["a"]) == 2

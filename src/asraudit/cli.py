@@ -18,6 +18,7 @@ from asraudit.errors import InputError
 # Modules under asraudit.commands, in the order `asraudit --help` lists them.
 COMMAND_MODULES = (
     "wer",
+    "preds",
 )
 
 

@@ -1,0 +1,60 @@
+"""`asraudit preds`: check a set of prediction files and export them.
+
+Before any probe compares models, the user needs to know which clips each
+model ran and whether all files carry the same references; this command says
+so, and can rewrite every file in the Open ASR Leaderboard's JSONL layout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from asraudit.data.predictions import load_predictions, write_leaderboard_jsonl
+from asraudit.report.tables import render_table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "preds",
+        help="coverage and reference conflicts of prediction files; export to leaderboard JSONL",
+        description="Summarize prediction files (clips per model, missing clips, references that "
+                    "disagree across models) and optionally export them as leaderboard JSONL.",
+    )
+    p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
+                   help="a directory of prediction files (model = file stem) or the files themselves")
+    p.add_argument("--export", type=Path, metavar="DIR",
+                   help="write <DIR>/<model>.jsonl with audio_filepath, text, pred_text, duration")
+    p.add_argument("--show-conflicts", type=int, default=5, metavar="N",
+                   help="print up to N clips whose references disagree (default %(default)s)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    pset = load_predictions(args.preds)
+    for w in pset.warnings:
+        print(f"asraudit: warning: {w}", file=sys.stderr)
+    sys.stderr.flush()
+    all_ids = pset.clip_ids()
+    rows = []
+    for m, preds in pset.models.items():
+        missing = len(all_ids) - len(preds)
+        empty_hyp = sum(1 for p in preds.rows.values() if not p.hypothesis.strip())
+        rows.append([m, str(preds.source), len(preds), missing, empty_hyp])
+    render_table(["model", "file", "clips", "missing", "empty hyp"], rows,
+                 right_align=[False, False, True, True, True],
+                 title=f"{len(pset.models)} prediction file(s), {len(all_ids)} distinct clip(s), "
+                       f"{len(pset.common_clip_ids())} run by every model")
+    conflicts = pset.reference_conflicts()
+    if conflicts:
+        print(f"\n{len(conflicts)} clip(s) with references that differ across models:")
+        for c in conflicts[: args.show_conflicts]:
+            print("  " + c.describe())
+    else:
+        print("\nreferences agree across models on every shared clip")
+    if args.export:
+        for preds in pset.models.values():
+            out = write_leaderboard_jsonl(preds, args.export / f"{preds.model}.jsonl")
+            print(f"wrote {out}")
+    return 0
