@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 # Extras the test suite exercises; each is optional for users.
-EXTRAS ?= test,hf
+EXTRAS ?= test,hf,ray,datasets
 comma  := ,
 STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
