@@ -1,0 +1,325 @@
+"""Corpora: clips with audio and a raw reference transcript.
+
+Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
+
+- a **manifest** (JSONL, CSV or Parquet) with the Open ASR Leaderboard fields
+  ``audio_filepath``, ``text`` and optional ``duration`` (plus optional
+  ``speaker``/``speaker_id``; any other field is kept as metadata).  The clip
+  id is ``audio_filepath`` exactly as written, because that is the key the
+  prediction files written from this corpus carry, and the key other tools'
+  prediction files use for the same benchmark.  Relative audio paths resolve
+  against the manifest's folder, not the working directory, so a corpus can
+  be moved or run from anywhere.
+- a **folder** of audio files, each with an optional transcript next to it
+  (``clip.wav`` + ``clip.txt``).  The clip id is the path relative to the
+  folder.
+- a **Hugging Face dataset**, saved on disk (``save_to_disk``) or, when the
+  user is online, a hub id (``hf:NAME``).  Audio is taken as the encoded
+  bytes (``Audio(decode=False)``) and decoded by ``asraudit.audio.io``, so all
+  three sources go through one decoder and ``datasets``' optional decoding
+  stack (torchcodec) is never needed.
+
+Problems are found at load time, before any model runs: duplicate ids,
+missing audio files, non-UTF-8 text, rows without a path or text are
+``InputError``s naming the file and row (the line number in JSONL and CSV,
+the 1-based record number in Parquet).  Audio content is checked when it is
+decoded, with the same file-and-row message.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+
+from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
+from asraudit.data.predictions import _csv_rows, _decode, _jsonl_rows, _parquet_rows
+from asraudit.errors import InputError
+from asraudit.models.base import SAMPLE_RATE
+
+MANIFEST_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+SPEAKER_FIELDS = ("speaker", "speaker_id")
+HF_TEXT_COLUMNS = ("text", "sentence", "transcription", "transcript", "normalized_text")
+HF_PREFIX = "hf:"
+
+
+@dataclass(frozen=True, eq=False)
+class Clip:
+    """One utterance: an id, its audio, and the benchmark's raw reference.
+
+    ``audio`` is a path to a file, the encoded bytes of one (a dataset row),
+    or samples already at 16 kHz mono.  ``reference`` is ``None`` when the
+    corpus has no transcript for the clip (a folder without ``.txt``).
+    ``source``/``row`` say where the clip was declared, for error messages.
+    """
+
+    id: str
+    audio: Path | bytes | np.ndarray
+    reference: str | None = None
+    speaker: str | None = None
+    duration: float | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    source: str | None = None
+    row: int | None = None
+
+    @property
+    def origin(self) -> Origin:
+        return Origin(self.source, self.row)
+
+    def decode(self) -> np.ndarray:
+        """The clip's samples: mono float32 at 16 kHz."""
+        if isinstance(self.audio, np.ndarray):
+            return prepare(self.audio, SAMPLE_RATE, name=f"clip {self.id}", origin=self.origin)
+        if isinstance(self.audio, bytes):
+            return decode_audio_bytes(self.audio, name=f"clip {self.id}", origin=self.origin)
+        return load_audio(self.audio, origin=self.origin)
+
+
+@dataclass
+class Corpus:
+    """Clips in a stable order, addressable by id."""
+
+    name: str
+    clips: tuple[Clip, ...]
+    source: str | None = None
+    _by_id: dict[str, Clip] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.clips = tuple(self.clips)
+        self._by_id = {}
+        for clip in self.clips:
+            if clip.id in self._by_id:
+                first = self._by_id[clip.id]
+                where = f" (first at row {first.row})" if first.row is not None else ""
+                raise InputError(f"duplicate clip id {clip.id!r}{where}", clip.source or self.source, clip.row)
+            self._by_id[clip.id] = clip
+
+    def __len__(self) -> int:
+        return len(self.clips)
+
+    def __iter__(self) -> Iterator[Clip]:
+        return iter(self.clips)
+
+    def __contains__(self, clip_id: str) -> bool:
+        return clip_id in self._by_id
+
+    def __getitem__(self, clip_id: str) -> Clip:
+        return self._by_id[clip_id]
+
+    @property
+    def ids(self) -> list[str]:
+        return [c.id for c in self.clips]
+
+
+# --- manifests ---------------------------------------------------------------
+
+
+def _manifest_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json"):
+        return _jsonl_rows(path)
+    if suffix == ".csv":
+        return _csv_rows(path)
+    if suffix == ".parquet":
+        return _parquet_rows(path)
+    raise InputError(f"unsupported manifest type {suffix!r} (use {', '.join(MANIFEST_SUFFIXES)})", path)
+
+
+def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool, numbers_ok: bool = False) -> str | None:
+    """A string cell; numbers are accepted for ids and speakers (LibriSpeech
+    speaker ids are integers) but not for transcripts, where a number usually
+    means a broken row."""
+    value = rec.get(name)
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        if required:
+            raise InputError(f"missing {name!r} (found fields {sorted(rec)})", path, row)
+        return None
+    if numbers_ok and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise InputError(f"{name!r} must be a string, got {type(value).__name__}", path, row)
+    return value
+
+
+def _duration_field(rec: dict, path: Path, row: int) -> float | None:
+    value = rec.get("duration")
+    if value is None or value == "":
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"duration must be a number of seconds, got {value!r}", path, row) from None
+    if not math.isfinite(seconds) or seconds < 0:
+        raise InputError(f"duration must be a non-negative number of seconds, got {value!r}", path, row)
+    return seconds
+
+
+def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True) -> Corpus:
+    """Read a JSONL/CSV/Parquet manifest with ``audio_filepath`` and ``text``.
+
+    ``check_files`` verifies every audio file exists now, so a typo in row
+    90,000 fails the run before the first model call rather than after."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such manifest file", path)
+    base = path.resolve().parent
+    clips: list[Clip] = []
+    for row, rec in _manifest_rows(path):
+        clip_id = _string_field(rec, "audio_filepath", path, row, required=True)
+        if not clip_id.strip():
+            raise InputError("empty audio_filepath", path, row)
+        reference = _string_field(rec, "text", path, row, required=True)
+        speaker_field = next((f for f in SPEAKER_FIELDS if rec.get(f) is not None), None)
+        speaker = _string_field(rec, speaker_field, path, row, required=False, numbers_ok=True) if speaker_field else None
+        audio_path = Path(os.path.expanduser(clip_id))
+        if not audio_path.is_absolute():
+            audio_path = base / audio_path
+        if check_files and not audio_path.is_file():
+            what = "missing" if not audio_path.exists() else "not a regular file"
+            raise InputError(f"audio file {audio_path} is {what}", path, row)
+        metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
+        clips.append(
+            Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
+        )
+    if not clips:
+        raise InputError("manifest has no rows", path)
+    return Corpus(name or path.stem, tuple(clips), str(path))
+
+
+# --- folders -------------------------------------------------------------------
+
+
+def _read_transcript(path: Path) -> str:
+    raw = path.read_bytes()
+    return " ".join(_decode(raw, path).split())
+
+
+def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
+    """Every audio file under ``folder`` (recursively, sorted by path), with
+    the transcript in the ``.txt`` file of the same name when there is one."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise InputError("no such folder", folder)
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
+    if not files:
+        raise InputError(f"no audio files ({', '.join(AUDIO_SUFFIXES)}) in folder", folder)
+    clips = []
+    for audio_path in files:
+        transcript = audio_path.with_suffix(".txt")
+        reference = _read_transcript(transcript) if transcript.is_file() else None
+        clips.append(Clip(audio_path.relative_to(folder).as_posix(), audio_path, reference, source=str(audio_path)))
+    return Corpus(name or folder.name, tuple(clips), str(folder))
+
+
+# --- Hugging Face datasets -------------------------------------------------------
+
+
+def _is_saved_dataset(folder: Path) -> bool:
+    return (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
+
+
+def _pick_split(ds, split: str | None, source: str):
+    if hasattr(ds, "keys") and not hasattr(ds, "features"):  # a DatasetDict
+        splits = list(ds.keys())
+        if split is None:
+            if len(splits) != 1:
+                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+            split = splits[0]
+        if split not in ds:
+            raise InputError(f"no split {split!r}; available: {splits}", source)
+        return ds[split], split
+    return ds, split
+
+
+def load_hf_dataset(
+    name_or_path: str | Path,
+    *,
+    split: str | None = None,
+    config: str | None = None,
+    audio_column: str = "audio",
+    text_column: str | None = None,
+    id_column: str | None = None,
+) -> Corpus:
+    """A Hugging Face dataset as a corpus.
+
+    A folder written by ``save_to_disk`` is read offline; anything else is a
+    hub id, fetched by ``datasets`` (which honours ``HF_HUB_OFFLINE``).
+    The text column defaults to the first of ``HF_TEXT_COLUMNS`` present; the
+    clip id to the ``id`` column when there is one, else the row number.
+    """
+    try:
+        import datasets
+    except ImportError:
+        raise InputError(
+            "reading Hugging Face datasets needs the 'datasets' package: pip install 'asraudit[datasets]'",
+            str(name_or_path),
+        ) from None
+    source = str(name_or_path)
+    local = Path(name_or_path)
+    try:
+        if local.is_dir() and _is_saved_dataset(local):
+            ds = datasets.load_from_disk(str(local))
+        else:
+            ds = datasets.load_dataset(source, config, split=split)
+    except Exception as exc:  # datasets/huggingface_hub raise many unrelated types for "not there"
+        raise InputError(
+            f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
+            source,
+        ) from None
+    ds, split = _pick_split(ds, split, source)
+    columns = list(ds.column_names)
+    if audio_column not in columns:
+        raise InputError(f"no audio column {audio_column!r}; columns: {columns}", source)
+    text_column = text_column or next((c for c in HF_TEXT_COLUMNS if c in columns), None)
+    if text_column is None or text_column not in columns:
+        raise InputError(f"no text column (tried {text_column or HF_TEXT_COLUMNS}); columns: {columns}", source)
+    if id_column is None and "id" in columns:
+        id_column = "id"
+    if id_column is not None and id_column not in columns:
+        raise InputError(f"no id column {id_column!r}; columns: {columns}", source)
+    ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
+    speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
+    clips = []
+    for index, rec in enumerate(ds):
+        row = index + 1
+        audio = rec[audio_column] or {}
+        data, audio_path = audio.get("bytes"), audio.get("path")
+        if data is None and audio_path is None:
+            raise InputError("row has no audio (neither bytes nor path)", source, row)
+        clip_audio: Path | bytes = data if data is not None else Path(audio_path)
+        clip_id = str(rec[id_column]) if id_column else str(index)
+        text = rec[text_column]
+        if text is not None and not isinstance(text, str):
+            raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
+        metadata = {k: v for k, v in rec.items() if k not in (audio_column, text_column, id_column, speaker_column, "duration")}
+        speaker = None if speaker_column is None or rec[speaker_column] is None else str(rec[speaker_column])
+        duration = rec.get("duration")
+        clips.append(
+            Clip(clip_id, clip_audio, text, speaker, float(duration) if duration is not None else None, metadata, source, row)
+        )
+    if not clips:
+        raise InputError(f"dataset split {split!r} has no rows", source)
+    label = local.name if local.is_dir() else source.split("/")[-1]
+    return Corpus(f"{label}-{split}" if split else label, tuple(clips), source)
+
+
+# --- one entry point ----------------------------------------------------------------
+
+
+def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None) -> Corpus:
+    """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``."""
+    text = str(spec)
+    if text.startswith(HF_PREFIX):
+        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config)
+    path = Path(spec)
+    if path.is_file():
+        return load_manifest(path)
+    if path.is_dir():
+        if _is_saved_dataset(path):
+            return load_hf_dataset(path, split=split, config=config)
+        return load_folder(path)
+    raise InputError("no such corpus: expected a manifest file, a folder, or hf:DATASET", text)
