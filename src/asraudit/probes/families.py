@@ -1,0 +1,438 @@
+"""Convention families: spellings that sound the same, loaded from TOML or JSON.
+
+A *family* is two or more *arms*, each a way of writing the same spoken words
+("Mr" / "Mister", "21" / "twenty-one", "T.V." / "T. V." / "TV").  Which arm a
+transcript uses carries no information about the audio, so a model that
+follows the reference's arm is following the benchmark's house style.
+
+Families are data, not code: the curated English catalogue ships as
+``probes/data/conventions_en.toml`` and users add their own files with the
+same schema (TOML or JSON, see the README).  A family declares its arms in one
+of three ways:
+
+``forms``
+    Literal rows, one entry per arm (a string or a list of alternatives):
+    ``[["Mr", "Mr."], "Mister"]``.  Matched case-insensitively unless
+    ``case_sensitive = true``; spaces match any whitespace; optional
+    ``suffixes`` are appended to every form (colour -> colours, coloured).
+``patterns``
+    Regular-expression rows (the ``regex`` module's syntax), for arms that
+    need context ("Dr" only before a capitalised name).  A named group
+    ``key`` (and ``key2``, ...) says which words were spoken, so that
+    "organisation" and "organization" pair up; without one, the row is the key.
+``generate``
+    A built-in generator for sets too large to list: ``cardinal`` and
+    ``ordinal`` (digits vs words, ``range``), ``year`` (four digits vs words
+    read in pairs) and ``initialism`` (``letters``: dotted, spaced, solid).
+
+Every match carries a *key* naming the spoken words it stands for, so the
+probe only pairs a reference rendering with a hypothesis rendering of the
+same words: "21" pairs with "twenty-one", never with "twenty-two".
+
+``exclude`` lists regexes; a match whose whole text fits one is dropped (the
+generic -ise/-ize rule uses it for "advise", "surprise", "size", ...).
+Families in one ``pool`` are also scored together, arm by arm position, so the
+positions must mean the same thing in each (the pool names them).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Sequence
+
+import regex
+
+from asraudit.errors import InputError
+from asraudit.probes import numbers
+from asraudit.probes.literal_regex import literal_key, literal_patterns
+
+BUILTIN = {"en": "conventions_en.toml"}
+CLASSES = ("spelling", "initialism", "number", "lexical", "honorific", "spacing")
+GENERATORS = ("cardinal", "ordinal", "year", "initialism")
+_GENERATOR_ARMS = {
+    "cardinal": ("digits", "words"),
+    "ordinal": ("digits", "words"),
+    "year": ("digits", "words"),
+    "initialism": ("dotted", "spaced", "solid"),
+}
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One compiled pattern of one arm, and how to read the key from a match."""
+
+    arm: int
+    pattern: regex.Pattern
+    key_of: Callable[[regex.Match], str | None]  # None: not an occurrence after all
+
+
+@dataclass(frozen=True)
+class Family:
+    """A convention family, compiled and ready to scan raw text."""
+
+    name: str
+    cls: str
+    arms: tuple[str, ...]
+    matchers: tuple[Matcher, ...]
+    pool: str | None = None
+    note: str = ""
+    source: str = ""
+    exclude: tuple[regex.Pattern, ...] = ()
+
+    def find(self, text: str) -> list[tuple[int, int, int, str]]:
+        """Every (start, end, arm, key) of this family in ``text``, overlaps included."""
+        found = []
+        for m in self.matchers:
+            for hit in m.pattern.finditer(text):
+                if hit.end() == hit.start():
+                    continue
+                if any(ex.fullmatch(hit.group()) for ex in self.exclude):
+                    continue
+                key = m.key_of(hit)
+                if key is not None:
+                    found.append((hit.start(), hit.end(), m.arm, key))
+        return found
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Families scored together by arm position; ``arms`` names the positions."""
+
+    name: str
+    arms: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A family considered and left out because its arms do not sound the same."""
+
+    name: str
+    arms: tuple[str, ...]
+    reason: str
+
+
+@dataclass
+class Catalogue:
+    """The families a probe run uses, with the pools and the rejections."""
+
+    families: list[Family]
+    pools: dict[str, Pool] = field(default_factory=dict)
+    rejected: list[Rejected] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def family(self, name: str) -> Family:
+        for fam in self.families:
+            if fam.name == name:
+                return fam
+        raise KeyError(f"no convention family {name!r}")
+
+    def pooled(self, pool: str) -> list[Family]:
+        return [f for f in self.families if f.pool == pool]
+
+
+# --------------------------------------------------------------------------
+# Loading
+
+
+def load_catalogue(sources: str | Path | Sequence[str | Path] = "en") -> Catalogue:
+    """Load and merge catalogues: ``"en"`` is the built-in English one, anything
+    else a TOML or JSON file.  A family name may appear only once overall."""
+    if isinstance(sources, (str, Path)):
+        sources = [sources]
+    merged = Catalogue(families=[])
+    for src in sources:
+        data, label = _read(src)
+        _merge(merged, data, label)
+    if not merged.families:
+        raise InputError("the catalogue defines no families", ", ".join(merged.sources))
+    return merged
+
+
+def _read(src: str | Path) -> tuple[dict, str]:
+    if str(src) in BUILTIN:
+        name = BUILTIN[str(src)]
+        text = resources.files("asraudit.probes").joinpath("data", name).read_text(encoding="utf-8")
+        label = f"built-in:{src}"
+        return _parse(text, ".toml", label), label
+    path = Path(src)
+    if not path.is_file():
+        raise InputError("no such family file", path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError("family file is not valid UTF-8", path) from None
+    return _parse(text, path.suffix.lower(), str(path)), str(path)
+
+
+def _parse(text: str, suffix: str, label: str) -> dict:
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"broken JSON: {exc.msg}", label, exc.lineno) from None
+    elif suffix == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"broken TOML: {exc}", label) from None
+    else:
+        raise InputError(f"family files must be .toml or .json, not {suffix!r}", label)
+    if not isinstance(data, dict):
+        raise InputError("a family file holds a table/object with a 'family' list", label)
+    return data
+
+
+def _merge(cat: Catalogue, data: dict, label: str) -> None:
+    cat.sources.append(label)
+    unknown = set(data) - {"schema", "language", "pool", "family", "rejected", "description"}
+    if unknown:
+        raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected pool, family, rejected", label)
+    for i, raw in enumerate(_list(data.get("pool", []), "pool", label), start=1):
+        where = f"pool #{i}"
+        name = _str(raw, "name", where, label)
+        arms = _labels(raw.get("arms"), where, label)
+        if name in cat.pools and cat.pools[name].arms != arms:
+            raise InputError(f"{where} ({name!r}) is defined twice with different arms", label)
+        cat.pools[name] = Pool(name, arms)
+    names = {f.name for f in cat.families}
+    for i, raw in enumerate(_list(data.get("family", []), "family", label), start=1):
+        fam = build_family(raw, f"family #{i}", label)
+        if fam.name in names:
+            raise InputError(f"family {fam.name!r} is defined twice", label)
+        names.add(fam.name)
+        cat.families.append(fam)
+    for i, raw in enumerate(_list(data.get("rejected", []), "rejected", label), start=1):
+        where = f"rejected #{i}"
+        cat.rejected.append(Rejected(_str(raw, "name", where, label),
+                                     _labels(raw.get("arms", []), where, label, minimum=0),
+                                     _str(raw, "reason", where, label)))
+    for fam in cat.families:
+        if fam.pool is None:
+            continue
+        pool = cat.pools.get(fam.pool)
+        if pool is None:
+            cat.pools[fam.pool] = pool = Pool(fam.pool, fam.arms)
+        if len(pool.arms) != len(fam.arms):
+            raise InputError(
+                f"family {fam.name!r} has {len(fam.arms)} arms but pool {fam.pool!r} has "
+                f"{len(pool.arms)} ({', '.join(pool.arms)}): pooling is by arm position", fam.source)
+
+
+def _list(value, what: str, label: str) -> list[dict]:
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise InputError(f"'{what}' must be a list of tables/objects", label)
+    return value
+
+
+def _str(raw: dict, key: str, where: str, label: str) -> str:
+    value = raw.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{where}: '{key}' must be a non-empty string", label)
+    return value.strip()
+
+
+def _labels(value, where: str, label: str, minimum: int = 2) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise InputError(f"{where}: 'arms' must be a list of arm names", label)
+    if len(value) < minimum:
+        raise InputError(f"{where}: a family needs at least {minimum} arms, got {len(value)}", label)
+    if len(set(value)) != len(value):
+        raise InputError(f"{where}: arm names repeat: {value}", label)
+    return tuple(value)
+
+
+def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> Family:
+    """Validate one family table and compile its matchers."""
+    name = _str(raw, "name", where, label)
+    where = f"{where} ({name!r})"
+    allowed = {"name", "class", "arms", "pool", "note", "case_sensitive", "forms", "suffixes",
+               "patterns", "generate", "range", "letters", "exclude"}
+    unknown = set(raw) - allowed
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {sorted(unknown)}", label)
+    cls = _str(raw, "class", where, label)
+    kinds = [k for k in ("forms", "patterns", "generate") if k in raw]
+    if len(kinds) != 1:
+        raise InputError(f"{where}: give exactly one of 'forms', 'patterns' or 'generate'", label)
+    case_sensitive = bool(raw.get("case_sensitive", False))
+    flags = regex.V0 | (0 if case_sensitive else regex.IGNORECASE)
+    kind = kinds[0]
+    if kind == "generate":
+        gen = raw["generate"]
+        if gen not in GENERATORS:
+            raise InputError(f"{where}: unknown generator {gen!r}; choose one of {', '.join(GENERATORS)}", label)
+        arms = _labels(raw.get("arms", list(_GENERATOR_ARMS[gen])), where, label)
+        if len(arms) != len(_GENERATOR_ARMS[gen]):
+            raise InputError(f"{where}: generator {gen!r} makes {len(_GENERATOR_ARMS[gen])} arms "
+                             f"({', '.join(_GENERATOR_ARMS[gen])}), not {len(arms)}", label)
+        matchers = _generated(gen, raw, where, label)
+    else:
+        arms = _labels(raw.get("arms"), where, label)
+        rows = raw[kind]
+        if not isinstance(rows, list) or not rows:
+            raise InputError(f"{where}: '{kind}' must be a non-empty list of rows", label)
+        if kind == "forms":
+            matchers = _literal(rows, arms, raw.get("suffixes", [""]), case_sensitive, where, label)
+        else:
+            matchers = _patterns(rows, arms, flags, where, label)
+    exclude = tuple(_compile(p, flags, where, label) for p in _strings(raw.get("exclude", []), where, "exclude", label))
+    pool = raw.get("pool")
+    if pool is not None and (not isinstance(pool, str) or not pool):
+        raise InputError(f"{where}: 'pool' must be a pool name", label)
+    return Family(name, cls, arms, tuple(matchers), pool, str(raw.get("note", "")).strip(), label, exclude)
+
+
+def _strings(value, where: str, what: str, label: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"{where}: '{what}' must be a string or a list of strings", label)
+    return list(value)
+
+
+def _row(row, arms: tuple[str, ...], where: str, what: str, label: str, i: int) -> list[list[str]]:
+    if not isinstance(row, list) or len(row) != len(arms):
+        raise InputError(f"{where}: {what} row {i} must list one entry per arm ({len(arms)}: "
+                         f"{', '.join(arms)}), got {row!r}", label)
+    cells = [_strings(cell, where, f"{what} row {i}", label) for cell in row]
+    if any(not cell for cell in cells):
+        raise InputError(f"{where}: {what} row {i} has an arm without any form", label)
+    return cells
+
+
+def _compile(source: str, flags: int, where: str, label: str) -> regex.Pattern:
+    try:
+        return regex.compile(source, flags)
+    except regex.error as exc:
+        raise InputError(f"{where}: bad regular expression {source!r}: {exc}", label) from None
+
+
+def _literal(rows, arms, suffixes, case_sensitive, where, label) -> list[Matcher]:
+    suffixes = _strings(suffixes, where, "suffixes", label) or [""]
+    flags = 0 if case_sensitive else regex.IGNORECASE
+    per_arm: list[dict[str, str]] = [{} for _ in arms]
+    owner: dict[str, int] = {}
+    for i, row in enumerate(rows, start=1):
+        for arm, cell in enumerate(_row(row, arms, where, "forms", label, i)):
+            for form in cell:
+                for suffix in suffixes:
+                    text = literal_key(form + suffix, case_sensitive)
+                    if owner.get(text, arm) != arm:
+                        raise InputError(f"{where}: {form + suffix!r} is listed under two arms "
+                                         f"({arms[owner[text]]!r} and {arms[arm]!r}); arms must not overlap", label)
+                    owner[text] = arm
+                    per_arm[arm].setdefault(text, f"{i}:{suffix}")
+    matchers = []
+    for arm, keys in enumerate(per_arm):
+        for source in literal_patterns(list(keys)):
+            matchers.append(Matcher(arm, regex.compile(source, flags),
+                                    _lookup(keys, case_sensitive)))
+    return matchers
+
+
+def _lookup(keys: dict[str, str], case_sensitive: bool) -> Callable[[regex.Match], str | None]:
+    def key_of(m: regex.Match) -> str | None:
+        return keys.get(literal_key(m.group(), case_sensitive))
+
+    return key_of
+
+
+def _patterns(rows, arms, flags, where, label) -> list[Matcher]:
+    matchers = []
+    for i, row in enumerate(rows, start=1):
+        for arm, cell in enumerate(_row(row, arms, where, "patterns", label, i)):
+            for source in cell:
+                pattern = _compile(source, flags, where, label)
+                matchers.append(Matcher(arm, pattern, _group_key(pattern, str(i))))
+    return matchers
+
+
+def _normal_key(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _group_key(pattern: regex.Pattern, row_key: str) -> Callable[[regex.Match], str | None]:
+    """Key from the named groups ``key``, ``key2``, ... (in pattern order), else the row."""
+    groups = sorted((idx, name) for name, idx in pattern.groupindex.items() if name.startswith("key"))
+    if not groups:
+        return lambda m: row_key
+
+    def key_of(m: regex.Match) -> str | None:
+        return row_key + ":" + "".join(_normal_key(m.group(idx) or "") for idx, _ in groups)
+
+    return key_of
+
+
+# --------------------------------------------------------------------------
+# Generators
+
+
+def _generated(gen: str, raw: dict, where: str, label: str) -> list[Matcher]:
+    flags = regex.IGNORECASE
+    if gen == "initialism":
+        return _initialisms(_strings(raw.get("letters"), where, "letters", label), where, label)
+    lo, hi = _range(raw.get("range"), gen, where, label)
+
+    def in_range(parse: Callable[[str], int | None]) -> Callable[[regex.Match], str | None]:
+        def key_of(m: regex.Match) -> str | None:
+            value = parse(m.group())
+            return str(value) if value is not None and lo <= value <= hi else None
+        return key_of
+
+    digits, words = {
+        "cardinal": ((numbers.CARDINAL_DIGITS_RE, numbers.parse_digits),
+                     (numbers.CARDINAL_WORDS_RE, numbers.parse_cardinal)),
+        "ordinal": ((numbers.ORDINAL_DIGITS_RE, numbers.parse_digits),
+                    (numbers.ORDINAL_WORDS_RE, numbers.parse_ordinal)),
+        "year": ((numbers.YEAR_DIGITS_RE, numbers.parse_digits),
+                 (numbers.YEAR_WORDS_RE, numbers.parse_year)),
+    }[gen]
+    return [Matcher(0, regex.compile(digits[0], flags), in_range(digits[1])),
+            Matcher(1, regex.compile(words[0], flags), in_range(words[1]))]
+
+
+def _range(value, gen: str, where: str, label: str) -> tuple[int, int]:
+    limits = {"cardinal": (1, 99), "ordinal": (1, 99), "year": (1100, 2099)}[gen]
+    if value is None:
+        return limits
+    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) for v in value)
+            or not limits[0] <= value[0] <= value[1] <= limits[1]):
+        raise InputError(f"{where}: 'range' must be [low, high] within {list(limits)} for {gen!r}", label)
+    return value[0], value[1]
+
+
+def _initialisms(letters: list[str], where: str, label: str) -> list[Matcher]:
+    """Three arms per initialism: dotted "T.V.", spaced "T. V.", solid "TV".
+
+    Case-sensitive, so the solid "US" never matches the pronoun "us"; a plural
+    "s" is part of the match ("MEPs", "M.E.P.s") and of the key.  In a text
+    without any lower-case letter (LibriSpeech's raw transcripts, CTC output)
+    every word is upper-case, so a solid "US" or "WHO" there is as likely the
+    pronoun: the solid arm is switched off for such texts.
+    """
+    bad = [w for w in letters if not (w.isalpha() and w.isupper() and len(w) >= 2)]
+    if not letters or bad:
+        raise InputError(f"{where}: 'letters' must list upper-case initialisms of two or more "
+                         f"letters, got {bad or letters}", label)
+    dotted = [".".join(w) + "." for w in letters]
+    spaced = [". ".join(w) + "." for w in letters]
+    arms = []
+    for forms in (dotted, spaced, list(letters)):
+        alternation = "|".join(regex.escape(f).replace(r"\ ", r"\s+")
+                               for f in sorted(forms, key=len, reverse=True))
+        arms.append(rf"(?<![\w.])(?:{alternation})s?(?!\w)")
+
+    def key_of(m: regex.Match) -> str | None:
+        return "".join(ch for ch in m.group() if ch.isalpha())
+
+    def solid_key_of(m: regex.Match) -> str | None:
+        if not any(ch.islower() for ch in m.string):
+            return None
+        return key_of(m)
+
+    return [Matcher(arm, regex.compile(src), solid_key_of if arm == 2 else key_of)
+            for arm, src in enumerate(arms)]
