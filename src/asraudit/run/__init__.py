@@ -1,0 +1,1 @@
+"""The job grid: job keys (spec), the result store, and executors."""

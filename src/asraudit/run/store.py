@@ -1,0 +1,303 @@
+"""The result store: immutable rows keyed by job, in SQLite (WAL mode).
+
+Why SQLite in WAL mode: it is in the standard library, one file, and its
+transactions are atomic against a killed process.  Each batch of results is
+written in one transaction together with the batch's timing row, so a run
+killed at any moment leaves every finished batch intact and nothing half
+written; readers (a probe, a second ``asraudit`` process, a notebook) see
+the store as of the last commit and are never blocked by the writer.
+``synchronous=NORMAL`` is enough under WAL: a committed batch survives a
+crash of the process; only a power cut can drop the last few commits, and
+even then the file stays consistent.
+
+Rows are immutable (a trigger refuses UPDATE) and inserted with ``INSERT OR
+IGNORE`` keyed by the job's hash: rerunning a job whose row exists changes
+nothing, and two processes racing on the same job keep the first result.
+
+Transcribe results store the model's raw text (normalization happens in the
+probes); score results store per-candidate token log-probabilities.  Model
+timing is kept per batch (audio seconds, compute seconds), from which RTFx =
+audio seconds / compute seconds is derived per model.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from asraudit.errors import InputError
+from asraudit.models.base import TokenScores
+from asraudit.run.spec import SCORE, TRANSCRIBE, Job
+
+SCHEMA_VERSION = 1
+# SQLite's default limit on bound parameters is 32766; stay far below it.
+_KEYS_PER_QUERY = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at REAL NOT NULL,
+    executor TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    model_id TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    task TEXT NOT NULL,
+    n_jobs INTEGER NOT NULL,
+    audio_seconds REAL NOT NULL,
+    compute_seconds REAL NOT NULL,
+    finished_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS results (
+    job_key TEXT PRIMARY KEY,
+    model_id TEXT NOT NULL,
+    config_hash TEXT NOT NULL,
+    clip_id TEXT NOT NULL,
+    condition_id TEXT NOT NULL,
+    task TEXT NOT NULL,
+    params TEXT NOT NULL,
+    text TEXT,
+    scores TEXT,
+    audio_seconds REAL NOT NULL,
+    batch_id INTEGER NOT NULL REFERENCES batches(batch_id),
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_by_model ON results (model_id, config_hash, task, condition_id);
+CREATE INDEX IF NOT EXISTS batches_by_model ON batches (model_id, config_hash, task);
+CREATE TRIGGER IF NOT EXISTS results_are_immutable BEFORE UPDATE ON results
+BEGIN
+    SELECT RAISE(ABORT, 'stored results are immutable');
+END;
+"""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One stored job result."""
+
+    job_key: str
+    model_id: str
+    config_hash: str
+    clip_id: str
+    condition_id: str
+    task: str
+    params: dict
+    text: str | None
+    scores: tuple[TokenScores, ...] | None
+    audio_seconds: float
+    batch_id: int
+    created_at: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the executor hands the store for one finished job."""
+
+    job: Job
+    audio_seconds: float
+    text: str | None = None
+    scores: Sequence[TokenScores] | None = None
+
+
+@dataclass(frozen=True)
+class ModelTiming:
+    """Audio and compute seconds summed over a model's stored batches."""
+
+    model_id: str
+    config_hash: str
+    task: str
+    n_jobs: int
+    audio_seconds: float
+    compute_seconds: float
+
+    @property
+    def rtfx(self) -> float:
+        return self.audio_seconds / self.compute_seconds if self.compute_seconds > 0 else float("inf")
+
+
+def scores_to_json(scores: Sequence[TokenScores]) -> str:
+    return json.dumps(
+        [
+            {
+                "text": s.text,
+                "tokens": list(s.tokens),
+                "logprobs": list(s.logprobs),
+                "token_ids": list(s.token_ids),
+                "offsets": [list(o) for o in s.offsets],
+            }
+            for s in scores
+        ],
+        ensure_ascii=False,
+    )
+
+
+def scores_from_json(text: str) -> tuple[TokenScores, ...]:
+    return tuple(
+        TokenScores(
+            d["text"],
+            tuple(d["tokens"]),
+            tuple(float(x) for x in d["logprobs"]),
+            tuple(d.get("token_ids", ())),
+            tuple(tuple(o) for o in d.get("offsets", ())),
+        )
+        for d in json.loads(text)
+    )
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+class ResultStore:
+    """An open store file.  One per process; not shared across threads."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._db.executescript(_SCHEMA)
+            self._check_schema()
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"not a usable asraudit store ({exc})", self.path) from None
+
+    def _check_schema(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        elif int(row[0]) != SCHEMA_VERSION:
+            raise InputError(f"store schema version {row[0]}, this asraudit reads {SCHEMA_VERSION}", self.path)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "ResultStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- writing ------------------------------------------------------------------
+
+    def start_run(self, executor: str, description: str = "") -> int:
+        cur = self._db.execute(
+            "INSERT INTO runs (started_at, executor, description) VALUES (?, ?, ?)", (time.time(), executor, description)
+        )
+        return int(cur.lastrowid)
+
+    def write_batch(self, run_id: int, model_id: str, config_hash: str, task: str,
+                    outcomes: Sequence[Outcome], compute_seconds: float) -> int:
+        """Store one model call's results and its timing, atomically.
+
+        Returns how many rows were new (jobs another process finished first
+        are ignored, not overwritten)."""
+        now = time.time()
+        audio = float(sum(o.audio_seconds for o in outcomes))
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self._db.execute(
+                "INSERT INTO batches (run_id, model_id, config_hash, task, n_jobs, audio_seconds, compute_seconds, finished_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, model_id, config_hash, task, len(outcomes), audio, float(compute_seconds), now),
+            )
+            batch_id = cur.lastrowid
+            before = self._db.total_changes
+            self._db.executemany(
+                "INSERT OR IGNORE INTO results (job_key, model_id, config_hash, clip_id, condition_id, task, params,"
+                " text, scores, audio_seconds, batch_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [self._row(o, batch_id, now) for o in outcomes],
+            )
+            inserted = self._db.total_changes - before
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        return inserted
+
+    @staticmethod
+    def _row(o: Outcome, batch_id: int, now: float) -> tuple:
+        job = o.job
+        if job.task == TRANSCRIBE and o.text is None:
+            raise ValueError(f"transcribe job {job.key} has no text")
+        if job.task == SCORE and o.scores is None:
+            raise ValueError(f"score job {job.key} has no scores")
+        scores = scores_to_json(o.scores) if o.scores is not None else None
+        return (job.key, job.model_id, job.config_hash, job.clip_id, job.condition_id, job.task, job.params_json,
+                o.text, scores, float(o.audio_seconds), batch_id, now)
+
+    # --- reading ------------------------------------------------------------------
+
+    def done_keys(self, keys: Iterable[str]) -> set[str]:
+        """The subset of ``keys`` that already have a stored result."""
+        keys = list(dict.fromkeys(keys))
+        found: set[str] = set()
+        for chunk in _chunks(keys, _KEYS_PER_QUERY):
+            marks = ",".join("?" * len(chunk))
+            found.update(r[0] for r in self._db.execute(f"SELECT job_key FROM results WHERE job_key IN ({marks})", chunk))
+        return found
+
+    _COLUMNS = ("job_key, model_id, config_hash, clip_id, condition_id, task, params, text, scores,"
+                " audio_seconds, batch_id, created_at")
+
+    @staticmethod
+    def _result(row: tuple) -> Result:
+        (key, model_id, config_hash, clip_id, condition_id, task, params, text, scores, audio, batch_id, created) = row
+        return Result(key, model_id, config_hash, clip_id, condition_id, task, json.loads(params), text,
+                      scores_from_json(scores) if scores is not None else None, audio, batch_id, created)
+
+    def get(self, job: Job | str) -> Result | None:
+        key = job if isinstance(job, str) else job.key
+        row = self._db.execute(f"SELECT {self._COLUMNS} FROM results WHERE job_key = ?", (key,)).fetchone()
+        return self._result(row) if row else None
+
+    def get_many(self, jobs: Iterable[Job]) -> dict[str, Result]:
+        """job key -> result, for the jobs that have one."""
+        keys = list(dict.fromkeys(j.key for j in jobs))
+        out: dict[str, Result] = {}
+        for chunk in _chunks(keys, _KEYS_PER_QUERY):
+            marks = ",".join("?" * len(chunk))
+            for row in self._db.execute(f"SELECT {self._COLUMNS} FROM results WHERE job_key IN ({marks})", chunk):
+                res = self._result(row)
+                out[res.job_key] = res
+        return out
+
+    def results(self, *, model_id: str | None = None, config_hash: str | None = None, task: str | None = None,
+                condition_id: str | None = None) -> list[Result]:
+        """Stored results matching every given field, in insertion order."""
+        where, args = [], []
+        for column, value in (("model_id", model_id), ("config_hash", config_hash), ("task", task),
+                              ("condition_id", condition_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                args.append(value)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._db.execute(f"SELECT {self._COLUMNS} FROM results{clause} ORDER BY rowid", args)
+        return [self._result(r) for r in rows]
+
+    def timings(self, *, task: str | None = None) -> list[ModelTiming]:
+        """Per model configuration: jobs, audio seconds and compute seconds over all batches."""
+        clause, args = ("WHERE task = ?", (task,)) if task else ("", ())
+        rows = self._db.execute(
+            "SELECT model_id, config_hash, task, SUM(n_jobs), SUM(audio_seconds), SUM(compute_seconds)"
+            f" FROM batches {clause} GROUP BY model_id, config_hash, task ORDER BY MIN(batch_id)",
+            args,
+        )
+        return [ModelTiming(*r) for r in rows]
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
