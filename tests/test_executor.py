@@ -205,6 +205,20 @@ def test_a_broken_clip_stops_the_run_but_keeps_finished_batches(tmp_path, corpus
     assert sorted(r.clip_id for r in store.results()) == ["c0.wav", "c1.wav", "c2.wav", "c3.wav"]
 
 
+def test_a_replayed_prediction_file_answers_the_original_condition_without_decoding(tmp_path, corpus, decodes):
+    from asraudit.models.replay import ReplayModel
+
+    preds = tmp_path / "old-model.jsonl"
+    preds.write_text("".join(f'{{"audio_filepath": "c{i}.wav", "text": "clip {i}", "pred_text": "said {i}"}}\n'
+                             for i in range(5)))
+    store = ResultStore(tmp_path / "s.sqlite")
+    summary = LocalExecutor(batch_size=2, progress=False).run(
+        store, [ReplayModel(preds)], corpus.clips, Transcribe(), [Original(), Silence()])
+    got = {(r.clip_id, r.condition_id): (r.text, r.audio_seconds) for r in store.results()}
+    assert got == {(f"c{i}.wav", "original"): (f"said {i}", pytest.approx(DURATIONS[i])) for i in range(5)}
+    assert decodes == {} and summary.jobs_total == 5
+
+
 def test_executor_spec_parsing():
     assert isinstance(parse_executor("local"), LocalExecutor)
     assert parse_executor("ray").address is None

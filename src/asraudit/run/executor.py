@@ -28,11 +28,13 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
+from asraudit.audio.io import audio_duration
 from asraudit.data.corpus import Clip
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE, ASRModel
@@ -44,7 +46,7 @@ ModelSource = ASRModel | Callable[[], ASRModel]
 
 def materialize(source: ModelSource) -> ASRModel:
     """A model, from itself or from a zero-argument factory (e.g. a partial of load_model)."""
-    return source if isinstance(source, ASRModel) else source()
+    return source if hasattr(source, "model_id") else source()
 
 
 # --- the plan ------------------------------------------------------------------------
@@ -55,10 +57,14 @@ class Identity:
     model_id: str
     config_hash: str
     can_score: bool
+    # Answers by clip id, not audio (a replayed prediction file: ClipKeyedModel).
+    by_clip_id: bool = False
 
 
 def identify(model: ASRModel) -> Identity:
-    return Identity(model.model_id, model.config_hash, callable(getattr(model, "score", None)))
+    by_clip_id = callable(getattr(model, "transcribe_clips", None))
+    return Identity(model.model_id, model.config_hash, callable(getattr(model, "score", None)) and not by_clip_id,
+                    by_clip_id)
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,8 @@ def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequenc
         for cond in clip_conditions:
             conds.setdefault(cond.id, cond)
             for m, ident in enumerate(identities):
+                if ident.by_clip_id and cond.id != ORIGINAL.id:
+                    continue  # it cannot hear: it only knows what it said on the original audio
                 grid.append((clip, m, cond, make_job(ident.model_id, ident.config_hash, clip.id, cond.id,
                                                      task.name, params)))
     done = store.done_keys(job.key for *_, job in grid)
@@ -125,11 +133,17 @@ def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequenc
 # --- one model call, shared by both executors ---------------------------------------------
 
 
-def run_unit(model: ASRModel, task: str, audio: Sequence[np.ndarray], params: Sequence[dict]) -> tuple[list, float]:
-    """Call the model on one unit; returns its outputs and the seconds the call took."""
+def run_unit(model: ASRModel, task: str, audio: Sequence[np.ndarray] | Sequence[str], params: Sequence[dict],
+             *, by_clip_id: bool = False) -> tuple[list, float]:
+    """Call the model on one unit; returns its outputs and the seconds the call took.
+
+    ``audio`` holds clip ids instead of arrays for a model that answers by clip id."""
     start = time.perf_counter()
     if task == TRANSCRIBE:
-        outputs: list[Any] = list(model.transcribe(list(audio)))
+        if by_clip_id:
+            outputs: list[Any] = list(model.transcribe_clips(list(audio)))
+        else:
+            outputs = list(model.transcribe(list(audio)))
         if len(outputs) != len(audio):
             raise RuntimeError(f"{model.model_id} returned {len(outputs)} transcripts for {len(audio)} clips")
     elif task == SCORE:
@@ -155,6 +169,17 @@ class ChunkAudio:
         self._decoded: dict[str, np.ndarray] = {}
         self._conditioned: dict[tuple[str, str], np.ndarray] = {}
         self.decode_seconds = 0.0
+
+    def seconds(self, clip: Clip, condition: Condition) -> float:
+        """Audio seconds of a clip, without decoding it when the corpus or header knows."""
+        if (clip.id, condition.id) in self._conditioned or clip.id in self._decoded:
+            return len(self.get(clip, condition)) / SAMPLE_RATE
+        if condition.id == ORIGINAL.id:
+            if clip.duration is not None:
+                return clip.duration
+            if isinstance(clip.audio, Path):
+                return audio_duration(clip.audio, origin=clip.origin)
+        return len(self.get(clip, condition)) / SAMPLE_RATE
 
     def get(self, clip: Clip, condition: Condition) -> np.ndarray:
         key = (clip.id, condition.id)
@@ -266,9 +291,16 @@ class LocalExecutor:
             for units in plan.chunks:
                 audio = ChunkAudio()
                 for unit in units:
-                    arrays = [audio.get(c, unit.condition) for c in unit.clips]
-                    outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, [j.params for j in unit.jobs])
-                    _record(store, summary, unit, task.name, _seconds(arrays), outputs, seconds, bar)
+                    params = [j.params for j in unit.jobs]
+                    if identities[unit.model_index].by_clip_id:
+                        outputs, seconds = run_unit(loaded[unit.model_index], task.name, [c.id for c in unit.clips],
+                                                    params, by_clip_id=True)
+                        lengths = [audio.seconds(c, unit.condition) for c in unit.clips]
+                    else:
+                        arrays = [audio.get(c, unit.condition) for c in unit.clips]
+                        outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, params)
+                        lengths = _seconds(arrays)
+                    _record(store, summary, unit, task.name, lengths, outputs, seconds, bar)
                 summary.clips_decoded += audio.clips_decoded
                 summary.decode_seconds += audio.decode_seconds
         finally:
@@ -313,6 +345,9 @@ class _ModelWorker:
 
     def run(self, task: str, params: list[dict], *arrays: np.ndarray) -> tuple[list, float]:
         return run_unit(self.model, task, arrays, params)
+
+    def run_by_clip_id(self, task: str, params: list[dict], clip_ids: list[str]) -> tuple[list, float]:
+        return run_unit(self.model, task, clip_ids, params, by_clip_id=True)
 
 
 class RayExecutor:
@@ -371,6 +406,13 @@ class RayExecutor:
                 audio = ChunkAudio()
                 refs: dict[tuple[str, str], Any] = {}
                 for unit in units:
+                    actor = actors[unit.model_index]
+                    params = [j.params for j in unit.jobs]
+                    if identities[unit.model_index].by_clip_id:
+                        drain(limit - 1)
+                        ref = actor.run_by_clip_id.remote(task.name, params, [c.id for c in unit.clips])
+                        in_flight[ref] = (unit, [audio.seconds(c, unit.condition) for c in unit.clips])
+                        continue
                     args = []
                     for c in unit.clips:
                         key = (c.id, unit.condition.id)
@@ -378,7 +420,7 @@ class RayExecutor:
                             refs[key] = ray.put(audio.get(c, unit.condition))
                         args.append(refs[key])
                     drain(limit - 1)
-                    ref = actors[unit.model_index].run.remote(task.name, [j.params for j in unit.jobs], *args)
+                    ref = actor.run.remote(task.name, params, *args)
                     in_flight[ref] = (unit, _seconds([audio.get(c, unit.condition) for c in unit.clips]))
                 summary.clips_decoded += audio.clips_decoded
                 summary.decode_seconds += audio.decode_seconds
