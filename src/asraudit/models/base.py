@@ -60,3 +60,19 @@ class ScoringModel(ASRModel, Protocol):
     """A model that also exposes teacher-forced likelihoods."""
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]: ...
+
+
+@runtime_checkable
+class ClipKeyedModel(Protocol):
+    """A model that answers by clip id instead of audio (a replayed prediction file).
+
+    It cannot hear, so it only answers for the original, unmodified audio:
+    the job grid must not ask it about other conditions.
+    """
+
+    model_id: str
+
+    @property
+    def config_hash(self) -> str: ...
+
+    def transcribe_clips(self, clip_ids: Sequence[str]) -> list[str]: ...

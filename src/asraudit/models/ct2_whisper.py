@@ -1,0 +1,287 @@
+"""Whisper on CTranslate2 (faster-whisper's model format): transcribe and score.
+
+Transcription is batched greedy or beam search over 30-s windows, without
+timestamps, with our own numpy front end (``whisper_frontend``).
+
+Scoring is exact teacher forcing.  The audio is encoded once with
+``Whisper.encode()`` and the encoder output is reused for every candidate.
+Each candidate's tokens (end-of-text included) are forced after the usual
+prompt by passing them as the generation prefix of ``generate(...,
+return_logits_vocab=True)``: CTranslate2 runs the decoder over a forced
+prefix step by step and returns the full-vocabulary logits at each step, so
+the log-softmax read there is the model's own next-token distribution.
+``align()`` is not used because it inserts ``<|notimestamps|>`` itself and
+renormalises over text tokens only, so it has no end-of-text probability.
+Decoding-time suppressions (blank, non-speech symbols) are switched off for
+scoring: they are a search heuristic, not the model's likelihood.  Scores are
+always computed in float32 (int8 moves probabilities by up to 0.09); when the
+model was loaded for transcription in another precision, a float32 copy is
+loaded for scoring on first use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from asraudit.models.base import TokenScores
+from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, split_windows
+from asraudit.models.whisper_tokenizer import WhisperTokenizer
+
+SCORE_PRECISION = "float32"
+# Whisper's decoder holds 448 positions; CTranslate2's generate() stops at max_length // 2 new tokens.
+TEXT_CONTEXT = 448
+
+
+@dataclass(frozen=True)
+class WhisperDecodeOptions:
+    """Settings that change transcripts (all of them enter ``config_hash``).
+
+    ``language`` applies to multilingual models only; it defaults to English
+    rather than detection because the audit compares conditions of one clip
+    (silence, masks): a detected language would flip on silence and change
+    the prompt between conditions.  ``"auto"`` detects per window.
+    """
+
+    beam_size: int = 5
+    language: str | None = "en"
+    task: str = "transcribe"
+    max_length: int = TEXT_CONTEXT
+    patience: float = 1.0
+    length_penalty: float = 1.0
+    repetition_penalty: float = 1.0
+    no_repeat_ngram_size: int = 0
+    suppress_blank: bool = True
+    suppress_tokens: tuple[int, ...] = (-1,)
+    batch_size: int = 8
+
+
+def model_fingerprint(model_dir: Path) -> str:
+    """A cheap identity of the weights: config, vocabulary, and model.bin's size, head and tail.
+
+    Hashing 150 MB on every load would cost more than loading; the head and
+    tail of the file change with any re-export or quantisation.
+    """
+    digest = hashlib.sha256()
+    for name in ("config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json", "preprocessor_config.json"):
+        path = model_dir / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
+    model_bin = model_dir / "model.bin"
+    size = model_bin.stat().st_size
+    digest.update(str(size).encode())
+    with model_bin.open("rb") as f:
+        digest.update(f.read(1 << 20))
+        f.seek(max(0, size - (1 << 20)))
+        digest.update(f.read())
+    return digest.hexdigest()[:16]
+
+
+def _log_softmax(logits) -> np.ndarray:
+    x = np.asarray(logits, dtype=np.float64).reshape(-1)
+    shifted = x - x.max()
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+class CT2Whisper:
+    """A faster-whisper directory as an asraudit model."""
+
+    backend = "ct2-whisper"
+
+    def __init__(
+        self,
+        model_dir: str | Path,
+        *,
+        model_id: str | None = None,
+        device: str = "cpu",
+        compute_type: str | None = None,
+        cpu_threads: int = 0,
+        **options,
+    ):
+        import ctranslate2
+
+        self.model_dir = Path(model_dir)
+        if not (self.model_dir / "model.bin").is_file():
+            raise FileNotFoundError(f"{self.model_dir}: not a CTranslate2 model directory (no model.bin)")
+        self.model_id = model_id or str(self.model_dir)
+        self.device = device
+        self.compute_type = compute_type or SCORE_PRECISION
+        self.cpu_threads = cpu_threads
+        if "suppress_tokens" in options:
+            options["suppress_tokens"] = tuple(options["suppress_tokens"])
+        self.options = WhisperDecodeOptions(**options)
+        self._model = ctranslate2.models.Whisper(
+            str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=cpu_threads
+        )
+        self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
+        tokenizer_file = self.model_dir / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise FileNotFoundError(f"{self.model_dir}: tokenizer.json is missing")
+        self.tokenizer = WhisperTokenizer(tokenizer_file, multilingual=self._model.is_multilingual)
+        self.n_mels = self._n_mels()
+        self._fingerprint = model_fingerprint(self.model_dir)
+
+    def _n_mels(self) -> int:
+        preprocessor = self.model_dir / "preprocessor_config.json"
+        if preprocessor.is_file():
+            size = json.loads(preprocessor.read_text()).get("feature_size")
+            if size:
+                return int(size)
+        return int(self._model.n_mels)
+
+    @property
+    def is_multilingual(self) -> bool:
+        return bool(self._model.is_multilingual)
+
+    @property
+    def config_hash(self) -> str:
+        settings = {
+            "backend": self.backend,
+            "weights": self._fingerprint,
+            "compute_type": self.compute_type,
+            "options": asdict(self.options),
+        }
+        return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+
+    # -- features ---------------------------------------------------------
+
+    def features(self, windows: Sequence[np.ndarray]):
+        import ctranslate2
+
+        mels = np.stack([log_mel_spectrogram(w, self.n_mels) for w in windows])
+        return ctranslate2.StorageView.from_array(np.ascontiguousarray(mels))
+
+    # -- transcription ----------------------------------------------------
+
+    def _prompts(self, encoded, count: int) -> list[list[int]]:
+        opts = self.options
+        if self.is_multilingual and opts.language == "auto":
+            detected = self._model.detect_language(encoded)
+            return [self.tokenizer.prompt(best[0][0].strip("<|>"), opts.task) for best in detected]
+        return [self.tokenizer.prompt(opts.language, opts.task)] * count
+
+    def _transcribe_windows(self, windows: list[np.ndarray]) -> list[str]:
+        opts = self.options
+        features = self.features(windows)
+        if self.is_multilingual and opts.language == "auto":
+            features = self._model.encode(features, to_cpu=False)
+        results = self._model.generate(
+            features,
+            self._prompts(features, len(windows)),
+            beam_size=opts.beam_size,
+            patience=opts.patience,
+            length_penalty=opts.length_penalty,
+            repetition_penalty=opts.repetition_penalty,
+            no_repeat_ngram_size=opts.no_repeat_ngram_size,
+            max_length=opts.max_length,
+            suppress_blank=opts.suppress_blank,
+            suppress_tokens=list(opts.suppress_tokens),
+        )
+        return [self.tokenizer.decode(r.sequences_ids[0]).strip() for r in results]
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        """Raw transcripts, one per clip; clips over 30 s are cut into windows and joined."""
+        windows: list[np.ndarray] = []
+        owner: list[int] = []
+        for index, clip in enumerate(audio):
+            for window in split_windows(clip):
+                windows.append(window)
+                owner.append(index)
+        texts: list[str] = []
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(windows), step):
+            texts.extend(self._transcribe_windows(windows[start : start + step]))
+        pieces: list[list[str]] = [[] for _ in audio]
+        for index, text in zip(owner, texts):
+            if text:
+                pieces[index].append(text)
+        return [" ".join(p) for p in pieces]
+
+    # -- scoring ----------------------------------------------------------
+
+    def _scoring_model(self):
+        if self._scorer is None:
+            import ctranslate2
+
+            self._scorer = ctranslate2.models.Whisper(
+                str(self.model_dir), device=self.device, compute_type=SCORE_PRECISION, intra_threads=self.cpu_threads
+            )
+        return self._scorer
+
+    def encode(self, audio: np.ndarray) -> np.ndarray:
+        """Encoder output ``[1, frames, d_model]`` (float32, on the CPU) for one clip of at most 30 s."""
+        audio = np.asarray(audio, dtype=np.float32)
+        if audio.shape[0] > N_SAMPLES:
+            raise ValueError(
+                f"cannot score {audio.shape[0] / 16000:.1f} s of audio: Whisper attends to one 30-s window"
+            )
+        return np.asarray(self._scoring_model().encode(self.features([audio]), to_cpu=True))
+
+    def score(
+        self,
+        audio: np.ndarray,
+        candidates: Sequence[str],
+        *,
+        batch_size: int = 8,
+    ) -> list[TokenScores]:
+        """Teacher-forced log p(token | audio, previous tokens) for each candidate, end-of-text included."""
+        return self.score_encoded(self.encode(audio), candidates, batch_size=batch_size)
+
+    def score_encoded(
+        self, encoder_output: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8
+    ) -> list[TokenScores]:
+        """``score`` for audio already passed through ``encode`` (reuse it across candidate sets)."""
+        import ctranslate2
+
+        prompt = self.tokenizer.prompt(self.options.language if self.options.language != "auto" else "en", self.options.task)
+        encoded = [self.tokenizer.encode(text) for text in candidates]
+        for text, enc in zip(candidates, encoded):
+            if len(prompt) + len(enc.ids) + 1 > TEXT_CONTEXT:
+                raise ValueError(f"candidate has {len(enc.ids)} tokens; Whisper's decoder holds {TEXT_CONTEXT}: {text[:60]!r}...")
+        model = self._scoring_model()
+        out: list[TokenScores | None] = [None] * len(candidates)
+        # Similar lengths together: every row of a batch runs to the longest row.
+        order = sorted(range(len(candidates)), key=lambda i: len(encoded[i].ids))
+        for start in range(0, len(order), max(1, batch_size)):
+            rows = order[start : start + max(1, batch_size)]
+            longest = max(len(encoded[i].ids) for i in rows)
+            memory = ctranslate2.StorageView.from_array(
+                np.ascontiguousarray(np.repeat(encoder_output, len(rows), axis=0))
+            )
+            results = model.generate(
+                memory,
+                [prompt + list(encoded[i].ids) for i in rows],
+                beam_size=1,
+                max_length=2 * (longest + 1),
+                return_logits_vocab=True,
+                suppress_blank=False,
+                suppress_tokens=[],
+            )
+            for i, result in zip(rows, results):
+                out[i] = self._token_scores(candidates[i], encoded[i], result)
+        return out  # type: ignore[return-value]
+
+    def _token_scores(self, text: str, enc, result) -> TokenScores:
+        ids = list(enc.ids) + [self.tokenizer.eot]
+        steps = result.logits[0]
+        forced = list(result.sequences_ids[0][: len(enc.ids)])
+        if forced != list(enc.ids) or len(steps) < len(ids):
+            raise RuntimeError(
+                "CTranslate2 did not follow the forced prefix; teacher-forced scores would be wrong "
+                f"(forced {enc.ids[:8]}..., got {forced[:8]}..., {len(steps)} steps for {len(ids)} tokens)"
+            )
+        logprobs = tuple(float(_log_softmax(steps[k])[token]) for k, token in enumerate(ids))
+        end = len(text)
+        return TokenScores(
+            text=text,
+            tokens=tuple(self.tokenizer.token_text(t) for t in ids),
+            logprobs=logprobs,
+            token_ids=tuple(ids),
+            offsets=enc.offsets + ((end, end),),
+        )

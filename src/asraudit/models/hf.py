@@ -1,0 +1,328 @@
+"""Hugging Face transformers models: seq2seq (Whisper-like) and CTC, with scoring.
+
+Loaded with ``from_pretrained`` from a local directory or, when the user is
+online, a hub id.  Scoring is exact in both families:
+
+* seq2seq: teacher forcing.  The encoder runs once per clip; its output is
+  expanded over the candidates, whose tokens (end-of-sequence included) are
+  forced after the model's usual decoder prompt, and the log-softmax over the
+  full vocabulary is read at each position.
+* CTC: the whole-sequence log-likelihood, split into per-token terms by CTC
+  prefix probabilities (see ``ctc_prefix``); the last term, stopping after the
+  text, plays the part of end-of-sequence.
+
+torch and transformers are imported lazily: they are the optional ``hf`` extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Sequence
+
+import numpy as np
+
+from asraudit.models.base import SAMPLE_RATE, TokenScores
+from asraudit.models.ctc_prefix import ctc_token_logprobs
+from asraudit.models.whisper_frontend import N_SAMPLES, split_windows
+
+_DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
+CTC_END_TOKEN = "<end>"
+
+
+@dataclass(frozen=True)
+class HFDecodeOptions:
+    """Settings that change transcripts (all enter ``config_hash``)."""
+
+    beam_size: int = 1
+    max_new_tokens: int = 224
+    language: str | None = "en"  # multilingual Whisper only; see ct2_whisper for why not detection
+    task: str = "transcribe"
+    batch_size: int = 8
+
+
+def _torch_dtype(compute_type: str | None):
+    import torch
+
+    if compute_type not in _DTYPES:
+        raise ValueError(f"compute_type {compute_type!r} is not one of {sorted(k for k in _DTYPES if k)}")
+    return getattr(torch, _DTYPES[compute_type])
+
+
+def _hash(settings: dict) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def model_family(config) -> str:
+    """``"seq2seq"`` or ``"ctc"`` for a transformers config, by the auto-model mappings."""
+    from transformers import MODEL_FOR_CTC_MAPPING, MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING
+
+    if type(config) in MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING:
+        return "seq2seq"
+    if type(config) in MODEL_FOR_CTC_MAPPING:
+        return "ctc"
+    raise ValueError(f"model type {config.model_type!r} is neither a speech seq2seq nor a CTC model")
+
+
+class _HFModel:
+    backend = "hf"
+
+    def __init__(self, source: str, *, model_id: str | None, device: str, compute_type: str | None, revision: str | None, options: dict):
+        self.source = source
+        self.model_id = model_id or f"hf:{source}"
+        self.device = device
+        self.compute_type = _DTYPES.get(compute_type, compute_type)
+        self.revision = revision
+        self.options = HFDecodeOptions(**options)
+
+    @property
+    def config_hash(self) -> str:
+        return _hash(
+            {
+                "backend": self.backend,
+                "source": self.source,
+                "revision": self.revision,
+                "commit": getattr(self.model.config, "_commit_hash", None),
+                "compute_type": self.compute_type,
+                "options": asdict(self.options),
+            }
+        )
+
+    def _load(self, auto_class):
+        import torch
+        from transformers import AutoProcessor
+
+        self.processor = AutoProcessor.from_pretrained(self.source, revision=self.revision)
+        import transformers
+
+        # transformers renamed torch_dtype to dtype in 4.56.
+        major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+        dtype_arg = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+        self.model = auto_class.from_pretrained(
+            self.source, revision=self.revision, **{dtype_arg: _torch_dtype(self.compute_type)}
+        )
+        self.model.to(self.device).eval()
+        self._torch = torch
+
+    @property
+    def tokenizer(self):
+        return getattr(self.processor, "tokenizer", self.processor)
+
+
+class HFSeq2Seq(_HFModel):
+    """A transformers speech seq2seq model (Whisper, Speech2Text, ...)."""
+
+    backend = "hf-seq2seq"
+
+    def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None, revision: str | None = None, **options):
+        super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)
+        from transformers import AutoModelForSpeechSeq2Seq
+
+        self._load(AutoModelForSpeechSeq2Seq)
+        self.is_whisper = self.model.config.model_type == "whisper"
+        generation = self.model.generation_config
+        self.multilingual = self.is_whisper and bool(getattr(generation, "lang_to_id", None))
+
+    # -- inputs -----------------------------------------------------------
+
+    def _inputs(self, windows: Sequence[np.ndarray]) -> dict:
+        features = self.processor.feature_extractor(
+            list(windows), sampling_rate=SAMPLE_RATE, return_tensors="pt", return_attention_mask=not self.is_whisper
+        )
+        dtype = self.model.dtype
+        return {k: (v.to(self.device, dtype) if v.is_floating_point() else v.to(self.device)) for k, v in features.items()}
+
+    def _eos_id(self) -> int:
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        return int(eos[0] if isinstance(eos, (list, tuple)) else eos)
+
+    def prompt_ids(self) -> list[int]:
+        """The decoder's start sequence: Whisper's special tokens, or the decoder start token."""
+        if not self.is_whisper:
+            return [int(self.model.config.decoder_start_token_id)]
+        tok = self.tokenizer
+        ids = [int(self.model.config.decoder_start_token_id)]
+        if self.multilingual:
+            ids += [tok.convert_tokens_to_ids(f"<|{self.options.language or 'en'}|>"), tok.convert_tokens_to_ids(f"<|{self.options.task}|>")]
+        ids.append(tok.convert_tokens_to_ids("<|notimestamps|>"))
+        return ids
+
+    # -- transcription ----------------------------------------------------
+
+    def _generate(self, windows: list[np.ndarray]) -> list[str]:
+        opts = self.options
+        kwargs = {"num_beams": opts.beam_size, "max_new_tokens": opts.max_new_tokens}
+        if self.is_whisper:
+            kwargs["return_timestamps"] = False
+            if self.multilingual:
+                kwargs.update(language=opts.language, task=opts.task)
+        with self._torch.inference_mode():
+            sequences = self.model.generate(**self._inputs(windows), **kwargs)
+        if not isinstance(sequences, self._torch.Tensor):
+            sequences = sequences.sequences
+        return [t.strip() for t in self.tokenizer.batch_decode(sequences, skip_special_tokens=True)]
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        windows, owner = [], []
+        for index, clip in enumerate(audio):
+            for window in split_windows(clip):
+                windows.append(window)
+                owner.append(index)
+        texts: list[str] = []
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(windows), step):
+            texts.extend(self._generate(windows[start : start + step]))
+        pieces: list[list[str]] = [[] for _ in audio]
+        for index, text in zip(owner, texts):
+            if text:
+                pieces[index].append(text)
+        return [" ".join(p) for p in pieces]
+
+    # -- scoring ----------------------------------------------------------
+
+    def _encode_text(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+        if not text.strip():
+            return [], ()
+        prefix = " " if self.is_whisper and not text.startswith(" ") else ""
+        enc = self.tokenizer(prefix + text, add_special_tokens=False, return_offsets_mapping=True)
+        shift = len(prefix)
+        offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in enc["offset_mapping"])
+        return list(enc["input_ids"]), offsets
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
+        torch = self._torch
+        audio = np.asarray(audio, dtype=np.float32)
+        if self.is_whisper and audio.shape[0] > N_SAMPLES:
+            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
+        inputs = self._inputs([audio])
+        prompt, eos = self.prompt_ids(), self._eos_id()
+        encoded = [self._encode_text(text) for text in candidates]
+        out: list[TokenScores] = []
+        with torch.inference_mode():
+            memory = self.model.get_encoder()(**{k: v for k, v in inputs.items() if k != "attention_mask"} if self.is_whisper else inputs).last_hidden_state
+            for start in range(0, len(candidates), max(1, batch_size)):
+                chunk = list(range(start, min(len(candidates), start + max(1, batch_size))))
+                rows = [prompt + encoded[i][0] for i in chunk]
+                width = max(len(r) for r in rows)
+                # Right padding never reaches earlier positions through the causal decoder.
+                ids = torch.tensor([r + [eos] * (width - len(r)) for r in rows], device=self.device)
+                extra = {}
+                if "attention_mask" in inputs and not self.is_whisper:
+                    extra["attention_mask"] = inputs["attention_mask"].expand(len(chunk), -1)
+                logits = self.model(
+                    encoder_outputs=(memory.expand(len(chunk), -1, -1),), decoder_input_ids=ids, **extra
+                ).logits
+                logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+                for row, i in enumerate(chunk):
+                    tokens, offsets = encoded[i]
+                    targets = tokens + [eos]
+                    positions = np.arange(len(prompt) - 1, len(prompt) - 1 + len(targets))
+                    values = logprobs[row, positions, targets]
+                    end = len(candidates[i])
+                    out.append(
+                        TokenScores(
+                            text=candidates[i],
+                            tokens=tuple(self.tokenizer.convert_ids_to_tokens(targets)),
+                            logprobs=tuple(float(v) for v in values),
+                            token_ids=tuple(int(t) for t in targets),
+                            offsets=offsets + ((end, end),),
+                        )
+                    )
+        return out
+
+
+class HFCTC(_HFModel):
+    """A transformers CTC model (wav2vec2, HuBERT, ...)."""
+
+    backend = "hf-ctc"
+
+    def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None, revision: str | None = None, **options):
+        super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)
+        from transformers import AutoModelForCTC
+
+        self._load(AutoModelForCTC)
+        self.blank = int(self.model.config.pad_token_id)
+
+    def _log_probs(self, audio: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Frame log-posteriors ``[frames, vocab]`` per clip, padding frames removed."""
+        torch = self._torch
+        extractor = getattr(self.processor, "feature_extractor", self.processor)
+        batch = extractor(
+            [np.asarray(a, dtype=np.float32) for a in audio],
+            sampling_rate=SAMPLE_RATE,
+            return_tensors="pt",
+            padding=True,
+            return_attention_mask=True,
+        )
+        values = batch["input_values"].to(self.device, self.model.dtype)
+        kwargs = {}
+        if getattr(self.model.config, "feat_extract_norm", "group") == "layer":
+            # Models trained with attention masks need them; group-norm models must not get one.
+            kwargs["attention_mask"] = batch["attention_mask"].to(self.device)
+        with torch.inference_mode():
+            logits = self.model(values, **kwargs).logits
+            lengths = self.model._get_feat_extract_output_lengths(batch["attention_mask"].sum(-1))
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+        return [logprobs[i, : int(lengths[i])] for i in range(len(audio))]
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        texts: list[str] = []
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(audio), step):
+            for lp in self._log_probs(audio[start : start + step]):
+                texts.append(self.tokenizer.decode(lp.argmax(-1).tolist()).strip())
+        return texts
+
+    def _labels(self, text: str) -> list[int]:
+        ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        unk = self.tokenizer.unk_token_id
+        if unk is not None and unk in ids:
+            vocab = self.tokenizer.get_vocab()
+            unknown = sorted({ch for ch in text if ch != " " and ch not in vocab})
+            raise ValueError(
+                f"candidate {text[:60]!r} has characters outside the CTC vocabulary ({''.join(unknown) or 'unknown tokens'}): "
+                "normalise candidates the way the model's training text was"
+            )
+        return ids
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        (lp,) = self._log_probs([audio])
+        out = []
+        for text in candidates:
+            labels = self._labels(text)
+            per_label, end = ctc_token_logprobs(lp, labels, self.blank)
+            out.append(
+                TokenScores(
+                    text=text,
+                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(labels)) + (CTC_END_TOKEN,),
+                    logprobs=tuple(float(v) for v in per_label) + (end,),
+                    token_ids=tuple(labels) + (-1,),
+                    offsets=_char_offsets(text, self.tokenizer, labels) + ((len(text), len(text)),),
+                )
+            )
+        return out
+
+
+def _char_offsets(text: str, tokenizer, labels: Sequence[int]) -> tuple[tuple[int, int], ...]:
+    """Spans of CTC labels in ``text``: each label's string found left to right.
+
+    CTC tokenizers are character-level and usually slow (no offset mapping);
+    the word delimiter (``|``) stands for a space.
+    """
+    delimiter = getattr(tokenizer, "word_delimiter_token", None)
+    spans = []
+    pos = 0
+    for token in tokenizer.convert_ids_to_tokens(list(labels)):
+        piece = " " if token == delimiter else token
+        found = text.find(piece, pos)
+        if found < 0:
+            found = text.lower().find(piece.lower(), pos)
+        if found < 0:
+            spans.append((pos, pos))
+            continue
+        spans.append((found, found + len(piece)))
+        pos = found + len(piece)
+    return tuple(spans)

@@ -1,0 +1,130 @@
+"""CMU pocketsphinx (5.x, the ``pocketsphinx`` wheel's en-us model): transcription and forced alignment.
+
+Pocketsphinx is far weaker than Whisper, and that is its use here: a small
+classical model with no web-scale training, a control that cannot have
+memorised a benchmark's references.  Its forced aligner gives word timings
+for span masking when a corpus has none.
+
+Two decoders are kept, one for the language-model search and one for
+alignment, because switching a pocketsphinx 5 decoder into alignment mode
+replaces its language-model search for good.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import NamedTuple, Sequence
+
+import numpy as np
+
+from asraudit.models.base import SAMPLE_RATE
+
+# Pronunciation variants are written word(2), word(3), ... in pocketsphinx output.
+_VARIANT = re.compile(r"\(\d+\)$")
+_FILLERS = {"<s>", "</s>", "<sil>", "[NOISE]", "[SPEECH]", "[LAUGH]", "[BREATH]", "[COUGH]"}
+
+
+class WordTiming(NamedTuple):
+    """One aligned word; times in seconds from the start of the clip."""
+
+    word: str
+    start: float
+    end: float
+
+
+def to_int16_pcm(audio: np.ndarray) -> bytes:
+    """float32 in [-1, 1] to the 16-bit little-endian PCM pocketsphinx reads."""
+    clipped = np.clip(np.asarray(audio, dtype=np.float32), -1.0, 1.0)
+    return np.round(clipped * 32767.0).astype("<i2").tobytes()
+
+
+def alignment_words(text: str) -> list[str]:
+    """Lower-case words of ``text`` as the en-us dictionary spells them (letters and apostrophes)."""
+    return re.findall(r"[a-z']+", text.lower().replace("-", " "))
+
+
+class PocketSphinx:
+    """The pocketsphinx en-us model as an asraudit model.
+
+    ``config`` takes any pocketsphinx option (``hmm``, ``lm``, ``dict``,
+    ``beam``, ...); they enter ``config_hash``.
+    """
+
+    backend = "pocketsphinx"
+
+    def __init__(self, *, model_id: str = "pocketsphinx", **config):
+        import pocketsphinx
+
+        self.model_id = model_id
+        self.config = {"samprate": SAMPLE_RATE, **config}
+        self._pocketsphinx = pocketsphinx
+        self._decoder = self._new_decoder()
+        self._aligner = None
+
+    def _new_decoder(self):
+        return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+
+    @property
+    def config_hash(self) -> str:
+        settings = {"backend": self.backend, "version": self._version(), "config": self.config}
+        return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    @staticmethod
+    def _version() -> str:
+        import importlib.metadata
+
+        return importlib.metadata.version("pocketsphinx")
+
+    def _decode(self, decoder, audio: np.ndarray) -> None:
+        decoder.start_utt()
+        decoder.process_raw(to_int16_pcm(audio), full_utt=True)
+        decoder.end_utt()
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        texts = []
+        for clip in audio:
+            self._decode(self._decoder, clip)
+            hyp = self._decoder.hyp()
+            texts.append(hyp.hypstr if hyp is not None else "")
+        return texts
+
+    def missing_words(self, text: str) -> list[str]:
+        """Words of ``text`` that the pronunciation dictionary lacks (alignment cannot place them)."""
+        return sorted({w for w in alignment_words(text) if self._decoder.lookup_word(w) is None})
+
+    def align(self, audio: np.ndarray, text: str) -> list[WordTiming]:
+        """Force-align ``text`` to ``audio``: one timing per word of ``text``, silences left out.
+
+        Raises ``ValueError`` naming the words missing from the dictionary (the
+        aligner cannot skip a word) and when the aligner finds no path.
+        """
+        words = alignment_words(text)
+        if not words:
+            return []
+        missing = self.missing_words(text)
+        if missing:
+            raise ValueError(f"not in the pocketsphinx dictionary, cannot align: {', '.join(missing)}")
+        if self._aligner is None:
+            self._aligner = self._new_decoder()
+        self._aligner.set_align_text(" ".join(words))
+        self._decode(self._aligner, audio)
+        frame_rate = float(self._aligner.config["frate"])
+        timings = [
+            # end_frame is inclusive
+            WordTiming(_VARIANT.sub("", seg.word), seg.start_frame / frame_rate, (seg.end_frame + 1) / frame_rate)
+            for seg in self._aligner.seg()
+            if _VARIANT.sub("", seg.word) not in _FILLERS
+        ]
+        if [t.word for t in timings] != words:
+            raise ValueError(f"alignment failed: the aligner returned {len(timings)} of {len(words)} words")
+        return timings
+
+
+def default_model_dir() -> Path:
+    """The en-us acoustic model inside the pocketsphinx wheel."""
+    import pocketsphinx
+
+    return Path(pocketsphinx.get_model_path()) / "en-us"

@@ -1,0 +1,116 @@
+"""Whisper's log-mel front end, in numpy.
+
+CTranslate2 runs only the network, so the features are ours to compute.  They
+must match what Whisper was trained on, bit for bit in spirit: a periodic Hann
+window of 400 samples (25 ms), hop 160 (10 ms), centred frames with reflect
+padding, power spectrum, Slaney-style mel filters, ``log10`` clamped at 1e-10,
+a floor 8 decades below the loudest bin, and the ``(x + 4) / 4`` scaling.
+
+Every window is exactly 30 s (3000 frames): the audio is zero-padded *before*
+the STFT, as openai/whisper does, so the padding reads as digital silence.
+Feeding fewer frames is not an option: Whisper only ever saw 30-s windows, and
+base loops on unpadded short input.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from asraudit.models.base import SAMPLE_RATE
+
+N_FFT = 400
+HOP_LENGTH = 160
+CHUNK_SECONDS = 30
+N_SAMPLES = CHUNK_SECONDS * SAMPLE_RATE  # 480000 samples in one window
+N_FRAMES = N_SAMPLES // HOP_LENGTH  # 3000 frames in one window
+
+
+def _hz_to_mel(freqs: np.ndarray) -> np.ndarray:
+    """Slaney's mel scale: linear below 1 kHz, logarithmic above (librosa's default)."""
+    freqs = np.asarray(freqs, dtype=np.float64)
+    f_sp = 200.0 / 3
+    min_log_hz = 1000.0
+    min_log_mel = min_log_hz / f_sp
+    logstep = np.log(6.4) / 27.0
+    linear = freqs / f_sp
+    log = min_log_mel + np.log(np.maximum(freqs, min_log_hz) / min_log_hz) / logstep
+    return np.where(freqs >= min_log_hz, log, linear)
+
+
+def _mel_to_hz(mels: np.ndarray) -> np.ndarray:
+    mels = np.asarray(mels, dtype=np.float64)
+    f_sp = 200.0 / 3
+    min_log_hz = 1000.0
+    min_log_mel = min_log_hz / f_sp
+    logstep = np.log(6.4) / 27.0
+    linear = f_sp * mels
+    log = min_log_hz * np.exp(logstep * (mels - min_log_mel))
+    return np.where(mels >= min_log_mel, log, linear)
+
+
+@lru_cache(maxsize=4)
+def mel_filters(n_mels: int = 80, n_fft: int = N_FFT, sample_rate: int = SAMPLE_RATE) -> np.ndarray:
+    """Triangular mel filters, ``[n_mels, n_fft // 2 + 1]``, area-normalised (``norm="slaney"``).
+
+    The same construction as ``librosa.filters.mel(sr, n_fft, n_mels)``, which
+    is what Whisper's ``mel_filters.npz`` holds; computed here so that no
+    asset file has to ship and 128-mel models (large-v3) work too.
+    """
+    fft_freqs = np.linspace(0.0, sample_rate / 2, n_fft // 2 + 1)
+    mel_points = np.linspace(_hz_to_mel(0.0), _hz_to_mel(sample_rate / 2), n_mels + 2)
+    hz_points = _mel_to_hz(mel_points)
+    widths = np.diff(hz_points)
+    ramps = hz_points[:, None] - fft_freqs[None, :]
+    lower = -ramps[:-2] / widths[:-1, None]
+    upper = ramps[2:] / widths[1:, None]
+    weights = np.maximum(0.0, np.minimum(lower, upper))
+    weights *= (2.0 / (hz_points[2 : n_mels + 2] - hz_points[:n_mels]))[:, None]
+    weights = weights.astype(np.float32)
+    weights.setflags(write=False)
+    return weights
+
+
+@lru_cache(maxsize=1)
+def _hann_window() -> np.ndarray:
+    # Periodic, like torch.hann_window(400): the STFT frames tile without a doubled endpoint.
+    n = np.arange(N_FFT)
+    return (0.5 - 0.5 * np.cos(2 * np.pi * n / N_FFT)).astype(np.float32)
+
+
+def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80) -> np.ndarray:
+    """Whisper features of one window of at most 30 s: ``[n_mels, 3000]`` float32.
+
+    Longer audio raises: callers split it into windows first (see
+    ``split_windows``), so that no audio is silently dropped.
+    """
+    audio = np.asarray(audio, dtype=np.float32)
+    if audio.ndim != 1:
+        raise ValueError(f"expected mono audio (1-D array), got shape {audio.shape}")
+    if audio.shape[0] > N_SAMPLES:
+        raise ValueError(f"audio is {audio.shape[0] / SAMPLE_RATE:.2f} s; one Whisper window holds at most 30 s")
+    padded = np.zeros(N_SAMPLES, dtype=np.float32)
+    padded[: audio.shape[0]] = audio
+    centred = np.pad(padded, N_FFT // 2, mode="reflect")
+    frames = np.lib.stride_tricks.sliding_window_view(centred, N_FFT)[::HOP_LENGTH]
+    spectrum = np.fft.rfft(frames * _hann_window(), axis=-1)
+    # Drop the last frame, as Whisper does (3001 centred frames -> 3000).
+    power = (spectrum.real**2 + spectrum.imag**2)[:N_FRAMES].T.astype(np.float32)
+    mel = mel_filters(n_mels) @ power
+    log_spec = np.log10(np.maximum(mel, 1e-10))
+    log_spec = np.maximum(log_spec, log_spec.max() - 8.0)
+    return ((log_spec + 4.0) / 4.0).astype(np.float32)
+
+
+def split_windows(audio: np.ndarray) -> list[np.ndarray]:
+    """Cut audio into consecutive 30-s windows (the last one shorter).
+
+    A plain cut, not Whisper's timestamp-driven seeking: a word that straddles
+    a boundary may be lost or doubled.  Benchmark clips are almost all under
+    30 s, where this is exact; long-form audio should be segmented upstream.
+    """
+    audio = np.asarray(audio, dtype=np.float32)
+    if audio.shape[0] <= N_SAMPLES:
+        return [audio]
+    return [audio[i : i + N_SAMPLES] for i in range(0, audio.shape[0], N_SAMPLES)]
