@@ -2,11 +2,28 @@
 
 ``shared_predictions``: the read-only VoxPopuli-150 prediction files in
 ``../shared`` (skips when shared/ is absent, e.g. outside this workplace).
+
+``librivox``: five real LibriVox clips (16 kHz mono wav) from the pocketsphinx
+5.1.1 sdist, as a list of ``LibrivoxClip(clip_id, wav_path, transcript,
+word_timings)``; ``word_timings`` is a tuple of ``(word, start_s, end_s)``
+from pocketsphinx's own alignment (silences dropped, pronunciation variants
+like ``to(3)`` written ``to``).  ``pocketsphinx_test_data`` is the sdist's
+``test/data`` folder (``librivox/``, ``goforward.raw``).  Downloaded once with
+pip into ``$ASRAUDIT_TEST_DATA`` (default ``~/.cache/asraudit-test-data``);
+tests skip when it cannot be obtained.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -24,3 +41,73 @@ def shared_reference_dir() -> Path:
 @pytest.fixture(scope="session")
 def shared_predictions(shared_reference_dir: Path) -> Path:
     return shared_reference_dir / "predictions"
+
+
+POCKETSPHINX_SDIST = "pocketsphinx==5.1.1"
+TEST_DATA_CACHE = Path(os.environ.get("ASRAUDIT_TEST_DATA") or Path.home() / ".cache" / "asraudit-test-data")
+
+
+class LibrivoxClip(NamedTuple):
+    clip_id: str
+    wav_path: Path
+    transcript: str
+    word_timings: tuple[tuple[str, float, float], ...]
+
+
+def _download_pocketsphinx_test_data(target: Path) -> None:
+    """pip-download the sdist and unpack its test/data/{librivox,goforward.raw} into ``target`` atomically."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
+             POCKETSPHINX_SDIST, "-d", tmp],
+            check=True, capture_output=True, timeout=600,
+        )
+        (sdist,) = Path(tmp).glob("pocketsphinx-*.tar.gz")
+        with tarfile.open(sdist) as archive:
+            wanted = [m for m in archive.getmembers()
+                      if re.match(r"[^/]+/test/data/(librivox/|goforward\.raw$)", m.name) and (m.isfile() or m.isdir())]
+            if hasattr(tarfile, "data_filter"):
+                archive.extractall(tmp, members=wanted, filter="data")
+            else:
+                archive.extractall(tmp, members=wanted)
+        (data,) = Path(tmp).glob("*/test/data")
+        try:
+            os.replace(data, target)
+        except OSError:
+            if not (target / "librivox" / "fileids").is_file():  # not a concurrent run's finished copy
+                raise
+
+
+@pytest.fixture(scope="session")
+def pocketsphinx_test_data() -> Path:
+    target = TEST_DATA_CACHE / "pocketsphinx-5.1.1-test-data"
+    if not (target / "librivox" / "fileids").is_file():
+        try:
+            _download_pocketsphinx_test_data(target)
+        except (OSError, subprocess.SubprocessError, ValueError) as exc:
+            pytest.skip(f"cannot obtain the {POCKETSPHINX_SDIST} sdist test data: {exc}")
+    return target
+
+
+def _word_timings(alignment_json: Path) -> tuple[tuple[str, float, float], ...]:
+    words = json.loads(alignment_json.read_text())["w"]
+    return tuple(
+        (re.sub(r"\(\d+\)$", "", w["t"]), round(w["b"], 3), round(w["b"] + w["d"], 3))
+        for w in words
+        if w["t"] not in ("<sil>", "<s>", "</s>")
+    )
+
+
+@pytest.fixture(scope="session")
+def librivox(pocketsphinx_test_data: Path) -> list[LibrivoxClip]:
+    folder = pocketsphinx_test_data / "librivox"
+    clips = []
+    for clip_id in (folder / "fileids").read_text().split():
+        clips.append(LibrivoxClip(
+            clip_id,
+            folder / f"{clip_id}.wav",
+            (folder / f"{clip_id}.txt").read_text().strip(),
+            _word_timings(folder / f"{clip_id}.json"),
+        ))
+    return clips

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "wer",
     "preds",
     "conventions",
+    "models",
 )
 
 
