@@ -139,7 +139,7 @@ def _print_switch(results: list[SwitchRate], what: str, min_per_arm: int) -> Non
         low, high = r.interval
         lim = r.limiting
         per_arm = ", ".join(f"{a.label} {a.hits}/{a.clips}" for a in r.scored_arms)
-        rows.append([r.group, r.model, f"{r.switch:.3f}", fmt_interval(low, high, 1),
+        rows.append([r.group, r.model, f"{r.switch:.3f}", f"[{low:.3f}, {high:.3f}]",
                      f"{r.chance:.2f}", lim.label if lim else "-", per_arm])
     render_table([what, "model", "s", "95% CI (limiting arm)", "chance", "limiting arm", "hits/clips per arm"],
                  rows, title=title, right_align=[False, False, True, True, True, False, False])

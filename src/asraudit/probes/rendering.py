@@ -163,9 +163,10 @@ class SwitchRate:
             return ""
         used = [a for a in self.arms if a.clips]
         if not used:
-            return "no reference uses any arm"
+            return "no clip this model ran uses the family"
         if len(used) == 1:
-            return f"the references use only one arm ({used[0].label}, {used[0].clips} clips)"
+            n = used[0].clips
+            return f"the references use only one arm ({used[0].label}, {n} clip{'' if n == 1 else 's'})"
         counts = ", ".join(f"{a.label} {a.clips}" for a in used)
         return f"fewer than two arms with >= {self.min_per_arm} clips ({counts})"
 
