@@ -12,7 +12,6 @@ from asraudit.probes.occurrences import pair_occurrences, scan
 from asraudit.probes.rendering import agreement, collect, pooled_switch_rates, switch_rates
 
 NAMES = ["Smith", "Jones", "Duff", "Salvini", "Barnier", "Tajani", "Verhofstadt", "Weber"]
-ARMS = {"Mr": "Mr", "Mister": "Mister"}
 
 
 @pytest.fixture(scope="module")
