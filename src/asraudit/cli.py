@@ -19,6 +19,7 @@ from asraudit.errors import InputError
 COMMAND_MODULES = (
     "wer",
     "preds",
+    "refdis",
     "conventions",
     "models",
 )

@@ -1,0 +1,317 @@
+"""`asraudit refdis`: reference-error mining, accept-ref and what the errors cost."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.errors import InputError
+from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.probes.corrected import (
+    corrected_references,
+    edits_from_corrections,
+    load_corrected_references,
+    write_corrected_benchmark,
+)
+from asraudit.probes.inflation import wer_cost
+from asraudit.probes.refdis import KINDS, POSITIONS, MinerParams, MiningResult, mine, prepare_clips
+from asraudit.probes.refdis_compat import HumeParams, run_hume
+from asraudit.probes.refdis_score import AcceptRef, accept_ref, breakdown
+from asraudit.probes.review import read_review_sheet, write_review_sheet
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.text.normalize import NORMALIZERS, get_normalizer
+
+_DEFAULTS = MinerParams()
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "refdis",
+        help="mine reference errors with a model panel; accept-ref per model",
+        description=(
+            "Where a supermajority of a panel of models makes the same edit to the reference, the "
+            "reference is taken to be wrong there. Each model is then scored on those edits: accept-ref "
+            "is the share where it wrote the reference's error instead of the audio."
+        ),
+    )
+    p.add_argument("--preds", nargs="+", metavar="PATH",
+                   help="a directory of prediction files (model = file stem) or the files themselves")
+    p.add_argument("--panel", help="comma-separated panel models (choose them independently of the models under test)")
+    p.add_argument("--models", help="comma-separated models to score (default: every model)")
+    p.add_argument("--compat", choices=["hume"],
+                   help="reproduce the paper's released implementation exactly (its JSON layout with --json)")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
+                   help="text normalizer for the full miner (--compat hume always uses its own)")
+    p.add_argument("--majority", type=float, default=_DEFAULTS.majority,
+                   help="share of the panel that must make the same edit (default %(default)s)")
+    p.add_argument("--min-run-len", type=int, default=_DEFAULTS.min_run_len,
+                   help="shortest edit, in reference tokens (inserted tokens for insertions; default %(default)s)")
+    p.add_argument("--include-middle", dest="include_middle", action="store_const", const=True, default=None,
+                   help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
+    p.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
+                   help="only edits touching the start or end of the reference (the paper's view)")
+    p.add_argument("--min-ref-match", type=float, default=_DEFAULTS.min_ref_match,
+                   help="share of reference tokens a model must match to be eligible on a clip (default %(default)s)")
+    p.add_argument("--min-consensus-cer", type=float, default=_DEFAULTS.min_consensus_cer,
+                   help="drop substitutions closer than this character distance to the reference (default %(default)s)")
+    p.add_argument("--min-panel", type=int, default=_DEFAULTS.min_panel,
+                   help="eligible panel members a clip needs (default %(default)s)")
+    p.add_argument("--no-leave-one-out", action="store_true",
+                   help="judge panel members by edits their own vote helped mine (not recommended)")
+    p.add_argument("--corrected", type=Path, metavar="FILE",
+                   help="human-corrected references (clip id + text): edits come from diffing them, no panel")
+    p.add_argument("--edits-out", type=Path, metavar="FILE", help="write every edit as JSONL")
+    p.add_argument("--corrected-out", type=Path, metavar="FILE",
+                   help="write the corrected benchmark (mined edits applied) as JSONL")
+    p.add_argument("--review-sheet", type=Path, metavar="FILE", help="write a CSV sheet for human review of the edits")
+    p.add_argument("--review", type=Path, metavar="FILE", help="read a filled review sheet; report the miner's precision")
+    p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
+    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
+                   help="bootstrap resamples for the WER intervals (default %(default)s)")
+    p.add_argument("--cluster-bootstrap", action="store_true",
+                   help="add a clip-clustered bootstrap interval to accept-ref (edits in one clip are not independent)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def _names(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    return names or None
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.preds:
+        if args.review:
+            _print_review(args.review)
+            return 0
+        raise InputError("--preds is required (only --review can run without it)")
+    pset = load_predictions(args.preds)
+    for w in pset.warnings:
+        print(f"asraudit: warning: {w}", file=sys.stderr)
+    panel = _names(args.panel)
+    models = _names(args.models)
+    if models:
+        pset.require_models(models)
+    if args.compat == "hume":
+        return _run_hume(args, pset, panel, models)
+    return _run_full(args, pset, panel, models)
+
+
+# ------------------------------------------------------------------ compat
+
+
+def _run_hume(args, pset: PredictionSet, panel, models) -> int:
+    unsupported = [flag for flag, value in (
+        ("--corrected", args.corrected), ("--corrected-out", args.corrected_out),
+        ("--review-sheet", args.review_sheet), ("--cluster-bootstrap", args.cluster_bootstrap),
+        ("--no-leave-one-out", args.no_leave_one_out),
+    ) if value]
+    if unsupported:
+        raise InputError(f"{', '.join(unsupported)} not available with --compat hume")
+    if not panel:
+        raise InputError("--panel is required with --compat hume")
+    params = HumeParams(
+        majority=args.majority, min_run_len=args.min_run_len, include_middle=bool(args.include_middle),
+        min_ref_match=args.min_ref_match, min_consensus_cer=args.min_consensus_cer, min_panel=args.min_panel,
+    )
+    scored = models or pset.model_names
+    _warn_overlap(panel, scored, "--compat hume judges them by their own vote, as the release does")
+    result = run_hume(pset, panel, params, models=models)
+    kinds = Counter((e.kind, e.position) for e in result.edits)
+    print(f"clips: {result.n_clips}   panel: {', '.join(panel)} ({len(panel)})   "
+          f"reference errors found: {len(result.edits)}")
+    print("edits: " + ", ".join(f"{k} {p} {n}" for (k, p), n in sorted(kinds.items())) if kinds else "edits: none")
+    rows = [
+        [m, f"{s['rate']:.3f}", f"[{s['lo']:.3f}, {s['hi']:.3f}]", s["n_ref"], s["n_eligible"]]
+        for m, s in result.accept_ref.items()
+    ]
+    render_table(["model", "accept-ref", "95% CI (Wilson)", "n_ref", "n_eligible"], rows,
+                 title="accept-ref (--compat hume)")
+    if args.edits_out:
+        _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
+    if args.json:
+        _write_json(args.json, result.to_json())
+    if args.review:
+        _print_review(args.review)
+    return 0
+
+
+# -------------------------------------------------------------------- full
+
+
+def _run_full(args, pset: PredictionSet, panel, models) -> int:
+    params = MinerParams(
+        majority=args.majority, min_run_len=args.min_run_len,
+        include_middle=_DEFAULTS.include_middle if args.include_middle is None else args.include_middle,
+        min_ref_match=args.min_ref_match, min_consensus_cer=args.min_consensus_cer,
+        min_panel=args.min_panel, leave_one_out=not args.no_leave_one_out,
+    )
+    params.validate()
+    normalize = NormalizedCache(get_normalizer(args.normalizer))
+    scored = models or pset.model_names
+    corrected_tokens = None
+    if args.corrected:
+        raw = load_corrected_references(args.corrected)
+        known = set(pset.clip_ids())
+        unknown = [cid for cid in raw if cid not in known]
+        if unknown:
+            print(f"asraudit: warning: {len(unknown)} corrected clip(s) not in the predictions, e.g. {unknown[0]!r}",
+                  file=sys.stderr)
+        corrected_tokens = {cid: tuple(normalize(text).split()) for cid, text in raw.items()}
+        clips = prepare_clips(pset, normalize, scored)
+        result = edits_from_corrections(clips, corrected_tokens, scored)
+        if panel:
+            print("asraudit: warning: --panel is ignored with --corrected (edits come from the correction)",
+                  file=sys.stderr)
+    else:
+        if not panel:
+            raise InputError("--panel is required (or --corrected FILE, or --compat hume with --panel)")
+        pset.require_models(panel)
+        how = "each is scored leave-one-out, by edits mined without it" if params.leave_one_out else \
+            "--no-leave-one-out judges them by edits their own vote helped mine"
+        _warn_overlap(panel, scored, how)
+        clips = prepare_clips(pset, normalize, list(dict.fromkeys(panel + scored)))
+        result = mine(clips, panel, params, scored=scored)
+    sys.stderr.flush()
+
+    n_boot = args.bootstrap if args.cluster_bootstrap else 0
+    scores = accept_ref(result.edits, scored, n_boot=n_boot, seed=args.seed)
+    by_kind = breakdown(result.edits, scored, lambda e: e.kind, KINDS)
+    by_position = breakdown(result.edits, scored, lambda e: e.position, POSITIONS)
+    fixed = corrected_references(result, corrected_tokens)
+    cost = wer_cost(clips, fixed, result.edits, scored, n_boot=args.bootstrap, seed=args.seed)
+
+    _print_summary(result, panel if not args.corrected else None)
+    _print_scores(scores, cost, args.cluster_bootstrap)
+    _print_breakdown("accept-ref by kind", by_kind, KINDS)
+    _print_breakdown("accept-ref by position", by_position, POSITIONS)
+
+    if args.edits_out:
+        _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
+    if args.corrected_out:
+        raw_refs = pset.references()
+        changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs)
+        print(f"wrote {args.corrected_out} ({len(result.refs)} clips, {changed} corrected)", file=sys.stderr)
+    if args.review_sheet:
+        n = write_review_sheet(args.review_sheet, result.edits, result.refs)
+        print(f"wrote {args.review_sheet} ({n} edits to review)", file=sys.stderr)
+    if args.json:
+        _write_json(args.json, _full_json(result, scores, by_kind, by_position, cost, args))
+    if args.review:
+        _print_review(args.review)
+    return 0
+
+
+def _warn_overlap(panel, scored, how: str) -> None:
+    both = [m for m in scored if m in set(panel)]
+    if both:
+        print(f"asraudit: warning: panel member(s) {', '.join(both)} are also under test; {how}",
+              file=sys.stderr)
+
+
+def _print_summary(result: MiningResult, panel) -> None:
+    s = result.status
+    detail = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if v)
+    print(f"clips: {result.n_clips} ({detail})")
+    if panel:
+        print(f"panel: {', '.join(panel)} ({len(panel)})   majority {result.params.majority}, "
+              f"{'interior edits on' if result.params.include_middle else 'boundary edits only'}")
+    full = [e for e in result.edits if e.in_full_panel]
+    extra = len(result.edits) - len(full)
+    line = f"edits: {len(full)}" + (" by the whole panel" if panel else " from the correction")
+    if extra:
+        line += f", {extra} more by a panel without one member (scored for that member only)"
+    print(line)
+    counts = Counter((e.kind, e.position) for e in full)
+    rows = [[k] + [counts.get((k, p), 0) for p in POSITIONS] + [sum(counts.get((k, p), 0) for p in POSITIONS)]
+            for k in KINDS]
+    render_table(["kind", *POSITIONS, "total"], rows, title="edits by kind and position")
+
+
+def _print_scores(scores: dict[str, AcceptRef], cost, with_boot: bool) -> None:
+    columns = ["model", "accept-ref", "95% CI (Wilson)"]
+    if with_boot:
+        columns.append("95% CI (clip bootstrap)")
+    columns += ["n_ref", "n_eligible", "other", "WER orig", "WER corrected", "WER gained", "gained 95% CI"]
+    rows = []
+    for m, s in scores.items():
+        row = [m, fmt_rate(s.rate), fmt_interval(s.low, s.high) if s.n_eligible else "-"]
+        if with_boot:
+            row.append(fmt_interval(s.boot_low, s.boot_high) if s.boot_low is not None else "-")
+        c = cost[m]
+        row += [s.n_ref, s.n_eligible, s.n_other, fmt_rate(c.original.estimate), fmt_rate(c.corrected.estimate),
+                fmt_rate(c.gained.estimate), fmt_interval(c.gained.low, c.gained.high)]
+        rows.append(row)
+    render_table(columns, rows, title="accept-ref = ref / (ref + audio); WER gained = WER had it followed the audio - WER")
+
+
+def _print_breakdown(title: str, table: dict[str, dict[str, AcceptRef]], groups) -> None:
+    models = list(next(iter(table.values())).keys()) if table else []
+    rows = []
+    for m in models:
+        row = [m]
+        for g in groups:
+            s = table[g][m]
+            row.append(f"{fmt_rate(s.rate, 1)} ({s.n_ref}/{s.n_eligible})" if s.n_eligible else "-")
+        rows.append(row)
+    render_table(["model", *groups], rows, title=title)
+
+
+def _print_review(path: Path) -> None:
+    summary = read_review_sheet(path)
+    low, high = summary.interval
+    print(f"review {path}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner precision "
+          f"{fmt_rate(summary.precision)} {fmt_interval(low, high)} (Wilson 95%)")
+    for kind, (real, false) in sorted(summary.by_kind.items()):
+        print(f"  {kind}: {real} real / {real + false}")
+
+
+def _full_json(result, scores, by_kind, by_position, cost, args) -> dict:
+    p = result.params
+    return {
+        "n_clips": result.n_clips,
+        "clip_status": result.status,
+        "panel": result.panel,
+        "models": result.models,
+        "normalizer": args.normalizer,
+        "source": "corrected" if args.corrected else "panel",
+        "params": {
+            "majority": p.majority, "min_run_len": p.min_run_len, "include_middle": p.include_middle,
+            "min_ref_match": p.min_ref_match, "min_consensus_cer": p.min_consensus_cer,
+            "min_panel": p.min_panel, "leave_one_out": p.leave_one_out,
+        },
+        "n_edits": len(result.edits),
+        "n_edits_full_panel": len(result.full_panel_edits()),
+        "accept_ref": {m: s.to_json() for m, s in scores.items()},
+        "accept_ref_by_kind": {g: {m: s.to_json() for m, s in t.items()} for g, t in by_kind.items()},
+        "accept_ref_by_position": {g: {m: s.to_json() for m, s in t.items()} for g, t in by_position.items()},
+        "wer_cost": {m: c.to_json() for m, c in cost.items()},
+        "edits": [e.to_json() for e in result.edits],
+    }
+
+
+def _write_json(path: Path, payload: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=True) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def _write_jsonl(path: Path, rows) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    n = 0
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            n += 1
+    tmp.replace(path)
+    print(f"wrote {path} ({n} edits)", file=sys.stderr)

@@ -1,0 +1,192 @@
+"""Corrected references: edits from a human correction, and corrected benchmarks.
+
+Two directions.
+
+*From a correction*: the Open ASR Leaderboard re-transcribed VoxPopuli by
+hand.  Given the original and the corrected references, every place where they
+differ is an edit (same cells, kinds and verdicts as the mined ones), and no
+panel is needed.  Verdicts follow the leaderboard's exclusions: a model is not
+scored on a clip when its hypothesis is over 3x the reference length (a
+hallucination loop) or it matches under half of the reference (it is not
+transcribing this clip), and a third reading counts for neither side.
+
+*To a correction*: applying mined edits (each reference span ``r`` replaced by
+the audio rendering ``a``) gives a corrected reference per clip, written out
+so anyone can rescore on a cleaned benchmark.  The corrected text is in the
+normalizer's token space, since that is where edits live; re-normalizing it
+with the same normalizer leaves it unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from asraudit.data.predictions import ID_FIELDS, _pick, _rows
+from asraudit.errors import InputError
+from asraudit.probes.refdis import (
+    ClipInput,
+    Edit,
+    HypCells,
+    MinerParams,
+    MiningResult,
+    assign_edit_ids,
+    classify,
+    interior_cells,
+    place_of,
+    verdict_of,
+)
+
+CORRECTED_FIELDS = ("corrected_text", "corrected", "text", "reference", "ref", "transcript")
+# Open ASR Leaderboard exclusions for scoring against corrected references.
+MAX_LENGTH_RATIO = 3.0
+MIN_MATCH_SHARE = 0.5
+
+
+def load_corrected_references(path: str | Path) -> dict[str, str]:
+    """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such corrected-reference file", path)
+    out: dict[str, str] = {}
+    first_row: dict[str, int] = {}
+    for row, rec in _rows(path):
+        id_f, text_f = _pick(rec, ID_FIELDS), _pick(rec, CORRECTED_FIELDS)
+        if id_f is None or text_f is None:
+            raise InputError(
+                f"need a clip id column ({', '.join(ID_FIELDS)}) and a text column "
+                f"({', '.join(CORRECTED_FIELDS)}); found {sorted(rec)}",
+                path,
+                row,
+            )
+        cid, text = rec[id_f], rec[text_f]
+        if isinstance(cid, (int, float)) and not isinstance(cid, bool):
+            cid = str(cid)
+        if not isinstance(cid, str) or not cid.strip():
+            raise InputError("empty or non-text clip id", path, row)
+        if not isinstance(text, str):
+            raise InputError(f"corrected reference must be a string, got {type(text).__name__}", path, row)
+        if cid in out:
+            raise InputError(f"duplicate clip id {cid!r} (first seen at row {first_row[cid]})", path, row)
+        out[cid] = text
+        first_row[cid] = row
+    return out
+
+
+def correction_keys(original: Sequence[str], corrected: Sequence[str]):
+    """Edits that turn ``original`` into ``corrected``: one per maximal differing stretch."""
+    cells = HypCells(original, corrected)
+    return [(lo // 2, hi // 2, cells.text(lo, hi)) for lo, hi in cells.regions()]
+
+
+def leaderboard_eligible(cells: HypCells, n_ref: int) -> bool:
+    """Scored unless over 3x the reference length or matching under half of it."""
+    return len(cells.hyp) <= MAX_LENGTH_RATIO * n_ref and cells.hits >= MIN_MATCH_SHARE * n_ref
+
+
+def edits_from_corrections(
+    clips: Iterable[ClipInput],
+    corrected: Mapping[str, tuple[str, ...]],
+    scored: Sequence[str] | None = None,
+) -> MiningResult:
+    """Edits and verdicts from diffing each clip's reference against its correction."""
+    status = {"corrected": 0, "unchanged": 0, "no_correction": 0, "empty_reference": 0}
+    edits: list[Edit] = []
+    refs: dict[str, tuple[str, ...]] = {}
+    seen: dict[str, None] = {}
+    n = 0
+    for clip in clips:
+        n += 1
+        refs[clip.clip_id] = clip.ref
+        for m in clip.hyps:
+            seen.setdefault(m, None)
+        if not clip.ref:
+            status["empty_reference"] += 1
+            continue
+        if clip.clip_id not in corrected:
+            status["no_correction"] += 1
+            continue
+        keys = correction_keys(clip.ref, corrected[clip.clip_id])
+        if not keys:
+            status["unchanged"] += 1
+            continue
+        status["corrected"] += 1
+        cells = {m: HypCells(clip.ref, h) for m, h in clip.hyps.items()}
+        eligible = {m: leaderboard_eligible(c, len(clip.ref)) for m, c in cells.items()}
+        for key in keys:
+            start, end, audio = key
+            kind, position = classify(start, end, audio, len(clip.ref))
+            ref_span = clip.ref[start:end]
+            edit = Edit(clip.clip_id, kind, position, start, end, " ".join(ref_span), " ".join(audio),
+                        0, 0, 0, (), None, source="corrected")
+            place = place_of(clip.ref, key)
+            for m, c in cells.items():
+                verdict, text = verdict_of(c, key, place)
+                edit.texts[m] = text
+                if scored is None or m in scored:
+                    edit.verdicts[m] = verdict if eligible[m] else "ineligible"
+            edits.append(edit)
+    assign_edit_ids(edits)
+    models = list(scored) if scored is not None else list(seen)
+    return MiningResult([], models, MinerParams(), edits, n, status, refs)
+
+
+def apply_edits(ref: Sequence[str], edits: Iterable[Edit]) -> tuple[str, ...]:
+    """The reference with each edit's span replaced by its audio rendering.
+
+    Edits must not overlap (those of one panel never do).  Applied right to
+    left so earlier indices stay valid; at one index a span goes before an
+    insertion, which lands in the same gap either way.
+    """
+    out = list(ref)
+    for e in sorted(edits, key=lambda e: (e.ref_start, e.ref_end), reverse=True):
+        out[e.ref_start:e.ref_end] = e.a.split()
+    return tuple(out)
+
+
+def corrected_references(result: MiningResult, corrected: Mapping[str, tuple[str, ...]] | None = None):
+    """clip -> corrected tokens: the given corrections, else the whole panel's edits applied."""
+    if corrected is not None:
+        return {cid: corrected.get(cid, ref) for cid, ref in result.refs.items()}
+    by_clip: dict[str, list[Edit]] = {}
+    for e in result.full_panel_edits():
+        by_clip.setdefault(e.clip_id, []).append(e)
+    return {cid: apply_edits(ref, by_clip.get(cid, ())) for cid, ref in result.refs.items()}
+
+
+def write_corrected_benchmark(
+    path: str | Path,
+    result: MiningResult,
+    corrected: Mapping[str, tuple[str, ...]],
+    raw_refs: Mapping[str, str],
+) -> int:
+    """Write one JSONL row per clip (Open ASR Leaderboard fields) and return the rows changed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    applied: dict[str, list[str]] = {}
+    for e in result.edits:
+        if e.in_full_panel:
+            applied.setdefault(e.clip_id, []).append(e.edit_id)
+    changed = 0
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for cid, ref in result.refs.items():
+            new = corrected.get(cid, ref)
+            changed += new != ref
+            row = {
+                "audio_filepath": cid,
+                "text": " ".join(new),
+                "original_text": raw_refs.get(cid, ""),
+                "original_normalized": " ".join(ref),
+                "edits": applied.get(cid, []),
+            }
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return changed
+
+
+def hyp_span_of(cells: HypCells, start: int, end: int) -> tuple[int, int]:
+    """Hypothesis indices holding the edit's place (an empty range for an empty gap)."""
+    lo, hi = interior_cells(start, end)
+    return cells.hyp_span(lo, hi)

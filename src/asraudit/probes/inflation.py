@@ -1,0 +1,105 @@
+"""What reference errors cost in WER, per model.
+
+Three numbers over the same clips (each model's clips with a non-empty
+reference), each with a clip-bootstrap interval drawn from the same resampled
+clips:
+
+* WER against the original references;
+* WER against the corrected references (mined edits applied, or a human
+  correction);
+* WER gained by echoing reference errors: the model's original-reference WER
+  recomputed with every span where it wrote the reference's error (verdict
+  ``ref``) replaced by the audio rendering, minus its actual WER.  Positive
+  means reproducing the benchmark's errors made the model look that much
+  better than transcribing the audio would have.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
+from asraudit.metrics.wer import clip_counts
+from asraudit.probes.corrected import hyp_span_of
+from asraudit.probes.refdis import ClipInput, Edit, HypCells
+
+
+@dataclass(frozen=True)
+class WerCost:
+    model: str
+    clips: int
+    ref_words: int
+    corrected_words: int
+    n_echoed: int
+    original: Interval
+    corrected: Interval
+    gained: Interval
+
+    def to_json(self) -> dict:
+        def iv(x: Interval) -> dict:
+            return {"value": x.estimate, "low": x.low, "high": x.high}
+
+        return {
+            "clips": self.clips,
+            "ref_words": self.ref_words,
+            "corrected_words": self.corrected_words,
+            "n_echoed": self.n_echoed,
+            "wer_original": iv(self.original),
+            "wer_corrected": iv(self.corrected),
+            "wer_gained": iv(self.gained),
+        }
+
+
+def follow_audio(ref: Sequence[str], hyp: Sequence[str], echoed: Sequence[Edit]) -> tuple[str, ...]:
+    """``hyp`` with each echoed edit's place rewritten to the audio rendering."""
+    if not echoed:
+        return tuple(hyp)
+    cells = HypCells(ref, hyp)
+    out = list(hyp)
+    spans = sorted(((hyp_span_of(cells, e.ref_start, e.ref_end), e.a.split()) for e in echoed), reverse=True)
+    for (lo, hi), audio in spans:
+        out[lo:hi] = audio
+    return tuple(out)
+
+
+def wer_cost(
+    clips: Sequence[ClipInput],
+    corrected: Mapping[str, tuple[str, ...]],
+    edits: Sequence[Edit],
+    models: Sequence[str],
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, WerCost]:
+    """WER original / corrected / gained for each model (see the module docstring)."""
+    echoed: dict[tuple[str, str], list[Edit]] = {}
+    for e in edits:
+        for m, v in e.verdicts.items():
+            if v == "ref":
+                echoed.setdefault((m, e.clip_id), []).append(e)
+    out = {}
+    for m in models:
+        orig_err, orig_n, corr_err, corr_n, gain = [], [], [], [], []
+        n_echoed = 0
+        for clip in clips:
+            hyp = clip.hyps.get(m)
+            if hyp is None or not clip.ref:
+                continue
+            ref = clip.ref
+            base = clip_counts(ref, hyp).errors
+            fixed = corrected.get(clip.clip_id, ref)
+            mine = echoed.get((m, clip.clip_id), [])
+            n_echoed += len(mine)
+            audio_hyp = follow_audio(ref, hyp, mine)
+            orig_err.append(base)
+            orig_n.append(len(ref))
+            corr_err.append(clip_counts(fixed, hyp).errors)
+            corr_n.append(len(fixed))
+            gain.append(clip_counts(ref, audio_hyp).errors - base if mine else 0)
+        out[m] = WerCost(
+            m, len(orig_n), sum(orig_n), sum(corr_n), n_echoed,
+            bootstrap_ratio(orig_err, orig_n, n_boot=n_boot, seed=seed),
+            bootstrap_ratio(corr_err, corr_n, n_boot=n_boot, seed=seed),
+            bootstrap_ratio(gain, orig_n, n_boot=n_boot, seed=seed),
+        )
+    return out

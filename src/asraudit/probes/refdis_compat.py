@@ -1,0 +1,448 @@
+"""``--compat hume``: reference-error mining as the paper's released code does it.
+
+The paper's accept-ref numbers come from its released implementation
+(HumeAI/asr-benchmark-optimization, the ``ref-disagreement`` command).  To be
+comparable with them, this mode reproduces that implementation's output field
+by field, including the choices the full miner (:mod:`asraudit.probes.refdis`)
+makes differently:
+
+* Alignment is difflib's ``SequenceMatcher`` with autojunk off, not a
+  minimum-edit-distance alignment.  The two disagree on where a replaced span
+  starts and ends, and every edit boundary depends on that.
+* A reference span the panel replaced counts as a *deletion*: a replaced
+  reference word is a "missed" word, whatever the panel wrote instead.  The
+  panel's replacement only feeds ``consensus_cer``, the median (upper middle)
+  character distance between the span and what each agreeing member wrote.
+* Only boundary insertions (before the first / after the last reference token)
+  are looked for.
+* A panel member is judged by its own vote (no leave-one-out).
+* A verdict is ``"consensus"``, ``"ref"`` or ``None`` (ineligible); a model that
+  wrote a third reading of a deleted span counts as ``"consensus"``, because it
+  too "missed" the reference words.
+* Wilson intervals use z = 1.96 (not the exact 1.95996...), and are built by
+  the textbook centre/half-width formula so the last digits agree too.
+* Text goes through the Whisper English normalizer, a fullwidth-aware
+  parenthesis strip before it, CJK characters spaced out after it, and
+  spelled-out numbers turned into digits with ``text2num`` when that package is
+  installed (the release does the same, and is a no-op without it).
+
+Everything here is written from a reading of that implementation's behaviour;
+the tests compare against its recorded output on real VoxPopuli predictions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
+from typing import Callable, Mapping, Sequence
+
+from asraudit.data.predictions import PredictionSet
+from asraudit.errors import InputError
+from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.text.normalize import get_normalizer
+
+# The release's command line reads the panel size against this constant, not
+# against a parameter: it refuses panels smaller than 3 outright.
+HUME_MIN_PANEL_CLI = 3
+
+_PARENS = re.compile(r"[(（][^)）]+?[)）]")
+_CJK = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af])")
+
+
+@dataclass(frozen=True)
+class HumeParams:
+    """The release's knobs and defaults (see :mod:`asraudit.probes.refdis` for why)."""
+
+    majority: float = 0.8
+    min_run_len: int = 1
+    include_middle: bool = False
+    min_ref_match: float = 0.5
+    min_consensus_cer: float = 0.30
+    min_panel: int = 3
+
+    def validate(self) -> None:
+        if not 0 < self.majority <= 1:
+            raise InputError(f"--majority must be in (0, 1], got {self.majority}")
+        if self.min_run_len < 1:
+            # The release crashes on 0 (an empty run has no first token).
+            raise InputError(f"--min-run-len must be at least 1, got {self.min_run_len}")
+        if not 0 <= self.min_ref_match <= 1:
+            raise InputError(f"--min-ref-match must be in [0, 1], got {self.min_ref_match}")
+        if self.min_panel < 1:
+            raise InputError(f"--min-panel must be at least 1, got {self.min_panel}")
+
+    def threshold(self, n_panel: int) -> int:
+        """Votes an edit needs: a true supermajority, never fewer than 2.
+
+        The 1e-9 keeps 0.8 x 5 = 4.000000000000001 from rounding up to 5.
+        """
+        return max(2, math.ceil(self.majority * n_panel - 1e-9))
+
+
+@dataclass
+class HumeEdit:
+    """One edit in the release's terms, plus the clip it came from."""
+
+    clip_id: str
+    kind: str  # "delete" or "insert"
+    position: str  # "start", "middle" or "end"
+    tokens: tuple[str, ...]
+    ref_indices: tuple[int, ...]
+    n_panel_agree: int
+    n_panel: int
+    consensus_cer: float | None
+    verdict: dict[str, str | None] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "position": self.position,
+            "text": self.text,
+            "n_panel_agree": self.n_panel_agree,
+            "n_panel": self.n_panel,
+            "consensus_cer": self.consensus_cer,
+            "verdict": dict(self.verdict),
+            "clip": self.clip_id,
+        }
+
+
+# ---------------------------------------------------------------- normalizing
+
+
+@lru_cache(maxsize=1)
+def _alpha2digit() -> Callable[[str], str] | None:
+    try:
+        from text_to_num import alpha2digit
+    except ImportError:
+        return None
+
+    def convert(text: str) -> str:
+        try:
+            return alpha2digit(text, "en")
+        except Exception:  # text2num raises on input it cannot parse; the release passes it through
+            return text
+
+    return convert
+
+
+def hume_normalize(text: str) -> str:
+    """Normalize one raw string the way the release prepares text for this probe."""
+    if not text:
+        return ""
+    out = get_normalizer("whisper")(_PARENS.sub("", text))
+    out = " ".join(_CJK.sub(r" \1 ", out).split())
+    convert = _alpha2digit()
+    return convert(out) if convert is not None and out else out
+
+
+# ------------------------------------------------------------------ alignment
+
+
+def char_distance(ref: str, hyp: str) -> float:
+    """Share of the reference's characters (spaces ignored) not matched in ``hyp``.
+
+    Spaces are dropped so "lactuelle" vs "l actuelle" scores 0 (a spacing
+    artifact).  Matching is difflib's block matching, which is what the
+    release thresholds; it is not an edit distance.
+    """
+    r = "".join(ref.split())
+    h = "".join(hyp.split())
+    if not r:
+        return 0.0 if not h else 1.0
+    blocks = SequenceMatcher(None, r, h, autojunk=False).get_matching_blocks()
+    return 1.0 - sum(b.size for b in blocks) / len(r)
+
+
+class _DiffView:
+    """One normalized hypothesis read against the reference through difflib opcodes."""
+
+    __slots__ = ("hyp", "opcodes", "missed", "matched", "inserted")
+
+    def __init__(self, ref_tokens: Sequence[str], hyp_text: str):
+        self.hyp = hyp_text.split() if hyp_text else []
+        self.opcodes = SequenceMatcher(None, ref_tokens, self.hyp, autojunk=False).get_opcodes()
+        self.missed: set[int] = set()
+        self.matched = 0
+        self.inserted: dict[int, list[str]] = {}
+        for tag, i1, i2, j1, j2 in self.opcodes:
+            if tag == "equal":
+                self.matched += i2 - i1
+            elif tag == "insert":
+                self.inserted.setdefault(i1, []).extend(self.hyp[j1:j2])
+            else:  # "delete" and "replace" both leave reference words unreproduced
+                self.missed.update(range(i1, i2))
+
+    def replacement_for(self, span: set[int]) -> str:
+        """What the hypothesis wrote in place of ``span``: every replace block touching it."""
+        words: list[str] = []
+        for tag, i1, i2, j1, j2 in self.opcodes:
+            if tag == "replace" and not span.isdisjoint(range(i1, i2)):
+                words.extend(self.hyp[j1:j2])
+        return " ".join(words)
+
+
+def _boundary_consensus(inserts: list[list[str]], at_start: bool, threshold: int) -> list[str]:
+    """Grow the agreed insertion outward from the reference boundary, one token at a time.
+
+    Position k counts from the boundary (the last inserted token before the
+    first reference word, the first one after the last).  The chunk stops at
+    the first position where no single token has ``threshold`` votes; among
+    tied tokens the first panel member's wins.
+    """
+    chunk: list[str] = []
+    k = 0
+    while True:
+        at_k = [lst[len(lst) - 1 - k] if at_start else lst[k] for lst in inserts if k < len(lst)]
+        if not at_k:
+            break
+        token, votes = Counter(at_k).most_common(1)[0]
+        if votes < threshold:
+            break
+        chunk.append(token)
+        k += 1
+    return chunk[::-1] if at_start else chunk
+
+
+def _emits(inserted: list[str], chunk: list[str], at_start: bool) -> bool:
+    """Did a model insert ``chunk`` right against the boundary (suffix at start, prefix at end)?"""
+    n = len(chunk)
+    if n == 0 or len(inserted) < n:
+        return False
+    return inserted[len(inserted) - n:] == chunk if at_start else inserted[:n] == chunk
+
+
+# --------------------------------------------------------------------- mining
+
+
+def mine_clip_hume(
+    clip_id: str,
+    ref_tokens: Sequence[str],
+    panel_hyps: Mapping[str, str],
+    model_hyps: Mapping[str, str],
+    params: HumeParams = HumeParams(),
+) -> list[HumeEdit]:
+    """Edits of one clip with every model's verdict, in the release's order.
+
+    ``panel_hyps`` and ``model_hyps`` map model names to *normalized*
+    hypotheses; panel members usually appear in both.  Order matters and is
+    kept: deletions left to right, then the start insertion, then the end one;
+    verdicts in ``model_hyps`` order.
+    """
+    ref = list(ref_tokens)
+    n_ref = len(ref)
+    if not n_ref or not panel_hyps:
+        return []
+    views = {m: _DiffView(ref, h) for m, h in model_hyps.items()}
+    # Panel members are usually also scored: reuse their view when the text is the same.
+    panel_views = {
+        m: views[m] if model_hyps.get(m) == h else _DiffView(ref, h) for m, h in panel_hyps.items()
+    }
+    # int() truncates, as the release does: 0.5 x 7 words asks for 3 matches.
+    min_matched = int(params.min_ref_match * n_ref)
+    panel = {m: v for m, v in panel_views.items() if v.matched >= min_matched}
+    if len(panel) < params.min_panel:
+        return []
+    threshold = params.threshold(len(panel))
+    scored = {m: (v if v.matched >= min_matched else None) for m, v in views.items()}
+
+    edits = _deletions(clip_id, ref, panel, scored, threshold, params)
+    edits += _insertions(clip_id, ref, panel, scored, threshold, params)
+    return edits
+
+
+def _runs(votes: list[int], threshold: int, min_len: int) -> list[list[int]]:
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for i, v in enumerate(votes + [-1]):  # sentinel closes the last run
+        if v >= threshold:
+            current.append(i)
+            continue
+        if current and len(current) >= min_len:
+            runs.append(current)
+        current = []
+    return runs
+
+
+def _position(first: int, last: int, n_ref: int) -> str:
+    if first == 0:
+        return "start"
+    return "end" if last == n_ref - 1 else "middle"
+
+
+def _deletions(clip_id, ref, panel, scored, threshold, params) -> list[HumeEdit]:
+    """Reference spans a supermajority of the panel did not reproduce.
+
+    ``panel`` maps eligible members to their views; ``scored`` maps every
+    scored model to its view, or to None when it is ineligible on the clip.
+    """
+    n_ref = len(ref)
+    votes = [0] * n_ref
+    for view in panel.values():
+        for i in view.missed:
+            votes[i] += 1
+    runs = _runs(votes, threshold, params.min_run_len)
+    if not params.include_middle:
+        runs = [r for r in runs if r[0] == 0 or r[-1] == n_ref - 1]
+    out: list[HumeEdit] = []
+    for run in runs:
+        span = set(run)
+        chunk = " ".join(ref[i] for i in run)
+        distances = sorted(
+            char_distance(chunk, view.replacement_for(span))
+            for view in panel.values()
+            if not view.missed.isdisjoint(span)
+        )
+        median = distances[len(distances) // 2] if distances else 1.0
+        if median < params.min_consensus_cer:
+            continue  # the panel wrote the same characters: a normalization artifact
+        verdict: dict[str, str | None] = {}
+        for m, view in scored.items():
+            if view is None:
+                verdict[m] = None
+            else:
+                verdict[m] = "ref" if view.missed.isdisjoint(span) else "consensus"
+        out.append(HumeEdit(
+            clip_id, "delete", _position(run[0], run[-1], n_ref), tuple(ref[i] for i in run),
+            tuple(run), votes[run[0]], len(panel), round(median, 3), verdict,
+        ))
+    return out
+
+
+def _insertions(clip_id, ref, panel, scored, threshold, params) -> list[HumeEdit]:
+    """Words a supermajority of the panel wrote before the first or after the last reference word."""
+    n_ref = len(ref)
+    out: list[HumeEdit] = []
+    for anchor in (0, n_ref):
+        at_start = anchor == 0
+        inserts = [view.inserted.get(anchor, []) for view in panel.values()]
+        chunk = _boundary_consensus(inserts, at_start, threshold)
+        if len(chunk) < params.min_run_len:
+            continue
+        agree = sum(_emits(lst, chunk, at_start) for lst in inserts)
+        if agree < threshold:
+            continue
+        verdict: dict[str, str | None] = {}
+        for m, view in scored.items():
+            if view is None:
+                verdict[m] = None
+            else:
+                emitted = _emits(view.inserted.get(anchor, []), chunk, at_start)
+                verdict[m] = "consensus" if emitted else "ref"
+        out.append(HumeEdit(
+            clip_id, "insert", "start" if at_start else "end", tuple(chunk), (anchor,),
+            agree, len(panel), None, verdict,
+        ))
+    return out
+
+
+# ------------------------------------------------------------------ accept-ref
+
+
+def wilson_196(k: int, n: int) -> tuple[float, float, float]:
+    """(rate, low, high) with z = 1.96, as the release computes them; (0, 0, 0) for n = 0."""
+    if n == 0:
+        return 0.0, 0.0, 0.0
+    z2 = 1.96 * 1.96
+    p = k / n
+    scale = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / scale
+    half = 1.96 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / scale
+    return p, max(0.0, centre - half), min(1.0, centre + half)
+
+
+def accept_ref_hume(edits: Sequence[HumeEdit]) -> dict[str, dict]:
+    """Per model: rate, n_ref, n_eligible, lo, hi; highest rate first (ties keep first-seen order).
+
+    A model never eligible on any edit is absent, as in the release.
+    """
+    tally: dict[str, list[int]] = {}
+    for e in edits:
+        for m, v in e.verdict.items():
+            if v is None:
+                continue
+            counts = tally.setdefault(m, [0, 0])
+            counts[0] += v == "ref"
+            counts[1] += 1
+    out = {}
+    for m, (k, n) in tally.items():
+        rate, lo, hi = wilson_196(k, n)
+        out[m] = {"rate": rate, "n_ref": k, "n_eligible": n, "lo": lo, "hi": hi}
+    return dict(sorted(out.items(), key=lambda item: -item[1]["rate"]))
+
+
+# ------------------------------------------------------------------- the run
+
+
+@dataclass
+class HumeResult:
+    n_clips: int
+    panel: list[str]
+    params: HumeParams
+    edits: list[HumeEdit]
+    accept_ref: dict[str, dict]
+
+    def to_json(self) -> dict:
+        """The release's ``--out`` layout, plus a ``clip`` on every edit."""
+        params: dict[str, object] = {
+            "majority": self.params.majority,
+            "min_run_len": self.params.min_run_len,
+            "include_middle": self.params.include_middle,
+        }
+        # The release cannot change these; record them only when someone did.
+        for name in ("min_ref_match", "min_consensus_cer", "min_panel"):
+            value = getattr(self.params, name)
+            if value != getattr(HumeParams, name):
+                params[name] = value
+        return {
+            "n_clips": self.n_clips,
+            "panel": list(self.panel),
+            "n_edits": len(self.edits),
+            "params": params,
+            "accept_ref": self.accept_ref,
+            "edits": [e.to_json() for e in self.edits],
+        }
+
+
+def run_hume(
+    pset: PredictionSet,
+    panel: Sequence[str],
+    params: HumeParams = HumeParams(),
+    models: Sequence[str] | None = None,
+    normalize: Callable[[str], str] | None = None,
+) -> HumeResult:
+    """Mine every clip of ``pset`` with the release's rules.
+
+    Clips are visited in first-seen order over the prediction files (files in
+    name order), which is the release's order; a clip is skipped when fewer
+    than ``min_panel`` panel members ran it.  ``models`` restricts the models
+    that get verdicts (default: all).
+    """
+    params.validate()
+    panel = list(panel)
+    pset.require_models(panel)
+    if len(panel) < max(HUME_MIN_PANEL_CLI, params.min_panel):
+        raise InputError(
+            f"--compat hume needs at least {max(HUME_MIN_PANEL_CLI, params.min_panel)} panel models, "
+            f"got {len(panel)}"
+        )
+    scored = list(models) if models is not None else pset.model_names
+    pset.require_models(scored)
+    norm = normalize or NormalizedCache(hume_normalize)
+    refs = pset.references()
+    edits: list[HumeEdit] = []
+    for cid in pset.clip_ids():
+        hyps = {m: norm(pset.models[m].rows[cid].hypothesis) for m in pset.model_names if cid in pset.models[m]}
+        panel_hyps = {m: hyps[m] for m in panel if m in hyps}
+        if len(panel_hyps) < params.min_panel:
+            continue
+        model_hyps = {m: h for m, h in hyps.items() if m in scored}
+        edits += mine_clip_hume(cid, norm(refs[cid]).split(), panel_hyps, model_hyps, params)
+    return HumeResult(len(refs), panel, params, edits, accept_ref_hume(edits))

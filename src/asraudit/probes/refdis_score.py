@@ -1,0 +1,105 @@
+"""accept-ref: how often a model writes the reference's error instead of the audio.
+
+accept-ref = ref / (ref + audio) over the edits a model is eligible on.  A
+third reading (``other``) is in neither count: it sides with neither the
+reference nor the audio, so it says nothing about reference-following.  The
+counts always travel with the rate, because models are eligible on different
+edits and the denominators differ.
+
+Two intervals: Wilson (edits treated as independent) and, on request, a
+percentile bootstrap that resamples clips.  Edits in one clip share a speaker,
+a transcriber and often one rewritten sentence, so they are not independent;
+the clip bootstrap is the honest interval when a few clips carry many edits.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from asraudit.metrics.stats import DEFAULT_SEED, bootstrap_ratio, wilson_interval
+from asraudit.probes.refdis import Edit
+
+
+@dataclass(frozen=True)
+class AcceptRef:
+    """One model's accept-ref over a set of edits."""
+
+    model: str
+    n_ref: int
+    n_audio: int
+    n_other: int
+    n_ineligible: int
+    low: float
+    high: float
+    boot_low: float | None = None
+    boot_high: float | None = None
+    n_clips: int = 0  # clips with at least one ref/audio verdict (the bootstrap's units)
+
+    @property
+    def n_eligible(self) -> int:
+        return self.n_ref + self.n_audio
+
+    @property
+    def rate(self) -> float:
+        return self.n_ref / self.n_eligible if self.n_eligible else float("nan")
+
+    def to_json(self) -> dict:
+        return {
+            "rate": self.rate,
+            "n_ref": self.n_ref,
+            "n_eligible": self.n_eligible,
+            "n_audio": self.n_audio,
+            "n_other": self.n_other,
+            "n_ineligible": self.n_ineligible,
+            "wilson_low": self.low,
+            "wilson_high": self.high,
+            "bootstrap_low": self.boot_low,
+            "bootstrap_high": self.boot_high,
+            "n_clips": self.n_clips,
+        }
+
+
+def accept_ref(
+    edits: Iterable[Edit],
+    models: Sequence[str],
+    n_boot: int = 0,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, AcceptRef]:
+    """accept-ref of each model over ``edits``; ``n_boot > 0`` adds the clip bootstrap."""
+    counts = {m: {"ref": 0, "audio": 0, "other": 0, "ineligible": 0} for m in models}
+    per_clip: dict[str, dict[str, list[int]]] = {m: defaultdict(lambda: [0, 0]) for m in models}
+    for e in edits:
+        for m, v in e.verdicts.items():
+            if m not in counts:
+                continue
+            counts[m][v] += 1
+            if v in ("ref", "audio"):
+                cell = per_clip[m][e.clip_id]
+                cell[0] += v == "ref"
+                cell[1] += 1
+    out = {}
+    for m in models:
+        c = counts[m]
+        n = c["ref"] + c["audio"]
+        low, high = wilson_interval(c["ref"], n)
+        boot_low = boot_high = None
+        clips = per_clip[m]
+        if n_boot > 0 and n > 0:
+            iv = bootstrap_ratio([k for k, _ in clips.values()], [d for _, d in clips.values()], n_boot=n_boot, seed=seed)
+            boot_low, boot_high = iv.low, iv.high
+        out[m] = AcceptRef(m, c["ref"], c["audio"], c["other"], c["ineligible"], low, high, boot_low, boot_high, len(clips))
+    return out
+
+
+def breakdown(
+    edits: Sequence[Edit],
+    models: Sequence[str],
+    by: Callable[[Edit], str],
+    groups: Sequence[str],
+    n_boot: int = 0,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, dict[str, AcceptRef]]:
+    """accept-ref per group of edits (e.g. ``by=lambda e: e.kind``), every group listed."""
+    return {g: accept_ref([e for e in edits if by(e) == g], models, n_boot, seed) for g in groups}

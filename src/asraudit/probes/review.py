@@ -1,0 +1,137 @@
+"""Human review of mined edits: a sheet out, judgements in, the miner's precision.
+
+The miner is a heuristic; its precision (the share of its edits that really
+are reference errors) is the number that says how far to trust accept-ref.
+The sheet is a CSV a reviewer fills in a spreadsheet: one row per edit with
+the clip, the reference around the edit, ``r`` and ``a``, and an empty
+``judgement`` column (``yes``: a real reference error, ``no``: the miner is
+wrong, ``unsure``/blank: skipped).  Precision comes with a Wilson interval and
+a breakdown by kind, since deletions, insertions and substitutions fail in
+different ways.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from asraudit.errors import InputError
+from asraudit.metrics.stats import wilson_interval
+from asraudit.probes.refdis import Edit
+
+SHEET_COLUMNS = (
+    "edit_id", "clip_id", "kind", "position", "context", "r", "a",
+    "votes", "n_panel", "found_by", "judgement", "note",
+)
+YES = {"y", "yes", "1", "true", "real", "error", "ref_error"}
+NO = {"n", "no", "0", "false", "not", "wrong", "miner_error"}
+SKIP = {"", "?", "unsure", "skip", "unclear"}
+CONTEXT_WORDS = 6
+
+
+def context_of(ref: Sequence[str], edit: Edit, width: int = CONTEXT_WORDS) -> str:
+    """The reference around the edit, with the edit marked: ``... [r -> a] ...``."""
+    left = list(ref[max(0, edit.ref_start - width):edit.ref_start])
+    right = list(ref[edit.ref_end:edit.ref_end + width])
+    if edit.kind == "insert":
+        mark = f"[+ {edit.a}]"
+    elif edit.kind == "delete":
+        mark = f"[- {edit.r}]"
+    else:
+        mark = f"[{edit.r} -> {edit.a}]"
+    head = "... " if edit.ref_start > width else ""
+    tail = " ..." if edit.ref_end + width < len(ref) else ""
+    return head + " ".join(left + [mark] + right) + tail
+
+
+def found_by(edit: Edit) -> str:
+    if edit.source == "corrected":
+        return "correction"
+    if edit.in_full_panel:
+        return "panel"
+    return "panel without " + ", ".join(edit.loo_for)
+
+
+def write_review_sheet(path: str | Path, edits: Sequence[Edit], refs: Mapping[str, Sequence[str]]) -> int:
+    """Write the review sheet (CSV); returns the number of rows."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with tmp.open("w", encoding="utf-8", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(SHEET_COLUMNS)
+        for e in edits:
+            writer.writerow([
+                e.edit_id, e.clip_id, e.kind, e.position, context_of(refs[e.clip_id], e), e.r, e.a,
+                e.votes, e.n_panel, found_by(e), "", "",
+            ])
+    tmp.replace(path)
+    return len(edits)
+
+
+@dataclass
+class ReviewSummary:
+    """Judgements of one sheet: counts, precision and its Wilson interval."""
+
+    n_real: int = 0
+    n_false: int = 0
+    n_skipped: int = 0
+    by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [real, false]
+
+    @property
+    def n_judged(self) -> int:
+        return self.n_real + self.n_false
+
+    @property
+    def precision(self) -> float:
+        return self.n_real / self.n_judged if self.n_judged else float("nan")
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.n_real, self.n_judged)
+
+    def to_json(self) -> dict:
+        low, high = self.interval
+        return {
+            "n_real": self.n_real,
+            "n_false": self.n_false,
+            "n_skipped": self.n_skipped,
+            "precision": self.precision,
+            "low": low,
+            "high": high,
+            "by_kind": {k: {"real": r, "false": f} for k, (r, f) in self.by_kind.items()},
+        }
+
+
+def read_review_sheet(path: str | Path) -> ReviewSummary:
+    """Read a filled sheet; unknown judgements are an error naming the row."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such review sheet", path)
+    summary = ReviewSummary()
+    with path.open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in ("edit_id", "kind", "judgement") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise InputError(f"review sheet lacks column(s) {', '.join(missing)}", path, 1)
+        for rec in reader:
+            raw = (rec.get("judgement") or "").strip().lower()
+            kind = (rec.get("kind") or "").strip()
+            if raw in YES:
+                summary.n_real += 1
+                summary.by_kind.setdefault(kind, [0, 0])[0] += 1
+            elif raw in NO:
+                summary.n_false += 1
+                summary.by_kind.setdefault(kind, [0, 0])[1] += 1
+            elif raw in SKIP:
+                summary.n_skipped += 1
+            else:
+                raise InputError(
+                    f"judgement {rec.get('judgement')!r} for edit {rec.get('edit_id')!r}: "
+                    f"use yes (real reference error), no (miner wrong) or unsure",
+                    path,
+                    reader.line_num,
+                )
+    return summary
