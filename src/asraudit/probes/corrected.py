@@ -32,6 +32,7 @@ from asraudit.probes.refdis import (
     MinerParams,
     MiningResult,
     assign_edit_ids,
+    canonical,
     classify,
     interior_cells,
     place_of,
@@ -75,9 +76,17 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
 
 
 def correction_keys(original: Sequence[str], corrected: Sequence[str]):
-    """Edits that turn ``original`` into ``corrected``: one per maximal differing stretch."""
+    """Edits that turn ``original`` into ``corrected``: one per changed stretch.
+
+    Neighbouring changes separated only by an empty gap are one edit, as in
+    the miner, and insertions/deletions sit at their canonical place.
+    """
     cells = HypCells(original, corrected)
-    return [(lo // 2, hi // 2, cells.text(lo, hi)) for lo, hi in cells.regions()]
+    keys = []
+    for group in cells.region_groups():
+        lo, hi = group[0][0], group[-1][1]
+        keys.append(canonical(original, (lo // 2, hi // 2, cells.text(lo, hi))))
+    return keys
 
 
 def leaderboard_eligible(cells: HypCells, n_ref: int) -> bool:
