@@ -423,7 +423,8 @@ def run_hume(
     Clips are visited in first-seen order over the prediction files (files in
     name order), which is the release's order; a clip is skipped when fewer
     than ``min_panel`` panel members ran it.  ``models`` restricts the models
-    that get verdicts (default: all).
+    that get verdicts (default: all).  References that differ between files
+    are an error here; the release warned and kept the first file's.
     """
     params.validate()
     panel = list(panel)
