@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "refdis",
     "conventions",
     "models",
+    "transcribe",
+    "score",
 )
 
 

@@ -82,6 +82,7 @@ class Plan:
     jobs_total: int
     jobs_done_before: int
     chunks: list[list[Unit]]  # per chunk of clips, the units that need its audio
+    done_by_model: list[int] = field(default_factory=list)
 
     @property
     def jobs_pending(self) -> int:
@@ -127,7 +128,10 @@ def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequenc
         [Unit(m, conds[cid], tuple(c for c, _ in items), tuple(j for _, j in items)) for (m, cid), items in sorted(g.items())]
         for g in grouped
     ]
-    return Plan(len(grid), len(grid) - len(pending), chunks)
+    done_by_model = [0] * len(identities)
+    for _, m, _, job in grid:
+        done_by_model[m] += job.key in done
+    return Plan(len(grid), len(grid) - len(pending), chunks, done_by_model)
 
 
 # --- one model call, shared by both executors ---------------------------------------------
@@ -204,6 +208,7 @@ class ChunkAudio:
 class ModelRunStats:
     model_id: str
     config_hash: str
+    jobs_done_before: int = 0
     jobs_run: int = 0
     audio_seconds: float = 0.0
     compute_seconds: float = 0.0
@@ -313,7 +318,7 @@ def _new_summary(store: ResultStore, executor: str, description: str, plan: Plan
                  identities: Sequence[Identity]) -> RunSummary:
     run_id = store.start_run(executor, description)
     summary = RunSummary(run_id, plan.jobs_total, plan.jobs_done_before, identities=list(identities))
-    summary.models = [ModelRunStats(i.model_id, i.config_hash) for i in identities]
+    summary.models = [ModelRunStats(i.model_id, i.config_hash, done) for i, done in zip(identities, plan.done_by_model)]
     return summary
 
 

@@ -1,0 +1,124 @@
+"""`asraudit score`: teacher-forced per-token log-probabilities of candidate texts.
+
+The candidates file is JSONL (or a JSON list), one object per clip::
+
+    {"audio_filepath": "audio/a.wav", "candidates": ["the cat sat", "the cat sat down"]}
+
+``audio_filepath`` is the clip id as the corpus gives it (``id`` is accepted
+too); ``candidates`` is a non-empty list of texts, scored exactly as written
+(no normalization: the rendering probes compare spellings).  Clips the file
+does not name are not scored.  ``--with-reference`` also scores each clip's
+reference transcript (first, when it is not already a candidate), so the
+file can be omitted when the reference is all that is needed.
+
+The output is JSONL, one row per (model, clip, candidate)::
+
+    {"model": ..., "config_hash": ..., "audio_filepath": ..., "condition": "original",
+     "text": ..., "tokens": [...], "token_ids": [...], "logprobs": [...], "total": ...}
+
+``logprobs`` are natural logs, one per token, end-of-text included as the
+last token.  Scores are kept in the result store, so rescoring the same
+candidates is free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from asraudit.data.corpus import Corpus
+from asraudit.data.predictions import _jsonl_rows
+from asraudit.errors import InputError
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus, print_run
+from asraudit.run.spec import ORIGINAL, SCORE, Score, make_job
+from asraudit.run.store import ResultStore
+
+ID_FIELDS = ("audio_filepath", "id")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="teacher-forced per-token log-probabilities of candidate texts",
+        description="Score candidate texts of each clip under teacher forcing (models that expose likelihoods). "
+                    "Candidates file: JSONL rows {\"audio_filepath\": CLIP_ID, \"candidates\": [TEXT, ...]}.",
+    )
+    add_grid_arguments(p)
+    p.add_argument("--texts", type=Path, metavar="FILE", help="candidates file (JSONL, see above)")
+    p.add_argument("--with-reference", action="store_true", help="also score each clip's reference transcript")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
+    p.set_defaults(func=run)
+
+
+def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
+    """clip id -> candidate texts, checked against the corpus."""
+    if not path.is_file():
+        raise InputError("no such candidates file", path)
+    if path.suffix.lower() not in (".jsonl", ".json"):
+        raise InputError("candidates must be JSONL (one {\"audio_filepath\", \"candidates\"} object per line)", path)
+    out: dict[str, list[str]] = {}
+    rows: dict[str, int] = {}
+    for row, rec in _jsonl_rows(path):
+        key = next((f for f in ID_FIELDS if f in rec), None)
+        if key is None:
+            raise InputError(f"missing clip id (one of {ID_FIELDS}); found {sorted(rec)}", path, row)
+        clip_id = str(rec[key])
+        if clip_id not in corpus:
+            raise InputError(f"clip {clip_id!r} is not in the corpus", path, row)
+        if clip_id in out:
+            raise InputError(f"clip {clip_id!r} listed twice (first at row {rows[clip_id]})", path, row)
+        texts = rec.get("candidates")
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise InputError("'candidates' must be a non-empty list of strings", path, row)
+        out[clip_id], rows[clip_id] = list(texts), row
+    return out
+
+
+def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:
+    out = dict(candidates)
+    for clip in corpus:
+        if clip.reference is None:
+            continue
+        texts = out.get(clip.id, [])
+        out[clip.id] = texts if clip.reference in texts else [clip.reference, *texts]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.texts is None and not args.with_reference:
+        raise InputError("nothing to score: give --texts FILE and/or --with-reference")
+    corpus = open_corpus(args)
+    candidates = load_candidates(args.texts, corpus) if args.texts else {}
+    if args.with_reference:
+        candidates = with_references(candidates, corpus)
+    if not candidates:
+        raise InputError("no clip has a candidate to score", args.texts or args.corpus)
+    store_path = args.store or args.out.parent / STORE_NAME
+    task = Score(candidates)
+    with ResultStore(store_path) as store:
+        summary = executor_of(args).run(store, model_factories(args), corpus.clips, task,
+                                        description=f"score {corpus.source}")
+        print_run(summary, store)
+        n_rows = 0
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.out.with_name(args.out.name + ".tmp")
+        with tmp.open("w", encoding="utf-8") as fh:
+            for ident in summary.identities:
+                for clip in corpus:
+                    params = task.params_for(clip)
+                    if params is None:
+                        continue
+                    result = store.get(make_job(ident.model_id, ident.config_hash, clip.id, ORIGINAL.id, SCORE, params))
+                    if result is None:
+                        continue
+                    for s in result.scores:
+                        fh.write(json.dumps({
+                            "model": ident.model_id, "config_hash": ident.config_hash, "audio_filepath": clip.id,
+                            "condition": ORIGINAL.id, "text": s.text, "tokens": list(s.tokens),
+                            "token_ids": list(s.token_ids), "logprobs": list(s.logprobs), "total": s.total,
+                        }, ensure_ascii=False) + "\n")
+                        n_rows += 1
+        tmp.replace(args.out)
+    print(f"wrote {args.out} ({n_rows} scored candidate(s))")
+    return 0

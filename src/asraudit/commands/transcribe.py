@@ -1,0 +1,169 @@
+"""`asraudit transcribe`: run models over a corpus, store raw transcripts, write prediction files.
+
+Every transcript goes into the result store first (one SQLite file, by
+default ``<out>/asraudit.sqlite``), then ``<out>/<model>.jsonl`` is written
+from the store in the Open ASR Leaderboard layout (``audio_filepath`` as the
+manifest gives it, ``text``, ``pred_text``, ``duration``), which ``asraudit
+wer --preds <out>`` and every other prediction-file command read.  Because
+the prediction files come from the store, a rerun after a crash or a kill
+skips what is done and still writes complete files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from asraudit.data.corpus import Corpus, load_corpus
+from asraudit.data.predictions import ModelPredictions, Prediction, write_leaderboard_jsonl
+from asraudit.errors import InputError
+from asraudit.run.executor import RunSummary, parse_executor
+from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
+from asraudit.run.store import ResultStore
+
+STORE_NAME = "asraudit.sqlite"
+
+
+# --- arguments shared with `asraudit score` ------------------------------------------
+
+
+def add_grid_arguments(p: argparse.ArgumentParser) -> None:
+    """Model, corpus and executor options common to every command that runs models."""
+    p.add_argument("--model", action="append", required=True, metavar="SPEC",
+                   help="model to run (repeat for several): an embedded name such as whisper-tiny.en, "
+                        "pocketsphinx, replay:<file>, ct2:<dir>, hf:<dir>, http://host:port; see `asraudit models`")
+    p.add_argument("--corpus", required=True, metavar="PATH",
+                   help="a manifest (JSONL/CSV/Parquet with audio_filepath, text[, duration]), a folder of audio "
+                        "(+ .txt transcripts), a saved Hugging Face dataset folder, or hf:NAME")
+    p.add_argument("--split", help="dataset split (Hugging Face datasets)")
+    p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
+    p.add_argument("--store", type=Path, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
+    p.add_argument("--executor", default="local", metavar="local|ray[:ADDRESS]",
+                   help="where models run: this process (default), or Ray (a local instance, or ray:auto / "
+                        "ray:ray://host:10001 for a cluster)")
+    p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:1, ...")
+    p.add_argument("--compute-type", metavar="TYPE",
+                   help="precision: CTranslate2 compute type (float32 default, int8, float16) or torch dtype")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, e.g. beam_size=1 (VALUE is read as JSON when it parses, else as text)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--option expects KEY=VALUE, got {pair!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key.strip()] = value
+    return options
+
+
+def model_factories(args: argparse.Namespace) -> list:
+    """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
+    from asraudit.models.registry import load_model
+
+    options = parse_options(args.option)
+    return [functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **options)
+            for spec in args.model]
+
+
+def executor_of(args: argparse.Namespace):
+    actor_options = {"num_gpus": 1} if str(args.device).startswith("cuda") else None
+    return parse_executor(args.executor, batch_size=args.batch_size, progress=not args.no_progress,
+                          actor_options=actor_options)
+
+
+def open_corpus(args: argparse.Namespace) -> Corpus:
+    return load_corpus(args.corpus, split=args.split, config=args.hf_config)
+
+
+def print_run(summary: RunSummary, store: ResultStore, file=sys.stderr) -> None:
+    """One line per model: jobs run now and before, and RTFx over every run recorded in the store."""
+    recorded = {(t.model_id, t.config_hash): t for t in store.timings()}
+    for stats in summary.models:
+        total = recorded.get((stats.model_id, stats.config_hash))
+        rtfx = f"RTFx {total.rtfx:.1f} ({total.audio_seconds:.1f} s audio / {total.compute_seconds:.1f} s compute)" \
+            if total and total.compute_seconds > 0 else "RTFx -"
+        print(f"asraudit: {stats.model_id}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already "
+              f"stored; {rtfx}", file=file)
+
+
+# --- transcribe ----------------------------------------------------------------------------
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "transcribe",
+        help="run models over a corpus; write <out>/<model>.jsonl prediction files",
+        description="Transcribe every clip of a corpus with each model. Raw transcripts are kept in a result "
+                    "store, so a rerun skips finished clips and a killed run resumes; prediction files in the "
+                    "Open ASR Leaderboard layout are written from the store.",
+    )
+    add_grid_arguments(p)
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for <model>.jsonl files")
+    p.set_defaults(func=run)
+
+
+def preds_file_stem(model_id: str) -> str:
+    """A file name for a model's predictions (the stem becomes the model name in `asraudit wer`).
+
+    ``whisper-tiny.en`` stays as it is; a directory spec gives its folder name;
+    a hub id ``org/name`` gives ``org--name``; an endpoint ``http://host:port``
+    gives ``host_port``."""
+    name = re.sub(r"^(ct2|hf|replay):|^[a-z][a-z0-9+.-]*://", "", model_id)
+    path = Path(name)
+    if path.is_absolute() or name.startswith((".", "~")):
+        name = path.stem if path.suffix in (".jsonl", ".json", ".csv", ".parquet") else path.name
+    name = name.replace("/", "--")
+    return re.sub(r"[^A-Za-z0-9._+-]", "_", name).strip(".") or "model"
+
+
+def write_predictions(store: ResultStore, corpus: Corpus, model_id: str, config_hash: str, path: Path) -> tuple[Path, int]:
+    """The model's stored transcripts of every clip, in corpus order; returns the file and clips missing."""
+    jobs = {clip.id: make_job(model_id, config_hash, clip.id, ORIGINAL.id, TRANSCRIBE) for clip in corpus}
+    found = store.get_many(jobs.values())
+    rows: dict[str, Prediction] = {}
+    for index, clip in enumerate(corpus, start=1):
+        result = found.get(jobs[clip.id].key)
+        if result is None:
+            continue
+        duration = clip.duration if clip.duration is not None else round(result.audio_seconds, 4)
+        rows[clip.id] = Prediction(clip.id, clip.reference or "", result.text or "", duration, index)
+    write_leaderboard_jsonl(ModelPredictions(model_id, path, rows), path)
+    return path, len(corpus) - len(rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    corpus = open_corpus(args)
+    if args.out.exists() and not args.out.is_dir():
+        raise InputError("--out must be a folder", args.out)
+    store_path = args.store or args.out / STORE_NAME
+    with ResultStore(store_path) as store:
+        summary = executor_of(args).run(store, model_factories(args), corpus.clips, Transcribe(),
+                                        description=f"transcribe {corpus.source}")
+        stems = [preds_file_stem(i.model_id) for i in summary.identities]
+        clashes = sorted({s for s in stems if stems.count(s) > 1})
+        if clashes:
+            raise InputError(f"several models would write {clashes[0]}.jsonl; run them with separate --out folders "
+                             "(their results are stored)")
+        print_run(summary, store)
+        without_reference = sum(1 for c in corpus if c.reference is None)
+        if without_reference:
+            print(f"asraudit: warning: {without_reference} clip(s) have no reference transcript; "
+                  "their 'text' is empty", file=sys.stderr)
+        for ident, stem in zip(summary.identities, stems):
+            path, missing = write_predictions(store, corpus, ident.model_id, ident.config_hash,
+                                              args.out / f"{stem}.jsonl")
+            note = f" ({missing} clip(s) without a result)" if missing else ""
+            print(f"wrote {path}{note}")
+    return 0
