@@ -1,0 +1,141 @@
+"""Mining precision and recall against a benchmark whose reference errors are known.
+
+On real benchmarks nobody knows every reference error, so the miner's
+precision needs human review (``review.py``) and its recall is unknown.  On
+a benchmark built with planted errors (parliament-mini, or a user's own) both
+can be measured.  A mined edit matches a planted one on the same clip when
+the kinds agree and the normalized words overlap: the reference span r for a
+deletion, the audio rendering a for an insertion, both for a substitution.
+Overlap rather than equality, because the panel may render a false start
+with one word more or less than the truth file writes it, and the aligner may
+place a repeated word one token over; the match is still the same error.
+Matching is one-to-one and greedy, best overlap first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Mapping, Sequence
+
+from asraudit.metrics.stats import wilson_interval
+
+KINDS = ("delete", "insert", "substitute")
+
+
+@dataclass(frozen=True)
+class PlantedError:
+    clip_id: str
+    kind: str
+    r: str  # raw text in the reference ("" for an insert)
+    a: str  # raw text that was said ("" for a delete)
+
+
+def _overlap(x: Sequence[str], y: Sequence[str]) -> float:
+    """Jaccard overlap of two token multisets (1.0 for two empty sequences)."""
+    if not x and not y:
+        return 1.0
+    from collections import Counter
+
+    cx, cy = Counter(x), Counter(y)
+    inter = sum((cx & cy).values())
+    union = sum((cx | cy).values())
+    return inter / union if union else 0.0
+
+
+def match_score(kind: str, planted_r: Sequence[str], planted_a: Sequence[str], mined_r: Sequence[str], mined_a: Sequence[str]) -> float:
+    if kind == "delete":
+        return _overlap(planted_r, mined_r)
+    if kind == "insert":
+        return _overlap(planted_a, mined_a)
+    return min(_overlap(planted_r, mined_r), _overlap(planted_a, mined_a))
+
+
+@dataclass(frozen=True)
+class KindScore:
+    kind: str
+    planted: int
+    mined: int
+    matched: int
+    precision: float
+    precision_ci: tuple[float, float]
+    recall: float
+    recall_ci: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TruthScore:
+    by_kind: dict[str, KindScore]
+    overall: KindScore
+    matches: list[tuple[PlantedError, object]]  # (planted, mined edit)
+    missed: list[PlantedError]
+    spurious: list[object]
+
+
+def _kind_score(kind: str, planted: int, mined: int, matched_planted: int, matched_mined: int) -> KindScore:
+    precision = matched_mined / mined if mined else float("nan")
+    recall = matched_planted / planted if planted else float("nan")
+    return KindScore(kind, planted, mined, matched_planted, precision, wilson_interval(matched_mined, mined),
+                     recall, wilson_interval(matched_planted, planted))
+
+
+def score_against_truth(
+    mined: Iterable,
+    planted: Iterable[PlantedError],
+    normalize: Callable[[str], str],
+    clips: Iterable[str] | None = None,
+    min_overlap: float = 0.5,
+) -> TruthScore:
+    """Precision and recall of mined edits (objects with clip_id, kind, r, a) per kind.
+
+    ``clips`` limits both sides to the clips the miner could judge (e.g.
+    those with enough eligible panel members); by default every clip that
+    has a planted or a mined edit counts.
+    """
+    mined = list(mined)
+    planted = list(planted)
+    if clips is not None:
+        keep = set(clips)
+        mined = [e for e in mined if e.clip_id in keep]
+        planted = [p for p in planted if p.clip_id in keep]
+    by_clip: dict[str, list] = {}
+    for e in mined:
+        by_clip.setdefault(e.clip_id, []).append(e)
+    pairs = []
+    for i, p in enumerate(planted):
+        pr, pa = normalize(p.r).split(), normalize(p.a).split()
+        for j, e in enumerate(by_clip.get(p.clip_id, [])):
+            if e.kind != p.kind:
+                continue
+            score = match_score(p.kind, pr, pa, e.r.split(), e.a.split())
+            if score >= min_overlap:
+                pairs.append((score, i, id(e), e))
+    pairs.sort(key=lambda t: -t[0])
+    used_p: set[int] = set()
+    used_m: set[int] = set()
+    matches = []
+    for score, i, eid, e in pairs:
+        if i in used_p or eid in used_m:
+            continue
+        used_p.add(i)
+        used_m.add(eid)
+        matches.append((planted[i], e))
+    by_kind = {}
+    for kind in KINDS:
+        n_planted = sum(1 for p in planted if p.kind == kind)
+        n_mined = sum(1 for e in mined if e.kind == kind)
+        hit_p = sum(1 for i, p in enumerate(planted) if p.kind == kind and i in used_p)
+        hit_m = sum(1 for e in mined if e.kind == kind and id(e) in used_m)
+        by_kind[kind] = _kind_score(kind, n_planted, n_mined, hit_p, hit_m)
+    overall = _kind_score("all", len(planted), len(mined), len(used_p), len(used_m))
+    missed = [p for i, p in enumerate(planted) if i not in used_p]
+    spurious = [e for e in mined if id(e) not in used_m]
+    return TruthScore(by_kind, overall, matches, missed, spurious)
+
+
+def planted_from_truth(truth: Mapping[str, Mapping]) -> list[PlantedError]:
+    """Planted errors from a truth mapping ``{clip_id: {"edits": [{kind, r, a, ...}]}}``."""
+    out = []
+    for clip_id, entry in truth.items():
+        for e in entry.get("edits", []):
+            out.append(PlantedError(clip_id, e["kind"], e.get("r", ""), e.get("a", "")))
+    return out
