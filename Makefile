@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 # Extras the test suite exercises; each is optional for users.
-EXTRAS ?= test,hf,ray,datasets
+EXTRAS ?= test,hf,ray,datasets,models
 comma  := ,
 STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 

@@ -10,7 +10,8 @@ from pocketsphinx's own alignment (silences dropped, pronunciation variants
 like ``to(3)`` written ``to``).  ``pocketsphinx_test_data`` is the sdist's
 ``test/data`` folder (``librivox/``, ``goforward.raw``).  Downloaded once with
 pip into ``$ASRAUDIT_TEST_DATA`` (default ``~/.cache/asraudit-test-data``);
-tests skip when it cannot be obtained.
+tests skip when it cannot be obtained.  ``librivox_audio`` maps each clip id
+to its float32 samples.
 """
 
 from __future__ import annotations
@@ -111,3 +112,19 @@ def librivox(pocketsphinx_test_data: Path) -> list[LibrivoxClip]:
             _word_timings(folder / f"{clip_id}.json"),
         ))
     return clips
+
+
+@pytest.fixture(scope="session")
+def librivox_audio(librivox: list[LibrivoxClip]) -> dict:
+    """clip_id -> float32 mono 16 kHz samples in [-1, 1] of each LibriVox clip."""
+    import wave
+
+    import numpy as np
+
+    audio = {}
+    for clip in librivox:
+        with wave.open(str(clip.wav_path)) as w:
+            assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 16000)
+            pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+        audio[clip.clip_id] = pcm.astype(np.float32) / 32768.0
+    return audio

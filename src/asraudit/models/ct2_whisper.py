@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Sequence
@@ -83,6 +84,19 @@ def model_fingerprint(model_dir: Path) -> str:
     return digest.hexdigest()[:16]
 
 
+def default_cpu_threads() -> int:
+    """CTranslate2's default (4 OpenMP threads), capped at the cores this process may use.
+
+    More OpenMP threads than cores makes the threads spin against each other:
+    on a 2-core machine 4 threads are slower than 2.
+    """
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
 def _log_softmax(logits) -> np.ndarray:
     x = np.asarray(logits, dtype=np.float64).reshape(-1)
     shifted = x - x.max()
@@ -101,7 +115,7 @@ class CT2Whisper:
         model_id: str | None = None,
         device: str = "cpu",
         compute_type: str | None = None,
-        cpu_threads: int = 0,
+        cpu_threads: int | None = None,
         **options,
     ):
         import ctranslate2
@@ -112,12 +126,17 @@ class CT2Whisper:
         self.model_id = model_id or str(self.model_dir)
         self.device = device
         self.compute_type = compute_type or SCORE_PRECISION
-        self.cpu_threads = cpu_threads
+        self.cpu_threads = cpu_threads if cpu_threads is not None else default_cpu_threads()
         if "suppress_tokens" in options:
             options["suppress_tokens"] = tuple(options["suppress_tokens"])
+        # On CPU, decode one window at a time: a batch keeps every beam of every
+        # window running until the longest transcript ends, which cost ~15% more
+        # CPU time than one window at a time (benchmarks/transcribe_speed.py);
+        # on a GPU the batch runs in parallel and pays.
+        options.setdefault("batch_size", 1 if device == "cpu" else WhisperDecodeOptions.batch_size)
         self.options = WhisperDecodeOptions(**options)
         self._model = ctranslate2.models.Whisper(
-            str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=cpu_threads
+            str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=self.cpu_threads
         )
         self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
         tokenizer_file = self.model_dir / "tokenizer.json"

@@ -273,7 +273,7 @@ class HFCTC(_HFModel):
         step = max(1, self.options.batch_size)
         for start in range(0, len(audio), step):
             for lp in self._log_probs(audio[start : start + step]):
-                texts.append(self.tokenizer.decode(lp.argmax(-1).tolist()).strip())
+                texts.append(self.tokenizer.decode(lp.argmax(-1).tolist(), skip_special_tokens=True).strip())
         return texts
 
     def _labels(self, text: str) -> list[int]:

@@ -1,0 +1,202 @@
+"""Model specs to models; replay of prediction files; the HTTP backend against a local stub server."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import wave
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from asraudit.cli import main
+from asraudit.errors import InputError
+from asraudit.models import embedded
+from asraudit.models.base import ASRModel, ClipKeyedModel
+from asraudit.models.http import HTTPTranscriptionModel, endpoint_url
+from asraudit.models.registry import available_models, load_model
+from asraudit.models.replay import ReplayModel
+
+# -- the registry -------------------------------------------------------------
+
+
+def test_catalog_lists_every_backend_and_the_embedded_models_present():
+    catalog = available_models()
+    assert {b.name for b in catalog.backends} == {"ct2-whisper", "hf-seq2seq", "hf-ctc", "pocketsphinx", "replay", "http"}
+    present = {m.name: m.present for m in catalog.embedded}
+    assert present == {name: embedded.is_present(name) for name in ("whisper-tiny.en", "whisper-base")}
+
+
+def test_models_command_prints_backends_and_embedded_models(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    for name in ("ct2-whisper", "pocketsphinx", "replay", "http", "whisper-tiny.en", "whisper-base"):
+        assert name in out
+    assert main(["models", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base"}
+
+
+@pytest.mark.parametrize("spec", ["whisper-large-v9", "./no/such/dir", ""])
+def test_unknown_specs_are_input_errors_that_list_the_choices(spec):
+    with pytest.raises(InputError, match="whisper-tiny.en|empty"):
+        load_model(spec)
+
+
+def test_a_file_is_not_mistaken_for_a_model(tmp_path):
+    f = tmp_path / "preds.jsonl"
+    f.write_text("")
+    with pytest.raises(InputError, match="replay:"):
+        load_model(str(f))
+
+
+def test_a_bare_hub_id_while_offline_fails_fast_with_a_clear_error(monkeypatch):
+    hub = pytest.importorskip("huggingface_hub.constants")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", True)
+    with pytest.raises(InputError, match="no-such-org/no-such-model"):
+        load_model("no-such-org/no-such-model")
+
+
+def test_a_local_faster_whisper_directory_loads_as_ctranslate2(tmp_path):
+    pytest.importorskip("ctranslate2")
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("whisper-tiny.en is not installed")
+    folder = tmp_path / "my-whisper"
+    folder.mkdir()
+    for f in embedded.locate("whisper-tiny.en").iterdir():
+        (folder / f.name).symlink_to(f)
+    model = load_model(str(folder), beam_size=1)
+    assert model.model_id == f"ct2:{folder.resolve()}"
+    assert model.backend == "ct2-whisper"
+    # Same weights as the embedded model: the same fingerprint enters both config hashes.
+    assert model.config_hash == load_model("whisper-tiny.en", beam_size=1).config_hash
+
+
+# -- replay -------------------------------------------------------------------
+
+
+def _prediction_file(tmp_path):
+    path = tmp_path / "modelA.jsonl"
+    rows = [
+        {"audio_filepath": "a.wav", "text": "hello world", "pred_text": "Hello, world.", "duration": 1.0},
+        {"audio_filepath": "b.wav", "text": "good night", "pred_text": "", "duration": 2.0},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_replay_answers_by_clip_id_including_empty_hypotheses(tmp_path):
+    model = load_model(f"replay:{_prediction_file(tmp_path)}")
+    assert isinstance(model, ReplayModel) and isinstance(model, ClipKeyedModel)
+    assert model.model_id == "replay:modelA"
+    assert model.transcribe_clips(["b.wav", "a.wav"]) == ["", "Hello, world."]
+
+
+def test_replay_names_the_file_for_clips_it_lacks_and_refuses_audio(tmp_path):
+    path = _prediction_file(tmp_path)
+    model = load_model(f"replay:{path}")
+    with pytest.raises(InputError, match="c.wav") as err:
+        model.transcribe_clips(["a.wav", "c.wav"])
+    assert str(path) in str(err.value)
+    with pytest.raises(TypeError, match="transcribe_clips"):
+        model.transcribe([np.zeros(16000, np.float32)])
+
+
+def test_replay_config_hash_follows_the_file_content(tmp_path):
+    path = _prediction_file(tmp_path)
+    before = load_model(f"replay:{path}").config_hash
+    path.write_text(path.read_text().replace("Hello, world.", "Hello world"))
+    assert load_model(f"replay:{path}").config_hash != before
+
+
+def test_replay_of_a_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="no such prediction file"):
+        load_model(f"replay:{tmp_path / 'nope.jsonl'}")
+
+
+# -- HTTP ---------------------------------------------------------------------
+
+
+class _StubTranscriptionServer(BaseHTTPRequestHandler):
+    """Answers like an OpenAI-compatible server: text = duration and peak of the uploaded WAV."""
+
+    requests: list = []
+
+    def do_POST(self):  # noqa: N802 (http.server naming)
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        message = BytesParser(policy=HTTP).parsebytes(
+            f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode() + body
+        )
+        fields, audio = {}, None
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            if part.get_filename():
+                with wave.open(io.BytesIO(part.get_payload(decode=True))) as w:
+                    audio = np.frombuffer(w.readframes(w.getnframes()), "<i2") / 32767.0
+                    rate = w.getframerate()
+            else:
+                fields[name] = part.get_content().strip()
+        type(self).requests.append({"path": self.path, "fields": fields, "auth": self.headers.get("Authorization")})
+        if fields.get("model") == "broken":
+            self.send_response(500)
+            self.end_headers()
+            self.wfile.write(b"model exploded")
+            return
+        reply = json.dumps({"text": f" {len(audio) / rate:.2f} seconds peak {np.abs(audio).max():.2f} "}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture()
+def stub_server():
+    _StubTranscriptionServer.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StubTranscriptionServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_http_model_uploads_wav_and_returns_the_servers_text_in_order(stub_server):
+    model = load_model(stub_server, model="tiny-server-model", api_key="k", concurrency=3)
+    assert isinstance(model, HTTPTranscriptionModel) and isinstance(model, ASRModel)
+    clips = [np.full(int(s * 16000), peak, np.float32) for s, peak in ((0.5, 0.25), (1.25, 0.5), (2.0, 0.75))]
+    assert model.transcribe(clips) == ["0.50 seconds peak 0.25", "1.25 seconds peak 0.50", "2.00 seconds peak 0.75"]
+    request = _StubTranscriptionServer.requests[0]
+    assert request["path"] == "/v1/audio/transcriptions"
+    assert request["fields"]["model"] == "tiny-server-model"
+    assert request["fields"]["temperature"] == "0"
+    assert request["auth"] == "Bearer k"
+    assert model.config_hash != load_model(stub_server, model="other").config_hash
+
+
+def test_http_errors_carry_the_status_and_the_servers_message(stub_server):
+    model = load_model(stub_server + "/v1", model="broken")
+    with pytest.raises(RuntimeError, match="500.*model exploded"):
+        model.transcribe([np.zeros(1600, np.float32)])
+
+
+def test_http_unreachable_server_is_reported_not_hung():
+    model = HTTPTranscriptionModel("http://127.0.0.1:9", timeout=5)  # discard port: nothing listens
+    with pytest.raises(RuntimeError, match="cannot reach"):
+        model.transcribe([np.zeros(160, np.float32)])
+
+
+def test_endpoint_url_accepts_base_v1_or_full_urls():
+    assert endpoint_url("http://h:8000") == "http://h:8000/v1/audio/transcriptions"
+    assert endpoint_url("http://h:8000/v1/") == "http://h:8000/v1/audio/transcriptions"
+    assert endpoint_url("http://h/v1/audio/transcriptions") == "http://h/v1/audio/transcriptions"
