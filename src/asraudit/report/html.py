@@ -113,6 +113,14 @@ def headline_table(models: Mapping[str, Mapping]) -> str:
     )
 
 
+def _nice_max(value: float) -> float:
+    """The smallest of 5%, 10%, 20%, 25%, 50%, 100% (or a multiple of 100%) above ``value``: round tick labels."""
+    for top in (0.05, 0.1, 0.2, 0.25, 0.4, 0.5, 0.8, 1.0):
+        if value * 1.05 <= top:
+            return top
+    return math.ceil(value * 1.05)
+
+
 def scatter_svg(points: Sequence[tuple[str, float, float, bool]], x_label: str, y_label: str,
                 width: int = 560, height: int = 360) -> str:
     """A labelled scatter plot in SVG: (name, x, y, flagged) with x and y as fractions."""
@@ -120,8 +128,8 @@ def scatter_svg(points: Sequence[tuple[str, float, float, bool]], x_label: str, 
     pad_l, pad_r, pad_t, pad_b = 56, 20, 16, 44
     if not pts:
         return '<p class="muted">No model has both values.</p>'
-    xmax = max(0.05, max(p[1] for p in pts) * 1.15)
-    ymax = max(0.05, max(p[2] for p in pts) * 1.15)
+    xmax = _nice_max(max(p[1] for p in pts))
+    ymax = _nice_max(max(p[2] for p in pts))
 
     def sx(v):
         return pad_l + v / xmax * (width - pad_l - pad_r)
