@@ -93,10 +93,17 @@ def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80) -> np.ndarray:
     padded = np.zeros(N_SAMPLES, dtype=np.float32)
     padded[: audio.shape[0]] = audio
     centred = np.pad(padded, N_FFT // 2, mode="reflect")
-    frames = np.lib.stride_tricks.sliding_window_view(centred, N_FFT)[::HOP_LENGTH]
-    spectrum = np.fft.rfft(frames * _hann_window(), axis=-1)
     # Drop the last frame, as Whisper does (3001 centred frames -> 3000).
-    power = (spectrum.real**2 + spectrum.imag**2)[:N_FRAMES].T.astype(np.float32)
+    frames = np.lib.stride_tricks.sliding_window_view(centred, N_FFT)[::HOP_LENGTH][:N_FRAMES]
+    # Frame k spans padded[160k - 200, 160k + 200): once it is past the audio (and
+    # clear of the reflected end) it holds only the zero padding, whose power
+    # spectrum is exactly zero.  Only frames that touch the audio go through the
+    # FFT: the features are bit-identical, and a 5-s clip costs a third as much.
+    n = audio.shape[0]
+    active = N_FRAMES if n + N_FFT >= N_SAMPLES else min(N_FRAMES, (n + N_FFT // 2) // HOP_LENGTH + 2)
+    spectrum = np.fft.rfft(frames[:active] * _hann_window(), axis=-1)
+    power = np.zeros((N_FFT // 2 + 1, N_FRAMES), dtype=np.float32)
+    power[:, :active] = (spectrum.real**2 + spectrum.imag**2).T
     mel = mel_filters(n_mels) @ power
     log_spec = np.log10(np.maximum(mel, 1e-10))
     log_spec = np.maximum(log_spec, log_spec.max() - 8.0)
