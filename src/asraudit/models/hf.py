@@ -187,10 +187,19 @@ class HFSeq2Seq(_HFModel):
         if not text.strip():
             return [], ()
         prefix = " " if self.is_whisper and not text.startswith(" ") else ""
-        enc = self.tokenizer(prefix + text, add_special_tokens=False, return_offsets_mapping=True)
         shift = len(prefix)
-        offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in enc["offset_mapping"])
-        return list(enc["input_ids"]), offsets
+        if getattr(self.tokenizer, "is_fast", False):
+            enc = self.tokenizer(prefix + text, add_special_tokens=False, return_offsets_mapping=True)
+            ids, spans = list(enc["input_ids"]), enc["offset_mapping"]
+        else:
+            # Slow tokenizers have no offset mapping: spans from the growing decoded prefix,
+            # exact when decoding reproduces the text (byte-level BPE does).
+            ids = list(self.tokenizer(prefix + text, add_special_tokens=False)["input_ids"])
+            lengths = [len(self.tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
+            limit = len(prefix + text)
+            spans = [(min(a, limit), min(b, limit)) for a, b in zip(lengths, lengths[1:])]
+        offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in spans)
+        return ids, offsets
 
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
         torch = self._torch
