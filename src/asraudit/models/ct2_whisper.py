@@ -130,7 +130,7 @@ class CT2Whisper:
         if "suppress_tokens" in options:
             options["suppress_tokens"] = tuple(options["suppress_tokens"])
         # On CPU, decode one window at a time: a batch keeps every beam of every
-        # window running until the longest transcript ends, which cost ~15% more
+        # window running until the longest transcript ends, which cost 5-15% more
         # CPU time than one window at a time (benchmarks/transcribe_speed.py);
         # on a GPU the batch runs in parallel and pays.
         options.setdefault("batch_size", 1 if device == "cpu" else WhisperDecodeOptions.batch_size)
