@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -55,7 +56,7 @@ class Job:
     def params(self) -> dict[str, Any]:
         return json.loads(self.params_json)
 
-    @property
+    @cached_property  # a grid asks for each key several times; the hash is computed once
     def key(self) -> str:
         payload = canonical_json(
             [JOB_KEY_VERSION, self.model_id, self.config_hash, self.clip_id, self.condition_id, self.task, self.params_json]
