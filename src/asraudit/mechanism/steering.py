@@ -1,0 +1,214 @@
+"""Steering directions: learned from paired inputs, saved with their provenance.
+
+A direction answers "what changes in encoder layer L between these two kinds
+of input?".  From pairs (positive, negative), e.g. a clip spliced with
+benchmark donor audio vs the same clip spliced with other donor audio, it
+takes each input's layer-L output averaged over the chosen frames, the
+paired difference per pair, and:
+
+* ``vector``: the mean paired difference (diff-in-means).  Adding it with
+  alpha = 1 moves the average negative input onto the average positive one;
+* ``basis``: an orthonormal rank-k basis whose first vector is the unit
+  diff-in-means and whose others are the top principal directions of the
+  paired differences once that first direction is removed.  Rank k therefore
+  always contains rank 1, so ablating more directions never ablates less.
+
+Why paired differences rather than two class means: pairing cancels what
+the two members share (speaker, words, room), which would otherwise
+dominate the principal directions.
+
+A random control of the same norm (add) or the same rank (ablate) comes
+from ``random_control``; an effect that the control also produces is not
+the direction's.  Directions are saved as safetensors with their
+provenance (model, layer, frames, pairs, time), and their id is a hash of
+their content, so a model variant using one has a config hash that changes
+whenever the direction does.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from asraudit import __version__
+from asraudit.errors import InputError
+from asraudit.models.whitebox.interventions import Frames
+
+FORMAT = "asraudit-direction/1"
+
+
+@dataclass(frozen=True)
+class Direction:
+    """A diff-in-means vector and a rank-k orthonormal basis at one encoder layer."""
+
+    vector: np.ndarray = field(repr=False)
+    basis: np.ndarray = field(repr=False)
+    singular_values: np.ndarray = field(repr=False)
+    layer: int = 0
+    provenance: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        # C order matters: safetensors writes the raw buffer, so a transposed
+        # (Fortran-ordered) basis would be read back scrambled.
+        vector = np.ascontiguousarray(self.vector, dtype=np.float32).reshape(-1)
+        basis = np.ascontiguousarray(self.basis, dtype=np.float32)
+        if basis.ndim != 2 or basis.shape[1] != vector.shape[0] or basis.shape[0] < 1:
+            raise ValueError(f"basis must be [k, {vector.shape[0]}], got {basis.shape}")
+        object.__setattr__(self, "vector", vector)
+        object.__setattr__(self, "basis", basis)
+        object.__setattr__(self, "singular_values", np.ascontiguousarray(self.singular_values, dtype=np.float32).reshape(-1))
+
+    @property
+    def rank(self) -> int:
+        return int(self.basis.shape[0])
+
+    @property
+    def norm(self) -> float:
+        return float(np.linalg.norm(self.vector))
+
+    @property
+    def id(self) -> str:
+        """``dir-`` + a hash of the numbers and the layer: equal content, equal id."""
+        digest = hashlib.sha256()
+        digest.update(str(self.layer).encode())
+        for array in (self.vector, self.basis):
+            digest.update(np.ascontiguousarray(array).tobytes())
+        return "dir-" + digest.hexdigest()[:12]
+
+    def component(self, hidden: np.ndarray, rank: int | None = None) -> np.ndarray:
+        """Coordinates of ``hidden`` (``[..., d]``) along the first ``rank`` basis vectors."""
+        return np.asarray(hidden) @ self.basis[: rank or self.rank].T
+
+    # -- persistence ------------------------------------------------------
+
+    def save(self, path: str | Path) -> Path:
+        from safetensors.numpy import save_file
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        metadata = {
+            "format": FORMAT,
+            "id": self.id,
+            "layer": str(self.layer),
+            "provenance": json.dumps(self.provenance, sort_keys=True),
+        }
+        tmp = path.with_name(f".{path.name}.tmp")
+        save_file(
+            {"vector": self.vector, "basis": self.basis, "singular_values": self.singular_values},
+            str(tmp),
+            metadata=metadata,
+        )
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Direction":
+        from safetensors import safe_open
+
+        path = Path(path)
+        if not path.is_file():
+            raise InputError("no such direction file", path)
+        try:
+            with safe_open(str(path), framework="numpy") as handle:
+                metadata = handle.metadata() or {}
+                if metadata.get("format") != FORMAT:
+                    raise InputError(f"not an asraudit direction (format {metadata.get('format')!r})", path)
+                tensors = {key: handle.get_tensor(key) for key in ("vector", "basis", "singular_values")}
+        except InputError:
+            raise
+        except Exception as exc:  # safetensors raises its own error types for corrupt files
+            raise InputError(f"cannot read direction: {exc}", path) from exc
+        direction = cls(layer=int(metadata["layer"]), provenance=json.loads(metadata.get("provenance", "{}")), **tensors)
+        if metadata.get("id") and metadata["id"] != direction.id:
+            raise InputError(f"content does not match its recorded id {metadata['id']} (file changed?)", path)
+        return direction
+
+    # -- controls ---------------------------------------------------------
+
+    def random_control(self, seed: int = 0) -> "Direction":
+        """A random direction of the same norm and a random orthonormal basis of the same rank."""
+        rng = np.random.default_rng(seed)
+        d = self.vector.shape[0]
+        vector = rng.standard_normal(d)
+        vector *= self.norm / np.linalg.norm(vector)
+        basis, _ = np.linalg.qr(rng.standard_normal((d, self.rank)))
+        provenance = {"method": "random-control", "control_of": self.id, "seed": seed,
+                      "model": self.provenance.get("model"), "model_config": self.provenance.get("model_config")}
+        return Direction(vector, basis.T, self.singular_values.copy(), self.layer, provenance)
+
+
+def _pooled(activations: np.ndarray, frames: Frames, n_frames: int) -> np.ndarray:
+    first, last = frames.bounds(n_frames)
+    return activations[first:last].astype(np.float64).mean(axis=0)
+
+
+def direction_from_differences(differences: np.ndarray, rank: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(vector, basis, singular_values)`` from paired differences ``[n_pairs, d]``.
+
+    ``singular_values[j]`` is the root-mean-square paired difference along
+    basis vector j: how much of the difference each direction carries.
+    """
+    diffs = np.asarray(differences, dtype=np.float64)
+    if diffs.ndim != 2 or diffs.shape[0] < 1:
+        raise ValueError("need at least one paired difference")
+    if not 1 <= rank <= min(diffs.shape[0], diffs.shape[1]):
+        raise ValueError(f"rank {rank} needs at least {rank} pairs (got {diffs.shape[0]})")
+    vector = diffs.mean(axis=0)
+    norm = np.linalg.norm(vector)
+    if norm == 0:
+        raise ValueError("the paired differences average to zero: there is no direction to learn")
+    first = vector / norm
+    rows = [first]
+    if rank > 1:
+        residual = diffs - np.outer(diffs @ first, first)
+        _, _, vt = np.linalg.svd(residual, full_matrices=False)
+        rows.extend(vt[: rank - 1])
+    # QR keeps the first vector's direction and makes the rest exactly orthonormal.
+    q, r = np.linalg.qr(np.stack(rows).T)
+    basis = (q * np.sign(np.diag(r))).T
+    spread = np.sqrt(np.mean((diffs @ basis.T) ** 2, axis=0))
+    return vector, basis, spread
+
+
+def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer: int, *,
+                    frames: Frames = Frames("audio"), rank: int = 1, pair_labels: Sequence[str] = (),
+                    description: str = "") -> Direction:
+    """Learn a direction at encoder ``layer`` of ``model`` (a ``WhiteboxWhisper``) from (positive, negative) pairs.
+
+    Each input is pooled over ``frames`` of its own length; the pair's
+    difference is positive minus negative.
+    """
+    from asraudit.models.whitebox.interventions import audio_frames
+
+    if not pairs:
+        raise ValueError("learning a direction needs at least one pair")
+    n_layers = len(model.hf.model.encoder.layers)
+    layer = layer % n_layers
+    positives = [np.asarray(p, dtype=np.float32) for p, _ in pairs]
+    negatives = [np.asarray(q, dtype=np.float32) for _, q in pairs]
+    acts = model.encoder_activations(positives + negatives, [layer])[layer]
+    n = len(pairs)
+    diffs = np.stack([
+        _pooled(acts[i], frames, audio_frames(len(positives[i]))) - _pooled(acts[n + i], frames, audio_frames(len(negatives[i])))
+        for i in range(n)
+    ])
+    vector, basis, spread = direction_from_differences(diffs, rank)
+    provenance = {
+        "method": "diff-in-means" if rank == 1 else f"diff-in-means+pca(rank={rank})",
+        "model": model.model_id,
+        "model_config": model.config_hash,
+        "layer": layer,
+        "frames": frames.id,
+        "n_pairs": n,
+        "pairs": list(pair_labels),
+        "description": description,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "asraudit": __version__,
+    }
+    return Direction(vector, basis, spread, layer, provenance)

@@ -1,0 +1,429 @@
+"""Convert a CTranslate2 Whisper model into a Hugging Face ``WhisperForConditionalGeneration``.
+
+CTranslate2 runs the embedded models fast but hides their activations; the
+mechanism experiments need every layer as a PyTorch module they can hook.
+The conversion is exact up to float32 arithmetic: the weights are the same
+numbers (float16 widened to float32, as CTranslate2 itself does on CPU), only
+renamed and split.  Facts about the CTranslate2 layout this relies on:
+
+* self-attention ``linear_0`` is q, k and v stacked along the output axis;
+  cross-attention ``linear_0`` is q and ``linear_1`` is k and v stacked.  The
+  k bias is stored but zero (Whisper's key projections have no bias), so it is
+  checked to be zero and dropped rather than silently discarded.
+* ``gamma``/``beta`` are LayerNorm weight/bias; no matrix is transposed.
+* ``decoder/projection/weight`` is an alias of the token embeddings: the
+  output projection is tied.
+
+The result is written with ``save_pretrained`` (weights, tokenizer,
+generation config) to ``<cache>/whitebox/<name>`` and read back with
+``from_pretrained(local_files_only=True)``: the same path a user's own
+Hugging Face checkpoint takes, so nothing here needs a network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from asraudit.models.whisper_tokenizer import restore_missing_merges
+from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
+from asraudit.models.whitebox.sources import Ct2Source, cache_root
+
+# Bump when the conversion itself changes, so stale caches are rebuilt.
+CONVERTER_VERSION = 1
+MANIFEST = "asraudit-conversion.json"
+TIME_PRECISION = 0.02
+N_TIMESTAMPS = 1501  # <|0.00|> .. <|30.00|>
+
+_LAYER_NORMS = {
+    "self_attention": "self_attn_layer_norm",
+    "attention": "encoder_attn_layer_norm",
+    "ffn": "final_layer_norm",
+}
+
+
+class ConversionError(RuntimeError):
+    """The CTranslate2 model does not have the layout this converter knows."""
+
+
+def _split_rows(matrix: np.ndarray, parts: int, source: str) -> list[np.ndarray]:
+    if matrix.shape[0] % parts:
+        raise ConversionError(f"{source}: {matrix.shape[0]} rows do not split into {parts}")
+    return np.split(matrix, parts, axis=0)
+
+
+def _zero_key_bias(bias: np.ndarray, source: str) -> None:
+    if np.any(bias != 0):
+        raise ConversionError(f"{source}: key bias is not zero; Whisper's k_proj has no bias to hold it")
+
+
+def _count_layers(ct2: Ct2Model, stack: str) -> int:
+    n = 0
+    while f"{stack}/layer_{n}/ffn/linear_0/weight" in ct2.weights:
+        n += 1
+    if n == 0:
+        raise ConversionError(f"no {stack} layers found")
+    return n
+
+
+def _attention(ct2: Ct2Model, prefix: str, target: str, fused_qkv: bool) -> dict[str, np.ndarray]:
+    """Split one CTranslate2 attention block into HF q/k/v/out projections."""
+    out: dict[str, np.ndarray] = {}
+    if fused_qkv:
+        q_w, k_w, v_w = _split_rows(ct2.weight(f"{prefix}/linear_0/weight"), 3, prefix)
+        q_b, k_b, v_b = _split_rows(ct2.weight(f"{prefix}/linear_0/bias"), 3, prefix)
+        out_name = "linear_1"
+    else:
+        q_w, q_b = ct2.weight(f"{prefix}/linear_0/weight"), ct2.weight(f"{prefix}/linear_0/bias")
+        k_w, v_w = _split_rows(ct2.weight(f"{prefix}/linear_1/weight"), 2, prefix)
+        k_b, v_b = _split_rows(ct2.weight(f"{prefix}/linear_1/bias"), 2, prefix)
+        out_name = "linear_2"
+    _zero_key_bias(k_b, prefix)
+    out[f"{target}.q_proj.weight"] = q_w
+    out[f"{target}.q_proj.bias"] = q_b
+    out[f"{target}.k_proj.weight"] = k_w
+    out[f"{target}.v_proj.weight"] = v_w
+    out[f"{target}.v_proj.bias"] = v_b
+    out[f"{target}.out_proj.weight"] = ct2.weight(f"{prefix}/{out_name}/weight")
+    out[f"{target}.out_proj.bias"] = ct2.weight(f"{prefix}/{out_name}/bias")
+    return out
+
+
+def _layer_norm(ct2: Ct2Model, prefix: str, target: str) -> dict[str, np.ndarray]:
+    return {
+        f"{target}.weight": ct2.weight(f"{prefix}/layer_norm/gamma"),
+        f"{target}.bias": ct2.weight(f"{prefix}/layer_norm/beta"),
+    }
+
+
+def _ffn(ct2: Ct2Model, prefix: str, target: str) -> dict[str, np.ndarray]:
+    return {
+        f"{target}.fc1.weight": ct2.weight(f"{prefix}/linear_0/weight"),
+        f"{target}.fc1.bias": ct2.weight(f"{prefix}/linear_0/bias"),
+        f"{target}.fc2.weight": ct2.weight(f"{prefix}/linear_1/weight"),
+        f"{target}.fc2.bias": ct2.weight(f"{prefix}/linear_1/bias"),
+    }
+
+
+def hf_state_dict(ct2: Ct2Model) -> dict[str, np.ndarray]:
+    """Every weight of ``WhisperForConditionalGeneration`` under its HF name, as float32."""
+    sd: dict[str, np.ndarray] = {}
+    enc, dec = "model.encoder", "model.decoder"
+    for conv in ("conv1", "conv2"):
+        sd[f"{enc}.{conv}.weight"] = ct2.weight(f"encoder/{conv}/weight")
+        sd[f"{enc}.{conv}.bias"] = ct2.weight(f"encoder/{conv}/bias")
+    sd[f"{enc}.embed_positions.weight"] = ct2.weight("encoder/position_encodings/encodings")
+    for i in range(_count_layers(ct2, "encoder")):
+        src, dst = f"encoder/layer_{i}", f"{enc}.layers.{i}"
+        sd.update(_attention(ct2, f"{src}/self_attention", f"{dst}.self_attn", fused_qkv=True))
+        sd.update(_layer_norm(ct2, f"{src}/self_attention", f"{dst}.self_attn_layer_norm"))
+        sd.update(_layer_norm(ct2, f"{src}/ffn", f"{dst}.final_layer_norm"))
+        sd.update(_ffn(ct2, f"{src}/ffn", dst))
+    sd.update(_layer_norm(ct2, "encoder", f"{enc}.layer_norm"))
+
+    sd[f"{dec}.embed_tokens.weight"] = ct2.weight("decoder/embeddings/weight")
+    sd[f"{dec}.embed_positions.weight"] = ct2.weight("decoder/position_encodings/encodings")
+    for i in range(_count_layers(ct2, "decoder")):
+        src, dst = f"decoder/layer_{i}", f"{dec}.layers.{i}"
+        sd.update(_attention(ct2, f"{src}/self_attention", f"{dst}.self_attn", fused_qkv=True))
+        sd.update(_attention(ct2, f"{src}/attention", f"{dst}.encoder_attn", fused_qkv=False))
+        for block, norm in _LAYER_NORMS.items():
+            sd.update(_layer_norm(ct2, f"{src}/{block}", f"{dst}.{norm}"))
+        sd.update(_ffn(ct2, f"{src}/ffn", dst))
+    sd.update(_layer_norm(ct2, "decoder", f"{dec}.layer_norm"))
+    # Tied to the embeddings (CTranslate2 stores it as an alias); listed so the
+    # strict load accounts for every parameter of the HF model.
+    sd["proj_out.weight"] = ct2.weight("decoder/projection/weight")
+    return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in sd.items()}
+
+
+# ---------------------------------------------------------------------------
+# tokenizer and configs
+
+
+def _load_tokenizer_json(source: Ct2Source) -> dict:
+    return json.loads(source.tokenizer_json.read_text(encoding="utf-8"))
+
+
+def fixed_tokenizer_json(source: Ct2Source) -> tuple[dict, list[str]]:
+    """The model's tokenizer.json, repaired, and its special tokens in id order.
+
+    Two repairs, both checked against ``vocabulary.txt`` (CTranslate2's own
+    id -> token table) by the tests:
+
+    * lost BPE merges are restored (base's file lacks the first merge
+      ``Ġ t``, so " the" would split into "Ġ" + "the"), by the same rule the
+      CTranslate2 backend's tokenizer uses, so both encode a text alike;
+    * the 1501 timestamp tokens are not in the file; they are appended after
+      ``<|notimestamps|>`` as non-special added tokens, which is where
+      Whisper puts them and where transformers looks for them
+      (timestamp_begin = last special id + 1).
+    """
+    data = _load_tokenizer_json(source)
+    restore_missing_merges(data)
+    added = sorted(data["added_tokens"], key=lambda tok: tok["id"])
+    specials = [tok["content"] for tok in added if tok.get("special")]
+    if not specials or specials[-1] != "<|notimestamps|>":
+        raise ConversionError(f"{source.tokenizer_json}: special tokens do not end with <|notimestamps|>")
+    if not any(tok["content"] == "<|0.00|>" for tok in added):
+        begin = added[-1]["id"] + 1
+        for i in range(N_TIMESTAMPS):
+            data["added_tokens"].append(
+                {
+                    "id": begin + i,
+                    "content": f"<|{i * TIME_PRECISION:.2f}|>",
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": False,
+                }
+            )
+    return data, specials
+
+
+def build_tokenizer(source: Ct2Source):
+    """A transformers ``WhisperTokenizer`` with its special tokens set explicitly.
+
+    transformers derives the first timestamp id from the *last special id*,
+    so every Whisper special token (languages, tasks, ``<|notimestamps|>``)
+    is registered as an extra special token; with only the defaults
+    (``<|endoftext|>``) every timestamp id would be off.
+    """
+    import tokenizers
+    from transformers import WhisperTokenizer
+
+    data, specials = fixed_tokenizer_json(source)
+    backend = tokenizers.Tokenizer.from_str(json.dumps(data))
+    eot = "<|endoftext|>"
+    return WhisperTokenizer(
+        tokenizer_object=backend,
+        unk_token=eot,
+        bos_token=eot,
+        eos_token=eot,
+        pad_token=eot,
+        extra_special_tokens=[tok for tok in specials if tok != eot],
+    )
+
+
+def _special_ids(tokenizer) -> dict[str, int]:
+    ids = {}
+    for key, token in {
+        "eot": "<|endoftext|>",
+        "sot": "<|startoftranscript|>",
+        "translate": "<|translate|>",
+        "transcribe": "<|transcribe|>",
+        "prev": "<|startofprev|>",
+        "no_timestamps": "<|notimestamps|>",
+        "en": "<|en|>",
+    }.items():
+        ids[key] = tokenizer.convert_tokens_to_ids(token)
+    return ids
+
+
+def build_configs(ct2: Ct2Model, ct2_config: dict, tokenizer):
+    """``WhisperConfig`` and ``GenerationConfig`` from the CTranslate2 model and its config.json.
+
+    The generation config carries what transformers' Whisper ``generate``
+    reads (language and task ids, timestamp id, suppression lists, alignment
+    heads) so a converted model decodes like the original with no arguments.
+    """
+    from transformers import GenerationConfig, WhisperConfig
+
+    vocab_size, d_model = ct2.weight("decoder/embeddings/weight").shape
+    if len(tokenizer) != vocab_size:
+        raise ConversionError(f"tokenizer has {len(tokenizer)} tokens but the embeddings {vocab_size}")
+    if ct2.flags.get("decoder/pre_norm", 1) != 1 or ct2.flags.get("decoder/scale_embeddings", 0) != 0:
+        raise ConversionError("unexpected decoder flags for a Whisper model: " + repr(ct2.flags))
+    ids = _special_ids(tokenizer)
+    multilingual = vocab_size >= 51865
+    encoder_layers = _count_layers(ct2, "encoder")
+    decoder_layers = _count_layers(ct2, "decoder")
+    config = WhisperConfig(
+        vocab_size=vocab_size,
+        num_mel_bins=ct2.weight("encoder/conv1/weight").shape[1],
+        encoder_layers=encoder_layers,
+        decoder_layers=decoder_layers,
+        encoder_attention_heads=int(ct2.flags["encoder/num_heads"]),
+        decoder_attention_heads=int(ct2.flags["decoder/num_heads"]),
+        encoder_ffn_dim=ct2.weight("encoder/layer_0/ffn/linear_0/weight").shape[0],
+        decoder_ffn_dim=ct2.weight("decoder/layer_0/ffn/linear_0/weight").shape[0],
+        d_model=d_model,
+        max_source_positions=ct2.weight("encoder/position_encodings/encodings").shape[0],
+        max_target_positions=ct2.weight("decoder/position_encodings/encodings").shape[0],
+        activation_function="gelu",
+        scale_embedding=False,
+        tie_word_embeddings=True,
+        decoder_start_token_id=ids["sot"],
+        bos_token_id=ids["eot"],
+        eos_token_id=ids["eot"],
+        pad_token_id=ids["eot"],
+        suppress_tokens=list(ct2_config.get("suppress_ids", [])),
+        begin_suppress_tokens=list(ct2_config.get("suppress_ids_begin", [220, ids["eot"]])),
+    )
+    languages = [tok for tok in tokenizer.extra_special_tokens if _is_language_token(tok)]
+    generation = GenerationConfig(
+        decoder_start_token_id=ids["sot"],
+        bos_token_id=ids["eot"],
+        eos_token_id=ids["eot"],
+        pad_token_id=ids["eot"],
+        max_length=config.max_target_positions,
+        suppress_tokens=list(ct2_config.get("suppress_ids", [])),
+        begin_suppress_tokens=list(ct2_config.get("suppress_ids_begin", [220, ids["eot"]])),
+        no_timestamps_token_id=ids["no_timestamps"],
+        prev_sot_token_id=ids["prev"],
+        max_initial_timestamp_index=50,
+        is_multilingual=multilingual,
+        alignment_heads=[list(pair) for pair in ct2_config.get("alignment_heads", [])],
+        return_timestamps=False,
+    )
+    if multilingual:
+        generation.lang_to_id = {tok: tokenizer.convert_tokens_to_ids(tok) for tok in languages}
+        generation.task_to_id = {"transcribe": ids["transcribe"], "translate": ids["translate"]}
+        generation.language = "<|en|>"
+        generation.task = "transcribe"
+    return config, generation
+
+
+def _is_language_token(token: str) -> bool:
+    inner = token[2:-2]
+    return token.startswith("<|") and token.endswith("|>") and 2 <= len(inner) <= 3 and inner.isalpha() and inner.islower()
+
+
+def prompt_ids(tokenizer, multilingual: bool) -> list[int]:
+    """The decoder prompt for English transcription without timestamps.
+
+    This is what the CTranslate2 backend sends, so the white-box model
+    decodes from the very same prefix: ``<|startoftranscript|>`` then, for
+    multilingual models, ``<|en|><|transcribe|>``, then ``<|notimestamps|>``.
+    """
+    ids = _special_ids(tokenizer)
+    prompt = [ids["sot"]]
+    if multilingual:
+        prompt += [ids["en"], ids["transcribe"]]
+    return prompt + [ids["no_timestamps"]]
+
+
+# ---------------------------------------------------------------------------
+# the cache
+
+
+def conversion_dir(name: str, cache: Path | None = None) -> Path:
+    return (cache or cache_root()) / "whitebox" / name
+
+
+def _manifest(source: Ct2Source) -> dict:
+    import torch
+    import transformers
+
+    return {
+        "converter_version": CONVERTER_VERSION,
+        "source": source.identity(),
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+    }
+
+
+def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
+    """True when the cache holds a conversion of exactly these source files."""
+    path = conversion_dir(source.name, cache) / MANIFEST
+    if not path.is_file():
+        return False
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    want = _manifest(source)
+    return stored.get("converter_version") == want["converter_version"] and stored.get("source") == want["source"]
+
+
+def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -> Path:
+    """Convert ``source`` into ``<cache>/whitebox/<name>`` and return that directory.
+
+    Reuses a finished conversion of the same files unless ``force``.  Writes
+    into a temporary sibling and renames it into place, so an interrupted
+    conversion never leaves a half-written model that looks finished.
+    """
+    import torch
+    from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
+
+    target = conversion_dir(source.name, cache)
+    if not force and is_converted(source, cache):
+        return target
+    ct2 = read_ct2_model(source.model_bin)
+    if ct2.spec != "WhisperSpec":
+        raise ConversionError(f"{source.model_bin}: spec {ct2.spec!r} is not WhisperSpec")
+    ct2_config = json.loads(source.config_json.read_text(encoding="utf-8"))
+    tokenizer = build_tokenizer(source)
+    config, generation = build_configs(ct2, ct2_config, tokenizer)
+
+    with torch.device("meta"):
+        skeleton = WhisperForConditionalGeneration(config)
+    state = {k: torch.from_numpy(v) for k, v in hf_state_dict(ct2).items()}
+    # assign=True replaces the meta tensors by ours; strict=True raises on any
+    # missing or unexpected key, which is the whole point of the check.
+    result = skeleton.load_state_dict(state, strict=True, assign=True)
+    if result.missing_keys or result.unexpected_keys:
+        raise ConversionError(f"strict load: missing {result.missing_keys}, unexpected {result.unexpected_keys}")
+    model = skeleton
+    model.tie_weights()
+    if model.proj_out.weight.data_ptr() != model.model.decoder.embed_tokens.weight.data_ptr():
+        raise ConversionError("proj_out is not tied to the decoder embeddings")
+    model.generation_config = generation
+    model.eval()
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=target.parent))
+    try:
+        with quiet_transformers():
+            model.save_pretrained(staging)
+            tokenizer.save_pretrained(staging)
+            # So that WhisperProcessor.from_pretrained(directory) works for users;
+            # asraudit itself computes features with its own front end.
+            WhisperFeatureExtractor(feature_size=config.num_mel_bins).save_pretrained(staging)
+        (staging / MANIFEST).write_text(json.dumps(_manifest(source), indent=2), encoding="utf-8")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def load_converted(directory: Path, device: str = "cpu"):
+    """``(model, tokenizer, loading_info)`` from a converted directory, offline.
+
+    ``loading_info`` is transformers' report of missing/unexpected keys; the
+    tests hold it to zero of each.
+    """
+    import torch
+    from transformers import WhisperForConditionalGeneration, WhisperTokenizer
+
+    with quiet_transformers():
+        model, info = WhisperForConditionalGeneration.from_pretrained(
+            directory, local_files_only=True, output_loading_info=True, dtype=torch.float32
+        )
+        tokenizer = WhisperTokenizer.from_pretrained(directory, local_files_only=True)
+    model.to(device).eval()
+    return model, tokenizer, info
+
+
+@contextlib.contextmanager
+def quiet_transformers():
+    """No progress bars while saving/loading: a one-second load would print
+    three bars into every CLI table and test log."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()

