@@ -24,6 +24,10 @@ COMMAND_MODULES = (
     "models",
     "transcribe",
     "score",
+    "mask",
+    "whitebox",
+    "steer",
+    "patch",
 )
 
 

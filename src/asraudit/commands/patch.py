@@ -1,0 +1,84 @@
+"""`asraudit patch`: activation patching and cross-attention masking on the white-box Whisper.
+
+Patching replaces one layer's activations with those computed on a second
+input made from each clip (``--source``: silence, noise, a masked span, or
+one fixed clip), over chosen encoder frames or decoder positions.  Is the
+behaviour written into the encoder's representation, or imposed by the
+decoder?  ``--block-attention START-END`` adds variants in which the
+decoder may not attend to that span: does the information survive
+elsewhere?  Every variant runs through the result store next to the
+baseline and a transparency control (patching from the clip itself, which
+must change nothing), and the readout table compares them.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
+from asraudit.errors import InputError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "patch",
+        help="activation patching / cross-attention masking on the white-box Whisper, with controls",
+        description="Patch a layer's activations from a second input, or block cross-attention to a span, and "
+                    "compare transcripts, WER and accept-ref with the baseline.",
+    )
+    add_experiment_arguments(p)
+    p.add_argument("--source", metavar="SOURCE",
+                   help="the input activations come from, made from each clip: silence, noise:SNR[:SEED], "
+                        "mask:T0-T1 (that span silenced) or audio:PATH (one fixed clip)")
+    p.add_argument("--layer", type=int, default=-1, help="layer to patch (0-based; default -1, the last)")
+    p.add_argument("--site", choices=("encoder", "decoder"), default="encoder",
+                   help="encoder layer output over --frames, or decoder layer output at --positions")
+    p.add_argument("--frames", default="all", help="encoder frames: all (default), audio, START-END in seconds")
+    p.add_argument("--positions", default="", metavar="I,J,...",
+                   help="decoder text positions (0 = first text token; default every position)")
+    p.add_argument("--block-attention", action="append", default=[], metavar="START-END",
+                   help="add a variant whose decoder cannot attend to this span (seconds; repeatable)")
+    p.set_defaults(func=run)
+
+
+def _positions(text: str) -> tuple[int, ...]:
+    if not text.strip():
+        return ()
+    try:
+        positions = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise InputError(f"--positions expects comma-separated integers, got {text!r}") from None
+    if any(p < 0 for p in positions):
+        raise InputError("--positions are text positions, 0 or more")
+    return positions
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.source and not args.block_attention:
+        raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
+    model = load_whitebox(args)
+    from asraudit.audio.conditions import Original
+    from asraudit.mechanism.experiment import Variant, parse_audio_source
+    from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, Frames
+
+    clips = corpus_clips(args)
+    variants = [Variant("baseline", "baseline", model)]
+    if args.source:
+        source = parse_audio_source(args.source)
+        where = dict(layer=args.layer, site=args.site, frames=parse_frames(args.frames), positions=_positions(args.positions))
+        # Short labels for the table; the model id (and the JSON) carry the full source id.
+        label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"
+        try:
+            patched = model.variant(ActivationPatch(source=source, **where))
+            itself = model.variant(ActivationPatch(source=Original(), **where))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        variants.append(Variant(label, "intervention", patched))
+        variants.append(Variant(f"patch {args.site} L{args.layer} <- itself", "control", itself, control_of=label))
+    for span in args.block_attention:
+        frames = parse_frames(span)
+        if frames.kind != "span":
+            raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
+        variants.append(Variant(f"no attention {frames.id}", "intervention",
+                                model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
+    return run_experiment(args, variants, clips, f"patch on {model.name}")

@@ -1,0 +1,258 @@
+"""`asraudit steer learn|induce|ablate`: steering directions in the white-box Whisper's encoder.
+
+* ``learn``: a diff-in-means direction (and its rank-k basis) at one encoder
+  layer from paired inputs: a corpus and either a second corpus matched by
+  clip id or a condition applied to each clip (``--negative silence``).
+  Saved as safetensors with its provenance.
+* ``induce``: add the direction with scale alpha; ``ablate``: project its
+  rank-k subspace out.  Each runs the baseline, the intervention and a
+  random control of equal norm (or rank) over a corpus through the result
+  store, and prints the readout table: transcripts changed, WER, and, with
+  a panel of prediction files, accept-ref with Wilson intervals and the
+  change relative to the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from asraudit.errors import InputError
+
+STORE_NAME = "asraudit.sqlite"
+
+
+# -- shared by steer and patch -----------------------------------------------------------
+
+
+def add_model_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default="whisper-tiny.en", metavar="NAME|DIR",
+                   help="embedded model (whisper-tiny.en, whisper-base), a CTranslate2 Whisper directory, or a "
+                        "converted transformers Whisper directory (default %(default)s)")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
+    p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
+    p.add_argument("--corpus", required=True, metavar="PATH",
+                   help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, or a saved dataset")
+    p.add_argument("--limit", type=int, metavar="N", help="use only the first N clips of the corpus")
+
+
+def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
+    add_model_arguments(p)
+    p.add_argument("--store", type=Path, default=Path(STORE_NAME), metavar="PATH",
+                   help="result store; finished variants are never recomputed (default ./%(default)s)")
+    p.add_argument("--preds", nargs="+", metavar="PATH",
+                   help="prediction files of a model panel (a folder or files): enables the accept-ref readout")
+    p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
+    p.add_argument("--normalizer", default="whisper", help="text normalizer for WER and edits (default %(default)s)")
+    p.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
+    p.add_argument("--json", type=Path, metavar="FILE", help="also write the readout as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def require_whitebox() -> None:
+    import importlib.util
+
+    missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise InputError(f"the white-box model needs {', '.join(missing)}: pip install 'asraudit[hf]'")
+
+
+def load_whitebox(args: argparse.Namespace):
+    require_whitebox()
+    from asraudit.models.whitebox.model import WhiteboxWhisper
+
+    return WhiteboxWhisper.load(args.model, device=args.device, batch_size=args.batch_size)
+
+
+def corpus_clips(args: argparse.Namespace):
+    from asraudit.data.corpus import load_corpus
+
+    corpus = load_corpus(args.corpus)
+    clips = list(corpus.clips)
+    if args.limit is not None:
+        if args.limit < 1:
+            raise InputError(f"--limit must be at least 1, got {args.limit}")
+        clips = clips[: args.limit]
+    if not clips:
+        raise InputError("the corpus has no clips", args.corpus)
+    return clips
+
+
+def parse_frames(text: str):
+    from asraudit.models.whitebox.interventions import Frames
+
+    try:
+        return Frames.parse(text)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int:
+    """Run every variant through the store, then print (and optionally save) the readout."""
+    from asraudit.mechanism.experiment import readout, readout_rows, run_variants
+    from asraudit.report.tables import render_table
+    from asraudit.run.store import ResultStore
+
+    panel = None
+    panel_models: list[str] = []
+    if args.preds:
+        from asraudit.data.predictions import load_predictions
+
+        panel = load_predictions(args.preds)
+        panel_models = args.panel.split(",") if args.panel else panel.model_names
+    elif args.panel:
+        raise InputError("--panel needs --preds (the panel's prediction files)")
+    with ResultStore(args.store) as store:
+        run_variants(store, variants, clips, batch_size=args.batch_size, progress=not args.no_progress,
+                     description=title)
+        results = readout(store, variants, clips, panel=panel, panel_models=panel_models,
+                          normalizer=args.normalizer, n_boot=args.n_boot)
+    columns, rows = readout_rows(results)
+    render_table(columns, rows, title=title)
+    if panel is None:
+        print("(no --preds: accept-ref needs a panel's prediction files to mine the reference errors)", file=sys.stderr)
+    if args.json:
+        baseline = next(r for r in results if r.role == "baseline")
+        payload = {"experiment": title, "store": str(args.store), "panel": panel_models,
+                   "variants": [r.to_json(baseline) for r in results]}
+        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+# -- steer --------------------------------------------------------------------------------
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "steer",
+        help="learn a steering direction in the white-box Whisper; induce (add) or ablate (project out) it",
+        description="Steering directions at an encoder layer of the white-box Whisper, with random controls.",
+    )
+    actions = p.add_subparsers(dest="steer_action", metavar="ACTION", required=True)
+
+    learn = actions.add_parser("learn", help="diff-in-means direction (+ rank-k basis) from paired inputs")
+    add_model_arguments(learn)
+    pairing = learn.add_mutually_exclusive_group(required=True)
+    pairing.add_argument("--negative-corpus", metavar="PATH",
+                         help="the negative member of each pair: a corpus with the same clip ids")
+    pairing.add_argument("--negative", metavar="SOURCE",
+                         help="the negative member made from each clip: silence, noise:SNR[:SEED], mask:T0-T1")
+    learn.add_argument("--layer", type=int, required=True, help="encoder layer (0-based; -1 is the last)")
+    learn.add_argument("--rank", type=int, default=1, help="basis size (default 1: the diff-in-means direction)")
+    learn.add_argument("--frames", default="audio", help="frames pooled per input: audio (default), all, START-END")
+    learn.add_argument("--description", default="", help="what the pairs are, kept in the file's provenance")
+    learn.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to save (.safetensors)")
+    learn.set_defaults(func=run_learn)
+
+    induce = actions.add_parser("induce", help="add the direction with scale alpha; baseline and random control too")
+    add_experiment_arguments(induce)
+    induce.add_argument("--direction", type=Path, required=True, metavar="FILE")
+    induce.add_argument("--alpha", type=float, action="append", metavar="A",
+                        help="scale (repeat for several; default 1.0)")
+    induce.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
+    induce.add_argument("--frames", default="audio", help="frames steered: audio (default), all, START-END")
+    induce.add_argument("--control-seed", type=int, default=0, help="seed of the random control direction")
+    induce.set_defaults(func=run_induce)
+
+    ablate = actions.add_parser("ablate", help="project the direction's rank-k subspace out; baseline and random control too")
+    add_experiment_arguments(ablate)
+    ablate.add_argument("--direction", type=Path, required=True, metavar="FILE")
+    ablate.add_argument("--rank", type=int, action="append", metavar="K",
+                        help="number of basis vectors to remove (repeat for several; default all)")
+    ablate.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
+    ablate.add_argument("--frames", default="audio", help="frames ablated: audio (default), all, START-END")
+    ablate.add_argument("--control-seed", type=int, default=0, help="seed of the random control subspace")
+    ablate.set_defaults(func=run_ablate)
+
+
+def _pairs(args: argparse.Namespace, clips):
+    if args.negative_corpus:
+        from asraudit.data.corpus import load_corpus
+
+        negatives = load_corpus(args.negative_corpus)
+        matched = [(c, negatives[c.id]) for c in clips if c.id in negatives]
+        if not matched:
+            raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",
+                             args.negative_corpus)
+        return [(c.decode(), n.decode()) for c, n in matched], [c.id for c, _ in matched]
+    from asraudit.mechanism.experiment import parse_audio_source
+
+    source = parse_audio_source(args.negative)
+    pairs = []
+    for clip in clips:
+        audio = clip.decode()
+        pairs.append((audio, source(audio)))
+    return pairs, [f"{c.id} vs {source.id}" for c in clips]
+
+
+def run_learn(args: argparse.Namespace) -> int:
+    model = load_whitebox(args)
+    from asraudit.mechanism.steering import learn_direction
+
+    clips = corpus_clips(args)
+    pairs, labels = _pairs(args, clips)
+    frames = parse_frames(args.frames)
+    try:
+        direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,
+                                    description=args.description)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    path = direction.save(args.out)
+    spread = ", ".join(f"{s:.3g}" for s in direction.singular_values)
+    print(f"wrote {path}: {direction.id}, encoder layer {direction.layer}, rank {direction.rank}, "
+          f"{len(pairs)} pairs, |mean difference| {direction.norm:.4g}, RMS difference per basis vector [{spread}]")
+    return 0
+
+
+def _load_direction(args: argparse.Namespace):
+    from asraudit.mechanism.steering import Direction
+
+    direction = Direction.load(args.direction)
+    return direction
+
+
+def run_induce(args: argparse.Namespace) -> int:
+    model = load_whitebox(args)
+    from asraudit.mechanism.experiment import Variant
+    from asraudit.models.whitebox.interventions import SteerAdd
+
+    direction = _load_direction(args)
+    control = direction.random_control(args.control_seed)
+    frames = parse_frames(args.frames)
+    clips = corpus_clips(args)
+    variants = [Variant("baseline", "baseline", model)]
+    for alpha in args.alpha or [1.0]:
+        label = f"add a={alpha:g}"
+        variants.append(Variant(label, "intervention",
+                                model.variant(SteerAdd(direction=direction, alpha=alpha, layer=args.layer, frames=frames))))
+        variants.append(Variant(f"random a={alpha:g}", "control",
+                                model.variant(SteerAdd(direction=control, alpha=alpha, layer=args.layer, frames=frames)),
+                                control_of=label))
+    title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    return run_experiment(args, variants, clips, title)
+
+
+def run_ablate(args: argparse.Namespace) -> int:
+    model = load_whitebox(args)
+    from asraudit.mechanism.experiment import Variant
+    from asraudit.models.whitebox.interventions import SteerAblate
+
+    direction = _load_direction(args)
+    control = direction.random_control(args.control_seed)
+    frames = parse_frames(args.frames)
+    clips = corpus_clips(args)
+    variants = [Variant("baseline", "baseline", model)]
+    for rank in args.rank or [direction.rank]:
+        if not 1 <= rank <= direction.rank:
+            raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
+        label = f"ablate k={rank}"
+        variants.append(Variant(label, "intervention",
+                                model.variant(SteerAblate(direction=direction, rank=rank, layer=args.layer, frames=frames))))
+        variants.append(Variant(f"random k={rank}", "control",
+                                model.variant(SteerAblate(direction=control, rank=rank, layer=args.layer, frames=frames)),
+                                control_of=label))
+    title = f"steer ablate {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    return run_experiment(args, variants, clips, title)

@@ -1,0 +1,232 @@
+"""Intervention experiments through the job grid, and their readout.
+
+An experiment is a list of *variants* of one white-box model: the baseline
+(no intervention), the interventions, and their controls (a random
+direction of the same norm or rank).  Each variant is a model id with its
+own config hash, so the executor stores every transcript once and a rerun
+or a killed run costs nothing already done.
+
+The readout compares each variant with the baseline on the same clips:
+
+* transcripts changed (how many clips the intervention touched at all);
+* WER against the references, with its clip-bootstrap interval;
+* accept-ref on the panel's edits (when a panel of prediction files is
+  given): each variant's verdicts come from the same edits the panel mines,
+  so the rates are comparable; with Wilson intervals and the change
+  relative to the baseline.  A control's row sits next to its
+  intervention's: an effect the control also has is not the direction's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from asraudit.data.corpus import Clip
+from asraudit.data.predictions import PredictionSet
+from asraudit.errors import InputError
+from asraudit.metrics.wer import CorpusScore, corpus_wer
+from asraudit.probes.refdis import ClipInput, MinerParams, mine
+from asraudit.probes.refdis_score import AcceptRef, accept_ref
+from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
+from asraudit.run.store import ResultStore
+from asraudit.text.normalize import get_normalizer
+
+ROLES = ("baseline", "intervention", "control")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One arm of an experiment: a label for the tables, its role, and the model."""
+
+    label: str
+    role: str
+    model: object  # a WhiteboxWhisper (or any ASRModel)
+    control_of: str | None = None
+
+    def __post_init__(self):
+        if self.role not in ROLES:
+            raise ValueError(f"variant role must be one of {ROLES}, got {self.role!r}")
+
+
+@dataclass
+class VariantReadout:
+    label: str
+    role: str
+    model_id: str
+    config_hash: str
+    n_clips: int
+    changed: int
+    wer: CorpusScore | None
+    accept: AcceptRef | None
+    control_of: str | None = None
+
+    def relative_change(self, baseline: "VariantReadout") -> float:
+        """accept-ref relative to the baseline's: (rate - base) / base; NaN when undefined."""
+        if self.accept is None or baseline.accept is None:
+            return float("nan")
+        base = baseline.accept.rate
+        if base != base or base == 0 or self.accept.rate != self.accept.rate:
+            return float("nan")
+        return (self.accept.rate - base) / base
+
+    def accept_difference(self, baseline: "VariantReadout") -> float:
+        """accept-ref minus the baseline's (a fraction; NaN when either is undefined)."""
+        if self.accept is None or baseline.accept is None:
+            return float("nan")
+        return self.accept.rate - baseline.accept.rate
+
+    def to_json(self, baseline: "VariantReadout | None" = None) -> dict:
+        out = {
+            "label": self.label,
+            "role": self.role,
+            "model_id": self.model_id,
+            "config_hash": self.config_hash,
+            "control_of": self.control_of,
+            "n_clips": self.n_clips,
+            "changed_vs_baseline": self.changed,
+            "wer": None if self.wer is None else {
+                "rate": self.wer.rate, "low": self.wer.interval.low, "high": self.wer.interval.high,
+                "ref_words": self.wer.ref_units,
+            },
+            "accept_ref": None if self.accept is None else self.accept.to_json(),
+        }
+        if baseline is not None:
+            change = self.relative_change(baseline)
+            points = self.accept_difference(baseline)
+            out["accept_ref_difference"] = None if points != points else points
+            out["accept_ref_relative_change"] = None if change != change else change
+        return out
+
+
+def run_variants(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *, batch_size: int = 8,
+                 progress: bool = False, description: str = "mechanism experiment"):
+    """Transcribe every clip with every variant (what the store already has is skipped)."""
+    from asraudit.run.executor import LocalExecutor
+
+    labels = [v.label for v in variants]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"variant labels repeat: {labels}")
+    keys = [(v.model.model_id, v.model.config_hash) for v in variants]
+    if len(set(keys)) != len(keys):
+        raise InputError("two variants are the same model configuration; they would share their results")
+    return LocalExecutor(batch_size=batch_size, progress=progress).run(
+        store, [v.model for v in variants], list(clips), Transcribe(), description=description
+    )
+
+
+def stored_transcripts(store: ResultStore, variant: Variant, clips: Sequence[Clip]) -> dict[str, str]:
+    """clip id -> the variant's stored transcript (clips without a result are left out)."""
+    jobs = {c.id: make_job(variant.model.model_id, variant.model.config_hash, c.id, ORIGINAL.id, TRANSCRIBE)
+            for c in clips}
+    found = store.get_many(jobs.values())
+    return {cid: found[job.key].text or "" for cid, job in jobs.items() if job.key in found}
+
+
+def _panel_clips(clips: Sequence[Clip], panel: PredictionSet, panel_models: Sequence[str],
+                 hyps: dict[str, dict[str, str]], normalize) -> list[ClipInput]:
+    out = []
+    for clip in clips:
+        if clip.reference is None:
+            continue
+        tokens = {}
+        for m in panel_models:
+            if clip.id in panel.models[m]:
+                tokens[m] = tuple(normalize(panel.models[m][clip.id].hypothesis).split())
+        for label, texts in hyps.items():
+            if clip.id in texts:
+                tokens[label] = tuple(normalize(texts[clip.id]).split())
+        out.append(ClipInput(clip.id, tuple(normalize(clip.reference).split()), tokens))
+    return out
+
+
+def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
+            panel: PredictionSet | None = None, panel_models: Sequence[str] = (), normalizer: str = "whisper",
+            miner: MinerParams = MinerParams(), n_boot: int = 1000) -> list[VariantReadout]:
+    """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits."""
+    normalize = get_normalizer(normalizer)
+    baseline = next((v for v in variants if v.role == "baseline"), None)
+    if baseline is None:
+        raise InputError("an experiment needs a baseline variant")
+    texts = {v.label: stored_transcripts(store, v, clips) for v in variants}
+    accept: dict[str, AcceptRef] = {}
+    if panel is not None:
+        clash = set(panel_models) & set(texts)
+        if clash:
+            raise InputError(f"panel model names clash with variant labels: {sorted(clash)}")
+        panel.require_models(panel_models)
+        mined = mine(_panel_clips(clips, panel, panel_models, texts, normalize), list(panel_models), miner,
+                     scored=[v.label for v in variants])
+        accept = accept_ref(mined.edits, [v.label for v in variants], n_boot=n_boot)
+    out = []
+    base_texts = texts[baseline.label]
+    for v in variants:
+        mine_texts = texts[v.label]
+        scored = [c for c in clips if c.reference is not None and c.id in mine_texts]
+        wer = None
+        if scored:
+            wer = corpus_wer([normalize(c.reference) for c in scored], [normalize(mine_texts[c.id]) for c in scored],
+                             n_boot=n_boot)
+        changed = sum(1 for cid, text in mine_texts.items() if cid in base_texts and base_texts[cid] != text)
+        out.append(VariantReadout(v.label, v.role, v.model.model_id, v.model.config_hash, len(mine_texts), changed,
+                                  wer, accept.get(v.label), v.control_of))
+    return out
+
+
+def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows for ``render_table``."""
+    from asraudit.report.tables import fmt_interval, fmt_rate
+
+    baseline = next(r for r in readouts if r.role == "baseline")
+    columns = ["variant", "role", "clips", "changed", "WER", "WER 95% CI", "accept-ref", "ref/eligible",
+               "Wilson 95%", "Δ points", "Δ relative"]
+    rows = []
+    for r in readouts:
+        change = r.relative_change(baseline)
+        points = r.accept_difference(baseline)
+        rows.append([
+            r.label,
+            r.role,
+            r.n_clips,
+            r.changed,
+            "-" if r.wer is None else fmt_rate(r.wer.rate),
+            "-" if r.wer is None else fmt_interval(r.wer.interval.low, r.wer.interval.high),
+            "-" if r.accept is None else fmt_rate(r.accept.rate),
+            "-" if r.accept is None else f"{r.accept.n_ref}/{r.accept.n_eligible}",
+            "-" if r.accept is None else fmt_interval(r.accept.low, r.accept.high),
+            "-" if r.role == "baseline" or points != points else f"{100 * points:+.1f}",
+            "-" if r.role == "baseline" or change != change else f"{100 * change:+.1f}%",
+        ])
+    return columns, rows
+
+
+# -- sources of paired inputs, from the command line -----------------------------------------
+
+
+def parse_audio_source(spec: str):
+    """A condition (or fixed clip) from its command-line spelling.
+
+    ``silence``; ``noise:SNR_DB[:SEED]`` (white noise at that SNR);
+    ``mask:T0-T1`` (the span silenced); ``audio:PATH`` (one fixed clip).
+    """
+    from asraudit.audio.conditions import Noise, Silence, SpanMask
+
+    kind, _, rest = spec.partition(":")
+    try:
+        if kind == "silence" and not rest:
+            return Silence()
+        if kind == "noise" and rest:
+            snr, _, seed = rest.partition(":")
+            return Noise(snr_db=float(snr), seed=int(seed or 0))
+        if kind == "mask" and rest:
+            t0, _, t1 = rest.partition("-")
+            return SpanMask(float(t0), float(t1))
+        if kind == "audio" and rest:
+            from asraudit.audio.io import load_audio
+            from asraudit.models.whitebox.interventions import FixedAudio
+
+            return FixedAudio(load_audio(rest), label=Path(rest).name)
+    except ValueError as exc:
+        raise InputError(f"bad audio source {spec!r}: {exc}") from None
+    raise InputError(f"unknown audio source {spec!r}: use silence, noise:SNR[:SEED], mask:T0-T1 or audio:PATH")
