@@ -154,13 +154,12 @@ def test_cross_attention_mask_gives_the_span_zero_weight_in_every_layer(tiny, cl
         torch.testing.assert_close(weights.sum(-1), torch.ones_like(weights.sum(-1)))
 
 
-def test_masking_the_speech_costs_more_than_masking_padding(tiny, clip_a):
+def test_masking_the_spoken_span_takes_the_words_away(tiny, clip_a):
+    """The default (sdpa) attention path honours the mask too: without the speech, the text is unlikely."""
     text = "He was not an ill disposed young man."
     (plain,) = tiny.score(clip_a, [text])
-    (speech_masked,) = tiny.variant(CrossAttentionMask(frames=Frames("span", 0.0, 3.0))).score(clip_a, [text])
-    (padding_masked,) = tiny.variant(CrossAttentionMask(frames=Frames("span", 20.0, 23.0))).score(clip_a, [text])
-    assert plain.total - speech_masked.total > 10
-    assert abs(plain.total - padding_masked.total) < plain.total - speech_masked.total
+    (masked,) = tiny.variant(CrossAttentionMask(frames=Frames("span", 0.0, 3.0))).score(clip_a, [text])
+    assert plain.total - masked.total > 10
 
 
 # -- steering -------------------------------------------------------------------------

@@ -203,7 +203,7 @@ def run_learn(args: argparse.Namespace) -> int:
     path = direction.save(args.out)
     spread = ", ".join(f"{s:.3g}" for s in direction.singular_values)
     print(f"wrote {path}: {direction.id}, encoder layer {direction.layer}, rank {direction.rank}, "
-          f"{len(pairs)} pairs, |mean difference| {direction.norm:.4g}, RMS difference per basis vector [{spread}]")
+          f"{len(pairs)} pair{'s' if len(pairs) != 1 else ''}, |mean difference| {direction.norm:.4g}, RMS difference per basis vector [{spread}]")
     return 0
 
 

@@ -35,7 +35,7 @@ from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
 from asraudit.models.whitebox.sources import Ct2Source, cache_root
 
 # Bump when the conversion itself changes, so stale caches are rebuilt.
-CONVERTER_VERSION = 1
+CONVERTER_VERSION = 2
 MANIFEST = "asraudit-conversion.json"
 TIME_PRECISION = 0.02
 N_TIMESTAMPS = 1501  # <|0.00|> .. <|30.00|>
@@ -321,12 +321,37 @@ def _manifest(source: Ct2Source) -> dict:
     import torch
     import transformers
 
+    from asraudit.models.ct2_whisper import model_fingerprint
+
     return {
         "converter_version": CONVERTER_VERSION,
         "source": source.identity(),
+        # Content, not paths: the same weights give the same white-box config
+        # hash on every machine (the CTranslate2 backend's own fingerprint).
+        "weights_fingerprint": model_fingerprint(source.model_bin.parent),
         "torch": torch.__version__,
         "transformers": transformers.__version__,
     }
+
+
+def weights_fingerprint(directory: Path) -> str:
+    """What identifies a converted model's weights: the source's content fingerprint and
+    the converter version; for a plain transformers directory, its config and weights file."""
+    import hashlib
+
+    manifest = directory / MANIFEST
+    if manifest.is_file():
+        stored = json.loads(manifest.read_text(encoding="utf-8"))
+        return f"ct2:{stored.get('weights_fingerprint')}:v{stored.get('converter_version')}"
+    digest = hashlib.sha256()
+    for name in ("config.json", "model.safetensors"):
+        path = directory / name
+        if path.is_file():
+            digest.update(name.encode())
+            digest.update(str(path.stat().st_size).encode())
+            with path.open("rb") as handle:
+                digest.update(handle.read(1 << 20))
+    return "hf:" + digest.hexdigest()[:16]
 
 
 def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
@@ -339,7 +364,7 @@ def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
     except (OSError, ValueError):
         return False
     want = _manifest(source)
-    return stored.get("converter_version") == want["converter_version"] and stored.get("source") == want["source"]
+    return all(stored.get(key) == want[key] for key in ("converter_version", "source", "weights_fingerprint"))
 
 
 def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -> Path:

@@ -26,7 +26,7 @@ import torch
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, split_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
-from asraudit.models.whitebox.convert import MANIFEST, convert, is_converted, load_converted
+from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.interventions import (
     Intervention,
     RunContext,
@@ -38,6 +38,20 @@ from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 TEXT_CONTEXT = 448
 # openai/whisper's sample_len (n_text_ctx // 2), which CTranslate2 also applies.
 MAX_NEW_TOKENS = TEXT_CONTEXT // 2
+
+
+@contextlib.contextmanager
+def _cpu_threads(n: int | None) -> Iterator[None]:
+    """Run a block with ``n`` torch CPU threads (``None``: leave the setting alone)."""
+    if n is None or n == torch.get_num_threads():
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _fit_window(audio: np.ndarray) -> np.ndarray:
@@ -52,12 +66,13 @@ class WhiteboxWhisper:
     backend = "whitebox-whisper"
 
     def __init__(self, hf_model, directory: Path, name: str, *, interventions: Sequence[Intervention] = (),
-                 batch_size: int = 8, device: str = "cpu"):
+                 batch_size: int = 8, device: str = "cpu", threads: int | None = None):
         self.hf = hf_model
         self.directory = Path(directory)
         self.name = name
         self.device = device
         self.batch_size = max(1, int(batch_size))
+        self.threads = threads
         generation = hf_model.generation_config
         self.multilingual = bool(getattr(generation, "is_multilingual", False))
         self.tokenizer = WhisperTokenizer(self.directory / "tokenizer.json", multilingual=self.multilingual)
@@ -66,9 +81,7 @@ class WhiteboxWhisper:
         self.interventions = tuple(interventions)
         self.source = needs_pairing(self.interventions)
         self.n_mels = hf_model.config.num_mel_bins
-        manifest = self.directory / MANIFEST
-        fingerprint_text = manifest.read_text(encoding="utf-8") if manifest.is_file() else str(self.directory)
-        self._fingerprint = hashlib.sha256(fingerprint_text.encode()).hexdigest()[:16]
+        self._fingerprint = weights_fingerprint(self.directory)
 
     # -- construction -----------------------------------------------------
 
@@ -93,7 +106,7 @@ class WhiteboxWhisper:
     def variant(self, *interventions: Intervention) -> "WhiteboxWhisper":
         """The same weights with these interventions (replacing any this model has)."""
         return WhiteboxWhisper(self.hf, self.directory, self.name, interventions=interventions,
-                               batch_size=self.batch_size, device=self.device)
+                               batch_size=self.batch_size, device=self.device, threads=self.threads)
 
     # -- identity ---------------------------------------------------------
 
@@ -148,12 +161,18 @@ class WhiteboxWhisper:
                 handle.remove()
 
     def _encode(self, rows: Sequence[np.ndarray]) -> torch.Tensor:
-        return self.hf.model.encoder(self._features(rows)).last_hidden_state
+        with _cpu_threads(self.threads if self.device == "cpu" else None):
+            return self.hf.model.encoder(self._features(rows)).last_hidden_state
 
     def _decoder_step(self, tokens: torch.Tensor, encoded: torch.Tensor, cache, ctx: RunContext, offset: int):
         ctx.decoder_offset = offset
-        out = self.hf.model.decoder(input_ids=tokens, encoder_hidden_states=encoded, cache=cache, use_cache=True)
-        return self.hf.proj_out(out.last_hidden_state)
+        # One token per row is too little work to share between threads: on CPU
+        # the threads' hand-offs cost more than the matmuls (10x slower steps on
+        # a busy 2-core machine), so decoder steps of a few tokens run on one.
+        few_tokens = tokens.shape[1] <= 4 and self.device == "cpu"
+        with _cpu_threads(1 if few_tokens else self.threads if self.device == "cpu" else None):
+            out = self.hf.model.decoder(input_ids=tokens, encoder_hidden_states=encoded, cache=cache, use_cache=True)
+            return self.hf.proj_out(out.last_hidden_state)
 
     @staticmethod
     def _new_cache():
