@@ -1,4 +1,7 @@
-"""Mechanism experiments on the white-box Whisper: activation patching and steering.
+"""Mechanism experiments on the white-box Whisper: steering directions and intervention experiments.
 
-Importing these modules imports torch; the core package never does.
+``steering`` (directions) imports torch through the white-box interventions;
+``experiment`` (variants through the store, and their readout) does not, so
+the readout also serves models that are not white-box.  The core package
+never imports either.
 """

@@ -224,9 +224,11 @@ def parse_audio_source(spec: str):
             return SpanMask(float(t0), float(t1))
         if kind == "audio" and rest:
             from asraudit.audio.io import load_audio
+
+            audio = load_audio(rest)  # a bad path is an InputError before torch is needed
             from asraudit.models.whitebox.interventions import FixedAudio
 
-            return FixedAudio(load_audio(rest), label=Path(rest).name)
+            return FixedAudio(audio, label=Path(rest).name)
     except ValueError as exc:
         raise InputError(f"bad audio source {spec!r}: {exc}") from None
     raise InputError(f"unknown audio source {spec!r}: use silence, noise:SNR[:SEED], mask:T0-T1 or audio:PATH")
