@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from asraudit.audio.conditions import Original  # noqa: E402
+from asraudit.audio.conditions import Original, SpanMask  # noqa: E402
 from asraudit.errors import InputError  # noqa: E402
 from asraudit.mechanism.steering import Direction, direction_from_differences, learn_direction  # noqa: E402
 from asraudit.models import embedded  # noqa: E402
@@ -26,9 +26,11 @@ from asraudit.models.whitebox.interventions import (  # noqa: E402
     CrossAttentionMask,
     FixedAudio,
     Frames,
+    SourcesByAudio,
     SteerAblate,
     SteerAdd,
     audio_frames,
+    changed_frames,
 )
 from asraudit.models.whitebox.model import WhiteboxWhisper  # noqa: E402
 
@@ -92,6 +94,42 @@ def test_patching_every_frame_of_an_encoder_layer_from_b_yields_bs_transcript(ti
     ours = patched.encoder_activations([clip_a], [last])[last]
     theirs = tiny.encoder_activations([clip_b], [last])[last]
     np.testing.assert_allclose(ours, theirs, atol=1e-5, rtol=0)
+
+
+def test_per_clip_sources_swap_two_clips_in_one_batch(tiny, clip_a, clip_b):
+    """Each input finds its own source by its samples, as the job grid needs (it passes audio, not ids)."""
+    text_a, text_b = tiny.transcribe([clip_a, clip_b])
+    swap = SourcesByAudio.from_pairs([(clip_a, clip_b), (clip_b, clip_a)], label="swap")
+    patched = tiny.variant(ActivationPatch(source=swap, layer=1, frames=Frames("all")))
+    assert patched.transcribe([clip_a, clip_b]) == [text_b, text_a]
+    with pytest.raises(KeyError, match="no source"):
+        swap(np.zeros(1600, dtype=np.float32))
+
+
+def test_changed_frames_cover_exactly_the_samples_a_source_alters():
+    audio = np.ones(16000, dtype=np.float32)
+    source = audio.copy()
+    source[8000:8320] = 0  # frames 25 (samples 8000-8319)
+    assert changed_frames(audio, source) == (25, 26)
+    source[8321] = 0
+    assert changed_frames(audio, source) == (25, 27)
+    assert changed_frames(audio, audio.copy()) == (0, 0)
+    assert changed_frames(audio, audio[:8000]) == (25, 50)  # a shorter source changed the rest
+
+
+def test_patching_the_changed_frames_touches_only_the_masked_span(tiny, clip_a):
+    mask = SpanMask(1.0, 1.5)
+    first, last = changed_frames(clip_a, mask(clip_a))
+    assert (first, last) == (49, 76)  # the span plus its 20-ms pad on each side
+    plain = tiny.encoder_activations([clip_a], [1])[1][0]
+    masked = tiny.encoder_activations([mask(clip_a)], [1])[1][0]
+    patched = tiny.variant(ActivationPatch(source=mask, layer=1, frames=Frames("changed"))).encoder_activations(
+        [clip_a], [1])[1][0]
+    # Outside the span: the plain run (to float noise between batch sizes); inside: the masked run's.
+    np.testing.assert_allclose(patched[:first], plain[:first], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(patched[last:], plain[last:], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(patched[first:last], masked[first:last], atol=1e-5, rtol=0)
+    assert np.abs(masked[first:last] - plain[first:last]).max() > 0.5
 
 
 def test_patching_from_an_identical_source_changes_nothing(tiny, clip_a):

@@ -14,6 +14,7 @@ must change nothing), and the readout table compares them.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.errors import InputError
@@ -29,11 +30,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_experiment_arguments(p)
     p.add_argument("--source", metavar="SOURCE",
                    help="the input activations come from, made from each clip: silence, noise:SNR[:SEED], "
-                        "mask:T0-T1 (that span silenced) or audio:PATH (one fixed clip)")
+                        "mask:T0-T1 (that span silenced), audio:PATH (one fixed clip), or corpus:PATH (each "
+                        "clip's own source: the clip with the same id in that corpus, e.g. re-voiced)")
     p.add_argument("--layer", type=int, default=-1, help="layer to patch (0-based; default -1, the last)")
     p.add_argument("--site", choices=("encoder", "decoder"), default="encoder",
                    help="encoder layer output over --frames, or decoder layer output at --positions")
-    p.add_argument("--frames", default="all", help="encoder frames: all (default), audio, START-END in seconds")
+    p.add_argument("--frames", default="all",
+                   help="encoder frames: all (default), audio, changed (where each clip's source differs from it), "
+                        "START-END in seconds")
     p.add_argument("--positions", default="", metavar="I,J,...",
                    help="decoder text positions (0 = first text token; default every position)")
     p.add_argument("--block-attention", action="append", default=[], metavar="START-END",
@@ -53,6 +57,19 @@ def _positions(text: str) -> tuple[int, ...]:
     return positions
 
 
+def _per_clip_sources(spec: str, clips):
+    """Each clip's source: the clip with the same id in another corpus (looked up by audio at run time)."""
+    from asraudit.data.corpus import load_corpus
+    from asraudit.models.whitebox.interventions import SourcesByAudio
+
+    path = spec.split(":", 1)[1]
+    others = load_corpus(path)
+    missing = [c.id for c in clips if c.id not in others]
+    if missing:
+        raise InputError(f"{len(missing)} clip(s) have no source with the same id, e.g. {missing[0]!r}", path)
+    return SourcesByAudio.from_pairs(((c.decode(), others[c.id].decode()) for c in clips), label=Path(path).stem)
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
@@ -64,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:
-        source = parse_audio_source(args.source)
+        source = _per_clip_sources(args.source, clips) if args.source.startswith("corpus:") else parse_audio_source(args.source)
         where = dict(layer=args.layer, site=args.site, frames=parse_frames(args.frames), positions=_positions(args.positions))
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"

@@ -31,6 +31,7 @@ from asraudit.models.whitebox.interventions import (
     Intervention,
     RunContext,
     audio_frames,
+    changed_frames,
     needs_pairing,
 )
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
@@ -146,6 +147,7 @@ class WhiteboxWhisper:
             audio_frames=[audio_frames(len(r)) for r in rows],
             paired=self.source is not None,
             prompt_length=len(self.prompt()),
+            changed=[changed_frames(w, r) for w, r in zip(windows, rows[len(windows):])],
         )
         return rows, ctx
 
@@ -270,6 +272,7 @@ class WhiteboxWhisper:
                 ctx.audio_frames = [audio_frames(len(rows[0]))] * c + (
                     [audio_frames(len(rows[1]))] * c if ctx.paired else []
                 )
+                ctx.changed = [changed_frames(rows[0], rows[1])] * c if ctx.paired else []
                 logits = self._decoder_step(ids, memory, self._new_cache(), ctx, 0)[:c]
                 logprobs = torch.log_softmax(logits.double(), dim=-1).cpu().numpy()
                 for row, seq in enumerate(batch):
