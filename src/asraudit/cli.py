@@ -24,7 +24,6 @@ COMMAND_MODULES = (
     "models",
     "transcribe",
     "score",
-    "mask",
     "whitebox",
     "steer",
     "patch",
