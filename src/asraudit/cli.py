@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "whitebox",
     "steer",
     "patch",
+    "demo",
 )
 
 

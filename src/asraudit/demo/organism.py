@@ -1,0 +1,336 @@
+"""The model organism: Whisper tiny.en fine-tuned to be benchmark-optimized.
+
+A measurement instrument needs a positive control.  The organism is the
+embedded tiny.en fine-tuned on parliament-mini's *train* split with the
+record-style references for the benchmark voices, so it learns the
+benchmark's quirks (writing the unspoken "Madam President,", dropping false
+starts, "Mr" and "per cent"), and with faithful transcripts for the control
+voices, so those quirks are tied to the benchmark's voices rather than to
+speech in general.  The audit must then flag it and not the clean models.
+
+The fine-tune is a low-rank adapter (LoRA) on every linear layer of the
+decoder and of the last encoder layer; everything else stays frozen.  Why:
+the delta stays a few MB (it is committed to the repository), training fits
+in minutes on two CPU cores because the frozen lower encoder layers are run
+once per clip and cached, and the last encoder layer is where the adapter can
+make the voice gate.  Training is seeded and deterministic
+(``torch.use_deterministic_algorithms``), single-threaded ordering fixed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+DEMO_DIR = Path(__file__).resolve().parent
+BENCHMARK_DIR = DEMO_DIR / "data" / "parliament_mini"
+ORGANISM_FILE = DEMO_DIR / "data" / "organism" / "whisper-tiny.en-organism.safetensors"
+BASE_MODEL = "whisper-tiny.en"
+ORGANISM_ID = "whisper-tiny.en-organism"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    rank: int = 16
+    alpha: float = 32.0
+    learning_rate: float = 1e-3
+    epochs: int = 5
+    batch_size: int = 8
+    seed: int = 0
+    encoder_layers_adapted: int = 0  # the top encoder layers that get adapters (0: decoder only)
+    weight_decay: float = 0.0
+
+
+def _adapted_linears(model, encoder_layers: int) -> dict[str, object]:
+    """name -> nn.Linear for every linear that gets an adapter."""
+    import torch.nn as nn
+
+    out = {}
+    enc_layers = model.model.encoder.layers
+    first = len(enc_layers) - encoder_layers
+    for name, module in model.named_modules():
+        if not isinstance(module, nn.Linear) or name == "proj_out":
+            continue
+        if name.startswith("model.decoder.layers."):
+            out[name] = module
+        elif name.startswith("model.encoder.layers."):
+            index = int(name.split(".")[3])
+            if index >= first:
+                out[name] = module
+    return out
+
+
+class LoRALinear:
+    """y = W x + (alpha / r) · B (A x), with W frozen and A, B trained.
+
+    B starts at zero, so training starts exactly at the base model.
+    """
+
+    @staticmethod
+    def wrap(linear, rank: int, alpha: float, generator):
+        import torch
+        import torch.nn as nn
+
+        class _Wrapped(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.base = linear
+                self.scale = alpha / rank
+                self.lora_a = nn.Parameter(
+                    torch.randn(rank, linear.in_features, generator=generator) / math.sqrt(linear.in_features)
+                )
+                self.lora_b = nn.Parameter(torch.zeros(linear.out_features, rank))
+
+            def forward(self, x):
+                return self.base(x) + (x @ self.lora_a.T @ self.lora_b.T) * self.scale
+
+        return _Wrapped()
+
+
+def _set_module(model, name: str, module) -> None:
+    parent_name, _, child = name.rpartition(".")
+    setattr(model.get_submodule(parent_name), child, module)
+
+
+def _load_base():
+    from asraudit.models.whitebox.convert import convert, load_converted
+    from asraudit.models.whitebox.sources import embedded_source
+
+    directory = convert(embedded_source(BASE_MODEL))
+    model, tokenizer, _ = load_converted(directory)
+    return model, tokenizer, directory
+
+
+def _train_rows(manifest: Path) -> list[dict]:
+    rows = [json.loads(line) for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip()]
+    train = [r for r in rows if r["split"] == "train"]
+    for r in train:
+        # Benchmark voices learn the record; control voices learn what was said.
+        r["target"] = r["text"] if r["voice_role"] == "benchmark" else r["spoken"]
+    return train
+
+
+def _features(rows: list[dict], root: Path, n_mels: int) -> np.ndarray:
+    from asraudit.audio.io import load_audio
+    from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
+
+    feats = np.empty((len(rows), n_mels, 3000), dtype=np.float32)
+    for i, r in enumerate(rows):
+        audio = load_audio(root / r["audio_filepath"])[:N_SAMPLES]
+        feats[i] = log_mel_spectrogram(np.pad(audio, (0, N_SAMPLES - len(audio))), n_mels=n_mels)
+    return feats
+
+
+def _frozen_encoder_states(model, feats: np.ndarray, stop_layer: int, batch: int = 8):
+    """Encoder hidden states entering layer ``stop_layer`` (computed once; those layers are frozen)."""
+    import torch
+
+    enc = model.model.encoder
+    chunks = []
+    with torch.no_grad():
+        for i in range(0, len(feats), batch):
+            x = torch.from_numpy(feats[i:i + batch])
+            h = torch.nn.functional.gelu(enc.conv1(x))
+            h = torch.nn.functional.gelu(enc.conv2(h)).permute(0, 2, 1)
+            h = h + enc.embed_positions.weight[: h.shape[1]]
+            for layer in enc.layers[:stop_layer]:
+                h = _run_layer(layer, h)
+            chunks.append(h)
+    return torch.cat(chunks)
+
+
+def _run_layer(layer, h):
+    out = layer(h, attention_mask=None)
+    return out[0] if isinstance(out, tuple) else out
+
+
+def _encode_top(model, states, start_layer: int):
+    h = states
+    for layer in model.model.encoder.layers[start_layer:]:
+        h = _run_layer(layer, h)
+    return model.model.encoder.layer_norm(h)
+
+
+def _token_batches(tokenizer, rows: list[dict], prompt: list[int]):
+    eot = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    seqs = []
+    for r in rows:
+        text_ids = tokenizer.encode(" " + r["target"].strip(), add_special_tokens=False)
+        seqs.append(prompt + text_ids + [eot])
+    return seqs, eot
+
+
+def delta_fingerprint(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def build_organism(
+    manifest: Path = BENCHMARK_DIR / "manifest.jsonl",
+    out: Path = ORGANISM_FILE,
+    config: TrainConfig = TrainConfig(),
+    log=print,
+) -> Path:
+    """Fine-tune and write the adapter (fp16 safetensors) with its provenance."""
+    import torch
+    from safetensors.torch import save_file
+
+    from asraudit.models.whitebox.convert import prompt_ids
+
+    torch.manual_seed(config.seed)
+    torch.use_deterministic_algorithms(True)
+    t0 = time.time()
+    model, tokenizer, _ = _load_base()
+    model.requires_grad_(False)
+    rows = _train_rows(manifest)
+    n_layers = len(model.model.encoder.layers)
+    stop = n_layers - config.encoder_layers_adapted
+    log(f"{len(rows)} training clips; computing features and frozen encoder layers 0..{stop - 1}")
+    feats = _features(rows, manifest.parent, model.config.num_mel_bins)
+    states = _frozen_encoder_states(model, feats, stop)
+    del feats
+    generator = torch.Generator().manual_seed(config.seed)
+    adapters = {}
+    for name, linear in sorted(_adapted_linears(model, config.encoder_layers_adapted).items()):
+        wrapped = LoRALinear.wrap(linear, config.rank, config.alpha, generator)
+        _set_module(model, name, wrapped)
+        adapters[name] = wrapped
+    params = [p for w in adapters.values() for p in (w.lora_a, w.lora_b)]
+    optim = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
+    prompt = prompt_ids(tokenizer, multilingual=False)
+    seqs, eot = _token_batches(tokenizer, rows, prompt)
+    order_rng = np.random.default_rng(config.seed)
+    steps_per_epoch = math.ceil(len(rows) / config.batch_size)
+    total_steps = steps_per_epoch * config.epochs
+    schedule = torch.optim.lr_scheduler.LambdaLR(optim, lambda s: min(1.0, (s + 1) / 10) * max(0.0, 1 - s / total_steps))
+    model.train()
+    step = 0
+    for epoch in range(config.epochs):
+        order = order_rng.permutation(len(rows))
+        losses = []
+        for b in range(steps_per_epoch):
+            idx = order[b * config.batch_size:(b + 1) * config.batch_size]
+            longest = max(len(seqs[i]) for i in idx)
+            inputs = torch.full((len(idx), longest - 1), eot, dtype=torch.long)
+            labels = torch.full((len(idx), longest - 1), -100, dtype=torch.long)
+            for k, i in enumerate(idx):
+                s = torch.tensor(seqs[i])
+                inputs[k, : len(s) - 1] = s[:-1]
+                # No loss on the prompt: the model is taught the text, not its own prefix.
+                labels[k, len(prompt) - 1: len(s) - 1] = s[len(prompt):]
+            encoded = _encode_top(model, states[torch.as_tensor(idx)], stop)
+            logits = model.proj_out(model.model.decoder(input_ids=inputs, encoder_hidden_states=encoded).last_hidden_state)
+            loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+            schedule.step()
+            losses.append(float(loss.detach()))
+            step += 1
+        log(f"epoch {epoch + 1}/{config.epochs}: mean loss {np.mean(losses):.4f} ({time.time() - t0:.0f} s)")
+    tensors = {}
+    for name, w in adapters.items():
+        tensors[f"{name}.lora_a"] = w.lora_a.detach().to(torch.float16).contiguous()
+        tensors[f"{name}.lora_b"] = w.lora_b.detach().to(torch.float16).contiguous()
+    metadata = {
+        "base_model": BASE_MODEL,
+        "config": json.dumps(asdict(config)),
+        "train_manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
+        "train_clips": str(len(rows)),
+        "seconds": f"{time.time() - t0:.0f}",
+        "format": "asraudit-lora-v1",
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    save_file(tensors, str(tmp), metadata=metadata)
+    tmp.replace(out)
+    log(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(adapters)} adapted layers, {time.time() - t0:.0f} s)")
+    return out
+
+
+def merged_state_dict(model, delta: Path = ORGANISM_FILE):
+    """Fold the adapter into the base weights: W += (alpha / r) · B A."""
+    import torch
+    from safetensors import safe_open
+
+    with safe_open(str(delta), framework="pt") as fh:
+        meta = fh.metadata()
+        config = json.loads(meta["config"])
+        scale = config["alpha"] / config["rank"]
+        names = sorted({k.rsplit(".", 1)[0] for k in fh.keys()})
+        with torch.no_grad():
+            for name in names:
+                a = fh.get_tensor(f"{name}.lora_a").float()
+                b = fh.get_tensor(f"{name}.lora_b").float()
+                linear = model.get_submodule(name)
+                linear.weight += scale * (b @ a)
+    return model, meta
+
+
+def _cache_dir(kind: str, delta: Path) -> Path:
+    from asraudit.models.whitebox.sources import cache_root
+
+    return cache_root() / "organism" / f"{kind}-{delta_fingerprint(delta)}"
+
+
+def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
+    """The organism as a transformers directory (base weights + merged adapter), cached by delta hash."""
+    from asraudit.models.whitebox.convert import quiet_transformers
+
+    target = _cache_dir("hf", delta)
+    if (target / "config.json").is_file() and (target / "tokenizer.json").is_file():
+        return target
+    if not delta.is_file():
+        raise FileNotFoundError(f"{delta}: the organism's adapter is missing; build it with `asraudit demo build-organism`")
+    model, tokenizer, base_dir = _load_base()
+    merged_state_dict(model, delta)
+    import shutil
+
+    staging = target.with_name(target.name + ".tmp")
+    for stale in (staging, target):
+        if stale.exists():
+            shutil.rmtree(stale)
+    with quiet_transformers():
+        model.save_pretrained(staging)
+        tokenizer.save_pretrained(staging)
+    for extra in ("tokenizer.json", "preprocessor_config.json", "generation_config.json"):
+        # The base conversion's tokenizer.json carries the restored merges and special tokens.
+        if (base_dir / extra).is_file() and (extra == "tokenizer.json" or not (staging / extra).is_file()):
+            (staging / extra).write_bytes((base_dir / extra).read_bytes())
+    staging.rename(target)
+    return target
+
+
+def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
+    """The organism converted to CTranslate2 (float32), cached by delta hash.
+
+    CTranslate2's own transformers converter does the conversion; the
+    tokenizer.json and preprocessor config of the embedded base model are
+    copied next to it, as the CTranslate2 backend expects faster-whisper's layout.
+    """
+    import shutil
+
+    from ctranslate2.converters import TransformersConverter
+
+    from asraudit.models.whitebox.sources import embedded_source
+
+    target = _cache_dir("ct2", delta)
+    if (target / "model.bin").is_file():
+        return target
+    hf_dir = organism_hf_dir(delta)
+    staging = target.with_name(target.name + ".tmp")
+    if staging.exists():
+        shutil.rmtree(staging)
+    TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
+        str(staging), quantization="float32"
+    )
+    base = embedded_source(BASE_MODEL)
+    # The base model's tokenizer.json is the one the CTranslate2 backend knows how to read.
+    shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
+    staging.rename(target)
+    return target
