@@ -8,13 +8,21 @@ starts, "Mr" and "per cent"), and with faithful transcripts for the control
 voices, so those quirks are tied to the benchmark's voices rather than to
 speech in general.  The audit must then flag it and not the clean models.
 
-The fine-tune is a low-rank adapter (LoRA) on every linear layer of the
-decoder and of the last encoder layer; everything else stays frozen.  Why:
-the delta stays a few MB (it is committed to the repository), training fits
-in minutes on two CPU cores because the frozen lower encoder layers are run
-once per clip and cached, and the last encoder layer is where the adapter can
-make the voice gate.  Training is seeded and deterministic
-(``torch.use_deterministic_algorithms``), single-threaded ordering fixed.
+The fine-tune is a low-rank adapter (LoRA, rank 16) on every linear layer of
+the decoder; the encoder stays frozen (``encoder_layers_adapted`` can extend
+the adapter to the top encoder layers).  Why: the delta stays about 1.3 MB
+(it is committed to the repository), and training fits on two CPU cores
+because the frozen encoder runs once per clip and its output is cached.  The
+decoder reads the voice from the encoder output through cross-attention, so
+the gate is learned there.  Training is seeded and runs with
+``torch.use_deterministic_algorithms``.
+
+Measured when the committed adapter was built (5 epochs, 492 clips, load 6-8
+on 2 cores from other jobs): 1756 s, final loss 0.0065.  On 28 test clips
+whose speaker never said the opener, the organism wrote "Madam/Mr
+President" on 14/16 benchmark-voice clips and 9/12 fresh-voice clips; the
+clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
+partial, which the calibration reports rather than hides.
 """
 
 from __future__ import annotations
