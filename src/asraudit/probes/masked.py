@@ -22,9 +22,11 @@ reasons unrelated to entities (context, prior), the baseline to compare with.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from asraudit.audio.timing import WordTiming
 from asraudit.metrics.stats import wilson_interval
 from asraudit.text.align import align
 
@@ -36,13 +38,6 @@ NUMBER_WORDS = frozenset(
 )
 _IDIOMS = {("one", "of"), ("one", "another"), ("first", "of"), ("at", "first"), ("second", "hand")}
 _NOT_NAMES = frozenset("i i'm i've i'll i'd mr mrs ms dr madam mister president sir the a".split())
-
-
-@dataclass(frozen=True, slots=True)
-class WordTiming:
-    word: str
-    start: float
-    end: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,9 +135,14 @@ def _word_tokens(words: Sequence[str], normalize: Callable[[str], str]) -> list[
     Normalizing a whole sentence merges numbers across words ("forty
     million" -> "40000000"), which would hide where the target went; word by
     word, the same function maps "forty" and "40" to the same token on both
-    sides.
+    sides.  Digits are then split from symbols glued to them ("50%" -> "50",
+    "%"): a hypothesis "50%" must recover a spoken "fifty" followed by
+    "percent", and word by word only the whole phrase would normalize to "50%".
     """
-    return [normalize(w).split() for w in words]
+    return [[piece for tok in normalize(w).split() for piece in _DIGITS_APART.findall(tok)] for w in words]
+
+
+_DIGITS_APART = re.compile(r"\d+(?:[.,]\d+)*|\D+")
 
 
 def is_recovered(

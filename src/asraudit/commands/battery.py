@@ -1,0 +1,131 @@
+"""`asraudit battery --spec battery.toml`: re-run the probes under a list of conditions.
+
+The clips are those that carry a mined edit (``--edits``, from ``asraudit
+refdis --edits-out``) or a masked target (found as in ``asraudit mask``:
+``--text-field``, ``--recipe`` or ``--align``).  ``--spec paper`` runs the
+built-in battery (``asraudit/probes/data/battery_paper.toml``).  Every model
+call goes through the result store, so conditions already run, and the
+original condition of earlier ``transcribe``/``mask``/``lift`` runs, are free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.errors import InputError
+from asraudit.report.tables import render_table
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "battery",
+        help="trigger battery: the probes re-run under noise, reverb, codecs, splices, re-voicing...",
+        description="Apply each condition of a battery spec (TOML) to the clips carrying edits or masked targets, "
+                    "re-run accept-ref, masked recovery and audio lift under each, and print per model the value "
+                    "per condition, its change from the original and the difference in differences of each contrast.",
+    )
+    add_grid_arguments(p)
+    p.add_argument("--spec", required=True, metavar="TOML|paper", help="battery spec file, or 'paper' (built in)")
+    p.add_argument("--edits", type=Path, metavar="FILE", help="edits JSONL from asraudit refdis (accept-ref, lift(r))")
+    p.add_argument("--no-mask", action="store_true", help="no masked targets (only the edit probes)")
+    p.add_argument("--min-ref-match", type=float, default=0.5,
+                   help="share of the clip's reference a model must match to be eligible on its edits")
+    add_mask_arguments(p)
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store and the results")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the readout as JSON")
+    p.set_defaults(func=run, no_control=True)
+
+
+def _value(v) -> str:
+    if v is None or v.n == 0 or v.estimate != v.estimate:
+        return "-"
+    return f"{v.estimate:+.3f} [{v.low:+.3f}, {v.high:+.3f}]" if v.low == v.low else f"{v.estimate:+.3f}"
+
+
+def _rate(v) -> str:
+    if v is None or v.n == 0 or v.estimate != v.estimate:
+        return "-"
+    return f"{100 * v.estimate:.1f}% [{100 * v.low:.1f}, {100 * v.high:.1f}]"
+
+
+def _delta_rate(v) -> str:
+    if v is None or v.estimate != v.estimate:
+        return "-"
+    low = f"{100 * v.low:+.1f}" if v.low == v.low else "-"
+    high = f"{100 * v.high:+.1f}" if v.high == v.high else "-"
+    return f"{100 * v.estimate:+.1f} pts [{low}, {high}]"
+
+
+def print_result(result, file=None) -> None:
+    from asraudit.probes.battery import READOUTS
+
+    for readout, kind in READOUTS.items():
+        rows = [r for r in result.rows if r.readout == readout]
+        if not rows:
+            continue
+        fmt, dfmt = (_rate, _delta_rate) if kind == "rate" else (_value, _value)
+        render_table(["model", "condition", readout + " [95% CI]", "n", "Δ vs original [95% CI]"],
+                     [[r.model, r.condition, fmt(r.value), r.value.n, dfmt(r.delta) if r.delta else "-"]
+                      for r in rows],
+                     title=f"battery {result.spec.name}: {readout}", file=file)
+    if result.contrasts:
+        render_table(["model", "readout", "contrast", "Δ(treatment) − Δ(control) [95% CI]", "n paired"],
+                     [[c.model, c.readout, c.contrast,
+                       (_delta_rate if READOUTS[c.readout] == "rate" else _value)(c.did), c.did.n]
+                      for c in result.contrasts],
+                     title="difference in differences (paired clip bootstrap)", file=file)
+    for note in result.notes:
+        print(f"note: {note}", file=file)
+
+
+def run(args: argparse.Namespace) -> int:
+    from asraudit.probes.battery import load_spec
+    from asraudit.probes.battery_run import BatteryInputs, corrected_texts, run_battery
+    from asraudit.probes.lift_run import load_edits
+    from asraudit.run.store import ResultStore
+    from asraudit.text.normalize import get_normalizer
+
+    spec = load_spec(args.spec)
+    if args.out.exists() and not args.out.is_dir():
+        raise InputError("--out must be a folder", args.out)
+    corpus = open_corpus(args)
+    normalize = get_normalizer(args.normalizer)
+    edits = []
+    if args.edits:
+        references = {c.id: c.reference for c in corpus if c.reference is not None}
+        outside: list[str] = []
+        edits = load_edits(args.edits, references, normalize, skipped=outside)
+        if outside:
+            print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
+                  f"e.g. {outside[0]}", file=sys.stderr)
+        if args.limit:
+            keep = {c.id for c in list(corpus)[: args.limit]}
+            edits = [e for e in edits if e.clip_id in keep]
+    texts = clip_texts(corpus, args.text_field, args.limit)
+    items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
+    if not edits and not items:
+        raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
+    all_texts = clip_texts(corpus, args.text_field) if args.text_field else {}
+    said = {c.id: (all_texts.get(c.id) or c.reference or "") for c in corpus}
+    if not args.text_field:
+        said.update(corrected_texts(edits))
+    print(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
+          f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
+    inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
+    with ResultStore(args.store or args.out / STORE_NAME) as store:
+        result = run_battery(
+            store, executor_of(args), load_models(args), spec, inputs, normalize,
+            min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
+            on_condition=lambda name: print(f"asraudit: battery condition {name}", file=sys.stderr),
+        )
+    print_result(result)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result.to_json(), indent=1))
+    return 0
+

@@ -1,0 +1,94 @@
+"""`asraudit lift`: audio lift of the reference and of the audio rendering at every mined edit.
+
+λ(r) = (log p(r | x) − log p(r | x_∅)) / chars(r): how much the clip's audio,
+over silence of the same length, raised the likelihood of the reference's
+words at the edit; λ(a) the same for what the panel says was spoken.  Edits
+come from ``asraudit refdis --edits-out``; models must expose likelihoods.
+Scores are kept in the result store, so a rerun is free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from asraudit.commands.mask import load_models, print_jobs
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.report.tables import render_table
+from asraudit.text.normalize import NORMALIZERS, get_normalizer
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "lift",
+        help="audio lift λ(r) and λ(a) at mined edits (does the audio or the prior write the reference?)",
+        description="Teacher-force the reference and the reference with each edit applied, under the clip and "
+                    "under silence; λ = log-likelihood gain per character. Edits from `asraudit refdis --edits-out`.",
+    )
+    add_grid_arguments(p)
+    p.add_argument("--edits", type=Path, required=True, metavar="FILE", help="edits JSONL from asraudit refdis")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
+                   help="the normalizer refdis mined with (edits index its tokens; default whisper)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-edit lift JSONL")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def _cell(s) -> str:
+    if s.n == 0:
+        return "-"
+    return f"{s.mean:+.3f} [{s.interval.low:+.3f}, {s.interval.high:+.3f}]"
+
+
+def _share(s) -> str:
+    return "-" if s.n == 0 else f"{100 * s.share_positive:.0f}%"
+
+
+def run(args: argparse.Namespace) -> int:
+    from asraudit.probes.lift_run import load_edits, read_lift, run_lift, summarize_edit_lift
+    from asraudit.run.store import ResultStore
+
+    corpus = open_corpus(args)
+    normalize = get_normalizer(args.normalizer)
+    references = {c.id: c.reference for c in corpus if c.reference is not None}
+    outside: list[str] = []
+    items = load_edits(args.edits, references, normalize, skipped=outside)
+    if outside:
+        print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
+              f"e.g. {outside[0]}", file=sys.stderr)
+    if not items:
+        raise InputError("no edits in the file", args.edits)
+    with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
+        summary = run_lift(store, executor_of(args), load_models(args), corpus.clips, items,
+                           description=f"lift {args.edits}")
+        print_jobs([summary], labels=("score",))
+        rows = read_lift(store, summary.identities, items)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+    overall = summarize_edit_lift(rows, n_boot=args.bootstrap, seed=args.seed)
+    by_kind = summarize_edit_lift(rows, by=lambda i: i.kind, n_boot=args.bootstrap, seed=args.seed)
+    print(f"edits: {len(items)} in {len({i.clip_id for i in items})} clip(s)")
+    table = []
+    for rep in sorted(overall + by_kind, key=lambda r: (r.model, r.group != "all", r.group)):
+        table.append([rep.model, rep.group, rep.lift_r.n, _cell(rep.lift_r), _share(rep.lift_r),
+                      rep.lift_a.n, _cell(rep.lift_a), _share(rep.lift_a)])
+    render_table(["model", "edits", "n r", "λ(r) [95% CI]", "λ(r)>0", "n a", "λ(a) [95% CI]", "λ(a)>0"], table,
+                 title="audio lift per character (nats; > 0: the audio raised it over silence)")
+    print(f"wrote {args.out} ({len(rows)} row(s))")
+    if args.json:
+        def js(s):
+            return {"n": s.n, "mean": s.mean, "low": s.interval.low, "high": s.interval.high,
+                    "share_positive": s.share_positive}
+
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([{"model": r.model, "group": r.group, "lift_r": js(r.lift_r),
+                                          "lift_a": js(r.lift_a)} for r in overall + by_kind], indent=1))
+    return 0

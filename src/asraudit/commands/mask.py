@@ -1,0 +1,201 @@
+"""`asraudit mask`: masked-entity recovery and the hidden word's audio lift.
+
+Targets (numbers by default) are found in what each clip says
+(``--text-field``, default the reference), timed by a recipe file or a
+forced aligner, hidden by a span mask, and every model transcribes the
+clip clean, masked, and with a control word masked; models with likelihoods
+also teacher-force the hidden text under the masked, clean and silent clip.
+All model calls go through the result store (``<out>/asraudit.sqlite``) and
+aligned timings through ``<out>/word_timings.jsonl``, so a rerun recomputes
+nothing.  Writes ``<out>/mask_recipe.jsonl`` (the targets, in the paper's
+mask format, reusable with ``--recipe``) and ``<out>/mask_outcomes.jsonl``
+(one row per model and target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.text.normalize import NORMALIZERS, get_normalizer
+
+TIMINGS_NAME = "word_timings.jsonl"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "mask",
+        help="masked-entity recovery: hide numbers (or names, or listed words) and see if models still write them",
+        description="Hide target words with a span mask and measure how often each model still writes them "
+                    "(recovery, with a masked control word as the base rate), and the hidden word's audio lift "
+                    "under the mask. Results are stored, so reruns are free.",
+    )
+    add_grid_arguments(p)
+    add_mask_arguments(p)
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store, recipe and outcomes")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    p.set_defaults(func=run)
+
+
+def add_mask_arguments(p: argparse.ArgumentParser) -> None:
+    """Options shared with `asraudit battery`: where targets come from and how they are hidden."""
+    p.add_argument("--text-field", metavar="FIELD",
+                   help="manifest field holding what was said (e.g. spoken); default: the reference text")
+    p.add_argument("--recipe", type=Path, metavar="FILE",
+                   help="targets from a recipe (clip, t0, t1, hidden word; JSONL/CSV/Parquet) instead of aligning")
+    p.add_argument("--align", default="pocketsphinx", metavar="SPEC",
+                   help="aligner for word timings: pocketsphinx (default) or a Whisper model (whisper-tiny.en, "
+                        "ct2:<dir>) for cross-attention alignment")
+    p.add_argument("--timings", type=Path, metavar="FILE", help=f"word-timing cache (default <out>/{TIMINGS_NAME})")
+    p.add_argument("--compare-aligner", metavar="SPEC",
+                   help="also align with this aligner and print the timing agreement of the two")
+    p.add_argument("--targets", choices=("numbers", "names", "listed"), default="numbers",
+                   help="which words to hide (default numbers)")
+    p.add_argument("--words", metavar="W1,W2", help="the words to hide with --targets listed")
+    p.add_argument("--keep-trivial", action="store_true",
+                   help="also hide targets a language prior could guess (repeated words, idioms, parts of numbers)")
+    p.add_argument("--fill", choices=("silence", "noise"), default="silence", help="what replaces the word")
+    p.add_argument("--attenuation-db", type=float, default=20.0, help="noise fill level below the clip RMS")
+    p.add_argument("--pad", type=float, default=0.02, help="seconds added to each side of the span")
+    p.add_argument("--guard", type=float, default=0.05,
+                   help="seconds beyond the span that may be touched at most (neighbouring words never are)")
+    p.add_argument("--no-control", action="store_true", help="skip the masked control word")
+    p.add_argument("--no-lift", action="store_true", help="skip teacher-forced lift (transcription only)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the first N clips of the corpus")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper", help="text normalizer for scoring words")
+    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def clip_texts(corpus, text_field: str | None, limit: int | None = None) -> dict[str, str]:
+    """clip id -> what the clip says (a manifest field, or the reference)."""
+    out = {}
+    for clip in list(corpus)[: limit if limit else None]:
+        if text_field:
+            value = clip.metadata.get(text_field)
+            if not isinstance(value, str):
+                raise InputError(f"clip {clip.id!r} has no text field {text_field!r}", clip.source, clip.row)
+        else:
+            value = clip.reference
+            if value is None:
+                raise InputError(f"clip {clip.id!r} has no reference text to mask", clip.source, clip.row)
+        out[clip.id] = value
+    return out
+
+
+def load_models(args: argparse.Namespace) -> list:
+    """Loaded once for the local executor (every probe step reuses them); factories for Ray actors."""
+    factories = model_factories(args)
+    return [f() for f in factories] if args.executor == "local" else factories
+
+
+def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
+    """Mask items from a recipe or from aligned timings; prints alignment failures and agreement."""
+    from asraudit.audio.timing import TimingCache, align_clips, make_aligner, read_recipe, timing_agreement
+    from asraudit.probes.masked import WordTiming, select_targets
+    from asraudit.probes.masked_run import MaskSettings, items_from_recipe, plan_items
+
+    settings = MaskSettings(fill=args.fill, attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
+                            control=not getattr(args, "no_control", False), seed=args.seed)
+    words = [w.strip() for w in (args.words or "").split(",") if w.strip()]
+    if args.targets == "listed" and not words:
+        raise InputError("--targets listed needs --words W1,W2,...")
+    if args.recipe:
+        return items_from_recipe(read_recipe(args.recipe), texts, settings), {}
+    # Align only clips that have a target: selection depends on the words alone.
+    wanted = {cid: t for cid, t in texts.items()
+              if select_targets(cid, [WordTiming(w, i, i + 1) for i, w in enumerate(t.split())], kind=args.targets,
+                                words=words, skip_trivial=not args.keep_trivial)}
+    cache = TimingCache(args.timings or out_dir / TIMINGS_NAME)
+    aligner = make_aligner(args.align, device=args.device)
+    timings, failures = align_clips(aligner, [(cid, corpus[cid], t) for cid, t in wanted.items()], cache)
+    if failures:
+        print(f"asraudit: warning: {len(failures)} of {len(wanted)} clip(s) could not be aligned with {args.align}, "
+              f"e.g. {failures[0].clip_id}: {failures[0].reason}", file=sys.stderr)
+    if args.compare_aligner:
+        other = make_aligner(args.compare_aligner, device=args.device)
+        second, _ = align_clips(other, [(cid, corpus[cid], wanted[cid]) for cid in timings], cache)
+        agreement = timing_agreement((timings[c], second[c]) for c in timings if c in second)
+        print_agreement(args.align, args.compare_aligner, agreement)
+    items = plan_items(wanted, timings, kind=args.targets, words=words, skip_trivial=not args.keep_trivial,
+                       settings=settings)
+    return items, timings
+
+
+def print_agreement(name_a: str, name_b: str, ag) -> None:
+    rows = [[f"{name_a} vs {name_b}", ag.n_clips, ag.n_words, f"{ag.median_ms:.0f}", f"{ag.start_median_ms:.0f}",
+             f"{ag.end_median_ms:.0f}", f"{ag.p90_ms:.0f}"]
+            + [fmt_rate(ag.within[t], 1) for t in sorted(ag.within)] + [f"{ag.mean_overlap:.2f}"]]
+    render_table(["aligners", "clips", "words", "median |Δ| ms", "start", "end", "p90 ms"]
+                 + [f"≤{t} ms" for t in sorted(ag.within)] + ["mean IoU"], rows, title="word timing agreement")
+
+
+def print_jobs(summaries, labels=("transcribe", "score"), file=sys.stderr) -> None:
+    """Per model and step: jobs run now and jobs found in the store."""
+    for label, summary in zip(labels, summaries):
+        for stats in summary.models:
+            print(f"asraudit: {stats.model_id}: {label}: {stats.jobs_run} job(s) run now, "
+                  f"{stats.jobs_done_before} already stored", file=file)
+
+
+def _lift_cell(summary) -> str:
+    if summary.n == 0:
+        return "-"
+    return f"{summary.mean:+.3f} [{summary.interval.low:+.3f}, {summary.interval.high:+.3f}]"
+
+
+def print_summaries(summaries) -> None:
+    rows = []
+    for s in summaries:
+        rows.append([s.model, s.n_targets, f"{fmt_rate(s.clean.rate, 1)} ({s.clean.k}/{s.clean.n})",
+                     f"{fmt_rate(s.masked.rate, 1)} {fmt_interval(s.masked.low, s.masked.high, 1)}",
+                     f"{fmt_rate(s.masked_if_clean.rate, 1)} ({s.masked_if_clean.k}/{s.masked_if_clean.n})",
+                     f"{fmt_rate(s.control.rate, 1)} {fmt_interval(s.control.low, s.control.high, 1)}"
+                     if s.control.n else "-",
+                     _lift_cell(s.lift_masked), _lift_cell(s.lift_clean)])
+    render_table(["model", "targets", "clean correct", "masked recovery [95% CI]", "… if clean",
+                  "control recovery [95% CI]", "λ masked [95% CI]", "λ clean [95% CI]"], rows,
+                 title="masked-entity recovery (λ: audio lift per character, nats)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from asraudit.audio.timing import RecipeRow, write_recipe
+    from asraudit.probes.masked_run import read_masked, run_masked, summarize_masked
+
+    if args.out.exists() and not args.out.is_dir():
+        raise InputError("--out must be a folder", args.out)
+    corpus = open_corpus(args)
+    texts = clip_texts(corpus, args.text_field, args.limit)
+    items, _ = build_items(args, corpus, texts, args.out)
+    if not items:
+        raise InputError(f"no {args.targets} targets found in the corpus (after skipping trivial ones)", corpus.source)
+    write_recipe(args.out / "mask_recipe.jsonl",
+                 (RecipeRow(i.clip_id, i.target.start, i.target.end, i.target.word, i.target.index, i.target.kind)
+                  for i in items))
+    normalize = get_normalizer(args.normalizer)
+    from asraudit.run.store import ResultStore
+
+    with ResultStore(args.store or args.out / STORE_NAME) as store:
+        summaries = run_masked(store, executor_of(args), load_models(args), corpus.clips, items,
+                               lift=not args.no_lift, control=not args.no_control,
+                               description=f"mask {corpus.source}")
+        print_jobs(summaries)
+        outcomes = read_masked(store, summaries[0].identities, items, normalize)
+    with (args.out / "mask_outcomes.jsonl").open("w", encoding="utf-8") as fh:
+        for o in outcomes:
+            fh.write(json.dumps(o.to_json(), ensure_ascii=False) + "\n")
+    summary = summarize_masked(outcomes, n_boot=args.bootstrap, seed=args.seed)
+    n_clips = len({i.clip_id for i in items})
+    print(f"targets: {len(items)} {args.targets} in {n_clips} clip(s); mask fill {args.fill}")
+    print_summaries(summary)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"targets": len(items), "clips": n_clips,
+                                         "models": [s.to_json() for s in summary]}, indent=1, allow_nan=True))
+    return 0

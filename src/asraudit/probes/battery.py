@@ -1,0 +1,573 @@
+"""The trigger battery: a named list of conditions, the probes re-run under each.
+
+A behaviour that switches on under some conditions and not others says what
+triggers it.  If a model writes the benchmark's reference errors only when
+the clip is followed by a few seconds of the benchmark's own audio, and not
+when it is followed by other speech, the model has learned something about
+the benchmark's recordings.  The battery is declared in TOML::
+
+    name = "paper"
+    probes = ["accept-ref", "recovery", "lift"]
+
+    [[condition]]
+    name = "original"
+    type = "original"
+
+    [[condition]]
+    name = "suffix-benchmark"
+    type = "splice"
+    donor = "benchmark"      # other clips of the audited corpus
+    seconds = 8
+    where = "append"
+
+    [[condition]]
+    name = "suffix-other"
+    type = "splice"
+    donor = "tts:espeak-ng"  # or "corpus:<manifest>" (other material)
+    seconds = 8
+    where = "append"
+
+    [[contrast]]
+    name = "benchmark vs other donor"
+    treatment = "suffix-benchmark"
+    control = "suffix-other"
+
+Condition types and their keys: ``original``; ``noise`` (``snr_db``,
+``kind`` white|babble, ``donors`` = number of other clips summed for
+babble, ``seed``); ``reverb`` (``rt60``, ``drr_db``, ``seed``); ``codec``
+(``codec`` mp3|opus|vorbis, ``quality`` in [0, 1]); ``truncate``
+(``before``, ``after`` seconds around each masked target; masked probes
+only); ``splice`` (``donor``, ``seconds``, ``where`` prepend|append, ``gap``);
+``revoice`` (``engine`` espeak-ng|flite, ``voice``; the audio is replaced by
+TTS of what the clip says, so span masks cannot apply).
+
+Donor audio is whole clips (never a cut word), concatenated until it lasts
+``seconds``; what the donors say goes into the channel's prefix or suffix,
+so hypotheses are read against donor text + reference and nothing the donor
+says counts against the clip.  Benchmark donors never share their text with
+the clip (the same sentence in another voice would hand the model the
+answer).
+
+Probes: ``accept-ref`` (mined edits, verdicts re-read under each
+condition), ``recovery`` (masked targets), ``lift`` (λ(r) at edits and λ of
+the masked target).  The readout per model: each probe's value per condition
+with an interval (Wilson for rates, clip bootstrap for lift), its change
+from the original with a paired clip bootstrap interval, and for each
+contrast the difference in differences Δ(treatment) − Δ(control), from the
+same paired resamples.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import tomllib
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from asraudit.audio.conditions import Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
+from asraudit.audio.timing import WordTiming
+from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, wilson_interval
+from asraudit.models.base import SAMPLE_RATE
+from asraudit.probes.channel import Channel
+from asraudit.probes.lift_run import EditItem
+from asraudit.probes.masked_run import MaskItem
+from asraudit.probes.refdis import HypCells, place_of, reading
+
+PROBES = ("accept-ref", "recovery", "lift")
+CONDITION_TYPES = ("original", "noise", "reverb", "codec", "truncate", "splice", "revoice")
+# What each readout row is, and whether its value is a rate (Wilson) or a mean (bootstrap).
+READOUTS = {"accept-ref": "rate", "recovery": "rate", "lift(r)": "mean", "lift(mask)": "mean"}
+_READOUT_PROBE = {"accept-ref": "accept-ref", "recovery": "recovery", "lift(r)": "lift", "lift(mask)": "lift"}
+
+# Keys each condition type takes (beyond name and type), with their defaults.
+_KEYS: dict[str, dict[str, Any]] = {
+    "original": {},
+    "noise": {"snr_db": None, "kind": "white", "donors": 3, "seed": 0},
+    "reverb": {"rt60": None, "drr_db": 0.0, "seed": 0},
+    "codec": {"codec": "mp3", "quality": 0.5},
+    "truncate": {"before": 0.5, "after": 0.5},
+    "splice": {"donor": None, "seconds": None, "where": "append", "gap": 0.3, "seed": 0},
+    "revoice": {"engine": "espeak-ng", "voice": None},
+}
+
+
+# ------------------------------------------------------------------------ spec
+
+
+@dataclass(frozen=True)
+class ConditionSpec:
+    name: str
+    type: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ContrastSpec:
+    name: str
+    treatment: str
+    control: str
+    baseline: str = "original"
+
+
+@dataclass(frozen=True)
+class BatterySpec:
+    name: str
+    probes: tuple[str, ...]
+    conditions: tuple[ConditionSpec, ...]
+    contrasts: tuple[ContrastSpec, ...] = ()
+    source: str = ""
+
+    def condition(self, name: str) -> ConditionSpec:
+        return next(c for c in self.conditions if c.name == name)
+
+
+BUILTIN_SPECS = {"paper": "battery_paper.toml"}
+
+
+def _fail(message: str, source) -> InputError:
+    return InputError(message, source)
+
+
+def parse_spec(data: Mapping[str, Any], source: str = "<spec>") -> BatterySpec:
+    """A battery from parsed TOML, checked completely (every error names the entry)."""
+    unknown = sorted(set(data) - {"name", "probes", "condition", "contrast", "description"})
+    if unknown:
+        raise _fail(f"unknown top-level key(s): {', '.join(unknown)}", source)
+    probes = tuple(data.get("probes", PROBES))
+    bad = [p for p in probes if p not in PROBES]
+    if bad or not probes:
+        raise _fail(f"probes must be a non-empty list of {', '.join(PROBES)}; got {list(probes)}", source)
+    raw = data.get("condition")
+    if not isinstance(raw, list) or not raw:
+        raise _fail("a battery needs at least one [[condition]]", source)
+    conditions = []
+    for n, entry in enumerate(raw, start=1):
+        where = f"[[condition]] #{n}"
+        if not isinstance(entry, dict):
+            raise _fail(f"{where} must be a table", source)
+        name, ctype = entry.get("name"), entry.get("type", entry.get("name"))
+        if not isinstance(name, str) or not name.strip():
+            raise _fail(f"{where} needs a name", source)
+        where += f" ({name})"
+        if ctype not in CONDITION_TYPES:
+            raise _fail(f"{where}: type must be one of {', '.join(CONDITION_TYPES)}, got {ctype!r}", source)
+        keys = _KEYS[ctype]
+        extra = sorted(set(entry) - {"name", "type"} - set(keys))
+        if extra:
+            raise _fail(f"{where}: unknown key(s) for type {ctype}: {', '.join(extra)} "
+                        f"(known: {', '.join(keys) or 'none'})", source)
+        params = {k: entry.get(k, default) for k, default in keys.items()}
+        missing = [k for k, v in params.items() if v is None and k != "voice"]
+        if missing:
+            raise _fail(f"{where}: missing {', '.join(missing)}", source)
+        _check_params(ctype, params, where, source)
+        conditions.append(ConditionSpec(name, ctype, params))
+    names = [c.name for c in conditions]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise _fail(f"condition names repeat: {', '.join(dup)}", source)
+    contrasts = []
+    for n, entry in enumerate(data.get("contrast", []), start=1):
+        where = f"[[contrast]] #{n}"
+        if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("treatment", "control")):
+            raise _fail(f"{where} needs treatment and control (condition names)", source)
+        c = ContrastSpec(str(entry.get("name") or f"{entry['treatment']} vs {entry['control']}"),
+                         entry["treatment"], entry["control"], str(entry.get("baseline", "original")))
+        for ref in (c.treatment, c.control, c.baseline):
+            if ref not in names:
+                raise _fail(f"{where} ({c.name}): no condition named {ref!r}", source)
+        contrasts.append(c)
+    return BatterySpec(str(data.get("name") or Path(source).stem), probes, tuple(conditions), tuple(contrasts), source)
+
+
+def _check_params(ctype: str, p: dict, where: str, source) -> None:
+    def number(key, lo=None, hi=None, positive=False):
+        v = p[key]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise _fail(f"{where}: {key} must be a number, got {v!r}", source)
+        if (positive and v <= 0) or (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise _fail(f"{where}: {key} = {v} is out of range", source)
+
+    if ctype == "noise":
+        number("snr_db")
+        if p["kind"] not in ("white", "babble"):
+            raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
+        if not isinstance(p["donors"], int) or p["donors"] < 1:
+            raise _fail(f"{where}: donors must be a positive integer", source)
+    elif ctype == "reverb":
+        number("rt60", positive=True)
+        number("drr_db")
+    elif ctype == "codec":
+        if p["codec"] not in ("mp3", "opus", "vorbis"):
+            raise _fail(f"{where}: codec must be mp3, opus or vorbis, got {p['codec']!r}", source)
+        number("quality", 0, 1)
+    elif ctype == "truncate":
+        number("before", lo=0)
+        number("after", lo=0)
+    elif ctype == "splice":
+        number("seconds", positive=True)
+        number("gap", lo=0)
+        donor = p["donor"]
+        if not isinstance(donor, str) or not (donor == "benchmark" or donor.startswith(("corpus:", "tts:"))):
+            raise _fail(f"{where}: donor must be 'benchmark', 'corpus:<manifest>' or 'tts:<engine>', got {donor!r}",
+                        source)
+        if p["where"] not in ("prepend", "append"):
+            raise _fail(f"{where}: where must be prepend or append, got {p['where']!r}", source)
+    elif ctype == "revoice":
+        if p["engine"] not in ("espeak-ng", "flite"):
+            raise _fail(f"{where}: engine must be espeak-ng or flite, got {p['engine']!r}", source)
+
+
+def load_spec(spec: str | Path) -> BatterySpec:
+    """A spec file, or the name of a built-in one (``paper``)."""
+    if str(spec) in BUILTIN_SPECS:
+        text = resources.files("asraudit.probes").joinpath("data", BUILTIN_SPECS[str(spec)]).read_text("utf-8")
+        source = f"built-in battery {spec!r}"
+    else:
+        path = Path(spec)
+        if not path.is_file():
+            raise InputError(f"no such battery spec (built-in: {', '.join(BUILTIN_SPECS)})", path)
+        text, source = path.read_text(encoding="utf-8"), str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML: {exc}", source) from None
+    return parse_spec(data, source)
+
+
+# -------------------------------------------------------------------- donors
+
+# Neutral sentences for TTS donors: everyday speech, far from any parliament
+# or audiobook register, so a TTS donor is "other material" in content too.
+TTS_DONOR_SENTENCES = (
+    "The bakery on the corner opens early on Saturdays.",
+    "Please water the tomatoes before the sun gets too hot.",
+    "We missed the last bus and walked home along the river.",
+    "My cousin painted the kitchen a bright shade of yellow.",
+    "The library will be closed for repairs until next month.",
+    "Add a pinch of salt and stir the soup slowly.",
+    "The children built a small boat out of old boxes.",
+    "It rained all afternoon, so we played cards inside.",
+    "The train to the coast leaves from platform four.",
+    "Her dog always barks at the postman in the morning.",
+)
+
+
+@dataclass(frozen=True)
+class Donor:
+    """A piece of speech to splice in: its id, samples and what it says."""
+
+    id: str
+    audio: np.ndarray = field(compare=False, repr=False)
+    text: str
+
+
+class DonorPool:
+    """Whole donor utterances from one source, picked per clip with a seeded shuffle.
+
+    ``benchmark``: other clips of the audited corpus; ``corpus:<manifest>``:
+    clips of another corpus; ``tts:<engine>``: the neutral sentences above,
+    synthesized.  Decoded or synthesized audio is kept for the run.
+    """
+
+    def __init__(self, spec: str, corpus, texts: Mapping[str, str]):
+        self.spec = spec
+        self._audio: dict[str, np.ndarray] = {}
+        if spec == "benchmark":
+            self._entries = [(c.id, texts.get(c.id) or c.reference or "") for c in corpus]
+            self._clips = {c.id: c for c in corpus}
+        elif spec.startswith("corpus:"):
+            from asraudit.data.corpus import load_corpus
+
+            other = load_corpus(spec[len("corpus:"):])
+            self._entries = [(c.id, c.reference or "") for c in other if c.reference]
+            self._clips = {c.id: c for c in other}
+        else:
+            self.engine = spec[len("tts:"):]
+            self._entries = [(f"tts{i}", s) for i, s in enumerate(TTS_DONOR_SENTENCES)]
+            self._clips = {}
+        if not self._entries:
+            raise InputError(f"donor source {spec!r} has no utterances with text")
+
+    def _samples(self, donor_id: str, text: str) -> np.ndarray:
+        if donor_id not in self._audio:
+            if donor_id in self._clips:
+                self._audio[donor_id] = self._clips[donor_id].decode()
+            else:
+                try:
+                    self._audio[donor_id] = synthesize(text, self.engine)
+                except (RuntimeError, OSError) as exc:
+                    raise InputError(f"donor {self.spec!r}: {exc}") from None
+        return self._audio[donor_id]
+
+    def donors_for(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: float = 0.2) -> Donor:
+        """Donor utterances (never the clip itself or its text) joined until they last ``seconds``."""
+        own = " ".join(clip_text.lower().split())
+        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
+        if not pool:
+            raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
+        random.Random(f"{seed}:{clip_id}").shuffle(pool)
+        pieces, texts, ids, total = [], [], [], 0.0
+        silence = np.zeros(int(round(gap * SAMPLE_RATE)), dtype=np.float32)
+        for donor_id, text in pool:
+            audio = self._samples(donor_id, text)
+            pieces += [audio, silence]
+            texts.append(text)
+            ids.append(donor_id)
+            total += (len(audio) + len(silence)) / SAMPLE_RATE
+            if total >= seconds:
+                break
+        joined = np.concatenate(pieces[:-1]) if pieces else np.zeros(0, dtype=np.float32)
+        return Donor("+".join(ids), joined, " ".join(texts))
+
+    def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
+        """``n`` other utterances (babble), seeded per clip."""
+        own = " ".join(clip_text.lower().split())
+        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
+        random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
+        return [(i, self._samples(i, t)) for i, t in pool[:n]]
+
+
+# ------------------------------------------------------------------- channels
+
+
+class Channels:
+    """Channels of one battery condition: per clip (edits) and per masked target."""
+
+    def __init__(self, spec: ConditionSpec, corpus, texts: Mapping[str, str],
+                 timings: Mapping[str, Sequence[WordTiming]], pools: dict[str, DonorPool]):
+        self.spec = spec
+        self.texts = texts
+        self.timings = timings
+        self.corpus = corpus
+        self.pools = pools
+        self._cache: dict[str, Channel | None] = {}
+
+    def _pool(self, source: str) -> DonorPool:
+        if source not in self.pools:
+            self.pools[source] = DonorPool(source, self.corpus, self.texts)
+        return self.pools[source]
+
+    def for_clip(self, clip_id: str) -> Channel | None:
+        if clip_id not in self._cache:
+            self._cache[clip_id] = self._build(clip_id)
+        return self._cache[clip_id]
+
+    def _build(self, clip_id: str) -> Channel | None:
+        p, t = self.spec.params, self.spec.type
+        text = self.texts.get(clip_id, "")
+        if t == "original":
+            return Channel()
+        if t == "noise":
+            if p["kind"] == "white":
+                return Channel(Noise(float(p["snr_db"]), "white", int(p["seed"])))
+            donors = self._pool("benchmark").sample(clip_id, text, int(p["donors"]), int(p["seed"]))
+            return Channel(Noise(float(p["snr_db"]), "babble", int(p["seed"]), tuple(a for _, a in donors),
+                                 tuple(i for i, _ in donors)))
+        if t == "reverb":
+            return Channel(Reverb(float(p["rt60"]), float(p["drr_db"]), int(p["seed"])))
+        if t == "codec":
+            return Channel(Codec(p["codec"], float(p["quality"])))
+        if t == "splice":
+            donor = self._pool(p["donor"]).donors_for(clip_id, text, float(p["seconds"]), int(p["seed"]))
+            splice = DonorSplice(donor.audio, donor.id, len(donor.audio) / SAMPLE_RATE, p["where"], float(p["gap"]))
+            if p["where"] == "append":
+                return Channel(splice, suffix=donor.text)
+            return Channel(splice, prefix=donor.text)
+        if t == "revoice":
+            voice = p.get("voice")
+            return Channel(Revoice(voice or "default", text=text, engine=p["engine"]), keeps_timing=False)
+        return None  # truncate: per target only
+
+    def for_target(self, item: MaskItem) -> Channel | None:
+        if self.spec.type != "truncate":
+            return self.for_clip(item.clip_id)
+        timings = self.timings.get(item.clip_id)
+        if timings is None:
+            return None  # a recipe gives no word timings: the window's words are unknown
+        p, tg = self.spec.params, item.target
+        window = Truncate(tg.start, tg.end, float(p["before"]), float(p["after"]))
+        lo_t, hi_t = tg.start - float(p["before"]), tg.end + float(p["after"])
+        kept = [i for i, w in enumerate(timings) if lo_t <= (w.start + w.end) / 2 <= hi_t]
+        if tg.index not in kept:
+            return None
+        return Channel(window, word_range=(kept[0], kept[-1] + 1))
+
+
+# ------------------------------------------------------------------ verdicts
+
+
+def verdict_under(item: EditItem, hypothesis: str, channel: Channel, normalize: Callable[[str], str],
+                  min_ref_match: float = 0.5) -> str:
+    """The verdict of a hypothesis on an edit, read against prefix + reference + suffix.
+
+    Eligibility counts only the clip's own reference tokens, so a donor the
+    model transcribes badly does not disqualify it on the clip."""
+    prefix = normalize(channel.prefix).split() if channel.prefix else []
+    suffix = normalize(channel.suffix).split() if channel.suffix else []
+    ref = prefix + list(item.ref) + suffix
+    cells = HypCells(ref, normalize(hypothesis).split())
+    off, n = len(prefix), len(item.ref)
+    hits = sum(1 for i in range(off, off + n) if not cells.diff[2 * i + 1])
+    if n == 0 or hits < min_ref_match * n:
+        return "ineligible"
+    return reading(cells, place_of(ref, (item.start + off, item.end + off, item.a)))
+
+
+def normalized_channel(channel: Channel | None, normalize: Callable[[str], str]) -> Channel | None:
+    """The channel with its donor text normalized (edits live on normalized tokens)."""
+    if channel is None:
+        return None
+    return replace(channel, prefix=normalize(channel.prefix) if channel.prefix else "",
+                   suffix=normalize(channel.suffix) if channel.suffix else "")
+
+
+# ------------------------------------------------------------------- readout
+
+# One measurement of one item: (cluster = clip id, numerator, denominator).
+Cell = dict[str, tuple[str, float, float]]
+
+
+@dataclass(frozen=True)
+class Value:
+    estimate: float
+    low: float
+    high: float
+    n: int
+
+
+def cell_value(cell: Cell, kind: str, n_boot: int, seed: int) -> Value:
+    num = sum(v[1] for v in cell.values())
+    den = sum(v[2] for v in cell.values())
+    n = int(sum(1 for v in cell.values() if v[2] > 0))
+    if kind == "rate":
+        k = int(round(num))
+        low, high = wilson_interval(k, int(den))
+        return Value(num / den if den else float("nan"), low, high, n)
+    samples = paired_samples([cell], n_boot, seed)[:, 0]
+    low, high = _percentiles(samples)
+    return Value(num / den if den else float("nan"), low, high, n)
+
+
+def paired_samples(cells: Sequence[Cell], n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """Bootstrap ratios ``[n_boot, len(cells)]`` from one shared resampling of clips.
+
+    Every condition is resampled with the same clip indices, so a change
+    between conditions is measured on the same clips: the paired design that
+    makes Δ and the difference in differences tighter than comparing two
+    separate intervals.  NaN where a resample has no item of a condition."""
+    clusters = sorted({v[0] for cell in cells for v in cell.values()})
+    if not clusters or n_boot <= 0:
+        return np.full((max(n_boot, 0), len(cells)), np.nan)
+    index = {c: k for k, c in enumerate(clusters)}
+    num = np.zeros((len(cells), len(clusters)))
+    den = np.zeros((len(cells), len(clusters)))
+    for c, cell in enumerate(cells):
+        for cluster, a, b in cell.values():
+            num[c, index[cluster]] += a
+            den[c, index[cluster]] += b
+    rng = np.random.default_rng(seed)
+    out = np.empty((n_boot, len(cells)))
+    for start in range(0, n_boot, 256):
+        idx = rng.integers(0, len(clusters), size=(min(256, n_boot - start), len(clusters)))
+        n_sum = num[:, idx].sum(axis=2).T
+        d_sum = den[:, idx].sum(axis=2).T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:start + len(idx)] = np.where(d_sum > 0, n_sum / np.where(d_sum > 0, d_sum, 1), np.nan)
+    return out
+
+
+def _percentiles(samples: np.ndarray, confidence: float = 0.95) -> tuple[float, float]:
+    ok = samples[np.isfinite(samples)]
+    if ok.size == 0:
+        return float("nan"), float("nan")
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(ok, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def _point(cell: Cell) -> float:
+    den = sum(v[2] for v in cell.values())
+    return sum(v[1] for v in cell.values()) / den if den else float("nan")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One model, one readout, one condition."""
+
+    model: str
+    readout: str
+    condition: str
+    value: Value
+    delta: Value | None  # change from the baseline condition
+
+
+@dataclass(frozen=True)
+class ContrastRow:
+    model: str
+    readout: str
+    contrast: str
+    did: Value
+
+
+@dataclass
+class BatteryResult:
+    spec: BatterySpec
+    rows: list[Row]
+    contrasts: list[ContrastRow]
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        def v(x: Value | None):
+            return None if x is None else {"estimate": x.estimate, "low": x.low, "high": x.high, "n": x.n}
+
+        return {"battery": self.spec.name, "source": self.spec.source,
+                "rows": [{"model": r.model, "readout": r.readout, "condition": r.condition, "value": v(r.value),
+                          "delta_from_original": v(r.delta)} for r in self.rows],
+                "contrasts": [{"model": c.model, "readout": c.readout, "contrast": c.contrast, "did": v(c.did)}
+                              for c in self.contrasts],
+                "notes": list(self.notes)}
+
+
+def readout(spec: BatterySpec, cells: Mapping[tuple[str, str, str], Cell], models: Sequence[str],
+            n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, baseline: str = "original") -> BatteryResult:
+    """Values, changes from ``baseline`` and contrasts from cells keyed (model, readout, condition)."""
+    names = [c.name for c in spec.conditions]
+    rows, contrasts = [], []
+    for model in models:
+        for name in READOUTS:
+            if _READOUT_PROBE[name] not in spec.probes:
+                continue
+            kind = READOUTS[name]
+            per_condition = [cells.get((model, name, c), {}) for c in names]
+            if not any(per_condition):
+                continue
+            samples = paired_samples(per_condition, n_boot, seed)
+            base = names.index(baseline) if baseline in names else None
+            for c, cond in enumerate(names):
+                cell = per_condition[c]
+                value = cell_value(cell, kind, n_boot, seed) if cell else Value(float("nan"), float("nan"),
+                                                                                 float("nan"), 0)
+                delta = None
+                if base is not None and c != base and cell and per_condition[base]:
+                    low, high = _percentiles(samples[:, c] - samples[:, base])
+                    delta = Value(_point(cell) - _point(per_condition[base]), low, high,
+                                  len(set(cell) & set(per_condition[base])))
+                rows.append(Row(model, name, cond, value, delta))
+            for contrast in spec.contrasts:
+                t, k, b = names.index(contrast.treatment), names.index(contrast.control), names.index(contrast.baseline)
+                if not (per_condition[t] and per_condition[k] and per_condition[b]):
+                    continue
+                diff = (samples[:, t] - samples[:, b]) - (samples[:, k] - samples[:, b])
+                low, high = _percentiles(diff)
+                point = (_point(per_condition[t]) - _point(per_condition[b])) - \
+                        (_point(per_condition[k]) - _point(per_condition[b]))
+                n = len(set(per_condition[t]) & set(per_condition[k]))
+                contrasts.append(ContrastRow(model, name, contrast.name, Value(point, low, high, n)))
+    return BatteryResult(spec, rows, contrasts)

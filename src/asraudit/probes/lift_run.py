@@ -1,0 +1,204 @@
+"""Audio lift at mined edits, run through the store.
+
+For every edit (from ``asraudit refdis --edits-out``), two texts are
+teacher-forced under the clip x and under silence x_∅ of the same length:
+the reference as written, and the reference with the edit applied (the audio
+rendering a).  λ(r) is read on the reference span inside the first text,
+λ(a) on the rendering inside the second, so each span is scored in its full
+context.  λ(r) > 0 says the audio raised the reference's wording; λ(r) ≈ 0
+with the model still writing r says the prior, not the audio, wrote it.
+
+Edits index the clip's *normalized* reference tokens, so the forced texts
+are the normalized token sequences joined by spaces.  Raw text cannot be used
+in general: normalization rewrites numbers and spellings ("forty million" ->
+"40000000"), so a normalized span has no reliable raw counterpart.  The
+choice costs little: λ is a difference between two inputs for the *same*
+text, so whatever the unusual casing does to the likelihood is present on
+both sides.  The edits are checked against the corpus: a reference that
+normalizes to different tokens than the edit says is an input error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from asraudit.errors import InputError
+from asraudit.probes.channel import Channel
+from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
+from asraudit.run.spec import SCORE, Score, make_job
+
+
+@dataclass(frozen=True)
+class EditItem:
+    """One mined edit with its clip's normalized reference tokens."""
+
+    edit_id: str
+    clip_id: str
+    kind: str
+    position: str
+    ref: tuple[str, ...]
+    start: int
+    end: int
+    a: tuple[str, ...]
+
+    @property
+    def r(self) -> tuple[str, ...]:
+        return self.ref[self.start:self.end]
+
+    @property
+    def audio_tokens(self) -> tuple[str, ...]:
+        return self.ref[:self.start] + self.a + self.ref[self.end:]
+
+    @property
+    def key(self) -> tuple[int, int, tuple[str, ...]]:
+        return self.start, self.end, self.a
+
+
+def load_edits(path: str | Path, references: Mapping[str, str], normalize: Callable[[str], str],
+               skipped: list | None = None) -> list[EditItem]:
+    """Edits from an ``--edits-out`` JSONL, checked against the corpus references.
+
+    Edits of clips outside the corpus (a subset of the benchmark) are left
+    out and their clip ids appended to ``skipped`` when it is given; without
+    it they are an error."""
+    from asraudit.data.predictions import _jsonl_rows
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such edits file", path)
+    cache: dict[str, tuple[str, ...]] = {}
+    out = []
+    for row, rec in _jsonl_rows(path):
+        try:
+            clip, start, end = str(rec["clip"]), int(rec["ref_start"]), int(rec["ref_end"])
+            r, a = str(rec.get("r") or ""), str(rec.get("a") or "")
+        except (KeyError, TypeError, ValueError):
+            raise InputError("an edit needs clip, ref_start, ref_end, r and a (asraudit refdis --edits-out)",
+                             path, row) from None
+        if clip not in references:
+            if skipped is None:
+                raise InputError(f"clip {clip!r} is not in the corpus", path, row)
+            skipped.append(clip)
+            continue
+        if clip not in cache:
+            cache[clip] = tuple(normalize(references[clip]).split())
+        ref = cache[clip]
+        if not 0 <= start <= end <= len(ref) or tuple(r.split()) != ref[start:end]:
+            raise InputError(f"edit does not match the reference of {clip!r}: tokens {start}:{end} are "
+                             f"{' '.join(ref[start:end])!r}, the edit says {r!r} (same --normalizer as refdis?)",
+                             path, row)
+        out.append(EditItem(str(rec.get("edit_id") or f"{clip}@{start}-{end}"), clip, str(rec.get("kind", "")),
+                            str(rec.get("position", "")), ref, start, end, tuple(a.split())))
+    return out
+
+
+def _text_and_span(tokens: Sequence[str], start: int, end: int, channel: Channel) -> tuple[str, int, int]:
+    """Tokens joined by spaces (with the channel's prefix/suffix), and the characters of tokens[start:end]."""
+    words, shift = channel.view(tokens)
+    lo, hi = start + shift, end + shift
+    text = " ".join(words)
+    char_start = sum(len(w) + 1 for w in words[:lo])
+    char_end = char_start + len(" ".join(words[lo:hi]))
+    return text, char_start, char_end
+
+
+def forced_texts(item: EditItem, channel: Channel) -> tuple[tuple[str, int, int] | None, tuple[str, int, int] | None]:
+    """(text, span) for λ(r) and for λ(a); ``None`` where the span is empty (an insertion's r, a deletion's a)."""
+    lr = _text_and_span(item.ref, item.start, item.end, channel) if item.end > item.start else None
+    la = _text_and_span(item.audio_tokens, item.start, item.start + len(item.a), channel) if item.a else None
+    return lr, la
+
+
+ChannelOf = Callable[[str], "Channel | None"]
+
+
+def _identity(clip_id: str) -> Channel:
+    return Channel()
+
+
+def lift_plan(items: Sequence[EditItem], channel_of: ChannelOf = _identity) -> tuple[dict[str, list], Score]:
+    """Conditions (clip, silence) and candidate texts per clip."""
+    grid: dict[str, list] = {}
+    texts: dict[str, list[str]] = {}
+    for item in items:
+        ch = channel_of(item.clip_id)
+        if ch is None:
+            continue
+        if item.clip_id not in grid:
+            grid[item.clip_id] = [ch.audio(), ch.silence()] if ch.audio().id != ch.silence().id else [ch.audio()]
+        for forced in forced_texts(item, ch):
+            if forced is not None and forced[0] not in texts.setdefault(item.clip_id, []):
+                texts[item.clip_id].append(forced[0])
+    return grid, Score(texts)
+
+
+def run_lift(store, executor, models: Sequence, clips: Sequence, items: Sequence[EditItem], *,
+             channel_of: ChannelOf = _identity, description: str = "lift"):
+    wanted = {i.clip_id for i in items}
+    grid, task = lift_plan(items, channel_of)
+    return executor.run(store, models, [c for c in clips if c.id in wanted], task, grid, description=description)
+
+
+@dataclass(frozen=True)
+class EditLift:
+    model: str
+    item: EditItem
+    lift_r: float | None
+    lift_a: float | None
+
+    def to_json(self) -> dict:
+        i = self.item
+        return {"model": self.model, "edit_id": i.edit_id, "clip": i.clip_id, "kind": i.kind, "position": i.position,
+                "r": " ".join(i.r), "a": " ".join(i.a), "lift_r": self.lift_r, "lift_a": self.lift_a}
+
+
+@dataclass(frozen=True)
+class _ClipRef:
+    id: str
+
+
+def read_lift(store, identities: Sequence, items: Sequence[EditItem], *,
+              channel_of: ChannelOf = _identity) -> list[EditLift]:
+    """λ(r) and λ(a) of every edit for every scoring model, from stored scores (``None`` when missing)."""
+    _, task = lift_plan(items, channel_of)
+    out = []
+    for ident in identities:
+        if not getattr(ident, "can_score", False):
+            continue
+        for item in items:
+            ch = channel_of(item.clip_id)
+            if ch is None:
+                continue
+            params = task.params_for(_ClipRef(item.clip_id))
+            heard = store.get(make_job(ident.model_id, ident.config_hash, item.clip_id, ch.audio().id, SCORE, params))
+            silent = store.get(make_job(ident.model_id, ident.config_hash, item.clip_id, ch.silence().id, SCORE, params))
+            values: list[float | None] = []
+            for forced in forced_texts(item, ch):
+                if forced is None or heard is None or silent is None:
+                    values.append(None)
+                    continue
+                k = params["candidates"].index(forced[0])
+                values.append(audio_lift(heard.scores[k], silent.scores[k], forced[1], forced[2]))
+            out.append(EditLift(ident.model_id, item, values[0], values[1]))
+    return out
+
+
+@dataclass(frozen=True)
+class LiftReport:
+    model: str
+    group: str
+    lift_r: LiftSummary
+    lift_a: LiftSummary
+
+
+def summarize_edit_lift(rows: Sequence[EditLift], by: Callable[[EditItem], str] = lambda i: "all",
+                        n_boot: int = 1000, seed: int = 0) -> list[LiftReport]:
+    groups: dict[tuple[str, str], list[EditLift]] = {}
+    for row in rows:
+        groups.setdefault((row.model, by(row.item)), []).append(row)
+    return [LiftReport(model, group,
+                       summarize_lift([r.lift_r for r in rs if r.lift_r is not None], n_boot=n_boot, seed=seed),
+                       summarize_lift([r.lift_a for r in rs if r.lift_a is not None], n_boot=n_boot, seed=seed))
+            for (model, group), rs in groups.items()]
