@@ -136,8 +136,9 @@ def print_agreement(name_a: str, name_b: str, ag) -> None:
                  + [f"≤{t} ms" for t in sorted(ag.within)] + ["mean IoU"], rows, title="word timing agreement")
 
 
-def print_jobs(summaries, labels=("transcribe", "score"), file=sys.stderr) -> None:
+def print_jobs(summaries, labels=("transcribe", "score"), file=None) -> None:
     """Per model and step: jobs run now and jobs found in the store."""
+    file = file or sys.stderr
     for label, summary in zip(labels, summaries):
         for stats in summary.models:
             print(f"asraudit: {stats.model_id}: {label}: {stats.jobs_run} job(s) run now, "
