@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "steer",
     "patch",
     "demo",
+    "calibrate",
 )
 
 
