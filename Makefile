@@ -20,8 +20,10 @@ venv: $(STAMP)
 test: venv
 	$(PY) -m pytest -q
 
+# Until `asraudit demo` (the full audit) exists: the calibration on 12 of
+# parliament-mini's test sentences in every voice (84 clips, 4 models).
 demo: venv
-	$(VENV)/bin/asraudit wer --preds ../shared/reference/hume-voxpopuli-150/predictions --show-alignments 3
+	$(VENV)/bin/asraudit calibrate --sentences 12 --out demo-out
 
 bench: venv
 	$(PY) benchmarks/wer_speed.py

@@ -18,6 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the store, predictions and calibration.json")
     p.add_argument("--beam-size", type=int, default=1, help="Whisper beam size (default %(default)s: greedy)")
+    p.add_argument("--sentences", type=int, default=None, metavar="N",
+                   help="only the first N test sentences (in every voice): a quicker, noisier run")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -25,7 +27,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from asraudit.demo.calibrate import print_calibration, run_calibration
 
-    result = run_calibration(args.out, beam_size=args.beam_size, progress=not args.no_progress)
+    result = run_calibration(args.out, beam_size=args.beam_size, progress=not args.no_progress,
+                             sentences=args.sentences)
     print_calibration(result)
     print(f"wrote {args.out / 'calibration.json'}")
     return 0

@@ -45,16 +45,29 @@ def _voice_roles(manifest: Path) -> dict[str, str]:
     return {r["audio_filepath"]: r["voice_role"] for r in rows}
 
 
-def transcribe_test_split(out: Path, models: Sequence[str], beam_size: int = 1, progress: bool = True) -> Path:
+def test_corpus(sentences: int | None = None):
+    """The test split, or its first ``sentences`` sentences in every voice (a quicker demo)."""
+    from asraudit.data.corpus import Corpus, load_corpus
+
+    corpus = load_corpus(BENCHMARK_DIR / "test.jsonl")
+    if not sentences:
+        return corpus
+    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    keep_sentences = list(dict.fromkeys(r["sentence"] for r in rows))[:sentences]
+    keep = {r["audio_filepath"] for r in rows if r["sentence"] in keep_sentences}
+    return Corpus(corpus.name, tuple(c for c in corpus if c.id in keep), corpus.source)
+
+
+def transcribe_test_split(out: Path, models: Sequence[str], beam_size: int = 1, progress: bool = True,
+                          sentences: int | None = None) -> Path:
     """Run the models over the test split through the store; write <out>/preds/<model>.jsonl."""
     from asraudit.commands.transcribe import STORE_NAME, preds_file_stem, write_predictions
-    from asraudit.data.corpus import load_corpus
     from asraudit.models.registry import load_model
     from asraudit.run.executor import LocalExecutor
     from asraudit.run.spec import Transcribe
     from asraudit.run.store import ResultStore
 
-    corpus = load_corpus(BENCHMARK_DIR / "test.jsonl")
+    corpus = test_corpus(sentences)
     preds = out / "preds"
     preds.mkdir(parents=True, exist_ok=True)
 
@@ -100,7 +113,7 @@ def evaluate(preds: Path, panel: Sequence[str] = CLEAN_PANEL, models: Sequence[s
         return {"rate": a.rate, "n_ref": a.n_ref, "n_eligible": a.n_eligible, "lo": a.low, "hi": a.high}
 
     return {
-        "benchmark": "parliament-mini (test split)",
+        "benchmark": "parliament-mini (test split)" if len(clips) >= 322 else f"parliament-mini (test split, {len(clips)} clips)",
         "panel": list(panel),
         "miner": {"majority": params.majority, "min_panel": params.min_panel},
         "clips": len(clips),
@@ -158,8 +171,8 @@ def print_calibration(result: dict, file=None) -> None:
     print("not measured by calibrate yet: " + "; ".join(result["not_measured"]), file=out)
 
 
-def run_calibration(out: Path, beam_size: int = 1, progress: bool = True) -> dict:
-    preds = transcribe_test_split(out, MODELS, beam_size=beam_size, progress=progress)
+def run_calibration(out: Path, beam_size: int = 1, progress: bool = True, sentences: int | None = None) -> dict:
+    preds = transcribe_test_split(out, MODELS, beam_size=beam_size, progress=progress, sentences=sentences)
     result = evaluate(preds)
     (out / "calibration.json").write_text(json.dumps(result, indent=2, default=float) + "\n", encoding="utf-8")
     return result
