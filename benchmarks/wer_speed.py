@@ -12,7 +12,6 @@ asraudit memoizes across models.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from pathlib import Path
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pytest
 
 from asraudit.probes.refdis_truth import PlantedError, planted_from_truth, score_against_truth
 from asraudit.text.normalize import get_normalizer

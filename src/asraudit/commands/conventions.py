@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from asraudit.data.predictions import load_predictions
+from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.families import Catalogue, load_catalogue
@@ -37,8 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Does a model follow the reference's spelling where the audio cannot tell "
                     "(Mr/Mister, 21/twenty-one, colour/color)? Works on raw text.",
     )
-    p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
-                   help="a directory of prediction files (model = file stem) or the files themselves")
+    add_preds_argument(p)
     p.add_argument("--families", action="append", metavar="FILE",
                    help="a TOML/JSON family file used instead of the built-in English catalogue; "
                         "repeat to combine, and pass 'en' to keep the built-in one too")
@@ -59,10 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
     catalogue = load_catalogue(args.families or ["en"])
-    pset = load_predictions(args.preds)
-    for w in pset.warnings:
-        print(f"asraudit: warning: {w}", file=sys.stderr)
-    sys.stderr.flush()
+    pset = load_predictions_with_warnings(args.preds)
     audit = collect(catalogue, {m: p.rows for m, p in pset.models.items()})
     usage = reference_usage(audit)
     switch = switch_rates(audit, args.min_per_arm)

@@ -8,10 +8,10 @@ so, and can rewrite every file in the Open ASR Leaderboard's JSONL layout.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from asraudit.data.predictions import load_predictions, write_leaderboard_jsonl
+from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
+from asraudit.data.predictions import write_leaderboard_jsonl
 from asraudit.report.tables import render_table
 
 
@@ -22,8 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Summarize prediction files (clips per model, missing clips, references that "
                     "disagree across models) and optionally export them as leaderboard JSONL.",
     )
-    p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
-                   help="a directory of prediction files (model = file stem) or the files themselves")
+    add_preds_argument(p)
     p.add_argument("--export", type=Path, metavar="DIR",
                    help="write <DIR>/<model>.jsonl with audio_filepath, text, pred_text, duration")
     p.add_argument("--show-conflicts", type=int, default=5, metavar="N",
@@ -32,10 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    pset = load_predictions(args.preds)
-    for w in pset.warnings:
-        print(f"asraudit: warning: {w}", file=sys.stderr)
-    sys.stderr.flush()
+    pset = load_predictions_with_warnings(args.preds)
     all_ids = pset.clip_ids()
     rows = []
     for m, preds in pset.models.items():

@@ -8,7 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.commands.common import load_predictions_with_warnings
+from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
@@ -92,9 +93,7 @@ def run(args: argparse.Namespace) -> int:
             _print_review(args.review)
             return 0
         raise InputError("--preds is required (only --review can run without it)")
-    pset = load_predictions(args.preds)
-    for w in pset.warnings:
-        print(f"asraudit: warning: {w}", file=sys.stderr)
+    pset = load_predictions_with_warnings(args.preds)
     panel = _names(args.panel)
     models = _names(args.models)
     if models:

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
+from asraudit.data.predictions import PredictionSet
 from asraudit.metrics.model_wer import ModelWER, NormalizedCache, score_model
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
 from asraudit.report.alignment_view import alignment_lines
@@ -22,8 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="WER per model from prediction files",
         description="WER, S/D/I, transcript precision and a clip-bootstrap 95%% interval per model.",
     )
-    p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
-                   help="a directory of prediction files (model = file stem) or the files themselves")
+    add_preds_argument(p)
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper")
     p.add_argument("--common", action="store_true",
                    help="score every model on the clips all models ran (fair comparison)")
@@ -39,10 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    pset = load_predictions(args.preds)
-    for w in pset.warnings:
-        print(f"asraudit: warning: {w}", file=sys.stderr)
-    sys.stderr.flush()
+    pset = load_predictions_with_warnings(args.preds)
     normalize = NormalizedCache(get_normalizer(args.normalizer))
     common = pset.common_clip_ids() if args.common else None
     results = {
