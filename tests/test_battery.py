@@ -21,11 +21,10 @@ from asraudit.probes.battery import (
     ContrastSpec,
     DonorPool,
     load_spec,
-    paired_samples,
     parse_spec,
-    readout,
     verdict_under,
 )
+from asraudit.probes.battery_readout import paired_samples, readout
 from asraudit.probes.battery_run import corrected_texts
 from asraudit.probes.channel import Channel, changes_length
 from asraudit.probes.lift_run import EditItem

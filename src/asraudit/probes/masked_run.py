@@ -18,7 +18,7 @@ likely than no audio at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.audio.conditions import SpanMask
