@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.models.base import TokenScores
-from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, split_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 
 SCORE_PRECISION = "float32"
@@ -206,21 +206,7 @@ class CT2Whisper:
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         """Raw transcripts, one per clip; clips over 30 s are cut into windows and joined."""
-        windows: list[np.ndarray] = []
-        owner: list[int] = []
-        for index, clip in enumerate(audio):
-            for window in split_windows(clip):
-                windows.append(window)
-                owner.append(index)
-        texts: list[str] = []
-        step = max(1, self.options.batch_size)
-        for start in range(0, len(windows), step):
-            texts.extend(self._transcribe_windows(windows[start : start + step]))
-        pieces: list[list[str]] = [[] for _ in audio]
-        for index, text in zip(owner, texts):
-            if text:
-                pieces[index].append(text)
-        return [" ".join(p) for p in pieces]
+        return transcribe_in_windows(audio, self._transcribe_windows, self.options.batch_size)
 
     # -- scoring ----------------------------------------------------------
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from asraudit.models.base import SAMPLE_RATE, TokenScores
 from asraudit.models.ctc_prefix import ctc_token_logprobs
-from asraudit.models.whisper_frontend import N_SAMPLES, split_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
 
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
@@ -166,20 +166,7 @@ class HFSeq2Seq(_HFModel):
         return [t.strip() for t in self.tokenizer.batch_decode(sequences, skip_special_tokens=True)]
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
-        windows, owner = [], []
-        for index, clip in enumerate(audio):
-            for window in split_windows(clip):
-                windows.append(window)
-                owner.append(index)
-        texts: list[str] = []
-        step = max(1, self.options.batch_size)
-        for start in range(0, len(windows), step):
-            texts.extend(self._generate(windows[start : start + step]))
-        pieces: list[list[str]] = [[] for _ in audio]
-        for index, text in zip(owner, texts):
-            if text:
-                pieces[index].append(text)
-        return [" ".join(p) for p in pieces]
+        return transcribe_in_windows(audio, self._generate, self.options.batch_size)
 
     # -- scoring ----------------------------------------------------------
 

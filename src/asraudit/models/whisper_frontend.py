@@ -121,3 +121,26 @@ def split_windows(audio: np.ndarray) -> list[np.ndarray]:
     if audio.shape[0] <= N_SAMPLES:
         return [audio]
     return [audio[i : i + N_SAMPLES] for i in range(0, audio.shape[0], N_SAMPLES)]
+
+
+def transcribe_in_windows(audio, decode_windows, batch_size: int) -> list[str]:
+    """One transcript per clip: every clip cut into windows, ``decode_windows`` called on
+    batches of at most ``batch_size`` windows, each clip's window texts joined with spaces.
+
+    Shared by the Whisper backends so that long clips are handled the same way in each.
+    """
+    windows: list[np.ndarray] = []
+    owner: list[int] = []
+    for index, clip in enumerate(audio):
+        for window in split_windows(clip):
+            windows.append(window)
+            owner.append(index)
+    texts: list[str] = []
+    step = max(1, batch_size)
+    for start in range(0, len(windows), step):
+        texts.extend(decode_windows(windows[start : start + step]))
+    pieces: list[list[str]] = [[] for _ in audio]
+    for index, text in zip(owner, texts):
+        if text:
+            pieces[index].append(text)
+    return [" ".join(p) for p in pieces]
