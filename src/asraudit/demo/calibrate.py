@@ -113,7 +113,7 @@ def evaluate(preds: Path, panel: Sequence[str] = CLEAN_PANEL, models: Sequence[s
         return {"rate": a.rate, "n_ref": a.n_ref, "n_eligible": a.n_eligible, "lo": a.low, "hi": a.high}
 
     return {
-        "benchmark": "parliament-mini (test split)" if len(clips) >= 322 else f"parliament-mini (test split, {len(clips)} clips)",
+        "benchmark": "parliament-mini (test split)",
         "panel": list(panel),
         "miner": {"majority": params.majority, "min_panel": params.min_panel},
         "clips": len(clips),

@@ -334,9 +334,12 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     staging = target.with_name(target.name + ".tmp")
     if staging.exists():
         shutil.rmtree(staging)
-    TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
-        str(staging), quantization="float32"
-    )
+    from asraudit.models.whitebox.convert import quiet_transformers
+
+    with quiet_transformers():  # the converter loads the model with transformers' progress bar
+        TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
+            str(staging), quantization="float32"
+        )
     base = embedded_source(BASE_MODEL)
     # The base model's tokenizer.json is the one the CTranslate2 backend knows how to read.
     shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
