@@ -6,7 +6,6 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
