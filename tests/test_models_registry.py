@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import threading
@@ -26,9 +27,12 @@ from asraudit.models.replay import ReplayModel
 
 def test_catalog_lists_every_backend_and_the_embedded_models_present():
     catalog = available_models()
-    assert {b.name for b in catalog.backends} == {"ct2-whisper", "hf-seq2seq", "hf-ctc", "pocketsphinx", "replay", "http"}
+    assert {b.name for b in catalog.backends} == {"ct2-whisper", "hf-seq2seq", "hf-ctc", "whitebox", "pocketsphinx",
+                                                  "replay", "http"}
     present = {m.name: m.present for m in catalog.embedded}
+    organism = present.pop("whisper-tiny.en-organism")
     assert present == {name: embedded.is_present(name) for name in ("whisper-tiny.en", "whisper-base")}
+    assert organism == (present["whisper-tiny.en"] and importlib.util.find_spec("torch") is not None)
 
 
 def test_models_command_prints_backends_and_embedded_models(capsys):
@@ -38,7 +42,7 @@ def test_models_command_prints_backends_and_embedded_models(capsys):
         assert name in out
     assert main(["models", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base"}
+    assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base", "whisper-tiny.en-organism"}
 
 
 @pytest.mark.parametrize("spec", ["whisper-large-v9", "./no/such/dir", ""])

@@ -71,6 +71,8 @@ def available_models() -> ModelCatalog:
                     "asraudit[hf]", "transformers CTC (wav2vec2-like): transcribe + CTC score"),
         BackendInfo("pocketsphinx", "pocketsphinx", _importable("pocketsphinx"),
                     "asraudit[models]", "CMU pocketsphinx en-us: transcribe + forced alignment"),
+        BackendInfo("whitebox", "whitebox:<name or dir>", _importable("transformers", "torch"),
+                    "asraudit[hf]", "PyTorch Whisper with interventions (patching, attention masks, steering)"),
         BackendInfo("replay", "replay:<prediction file>", True, "-", "a prediction file, keyed by clip id"),
         BackendInfo("http", "http://host:port (model=NAME)", True, "-", "OpenAI-compatible /v1/audio/transcriptions"),
     )
@@ -78,7 +80,15 @@ def available_models() -> ModelCatalog:
         EmbeddedInfo(name, embedded.is_present(name), model.description, embedded.version_of(name))
         for name, model in embedded.EMBEDDED_MODELS.items()
     )
-    return ModelCatalog(backends, models)
+    from asraudit.demo.organism import ORGANISM_FILE
+
+    organism = EmbeddedInfo(
+        ORGANISM, embedded.is_present("whisper-tiny.en") and ORGANISM_FILE.is_file()
+        and _importable("ctranslate2", "transformers", "torch"),
+        "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini), CTranslate2 or whitebox:",
+        "asraudit (adapter) + " + embedded.version_of("whisper-tiny.en"),
+    )
+    return ModelCatalog(backends, models + (organism,))
 
 
 def _require(modules: tuple[str, ...], extra: str, what: str) -> None:
