@@ -88,16 +88,6 @@ def _first(rec: Mapping, names: Sequence[str]):
     return None, None
 
 
-def _number(value, what: str, path: Path, row: int) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number of seconds, got {value!r}", path, row) from None
-    if not np.isfinite(x) or x < 0:
-        raise InputError(f"{what} must be a finite time >= 0, got {value!r}", path, row)
-    return x
-
-
 def read_recipe(path: str | Path) -> list[RecipeRow]:
     """Mask targets from a recipe file (JSONL, JSON list, CSV or Parquet).
 
@@ -107,13 +97,13 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
     optionally its index among the words of the clip's text (``index`` or
     ``entity_idx``; without it the word is looked up in the text).
     """
-    from asraudit.data.predictions import _rows
+    from asraudit.data.rows import parse_seconds, read_rows
 
     path = Path(path)
     if not path.is_file():
         raise InputError("no such recipe file", path)
     out = []
-    for row, rec in _rows(path):
+    for row, rec in read_rows(path, "recipe file"):
         _, clip = _first(rec, CLIP_FIELDS)
         if clip is None or str(clip).strip() == "":
             raise InputError(f"missing clip id (one of {', '.join(CLIP_FIELDS)})", path, row)
@@ -121,7 +111,7 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
         t1_name, t1 = _first(rec, T1_FIELDS)
         if t0_name is None or t1_name is None:
             raise InputError(f"missing span: need {'/'.join(T0_FIELDS)} and {'/'.join(T1_FIELDS)}", path, row)
-        start, end = _number(t0, t0_name, path, row), _number(t1, t1_name, path, row)
+        start, end = parse_seconds(t0, t0_name, path, row), parse_seconds(t1, t1_name, path, row)
         if end < start:
             raise InputError(f"span ends before it starts: [{start}, {end}]", path, row)
         _, word = _first(rec, WORD_FIELDS)

@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from asraudit.data.corpus import Corpus
-from asraudit.data.predictions import _jsonl_rows
+from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus, print_run
 from asraudit.run.spec import ORIGINAL, SCORE, Score, make_job
@@ -59,7 +59,7 @@ def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
         raise InputError("candidates must be JSONL (one {\"audio_filepath\", \"candidates\"} object per line)", path)
     out: dict[str, list[str]] = {}
     rows: dict[str, int] = {}
-    for row, rec in _jsonl_rows(path):
+    for row, rec in jsonl_rows(path):
         key = next((f for f in ID_FIELDS if f in rec), None)
         if key is None:
             raise InputError(f"missing clip id (one of {ID_FIELDS}); found {sorted(rec)}", path, row)

@@ -37,11 +37,11 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
-from asraudit.data.predictions import _csv_rows, _decode, _jsonl_rows, _parquet_rows
+from asraudit.data.rows import ROW_SUFFIXES, decode_text, optional_seconds, read_rows
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
 
-MANIFEST_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+MANIFEST_SUFFIXES = ROW_SUFFIXES
 SPEAKER_FIELDS = ("speaker", "speaker_id")
 HF_TEXT_COLUMNS = ("text", "sentence", "transcription", "transcript", "normalized_text")
 HF_PREFIX = "hf:"
@@ -118,17 +118,6 @@ class Corpus:
 # --- manifests ---------------------------------------------------------------
 
 
-def _manifest_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json"):
-        return _jsonl_rows(path)
-    if suffix == ".csv":
-        return _csv_rows(path)
-    if suffix == ".parquet":
-        return _parquet_rows(path)
-    raise InputError(f"unsupported manifest type {suffix!r} (use {', '.join(MANIFEST_SUFFIXES)})", path)
-
-
 def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool, numbers_ok: bool = False) -> str | None:
     """A string cell; numbers are accepted for ids and speakers (LibriSpeech
     speaker ids are integers) but not for transcripts, where a number usually
@@ -146,16 +135,7 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
 
 
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
-    value = rec.get("duration")
-    if value is None or value == "":
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"duration must be a number of seconds, got {value!r}", path, row) from None
-    if not math.isfinite(seconds) or seconds < 0:
-        raise InputError(f"duration must be a non-negative number of seconds, got {value!r}", path, row)
-    return seconds
+    return optional_seconds(rec.get("duration"), "duration", path, row)
 
 
 def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True) -> Corpus:
@@ -168,7 +148,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         raise InputError("no such manifest file", path)
     base = path.resolve().parent
     clips: list[Clip] = []
-    for row, rec in _manifest_rows(path):
+    for row, rec in read_rows(path, "manifest"):
         clip_id = _string_field(rec, "audio_filepath", path, row, required=True)
         if not clip_id.strip():
             raise InputError("empty audio_filepath", path, row)
@@ -195,7 +175,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
 
 def _read_transcript(path: Path) -> str:
     raw = path.read_bytes()
-    return " ".join(_decode(raw, path).split())
+    return " ".join(decode_text(raw, path).split())
 
 
 def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:

@@ -13,21 +13,20 @@ in the probes (the rendering probe needs the raw spelling).
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
+from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
 from asraudit.errors import InputError
 
 ID_FIELDS = ("audio_filepath", "id", "__key__", "clip_id", "key", "utt_id")
 REF_FIELDS = ("text", "reference", "ref", "transcript")
 HYP_FIELDS = ("pred_text", "hypothesis", "hyp", "prediction")
 DURATION_FIELDS = ("duration",)
-SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+SUFFIXES = ROW_SUFFIXES
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,84 +143,6 @@ class PredictionSet:
         return out
 
 
-def _pick(row: dict, names: Sequence[str]) -> str | None:
-    for name in names:
-        if name in row:
-            return name
-    return None
-
-
-def _decode(raw: bytes, path: Path) -> str:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line
-        ) from None
-
-
-def _jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    text = _decode(path.read_bytes(), path)
-    stripped = text.lstrip()
-    if path.suffix == ".json" and stripped.startswith("["):
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
-        for i, item in enumerate(items, start=1):
-            if not isinstance(item, dict):
-                raise InputError("expected a JSON object per entry", path, i)
-            yield i, item
-        return
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
-        if not isinstance(item, dict):
-            raise InputError("expected a JSON object on each line", path, lineno)
-        yield lineno, item
-
-
-def _csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    text = _decode(path.read_bytes(), path)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    for rec in reader:
-        if None in rec:  # more cells than header columns
-            raise InputError(
-                f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
-                f"{len(reader.fieldnames or [])}",
-                path,
-                reader.line_num,
-            )
-        yield reader.line_num, rec
-
-
-def _parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for a bad file
-        raise InputError(f"cannot read Parquet file: {exc}", path) from None
-    for i, rec in enumerate(table.to_pylist(), start=1):
-        yield i, rec
-
-
-def _rows(path: Path) -> Iterator[tuple[int, dict]]:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json"):
-        return _jsonl_rows(path)
-    if suffix == ".csv":
-        return _csv_rows(path)
-    if suffix == ".parquet":
-        return _parquet_rows(path)
-    raise InputError(f"unsupported prediction file type {suffix!r} (use {', '.join(SUFFIXES)})", path)
-
-
 def _as_text(value, what: str, path: Path, row: int) -> str | None:
     if value is None:
         return None
@@ -232,18 +153,6 @@ def _as_text(value, what: str, path: Path, row: int) -> str | None:
     return value
 
 
-def _as_duration(value, path: Path, row: int) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        d = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"duration must be a number, got {value!r}", path, row) from None
-    if math.isnan(d) or d < 0:
-        raise InputError(f"duration must be a non-negative number, got {value!r}", path, row)
-    return d
-
-
 def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
     """Read one prediction file; the model name defaults to the file stem."""
     path = Path(path)
@@ -252,8 +161,8 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
     name = model or path.stem
     rows: dict[str, Prediction] = {}
     skipped = 0
-    for lineno, rec in _rows(path):
-        id_f, ref_f, hyp_f = _pick(rec, ID_FIELDS), _pick(rec, REF_FIELDS), _pick(rec, HYP_FIELDS)
+    for lineno, rec in read_rows(path, "prediction file"):
+        id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
         missing = [
             label
             for label, f, names in (("clip id", id_f, ID_FIELDS), ("reference", ref_f, REF_FIELDS), ("hypothesis", hyp_f, HYP_FIELDS))
@@ -283,8 +192,8 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
         if hypothesis is None:
             skipped += 1
             continue
-        dur_f = _pick(rec, DURATION_FIELDS)
-        duration = _as_duration(rec[dur_f], path, lineno) if dur_f else None
+        dur_f = pick_field(rec, DURATION_FIELDS)
+        duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
         rows[clip_id] = Prediction(clip_id, reference, hypothesis, duration, lineno)
     return ModelPredictions(name, path, rows, skipped)
 

@@ -23,7 +23,8 @@ import json
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from asraudit.data.predictions import ID_FIELDS, _pick, _rows
+from asraudit.data.predictions import ID_FIELDS
+from asraudit.data.rows import pick_field, read_rows
 from asraudit.errors import InputError
 from asraudit.probes.refdis import (
     ClipInput,
@@ -52,8 +53,8 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
         raise InputError("no such corrected-reference file", path)
     out: dict[str, str] = {}
     first_row: dict[str, int] = {}
-    for row, rec in _rows(path):
-        id_f, text_f = _pick(rec, ID_FIELDS), _pick(rec, CORRECTED_FIELDS)
+    for row, rec in read_rows(path, "corrected reference file"):
+        id_f, text_f = pick_field(rec, ID_FIELDS), pick_field(rec, CORRECTED_FIELDS)
         if id_f is None or text_f is None:
             raise InputError(
                 f"need a clip id column ({', '.join(ID_FIELDS)}) and a text column "

@@ -63,14 +63,14 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
     Edits of clips outside the corpus (a subset of the benchmark) are left
     out and their clip ids appended to ``skipped`` when it is given; without
     it they are an error."""
-    from asraudit.data.predictions import _jsonl_rows
+    from asraudit.data.rows import jsonl_rows
 
     path = Path(path)
     if not path.is_file():
         raise InputError("no such edits file", path)
     cache: dict[str, tuple[str, ...]] = {}
     out = []
-    for row, rec in _jsonl_rows(path):
+    for row, rec in jsonl_rows(path):
         try:
             clip, start, end = str(rec["clip"]), int(rec["ref_start"]), int(rec["ref_end"])
             r, a = str(rec.get("r") or ""), str(rec.get("a") or "")
