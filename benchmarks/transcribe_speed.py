@@ -117,7 +117,6 @@ def main() -> None:
     refs = [c.reference or "" for c in clips]
     audio_seconds = sum(len(a) for a in arrays) / SAMPLE_RATE
     model_dir = embedded.locate("whisper-tiny.en")
-    settings = dict(compute_type=args.compute_type, beam_size=args.beam_size, cpu_threads=args.threads)
     print(f"{len(clips)} clips, {audio_seconds:.1f} s of audio; whisper-tiny.en, beam {args.beam_size}, "
           f"{args.compute_type}, {args.threads} thread(s); {args.rounds} alternating rounds, best reported")
 
@@ -159,7 +158,7 @@ def main() -> None:
         wall, cpu = min(walls[name]), min(cpus[name])
         print(f"{name:<26} {wall:7.2f} {cpu:7.2f} {audio_seconds / wall:10.1f} {audio_seconds / cpu:9.1f}  "
               f"{100 * wer(refs, texts[name]):.2f}%")
-    print(f"(median wall s: " + ", ".join(f"{n} {statistics.median(t):.2f}" for n, t in walls.items()) + ")")
+    print("(median wall s: " + ", ".join(f"{n} {statistics.median(t):.2f}" for n, t in walls.items()) + ")")
     same = np.mean([a == b for a, b in zip(texts["asraudit"], texts["faster-whisper"])])
     print(f"identical transcripts, asraudit vs faster-whisper: {100 * same:.0f}% (front ends differ, see docstring)")
     for name in ("asraudit", "asraudit job grid", "asraudit, 8 windows/call"):
