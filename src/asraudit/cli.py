@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "patch",
     "demo",
     "calibrate",
+    "audit",
 )
 
 

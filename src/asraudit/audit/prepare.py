@@ -1,0 +1,196 @@
+"""Everything an audit checks before the first model call.
+
+A spec can be wrong in ways its shape does not show: a model name no
+backend knows, a prediction file that lacks half the clips, a manifest row
+whose audio is missing, a lift section over models that cannot score.  Each
+of those would otherwise surface after the transcription that precedes it;
+here they are found by opening the corpus and loading (not running) every
+model, in seconds, and reported together with the entry they come from.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
+from asraudit.errors import InputError
+
+
+@dataclass
+class Prepared:
+    corpus: object
+    models: dict[str, object]        # name -> loaded model (local) or factory (Ray)
+    identities: dict[str, object]    # name -> Identity
+    panel: list[str]
+    has_audio: bool
+
+
+def open_corpus(spec: AuditSpec):
+    """The spec's corpus, narrowed by ``select`` and ``limit``."""
+    from asraudit.data.corpus import Corpus, load_corpus, load_manifest
+
+    c = spec.corpus
+    if c.manifest is not None:
+        corpus = load_manifest(c.manifest)
+    elif c.predictions is not None:
+        corpus = load_manifest(c.predictions, check_files=False)
+    else:
+        corpus = load_corpus(c.folder if c.folder is not None else c.dataset, split=c.split, config=c.config)
+    clips = list(corpus.clips)
+    if c.select_field:
+        values: list[str] = []
+        for clip in clips:
+            value = clip.metadata.get(c.select_field)
+            if value is None:
+                raise InputError(f"clip {clip.id!r} has no field {c.select_field!r} ([corpus] select)",
+                                 clip.source or corpus.source, clip.row)
+            if value not in values:
+                values.append(str(value))
+        keep = set(c.select_values) if c.select_values else set(values[: c.select_first])
+        unknown = sorted(keep - set(values))
+        if unknown:
+            raise SpecError(f"[corpus] select: no clip has {c.select_field} = {unknown[0]!r}", spec.source)
+        clips = [clip for clip in clips if str(clip.metadata.get(c.select_field)) in keep]
+    if c.limit:
+        clips = clips[: c.limit]
+    if not clips:
+        raise SpecError("the corpus selection has no clips", spec.source)
+    return Corpus(corpus.name, tuple(clips), corpus.source)
+
+
+def _factory(m: ModelSpec, spec: AuditSpec):
+    from asraudit.models.registry import load_model
+
+    options = dict(m.options)
+    if not m.replay and m.spec != "pocketsphinx" and not m.spec.startswith(("http://", "https://")):
+        options.setdefault("device", spec.executor.device)
+        if spec.executor.compute_type:
+            options.setdefault("compute_type", spec.executor.compute_type)
+    return functools.partial(load_model, m.spec, **options)
+
+
+def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], list[str]]:
+    """Load every model once (the local executor reuses them in every stage) and name it.
+
+    Returns models and identities by name, and the name of each spec entry in order."""
+    from asraudit.run.executor import identify
+
+    models: dict[str, object] = {}
+    identities: dict[str, object] = {}
+    names: list[str] = []
+    seen_ids: dict[tuple[str, str], str] = {}
+    for m in spec.models:
+        try:
+            model = _factory(m, spec)()
+        except InputError as exc:
+            raise SpecError(f"{m.entry} ({m.spec}): {exc}", spec.source) from None
+        except TypeError as exc:  # an option the backend does not take
+            raise SpecError(f"{m.entry} ({m.spec}): bad options {dict(m.options)}: {exc}", spec.source) from None
+        ident = identify(model)
+        name = m.name or _default_name(ident.model_id)
+        if name in models:
+            raise SpecError(f"{m.entry}: a second model named {name!r} (give it name = \"...\")", spec.source)
+        key = (ident.model_id, ident.config_hash)
+        if key in seen_ids:
+            raise SpecError(f"{m.entry}: the same model and configuration as {seen_ids[key]!r}", spec.source)
+        seen_ids[key] = name
+        models[name] = model if spec.executor.kind == "local" else _factory(m, spec)
+        identities[name] = ident
+        names.append(name)
+        if m.replay:
+            _check_replay(model, m, spec)
+    return models, identities, names
+
+
+def _default_name(model_id: str) -> str:
+    from asraudit.commands.transcribe import preds_file_stem
+
+    return preds_file_stem(model_id)
+
+
+def _check_names(where: str, names: tuple[str, ...], identities: dict, spec: AuditSpec, scoring: bool) -> None:
+    unknown = [n for n in names if n not in identities]
+    if unknown:
+        raise SpecError(f"{where}: unknown model(s) {', '.join(unknown)}; the audit's models are "
+                        f"{', '.join(identities)}", spec.source)
+    replayed = [n for n in names if identities[n].by_clip_id]
+    if replayed:
+        raise SpecError(f"{where}: {', '.join(replayed)} only replay(s) a prediction file and cannot hear the "
+                        "changed audio this probe needs", spec.source)
+    if scoring:
+        chosen = names or tuple(identities)
+        scorers = [n for n in chosen if identities[n].can_score]
+        cannot = [n for n in names if not identities[n].can_score]
+        if cannot:
+            raise SpecError(f"{where} needs teacher-forced scores, which {', '.join(cannot)} cannot give "
+                            "(prediction files, pocketsphinx and HTTP endpoints only transcribe)", spec.source)
+        if not scorers:
+            raise SpecError(f"{where} needs at least one model that can score (e.g. a Whisper model)", spec.source)
+
+
+def prepare(spec: AuditSpec) -> Prepared:
+    """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
+    corpus = open_corpus(spec)
+    has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
+    models, identities, names = load_models(spec)
+    named = dict(zip(names, spec.models))
+    panel = spec.panel_names(names)
+    if len(panel) < spec.refdis.min_panel:
+        raise SpecError(f"the panel has {len(panel)} model(s) (panel = true), [refdis] min_panel is "
+                        f"{spec.refdis.min_panel}", spec.source)
+    for name, m in named.items():
+        if m.replay:
+            _check_coverage(models[name], corpus, m, spec)
+    if spec.masked:
+        _check_names("[masked] models", spec.masked.models, identities, spec, scoring=False)
+    if spec.lift:
+        _check_names("[lift] models", spec.lift.models, identities, spec, scoring=True)
+    if spec.battery:
+        _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
+        from asraudit.probes.battery import load_spec as load_battery
+
+        load_battery(spec.battery.spec)
+    audio_users = [s for s, on in (("[masked]", spec.masked), ("[lift]", spec.lift), ("[battery]", spec.battery),
+                                   ("[[mechanism]]", spec.mechanism)) if on]
+    audio_models = [m.entry for m in spec.models if not m.replay]
+    if not has_audio and (audio_users or audio_models):
+        raise SpecError(f"the corpus has no audio, which {', '.join(audio_users + audio_models)} need",
+                        spec.source)
+    if spec.masked and spec.masked.align and not spec.masked.recipe:
+        from asraudit.audio.timing import make_aligner
+
+        try:
+            make_aligner(spec.masked.align, device=spec.executor.device)
+        except InputError as exc:
+            raise SpecError(f"[masked] align: {exc}", spec.source) from None
+    if spec.mechanism:
+        from asraudit.audit.mechanism import parse_mechanism
+
+        parse_mechanism(spec.mechanism, spec.source, Path(spec.source).parent)
+    return Prepared(corpus, models, identities, panel, has_audio)
+
+
+def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:
+    if not getattr(model, "predictions", None) or not model.predictions.rows:
+        raise SpecError(f"{m.entry}: the prediction file has no usable rows", spec.source)
+
+
+def _check_coverage(model, corpus, m: ModelSpec, spec: AuditSpec) -> None:
+    """Every clip in the file, with the corpus's reference: a file from another benchmark would mean nothing."""
+    from asraudit.text.normalize import get_normalizer
+
+    normalize = get_normalizer(spec.normalizer)
+    rows = model.predictions.rows
+    missing = [c.id for c in corpus if c.id not in rows]
+    if missing:
+        raise SpecError(f"{m.entry}: the prediction file {model.path} has no row for {len(missing)} clip(s) of the "
+                        f"corpus, e.g. {missing[0]!r}", spec.source)
+    for clip in corpus:
+        row = rows[clip.id]
+        if clip.reference is None or not row.reference:
+            continue
+        if normalize(row.reference) != normalize(clip.reference):
+            raise SpecError(f"{m.entry}: {model.path}, row {row.row}: the reference of clip {clip.id!r} differs "
+                            f"from the corpus's: {row.reference!r} vs {clip.reference!r}", spec.source)

@@ -1,0 +1,49 @@
+"""`asraudit audit SPEC.toml`: the whole audit from one spec, to summary.json, Parquet tables and report.html."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="run a whole audit from a TOML spec: every probe, summary.json, Parquet tables, report.html",
+        description="Check the spec (models, files, probes) before any work, run every model call through the "
+                    "result store (resumable; a rerun is free), evaluate the probes, and write <out>/summary.json, "
+                    "<out>/tables/*.parquet and <out>/report.html. See asraudit.audit.spec for the spec format.",
+    )
+    p.add_argument("spec", type=Path, metavar="SPEC.toml", help="the audit spec")
+    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: the spec's out)")
+    p.add_argument("--check", action="store_true", help="only check the spec (loads the models, runs nothing)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+
+
+def print_outputs(result, file=None) -> None:
+    file = file or sys.stdout
+    print(f"wrote {result.summary_path}", file=file)
+    for path in result.tables:
+        print(f"wrote {path}", file=file)
+    print(f"audit finished in {result.seconds:.1f} s", file=file)
+    print(f"report: {result.report_path.resolve()}", file=file)
+
+
+def run(args: argparse.Namespace) -> int:
+    from asraudit.audit.outputs import print_summary
+    from asraudit.audit.pipeline import run_audit
+    from asraudit.audit.prepare import prepare
+    from asraudit.audit.spec import load_spec
+
+    spec = load_spec(args.spec, out=args.out)
+    if args.check:
+        ready = prepare(spec)
+        print(f"{args.spec}: ok: {len(ready.corpus)} clips, models {', '.join(ready.identities)}, "
+              f"panel {', '.join(ready.panel)}")
+        return 0
+    result = run_audit(spec, progress=not args.no_progress)
+    print_summary(result.summary)
+    print_outputs(result)
+    return 0

@@ -1,0 +1,202 @@
+"""`asraudit audit`: the spec is checked before any work, and the whole audit writes its outputs.
+
+The end-to-end cases replay prediction files over parliament-mini, so they
+exercise every text stage, the flags and every output file in seconds; the
+audio stages run in test_audit_audio.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asraudit.audit.spec import SpecError, load_spec, parse_spec
+from asraudit.cli import main
+from asraudit.demo.organism import BENCHMARK_DIR
+
+MANIFEST = BENCHMARK_DIR / "test.jsonl"
+EVIL = "<script>alert(1)</script>"
+
+
+def _rows(n: int = 70):
+    return [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()][:n]
+
+
+def _write_preds(path, rows, text_of):
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
+                                 "pred_text": text_of(r)}) + "\n")
+    return path
+
+
+def _replay_spec(tmp_path, *, extra: str = "", organism_text=lambda r: r["text"], n: int = 70) -> str:
+    rows = _rows(n)
+    faithful = [_write_preds(tmp_path / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
+    echo = _write_preds(tmp_path / "echo.jsonl", rows, organism_text)
+    models = "".join(f'[[model]]\npredictions = "{p}"\nname = "clean{i}"\npanel = true\n\n'
+                     for i, p in enumerate(faithful))
+    models += f'[[model]]\npredictions = "{echo}"\nname = "echo"\n\n'
+    sentences = json.dumps(sorted({r["sentence"] for r in rows}))
+    return (f'name = "replayed"\nout = "{tmp_path / "out"}"\nbootstrap = 200\n\n'
+            f'[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'
+            f'select = {{ field = "sentence", values = {sentences} }}\n\n'
+            f"{models}[conventions]\nmin_per_arm = 3\n\n{extra}")
+
+
+def _spec_file(tmp_path, text: str):
+    path = tmp_path / "audit.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ checks before any work
+
+
+@pytest.mark.parametrize("text, message", [
+    ('name = "x"\n', "needs a [corpus] table"),
+    (f'[corpus]\nmanifest = "{MANIFEST}"\n', "at least one [[model]]"),
+    (f'colour = "red"\n[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n',
+     "unknown key(s) colour"),
+    ('[corpus]\nmanifest = "nowhere.jsonl"\n[[model]]\nspec = "pocketsphinx"\n', "no such file"),
+    (f'[corpus]\nmanifest = "{MANIFEST}"\nfolder = "."\n[[model]]\nspec = "pocketsphinx"\n', "exactly one of"),
+    (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\npanel = "yes"\n',
+     "[[model]] #1: panel must be true or false"),
+    (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n[refdis]\nmajority = 2\n',
+     "[refdis]: majority must be in [0.0, 1.0]"),
+    (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n[masked]\ntargets = "listed"\n',
+     'targets = "listed" needs words'),
+])
+def test_spec_shape_errors_name_the_entry(tmp_path, text, message):
+    with pytest.raises(SpecError) as err:
+        parse_spec(__import__("tomllib").loads(text), "audit.toml", tmp_path)
+    assert message in str(err.value) and "audit.toml" in str(err.value)
+
+
+def test_broken_toml_and_non_utf8_specs_are_errors_naming_the_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = \n", encoding="utf-8")
+    with pytest.raises(SpecError, match="not valid TOML"):
+        load_spec(bad)
+    raw = tmp_path / "raw.toml"
+    raw.write_bytes(b'name = "\xff"\n')
+    with pytest.raises(SpecError, match="not UTF-8"):
+        load_spec(raw)
+
+
+def test_unknown_model_is_refused_before_any_work(tmp_path, capsys):
+    text = _replay_spec(tmp_path) + '[[model]]\nspec = "whisper-huge-v9"\n'
+    code = main(["audit", str(_spec_file(tmp_path, text))])
+    err = capsys.readouterr().err
+    assert code == 2 and "[[model]] #5 (whisper-huge-v9)" in err
+    assert not (tmp_path / "out" / "asraudit.sqlite").exists()
+
+
+def test_a_probe_needing_scores_from_a_model_that_cannot_score_is_refused(tmp_path, capsys):
+    text = _replay_spec(tmp_path, extra='[lift]\nmodels = ["echo"]\n')
+    assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
+    err = capsys.readouterr().err
+    assert "[lift] models" in err and "echo" in err
+
+
+def test_probe_sections_naming_unknown_models_are_refused(tmp_path, capsys):
+    text = _replay_spec(tmp_path, extra='[battery]\nmodels = ["nobody"]\n')
+    assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
+    assert "unknown model(s) nobody" in capsys.readouterr().err
+
+
+def test_a_prediction_file_missing_clips_is_refused_with_its_entry(tmp_path, capsys):
+    text = _replay_spec(tmp_path)
+    short = tmp_path / "short.jsonl"
+    _write_preds(short, _rows(10), lambda r: r["spoken"])
+    text += f'[[model]]\npredictions = "{short}"\nname = "short"\n'
+    assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
+    err = capsys.readouterr().err
+    assert "[[model]] #5" in err and "no row for 60 clip(s)" in err
+
+
+def test_a_prediction_file_with_other_references_is_refused_naming_the_row(tmp_path, capsys):
+    text = _replay_spec(tmp_path)
+    rows = _rows(70)
+    rows[3] = {**rows[3], "text": "something else entirely"}
+    other = _write_preds(tmp_path / "other.jsonl", rows, lambda r: r["spoken"])
+    text += f'[[model]]\npredictions = "{other}"\nname = "other"\n'
+    assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
+    err = capsys.readouterr().err
+    assert "row 4" in err and "differs from the corpus" in err
+
+
+def test_audio_probes_on_a_corpus_without_audio_are_refused(tmp_path, capsys):
+    rows = _rows(14)
+    for r in rows:
+        r["audio_filepath"] = "gone/" + r["audio_filepath"]
+    corpus = tmp_path / "noaudio.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    preds = [_write_preds(tmp_path / f"m{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(2)]
+    text = (f'[corpus]\npredictions = "{corpus}"\n'
+            + "".join(f'[[model]]\npredictions = "{p}"\npanel = true\n' for p in preds)
+            + '[masked]\n')
+    assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
+    assert "has no audio, which [masked] need" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the whole text audit
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("audit")
+    spec = _spec_file(tmp, _replay_spec(tmp, organism_text=lambda r: r["text"] if r["audio_filepath"] != _rows(1)[0]["audio_filepath"] else EVIL))
+    assert main(["audit", str(spec), "--no-progress"]) == 0
+    return tmp / "out", spec
+
+
+def test_the_echoing_model_is_flagged_and_the_faithful_ones_are_not(replayed):
+    out, _ = replayed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    models = summary["models"]
+    assert models["echo"]["flagged"] and models["echo"]["accept_ref"] > 0.9
+    assert any("above every panel member" in r for r in models["echo"]["flag_reasons"])
+    for name in ("clean0", "clean1", "clean2"):
+        assert not models[name]["flagged"] and models[name]["accept_ref"] == 0.0
+        assert models[name]["wer_corrected"] < models[name]["wer"]
+    # Echoing the record's errors is worth WER to the echoing model, nothing to the faithful ones.
+    assert models["echo"]["wer_gained"] > 0.02 and models["clean0"]["wer_gained"] == 0.0
+    assert set(summary["accept_ref_by_group"]["groups"]) == {"benchmark", "fresh"}
+    assert summary["mining"]["edits"] > 10
+    assert summary["provenance"]["models"]["echo"]["model_id"].startswith("replay:")
+
+
+def test_every_output_is_written_and_parquet_tables_read_back(replayed):
+    import pyarrow.parquet as pq
+
+    out, _ = replayed
+    for name in ("edits", "verdicts", "clips", "conventions"):
+        table = pq.read_table(out / "tables" / f"{name}.parquet")
+        assert table.num_rows > 0
+    verdicts = pq.read_table(out / "tables" / "verdicts.parquet").to_pylist()
+    assert {v["model"] for v in verdicts} == {"clean0", "clean1", "clean2", "echo"}
+    clips = pq.read_table(out / "tables" / "clips.parquet").to_pylist()
+    assert len(clips) == 70 * 4
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert EVIL not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert (out / "preds" / "echo.jsonl").is_file()
+
+
+def test_a_rerun_reads_everything_from_the_store_and_gives_the_same_numbers(replayed, capsys):
+    out, spec = replayed
+    before = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert main(["audit", str(spec), "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "0 job(s) run now" in captured.err and "report: " in captured.out
+    after = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert after["models"] == before["models"]
+    assert after["edits"] == before["edits"]
+
+
+def test_check_only_validates(tmp_path, capsys):
+    spec = _spec_file(tmp_path, _replay_spec(tmp_path))
+    assert main(["audit", str(spec), "--check"]) == 0
+    assert "ok: 70 clips" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
