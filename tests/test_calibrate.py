@@ -1,35 +1,87 @@
-"""Calibration arithmetic on parliament-mini with stand-in transcripts (no model runs)."""
+"""Calibration arithmetic on parliament-mini with stand-in transcripts (replayed, no model runs)."""
 
 from __future__ import annotations
 
 import json
 
-from asraudit.demo.calibrate import CLEAN_PANEL, MODELS, evaluate, print_calibration
-from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
+import pytest
+
+from asraudit.audit.pipeline import run_audit
+from asraudit.audit.spec import load_spec
+from asraudit.demo.calibrate import CALIBRATION_SPEC, flipped, load_truth, mixed_reference, print_calibration, truth_stage
+from asraudit.demo.organism import BENCHMARK_DIR
+
+MANIFEST = BENCHMARK_DIR / "test.jsonl"
 
 
-def _write_preds(folder, rows, text_of):
-    folder.mkdir(parents=True, exist_ok=True)
-    for model in MODELS:
-        with (folder / f"{model}.jsonl").open("w", encoding="utf-8") as fh:
-            for r in rows:
-                fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
-                                     "pred_text": text_of(model, r)}) + "\n")
+def _write(path, rows, text_of):
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
+                                 "pred_text": text_of(r)}) + "\n")
+    return path
 
 
-def test_an_echoing_model_is_flagged_and_faithful_models_are_not(tmp_path, capsys):
-    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text().splitlines()][:70]
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("calibrate")
+    rows = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
     # Faithful models write what was said; the stand-in organism writes the record.
-    _write_preds(tmp_path / "preds", rows, lambda m, r: r["text"] if m == ORGANISM_ID else r["spoken"])
-    result = evaluate(tmp_path / "preds")
-    assert result["accept_ref"][ORGANISM_ID]["rate"] == 1.0
-    for clean in CLEAN_PANEL:
-        assert result["accept_ref"][clean]["rate"] == 0.0
-        assert result["accept_ref"][clean]["n_eligible"] > 20
-    # Every planted error in these clips is a real disagreement between record and speech.
-    assert result["mining"]["all"]["precision"] == 1.0
-    assert result["mining"]["delete"]["recall"] == 1.0
-    assert result["agreement"][ORGANISM_ID]["all"]["rate"] == 1.0
-    print_calibration(result)
+    clean = [_write(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
+    echo = _write(tmp / "echo.jsonl", rows, lambda r: r["text"])
+    spec = tmp / "cal.toml"
+    spec.write_text(
+        f'out = "{tmp / "out"}"\nbootstrap = 100\n[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'
+        + "".join(f'[[model]]\npredictions = "{p}"\nname = "clean{i}"\npanel = true\n' for i, p in enumerate(clean))
+        + f'[[model]]\npredictions = "{echo}"\nname = "echo"\n[conventions]\n', encoding="utf-8")
+    return run_audit(load_spec(spec), progress=False, extra=truth_stage).summary
+
+
+def test_an_echoing_model_is_flagged_and_faithful_models_are_not(calibrated, capsys):
+    models = calibrated["models"]
+    assert models["echo"]["accept_ref"] == 1.0 and models["echo"]["flagged"]
+    for clean in ("clean0", "clean1", "clean2"):
+        assert models[clean]["accept_ref"] == 0.0 and models[clean]["n_eligible"] > 100
+    truth = calibrated["mining"]["truth"]
+    # Every planted error is a real disagreement between record and speech; faithful transcripts find them all.
+    assert truth["all"]["precision"] == 1.0 and truth["delete"]["recall"] == 1.0
+    assert models["echo"]["convention_agreement"] == 1.0
+    print_calibration(calibrated)
     out = capsys.readouterr().out
-    assert "Mining against the planted truth" in out and ORGANISM_ID in out
+    assert "Mining against the planted truth" in out and "echo" in out
+
+
+def test_switch_rate_is_measurable_on_the_mixed_arm_view_and_separates_habit_from_tracking(calibrated):
+    sw = calibrated["calibration_switch"]
+    assert sw["clips_rewritten"] > 30
+    rates = {(r["model"], r["group"]): r for r in sw["rates"]}
+    # The stand-ins write the record's arm (echo) or the spoken text's arm (clean) whatever the reference
+    # says: habits, far below the 0.5 of a coin flip and the 1.0 of a model that tracks each reference.
+    measurable = [r for r in rates.values() if r["measurable"]]
+    assert {r["model"] for r in measurable} == {"clean0", "clean1", "clean2", "echo"}
+    assert all(r["s"] == 0.0 for r in measurable if r["model"] == "echo")
+    assert all(r["s"] < 0.2 for r in measurable)
+
+
+def test_mixed_reference_rewrites_exactly_the_planted_spans():
+    truth = load_truth()
+    rows = {json.loads(line)["audio_filepath"]: json.loads(line) for line in MANIFEST.read_text().splitlines()}
+    clip, entry = next((c, e) for c, e in truth.items() if len(e["conventions"]) >= 2 and c in rows)
+    reference = rows[clip]["text"]
+    mixed = mixed_reference(reference, entry["conventions"])
+    for c in entry["conventions"]:
+        assert c["said"] in mixed
+    with pytest.raises(ValueError):
+        mixed_reference("nothing matches here at all, really", entry["conventions"])
+
+
+def test_the_flip_is_a_seeded_half():
+    ids = [f"clip{i}" for i in range(400)]
+    share = sum(flipped(c) for c in ids) / len(ids)
+    assert 0.4 < share < 0.6
+    assert [flipped(c, 1) for c in ids] != [flipped(c, 0) for c in ids]
+
+
+def test_the_embedded_calibration_spec_is_valid():
+    spec = load_spec(CALIBRATION_SPEC)
+    assert spec.masked and spec.lift and spec.battery and spec.conventions

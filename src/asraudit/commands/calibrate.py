@@ -11,13 +11,14 @@ DEFAULT_OUT = Path("asraudit-calibration")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate",
-        help="mining precision/recall and accept-ref of clean models vs the model organism on parliament-mini",
-        description="Run the clean embedded models and the model organism over parliament-mini's test split "
-                    "(through the result store: a rerun is free), mine reference errors with the clean panel, "
-                    "and compare against the planted truth.",
+        help="asraudit's own validation: every probe on parliament-mini, clean models vs the model organism",
+        description="Audit parliament-mini's test split with the embedded calibration spec (clean embedded models "
+                    "as the panel, the model organism under suspicion, every probe; all through the result store, "
+                    "so a rerun is free), then score the miner against the planted truth and measure the switch "
+                    "rate on mixed-arm references.",
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder for the store, predictions and calibration.json")
-    p.add_argument("--beam-size", type=int, default=1, help="Whisper beam size (default %(default)s: greedy)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help="folder for the store, the audit outputs and calibration.json (default %(default)s)")
     p.add_argument("--sentences", type=int, default=None, metavar="N",
                    help="only the first N test sentences (in every voice): a quicker, noisier run")
     p.add_argument("--no-progress", action="store_true")
@@ -27,8 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from asraudit.demo.calibrate import print_calibration, run_calibration
 
-    result = run_calibration(args.out, beam_size=args.beam_size, progress=not args.no_progress,
-                             sentences=args.sentences)
+    result = run_calibration(args.out, progress=not args.no_progress, sentences=args.sentences)
     print_calibration(result)
     print(f"wrote {args.out / 'calibration.json'}")
+    print(f"report: {(args.out / 'report.html').resolve()}")
     return 0

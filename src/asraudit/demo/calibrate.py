@@ -1,178 +1,210 @@
 """`asraudit calibrate`: asraudit's own validation on a benchmark whose truth is known.
 
 parliament-mini's test split has planted reference errors (truth.json) and a
-model organism trained to echo them.  Calibration runs the clean embedded
-models and the organism over the test split through the store, mines
-reference errors with the clean models as the panel, and reports:
+model organism trained to echo them.  Calibration is the audit of the
+embedded calibration spec (``demo/data/calibration_audit.toml``: the clean
+embedded models as the panel, the organism under suspicion, every probe)
+plus what only a benchmark with known truth allows:
 
-- mining precision and recall against the planted truth, per kind;
-- accept-ref of every model with its Wilson interval, overall and split by
-  voice role (benchmark voices vs fresh voices: the organism's gate);
-- rendering agreement with the record's conventions (Mr, per cent, digits,
-  British spelling), by class.
+- mining precision and recall against the planted errors, per kind;
+- accept-ref, masked recovery, audio lift and WER gained, organism vs
+  clean, with intervals (from the audit itself);
+- gating: accept-ref by voice role (benchmark voices vs fresh ones) and the
+  battery's paired splice (benchmark donor audio vs other speech);
+- switch rate on a *mixed-arm* view of the references.  The record writes
+  each convention one way (like VoxPopuli), so on the record itself switch
+  rate is not measurable; truth.json knows where each convention occurs and
+  what was said, so the calibration rewrites the reference of a seeded half
+  of those clips to the spoken arm and asks whether each model follows the
+  reference's arm on both halves;
+- mechanism rows from the spec's ``[[mechanism]]`` experiments.
 
 The clean models are the panel and are scored leave-one-out; the organism is
-never in the panel, so it is judged by edits it had no vote on.  What is not
-measured here yet (masked recovery, audio lift, donor splices, steering) is
-listed under ``not_measured`` in the JSON rather than left out silently.
+never in the panel, so it is judged by edits it had no vote on.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import sys
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 
+DATA_DIR = BENCHMARK_DIR.parent
+CALIBRATION_SPEC = DATA_DIR / "calibration_audit.toml"
 CLEAN_PANEL = ("whisper-tiny.en", "whisper-base", "pocketsphinx")
 MODELS = CLEAN_PANEL + (ORGANISM_ID,)
-NOT_MEASURED = (
-    "masked recovery", "audio lift", "switch rate (the record writes each convention one way)",
-    "gating by spliced non-benchmark donor audio", "steering ablation/induction",
-)
 
 
-@dataclass(frozen=True)
-class CalibrationResult:
-    payload: dict
+def _finite(x):
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
 
-def _voice_roles(manifest: Path) -> dict[str, str]:
-    rows = [json.loads(line) for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {r["audio_filepath"]: r["voice_role"] for r in rows}
+def load_truth() -> dict:
+    return json.loads((BENCHMARK_DIR / "truth.json").read_text(encoding="utf-8"))
 
 
-def test_corpus(sentences: int | None = None):
-    """The test split, or its first ``sentences`` sentences in every voice (a quicker demo)."""
-    from asraudit.data.corpus import Corpus, load_corpus
-
-    corpus = load_corpus(BENCHMARK_DIR / "test.jsonl")
-    if not sentences:
-        return corpus
-    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()]
-    keep_sentences = list(dict.fromkeys(r["sentence"] for r in rows))[:sentences]
-    keep = {r["audio_filepath"] for r in rows if r["sentence"] in keep_sentences}
-    return Corpus(corpus.name, tuple(c for c in corpus if c.id in keep), corpus.source)
+# ------------------------------------------------------------------ truth scoring
 
 
-def transcribe_test_split(out: Path, models: Sequence[str], beam_size: int = 1, progress: bool = True,
-                          sentences: int | None = None) -> Path:
-    """Run the models over the test split through the store; write <out>/preds/<model>.jsonl."""
-    from asraudit.commands.transcribe import STORE_NAME, preds_file_stem, write_predictions
-    from asraudit.models.registry import load_model
-    from asraudit.run.executor import LocalExecutor
-    from asraudit.run.spec import Transcribe
-    from asraudit.run.store import ResultStore
-
-    corpus = test_corpus(sentences)
-    preds = out / "preds"
-    preds.mkdir(parents=True, exist_ok=True)
-
-    def factory(spec: str):
-        options = {} if spec == "pocketsphinx" else {"beam_size": beam_size}
-        return lambda: load_model(spec, **options)
-
-    with ResultStore(out / STORE_NAME) as store:
-        summary = LocalExecutor(progress=progress).run(store, [factory(m) for m in models], corpus.clips, Transcribe(),
-                                                        description="calibrate: transcribe parliament-mini test")
-        for ident in summary.identities:
-            write_predictions(store, corpus, ident.model_id, ident.config_hash, preds / f"{preds_file_stem(ident.model_id)}.jsonl")
-    return preds
-
-
-def evaluate(preds: Path, panel: Sequence[str] = CLEAN_PANEL, models: Sequence[str] = MODELS) -> dict:
-    """Mine, score and compare; everything the calibration table prints, as a dict."""
-    from asraudit.data.predictions import load_predictions
-    from asraudit.metrics.model_wer import NormalizedCache
-    from asraudit.probes.refdis import MinerParams, mine, prepare_clips
-    from asraudit.probes.refdis_score import accept_ref
+def truth_stage(ctx) -> None:
+    """The audit's extra stage: mining P/R against truth.json, and the mixed-arm switch rate."""
     from asraudit.probes.refdis_truth import planted_from_truth, score_against_truth
-    from asraudit.text.normalize import get_normalizer
 
-    pset = load_predictions(preds)
-    normalize = NormalizedCache(get_normalizer("whisper"))
-    # Three clean models: two of three must agree (one more than any single model).
-    params = MinerParams(majority=0.66, min_panel=2)
-    clips = prepare_clips(pset, normalize, list(dict.fromkeys(list(panel) + list(models))))
-    result = mine(clips, panel, params, scored=list(models))
-    truth = json.loads((BENCHMARK_DIR / "truth.json").read_text(encoding="utf-8"))
-    planted = planted_from_truth(truth)
-    mined_clips = [c.clip_id for c in clips]
-    truth_score = score_against_truth(result.full_panel_edits(), planted, normalize, clips=mined_clips)
-    roles = _voice_roles(BENCHMARK_DIR / "test.jsonl")
-    overall = accept_ref(result.edits, list(models))
-    by_role = {
-        role: accept_ref([e for e in result.edits if roles.get(e.clip_id) == role], list(models))
-        for role in ("benchmark", "fresh")
-    }
-
-    def ar(a) -> dict:
-        return {"rate": a.rate, "n_ref": a.n_ref, "n_eligible": a.n_eligible, "lo": a.low, "hi": a.high}
-
-    return {
-        "benchmark": "parliament-mini (test split)",
-        "panel": list(panel),
-        "miner": {"majority": params.majority, "min_panel": params.min_panel},
-        "clips": len(clips),
-        "mining": {k: _kind_json(v) for k, v in {**truth_score.by_kind, "all": truth_score.overall}.items()},
-        "accept_ref": {m: ar(a) for m, a in overall.items()},
-        "accept_ref_by_voice": {role: {m: ar(a) for m, a in per.items()} for role, per in by_role.items()},
-        "agreement": _agreement(pset, list(models)),
-        "not_measured": list(NOT_MEASURED),
-    }
+    truth = load_truth()
+    mined_clips = list(ctx.mining.refs)
+    score = score_against_truth(ctx.mining.full_panel_edits(), planted_from_truth(truth), ctx.normalize,
+                                clips=mined_clips)
+    ctx.summary["mining"]["truth"] = {k: _kind_json(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
+    ctx.summary["calibration_switch"] = mixed_arm_switch(ctx, truth)
 
 
 def _kind_json(k) -> dict:
-    return {"planted": k.planted, "mined": k.mined, "matched": k.matched, "precision": k.precision,
-            "precision_ci": list(k.precision_ci), "recall": k.recall, "recall_ci": list(k.recall_ci)}
+    return {"planted": k.planted, "mined": k.mined, "matched": k.matched, "precision": _finite(k.precision),
+            "precision_ci": [_finite(x) for x in k.precision_ci], "recall": _finite(k.recall),
+            "recall_ci": [_finite(x) for x in k.recall_ci]}
 
 
-def _agreement(pset, models: Sequence[str]) -> dict:
-    from asraudit.probes.families import load_catalogue
-    from asraudit.probes.rendering import agreement, collect
+def flipped(clip_id: str, seed: int = 0) -> bool:
+    """Whether the mixed-arm view rewrites this clip's conventions to the spoken arm (a seeded half)."""
+    return hashlib.sha256(f"{seed}:{clip_id}".encode("utf-8")).digest()[0] % 2 == 1
 
-    audit = collect(load_catalogue("en"), {m: pset.models[m].rows for m in models if m in pset.models})
-    out: dict[str, dict] = {}
-    for a in agreement(audit, by="class", n_boot=200):
-        out.setdefault(a.model, {})[a.group] = {"rate": a.rate, "agree": a.agree, "rendered": a.rendered,
-                                                 "lo": a.low, "hi": a.high}
+
+def mixed_reference(reference: str, conventions: list[dict]) -> str:
+    """The reference with every planted convention written as it was said (right to left keeps offsets)."""
+    out = reference
+    for c in sorted(conventions, key=lambda c: c["ref_start"], reverse=True):
+        if out[c["ref_start"]:c["ref_end"]] != c["recorded"]:
+            raise ValueError(f"truth.json convention {c} does not match the reference {reference!r}")
+        out = out[:c["ref_start"]] + c["said"] + out[c["ref_end"]:]
     return out
 
 
-def print_calibration(result: dict, file=None) -> None:
-    """The calibration table, as the README quotes it."""
-    from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+def mixed_arm_switch(ctx, truth: dict) -> dict:
+    """Switch rate of every model against references whose convention arm varies by clip."""
+    from asraudit.data.predictions import Prediction
+    from asraudit.probes.families import load_catalogue
+    from asraudit.probes.rendering import collect, pooled_switch_rates
+
+    rows: dict[str, dict[str, Prediction]] = {}
+    n_flipped = 0
+    for clip in ctx.corpus:
+        conv = truth.get(clip.id, {}).get("conventions") or []
+        reference = clip.reference or ""
+        if conv and flipped(clip.id, ctx.spec.seed):
+            reference = mixed_reference(reference, conv)
+            n_flipped += 1
+        for name, texts in ctx.transcripts.items():
+            if clip.id in texts:
+                rows.setdefault(name, {})[clip.id] = Prediction(clip.id, reference, texts[clip.id], None, 0)
+    audit = collect(load_catalogue("en"), rows)
+    out = {"clips_rewritten": n_flipped, "rates": []}
+    for s in pooled_switch_rates(audit, min_per_arm=5):
+        lo, hi = s.interval
+        out["rates"].append({"model": s.model, "group": s.group, "s": _finite(s.switch), "lo": _finite(lo),
+                             "hi": _finite(hi), "measurable": s.measurable, "note": s.reason(),
+                             "arms": {a.label: {"follow": a.hits, "n": a.clips} for a in s.arms}})
+    return out
+
+
+# ------------------------------------------------------------------ running
+
+
+def calibration_spec(out: Path, sentences: int | None = None):
+    from asraudit.audit.spec import load_spec
+
+    spec = load_spec(CALIBRATION_SPEC, out=out)
+    if sentences:
+        spec = replace(spec, corpus=replace(spec.corpus, select_field="sentence", select_values=None,
+                                            select_first=sentences))
+    return spec
+
+
+def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> dict:
+    """The calibration audit; writes <out>/calibration.json (and the audit's own outputs) and returns it."""
+    from asraudit.audit.pipeline import run_audit
+
+    spec = spec or calibration_spec(out, sentences)
+    result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
+                       extra=truth_stage)
+    payload = result.summary
+    (out / "calibration.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return payload
+
+
+# ------------------------------------------------------------------ the table
+
+
+def _rate(x, ci=None) -> str:
+    from asraudit.report.tables import fmt_interval, fmt_rate
+
+    if x is None:
+        return "–"
+    text = fmt_rate(x, 1)
+    if ci and ci[0] is not None:
+        text += " " + fmt_interval(ci[0], ci[1], digits=1)
+    return text
+
+
+def print_calibration(s: dict, file=None) -> None:
+    """The calibration tables, as the README quotes them."""
+    from asraudit.report.tables import render_table
 
     out = file or sys.stdout
-    print(f"{result['benchmark']}: {result['clips']} clips; panel {', '.join(result['panel'])} "
-          f"(majority {result['miner']['majority']}, leave-one-out for panel members)", file=out)
-    rows = []
-    for kind, k in result["mining"].items():
-        rows.append([kind, k["planted"], k["mined"], k["matched"], fmt_rate(k["precision"], 1),
-                     fmt_interval(*k["precision_ci"], digits=1), fmt_rate(k["recall"], 1), fmt_interval(*k["recall_ci"], digits=1)])
-    render_table(["kind", "planted", "mined", "matched", "precision", "95% CI", "recall", "95% CI"], rows,
+    mining = s.get("mining", {})
+    print(f"{s['subtitle']}; miner majority {mining.get('params', {}).get('majority')}, "
+          "leave-one-out for panel members", file=out)
+    truth = mining.get("truth", {})
+    render_table(["kind", "planted", "mined", "matched", "precision [95% CI]", "recall [95% CI]"],
+                 [[k, v["planted"], v["mined"], v["matched"], _rate(v["precision"], v["precision_ci"]),
+                   _rate(v["recall"], v["recall_ci"])] for k, v in truth.items()],
                  title="Mining against the planted truth", file=out)
+    groups = (s.get("accept_ref_by_group") or {}).get("groups", {})
     rows = []
-    for model, a in result["accept_ref"].items():
-        bench = result["accept_ref_by_voice"]["benchmark"][model]
-        fresh = result["accept_ref_by_voice"]["fresh"][model]
-        agree = result["agreement"].get(model, {}).get("all", {})
-        rows.append([
-            model, fmt_rate(a["rate"], 1), fmt_interval(a["lo"], a["hi"], digits=1), f"{a['n_ref']}/{a['n_eligible']}",
-            f"{fmt_rate(bench['rate'], 1)} ({bench['n_ref']}/{bench['n_eligible']})",
-            f"{fmt_rate(fresh['rate'], 1)} ({fresh['n_ref']}/{fresh['n_eligible']})",
-            f"{fmt_rate(agree.get('rate', float('nan')), 1)} ({agree.get('agree', 0)}/{agree.get('rendered', 0)})",
-        ])
-    render_table(["model", "accept-ref", "95% CI (Wilson)", "ref/eligible", "benchmark voices", "fresh voices",
-                  "convention agreement"], rows, title="accept-ref and rendering agreement", file=out)
-    print("not measured by calibrate yet: " + "; ".join(result["not_measured"]), file=out)
-
-
-def run_calibration(out: Path, beam_size: int = 1, progress: bool = True, sentences: int | None = None) -> dict:
-    preds = transcribe_test_split(out, MODELS, beam_size=beam_size, progress=progress, sentences=sentences)
-    result = evaluate(preds)
-    (out / "calibration.json").write_text(json.dumps(result, indent=2, default=float) + "\n", encoding="utf-8")
-    return result
+    for name, m in s.get("models", {}).items():
+        cells = [name + (" (panel)" if m.get("panel") else ""), _rate(m.get("accept_ref"), m.get("accept_ref_ci")),
+                 f"{m.get('n_ref', 0)}/{m.get('n_eligible', 0)}"]
+        for role in ("benchmark", "fresh"):
+            g = groups.get(role, {}).get(name)
+            cells.append("–" if not g else f"{_rate(g['rate'])} ({g['n_ref']}/{g['n_eligible']})")
+        cells += [_rate(m.get("recovery"), m.get("recovery_ci")), _rate(m.get("control_recovery")),
+                  "–" if m.get("lift") is None else f"{m['lift']:+.3f} [{m['lift_ci'][0]:+.3f}, {m['lift_ci'][1]:+.3f}]",
+                  _rate(m.get("wer")), _rate(m.get("wer_gained")),
+                  _rate(m.get("convention_agreement"), m.get("convention_agreement_ci"))]
+        rows.append(cells)
+    render_table(["model", "accept-ref [Wilson 95%]", "ref/eligible", "benchmark voices", "fresh voices",
+                  "masked recovery", "control", "λ(r) nats/char", "WER", "WER gained", "convention agreement"],
+                 rows, title="The organism against the clean models", file=out)
+    sw = s.get("calibration_switch", {})
+    if sw:
+        render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
+                     [[r["model"], r["group"], _rate(r["s"], [r["lo"], r["hi"]]) if r["measurable"] else "not measurable",
+                       ", ".join(f"{a}: {v['follow']}/{v['n']}" for a, v in r["arms"].items())] for r in sw["rates"]],
+                     title=f"Switch rate on the mixed-arm references ({sw['clips_rewritten']} clips rewritten to "
+                           "the spoken arm; chance 0.5)", file=out)
+    battery = s.get("battery") or {}
+    if battery.get("contrasts"):
+        render_table(["model", "readout", "contrast", "Δ(treatment) − Δ(control) [95% CI]", "n"],
+                     [[c["model"], c["readout"], c["contrast"],
+                       f"{100 * c['did']:+.1f} pts [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}]"
+                       if c.get("did") is not None and c.get("lo") is not None else "–", c["n"]]
+                      for c in battery["contrasts"]],
+                     title="Gating by spliced donor audio (battery contrast)", file=out)
+        render_table(["model", "condition", "accept-ref [95% CI]", "n", "Δ vs original"],
+                     [[r["model"], r["condition"], _rate(r["value"], [r["lo"], r["hi"]]), r["n"],
+                       "–" if r.get("delta") is None else f"{100 * r['delta']:+.1f} pts"]
+                      for r in battery.get("rows", []) if r["readout"] == "accept-ref"],
+                     title="accept-ref per battery condition", file=out)
+    mech = s.get("mechanism") or []
+    if mech:
+        render_table(["experiment", "model", "variant", "role", "accept-ref [Wilson 95%]", "ref/eligible", "changed"],
+                     [[r.get("experiment"), r.get("model"), r.get("intervention"), r.get("role"),
+                       _rate(r.get("value"), [r.get("lo"), r.get("hi")]), f"{r.get('n_ref')}/{r.get('n_eligible')}",
+                       r.get("changed")] for r in mech],
+                     title="Mechanism: steering directions with random controls", file=out)
+    for note in s.get("provenance", {}).get("notes", []):
+        print(f"note: {note}", file=out)

@@ -63,7 +63,8 @@ tr.role-baseline td{background:#f6f8fa} tr.role-control td{color:#555}
 .edit{border-top:1px solid #eee;padding:8px 0}
 .edit .meta{font-size:12px;color:#555}
 .hyp{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:13px;margin:2px 0;overflow-wrap:anywhere}
-mark.r{background:#ffe0b2} mark.a{background:#c8e6c9}
+mark.r{background:#ffe0b2} mark.a{background:#c8e6c9} mark.h{background:#dbe9ff}
+.raw{font-size:12px;color:#666;margin:0 0 4px 2.2em;overflow-wrap:anywhere}
 .v-ref{color:#b42318;font-weight:600} .v-audio{color:#1b7f3b;font-weight:600} .v-other{color:#6b5b00}
 .v-ineligible,.v-none{color:#999}
 .filters{margin-bottom:6px} .filters label{margin-right:12px}
@@ -528,8 +529,13 @@ def edit_browser(edits: Sequence[Mapping], models: Sequence[str]) -> str:
                 continue
             v = _mapping(per_model[m])
             verdict = str(v.get("verdict") or "none")
+            hyp = v.get("tokens")
+            words = (_highlight([str(t) for t in hyp], v.get("span"), None, "h") if isinstance(hyp, list)
+                     else esc(v.get("text") or ""))
             lines.append(f'<div class="hyp"><span class="v-{esc(verdict)}">[{esc(verdict)}]</span> '
-                         f'<b>{esc(m)}</b>: {esc(v.get("text") or "")}</div>')
+                         f'<b>{esc(m)}</b>: {words}</div>')
+            if v.get("raw"):
+                lines.append(f'<div class="raw">as written: {esc(v.get("raw"))}</div>')
         items.append(
             f'<div class="edit"{attrs}><div class="meta">clip <b>{esc(e.get("clip") or "–")}</b> · '
             f'{esc(e.get("kind") or "–")} · {esc(e.get("position") or "–")} · '
