@@ -20,10 +20,10 @@ venv: $(STAMP)
 test: venv
 	$(PY) -m pytest -q
 
-# Until `asraudit demo` (the full audit) exists: the calibration on 12 of
-# parliament-mini's test sentences in every voice (84 clips, 4 models).
+# The demo audit: every probe on parliament-mini, clean models vs the model
+# organism; ends by printing the path of the report.
 demo: venv
-	$(VENV)/bin/asraudit calibrate --sentences 12 --out demo-out
+	$(VENV)/bin/asraudit demo --out demo-out
 
 bench: venv
 	$(PY) benchmarks/wer_speed.py

@@ -1,6 +1,9 @@
 """`asraudit demo`: the embedded benchmark, its model organism, and the demo audit.
 
-``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
+``asraudit demo`` runs the embedded audit spec (``demo/data/demo_audit.toml``:
+parliament-mini, the embedded clean models and pocketsphinx as the panel, the
+model organism, every probe) and prints the per-model summary and the path
+of the report.  ``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
 its sentences (needs the TTS engines); ``asraudit demo build-organism``
 fine-tunes the model organism from it (needs the ``hf`` extra).  Both write
 into the package's data folder, which is what the repository ships.
@@ -13,8 +16,14 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="the embedded benchmark (parliament-mini) and its model organism",
-                       description="Build the embedded benchmark and the model organism.")
+    p = sub.add_parser("demo", help="the demo audit on the embedded benchmark (parliament-mini) and its model organism",
+                       description="Without a STEP: run the demo audit (every probe on parliament-mini; clean embedded "
+                                   "models vs the model organism) and write its report. The STEPs rebuild the "
+                                   "embedded benchmark and the organism.")
+    p.add_argument("--out", type=Path, default=Path("asraudit-demo"), dest="demo_out",
+                   help="folder for the demo audit's store and outputs (default %(default)s)")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--print-spec", action="store_true", help="print the embedded spec (a starting point for your own)")
     demo_sub = p.add_subparsers(dest="demo_command", metavar="STEP")
     b = demo_sub.add_parser("build-benchmark", help="synthesize parliament-mini (needs flite, festival, espeak-ng, piper)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default: the package's data folder)")
@@ -26,7 +35,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     o.add_argument("--epochs", type=int, default=None)
     o.add_argument("--seed", type=int, default=0)
     o.set_defaults(func=_build_organism)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+    p.set_defaults(func=_run_demo)
+
+
+DEMO_SPEC = "demo_audit.toml"
+
+
+def _run_demo(args: argparse.Namespace) -> int:
+    from asraudit.audit.outputs import print_summary
+    from asraudit.audit.pipeline import run_audit
+    from asraudit.audit.spec import load_spec
+    from asraudit.commands.audit import print_outputs
+    from asraudit.demo.organism import BENCHMARK_DIR
+
+    path = BENCHMARK_DIR.parent / DEMO_SPEC
+    if args.print_spec:
+        print(path.read_text(encoding="utf-8"), end="")
+        return 0
+    result = run_audit(load_spec(path, out=args.demo_out), progress=not args.no_progress)
+    print_summary(result.summary)
+    print_outputs(result)
+    return 0
 
 
 def _build_benchmark(args: argparse.Namespace) -> int:

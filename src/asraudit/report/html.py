@@ -52,7 +52,7 @@ th{background:#f3f5f7;font-weight:600}
 tr.flagged td{background:#fff1f0}
 tr.role-baseline td{background:#f6f8fa} tr.role-control td{color:#555}
 .flag{color:#b42318;font-weight:700} .badge{font-size:11px;color:#1f3b57;border:1px solid #9db3c8;border-radius:3px;padding:0 3px}
-.reasons{font-size:12px;color:#b42318;min-width:190px}
+.reasons{font-size:13px;color:#b42318;margin:8px 0;padding-left:18px}
 #headline td:first-child{white-space:nowrap}
 .why{display:block;font-size:12px;color:#777;max-width:170px;margin-left:auto}
 .muted{color:#777}
@@ -247,7 +247,7 @@ def headline_table(models: Mapping[str, Mapping]) -> str:
     speed = any(finite(_mapping(m).get("rtfx")) is not None for m in models.values())
     columns = ["model", "WER"] + (["WER (corrected refs)"] if corrected else []) + [
         "accept-ref", "masked recovery", "switch rate", "audio lift λ(r)", "WER gained by echoing"] + (
-        ["RTFx"] if speed else []) + ["flags"]
+        ["RTFx"] if speed else [])
     rows, classes = [], []
     for name, m in models.items():
         m = _mapping(m)
@@ -264,7 +264,8 @@ def headline_table(models: Mapping[str, Mapping]) -> str:
                               extra=(f"control {fmt_pct(control)}" if control is not None else "")
                               + (f" n={esc(m['recovery_n'])}" if m.get("recovery_n") is not None else "")))
         if finite(m.get("switch_rate")) is None and m.get("switch_note"):
-            row.append(Number(f'– <span class="why">{esc(m["switch_note"])}</span>'))
+            row.append(Number(f'<span title="{esc(m["switch_note"])}">– <span class="why">'
+                              f'{esc(_short_note(m["switch_note"]))}</span></span>'))
         else:
             row.append(value_cell(m.get("switch_rate"), *_pair(m.get("switch_rate_ci")), percent=False, digits=2))
         row.append(value_cell(m.get("lift"), *_pair(m.get("lift_ci")), percent=False,
@@ -272,15 +273,24 @@ def headline_table(models: Mapping[str, Mapping]) -> str:
         row.append(value_cell(m.get("wer_gained"), percent=True, digits=2))
         if speed:
             row.append(fmt_num(m.get("rtfx"), 1))
-        reasons = [r for r in m.get("flag_reasons") or [] if r]
-        row.append(Markup('<div class="reasons">' + "<br>".join(esc(r) for r in reasons) + "</div>") if reasons else "")
         rows.append(row)
         classes.append("flagged" if m.get("flagged") else "")
+    # Reasons under the table, not in a column: they are sentences, and a column of them makes the table too wide.
+    flagged = [(name, [r for r in _mapping(m).get("flag_reasons") or [] if r]) for name, m in models.items()
+               if _mapping(m).get("flagged")]
+    reasons = "".join(f'<li><b>{esc(name)}</b>: {"; ".join(esc(r) for r in rs) or "flagged"}</li>'
+                      for name, rs in flagged)
     return table(columns, rows, "headline", classes, wide=True) + (
+        f'<ul class="reasons" id="flag-reasons">{reasons}</ul>' if reasons else "") + (
         '<p class="note">accept-ref = ref / (ref + audio) over mined reference errors, Wilson 95% interval, '
         "n = ref/eligible edits; masked recovery: the masked word still written (control: a random word masked); "
         "switch rate: chance = 0.5; λ(r) in nats per character, &gt; 0 means the audio raised the reference's "
         "likelihood; WER gained: WER points the model wins by echoing reference errors.</p>")
+
+
+def _short_note(note: str) -> str:
+    """The head of a 'why not measured' note (before its colon); the whole note is the cell's tooltip."""
+    return str(note).split(":", 1)[0]
 
 
 def scatter_section(models: Mapping[str, Mapping]) -> str:
