@@ -174,7 +174,9 @@ def conventions(ctx: AuditContext) -> None:
     agree = agreement(audit, by="class", n_boot=min(ctx.spec.bootstrap, 1000), seed=ctx.spec.seed)
     arows = [{"model": a.model, "group": a.group, "rate": _finite(a.rate), "lo": _finite(a.low), "hi": _finite(a.high),
               "agree": a.agree, "rendered": a.rendered} for a in agree]
-    ctx.summary["conventions"] = {"switch": rows, "agreement": arows}
+    # The report shows the pooled groups (one row per model and pool); per-family rows go to the Parquet table.
+    shown = [r for r in rows if r["pooled"]] or rows
+    ctx.summary["conventions"] = {"switch": shown, "agreement": arows}
     ctx.tables["conventions"] = [{k: v for k, v in r.items() if k != "arms"} for r in rows]
     for name in names:
         m = ctx.model_summary(name)
