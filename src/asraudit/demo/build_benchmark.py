@@ -103,6 +103,9 @@ def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
     print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
+    from asraudit.demo.other_speech import build_other_speech
+
+    print(f"other speech for the battery's control splice: {build_other_speech(out_dir.parent / 'other_speech')}")
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> None:

@@ -133,8 +133,10 @@ def _fail(message: str, source) -> InputError:
     return InputError(message, source)
 
 
-def parse_spec(data: Mapping[str, Any], source: str = "<spec>") -> BatterySpec:
-    """A battery from parsed TOML, checked completely (every error names the entry)."""
+def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | None = None) -> BatterySpec:
+    """A battery from parsed TOML, checked completely (every error names the entry).
+
+    ``base``: the spec file's folder, against which ``corpus:`` donor paths are resolved."""
     unknown = sorted(set(data) - {"name", "probes", "condition", "contrast", "description"})
     if unknown:
         raise _fail(f"unknown top-level key(s): {', '.join(unknown)}", source)
@@ -166,6 +168,11 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>") -> BatterySpec:
         if missing:
             raise _fail(f"{where}: missing {', '.join(missing)}", source)
         _check_params(ctype, params, where, source)
+        if ctype == "splice" and params["donor"].startswith("corpus:") and base is not None:
+            # A relative donor corpus belongs to the spec, not to the directory the audit runs from.
+            target = Path(params["donor"][len("corpus:"):]).expanduser()
+            if not target.is_absolute():
+                params["donor"] = f"corpus:{base / target}"
         conditions.append(ConditionSpec(name, ctype, params))
     names = [c.name for c in conditions]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -237,7 +244,8 @@ def load_spec(spec: str | Path) -> BatterySpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source) from None
-    return parse_spec(data, source)
+    base = None if str(spec) in BUILTIN_SPECS else Path(spec).resolve().parent
+    return parse_spec(data, source, base)
 
 
 # -------------------------------------------------------------------- donors
