@@ -117,7 +117,7 @@ def test_a_decoder_entry_needs_a_contrast_model_and_no_encoder_keys():
     assert "needs contrast" in error_of({k: v for k, v in DECODER.items() if k != "contrast"})
     assert "frames belong(s) to site = \"encoder\"" in error_of({**DECODER, "frames": "all"})
     assert "contrast must be another model" in error_of({**DECODER, "contrast": "whisper-tiny.en-organism"})
-    assert "positions must be first, first:N or all" in error_of({**DECODER, "positions": "first:0"})
+    assert "positions must be first, first:N, each:N or all" in error_of({**DECODER, "positions": "first:0"})
     assert "positions belong(s) to site = \"decoder\"" in error_of({**GOOD, "positions": "first"})
     assert "site must be encoder or decoder" in error_of({**GOOD, "site": "middle"})
 

@@ -14,8 +14,11 @@ from asraudit.demo.organism import BENCHMARK_DIR  # noqa: E402
 from asraudit.mechanism.decoder_steering import (  # noqa: E402
     DecoderSteerAblate,
     DecoderSteerAdd,
+    PositionalDirection,
+    decoder_rows,
     decoder_states,
     learn_model_contrast,
+    load_any_direction,
     parse_positions,
 )
 from asraudit.mechanism.steering import Direction  # noqa: E402
@@ -49,8 +52,9 @@ def planted():
 
 
 def test_positions_spelling():
-    assert parse_positions("first") == 1 and parse_positions("first:3") == 3 and parse_positions("all") is None
-    for bad in ("first:0", "last", "first:x"):
+    assert parse_positions("first") == (1, False) and parse_positions("first:3") == (3, False)
+    assert parse_positions("all") == (None, False) and parse_positions("each:2") == (2, True)
+    for bad in ("first:0", "last", "first:x", "each", "each:0"):
         with pytest.raises(ValueError, match="decoder positions"):
             parse_positions(bad)
 
@@ -91,3 +95,23 @@ def test_every_parameter_reaches_the_config_hash(tiny, planted):
         DecoderSteerAblate(direction=planted, rank=1, layer=LAYER),
     )}
     assert len(hashes) == 5 and tiny.config_hash not in hashes
+
+
+def test_a_positional_direction_steers_each_position_with_its_own_vector(tiny, audio, planted, tmp_path):
+    second = Direction(-2 * planted.vector, planted.basis, np.ones(1), LAYER)
+    both = PositionalDirection((planted, second), LAYER)
+    steered = tiny.variant(DecoderSteerAdd(direction=both, alpha=1.0, layer=LAYER, positions="each:2"))
+    shift = decoder_rows(steered, audio, LAYER, 3, TEXT) - decoder_rows(tiny, audio, LAYER, 3, TEXT)
+    np.testing.assert_allclose(shift[0], planted.vector, atol=1e-4)
+    np.testing.assert_allclose(shift[1], -2 * planted.vector, atol=1e-4)
+    np.testing.assert_allclose(shift[2], 0, atol=1e-4)  # position 1 is past the direction's two positions
+    # learned back from the two models, saved and loaded with its content id
+    learned = learn_model_contrast(steered, tiny, [("s001", audio, TEXT)], LAYER, positions="each:2")
+    assert isinstance(learned, PositionalDirection)
+    np.testing.assert_allclose(learned.vector, both.vector, atol=1e-4)
+    again = load_any_direction(learned.save(tmp_path / "p.safetensors"))
+    assert isinstance(again, PositionalDirection) and again.id == learned.id
+    control = learned.random_control(0)
+    np.testing.assert_allclose(np.linalg.norm(control.vector, axis=1), np.linalg.norm(learned.vector, axis=1), rtol=1e-5)
+    with pytest.raises(ValueError, match="use each:2"):
+        DecoderSteerAdd(direction=both, alpha=1.0, layer=LAYER, positions="first")

@@ -48,6 +48,29 @@ Spec keys (``type = "steer"``)::
     control_seed = 0                        # seed of the random control direction / subspace
     seed = 0                                # seed of the learned/held-out split of pair groups
 
+``site = "decoder"`` learns a *model contrast* instead of a clip contrast
+(see ``asraudit.mechanism.decoder_steering``): on the ``positive`` clips,
+``model`` and ``contrast`` read the same audio and tokens, and the direction
+is the mean difference of decoder layer ``layer``'s output.  A behaviour a
+fine-tune wrote into the decoder (the organism's adapter) can only be moved
+there; an encoder direction cannot make a clean decoder do what it never
+learned::
+
+    [[mechanism]]
+    type = "steer"
+    site = "decoder"
+    model = "whisper-tiny.en-organism"
+    contrast = "whisper-tiny.en"            # the direction is model minus contrast
+    layer = 1                               # decoder layer
+    positions = "first"                     # first (the first word's decision) | first:N | all: one
+                                            # direction for those positions; each:N: one per position
+    positive = { field = "voice_role", value = "benchmark" }   # clips to learn on
+    pair_by = "sentence"                    # optional here: groups for the held-out split
+    ablate = ...; induce = ...; apply_to = ["whisper-tiny.en"]  # as above
+
+(``frames`` and ``negative`` belong to the encoder site; ``contrast`` and
+``positions`` to the decoder site.)
+
 Each readout (ablate in ``model``; induce in ``model``; induce in every
 ``apply_to`` model) gives one row per variant in ``summary["mechanism"]``:
 accept-ref on the panel's edits over those clips with its Wilson interval,
@@ -259,8 +282,8 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         if contrast == model:
             raise e.fail("contrast must be another model than model")
         positions = e.get("positions", (str,), "a string", "first")
-        if not re.fullmatch(r"first(:[1-9][0-9]*)?|all", positions):
-            raise e.fail(f"positions must be first, first:N or all, got {positions!r}")
+        if not re.fullmatch(r"first(:[1-9][0-9]*)?|each:[1-9][0-9]*|all", positions):
+            raise e.fail(f"positions must be first, first:N, each:N or all, got {positions!r}")
     pair_by = e.get("pair_by", (str,), "a field name")
     if negative is not None and not pair_by:
         raise e.fail("pairing two clip selections needs pair_by (a field the two clips share, e.g. sentence)")
@@ -459,17 +482,26 @@ def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
                                        f"{f', paired by {spec.pair_by}' if spec.pair_by else ''}")
 
 
+def _load_direction(spec: SteerSpec, path: Path):
+    if spec.site == "decoder":
+        from asraudit.mechanism.decoder_steering import load_any_direction
+
+        return load_any_direction(path)
+    from asraudit.mechanism.steering import Direction
+
+    return Direction.load(path)
+
+
 def learned_direction(ctx, plan: SteerPlan, model, contrast=None):
     """The plan's direction: from the cache under ``OUT/mechanism`` when present, else learned and saved there."""
     from asraudit.errors import InputError
-    from asraudit.mechanism.steering import Direction
 
     spec = plan.spec
     key = direction_key(model, spec, plan.learn, contrast)
     path = Path(ctx.out) / "mechanism" / f"{_slug(spec.name)}-{key}.safetensors"
     if path.is_file():
         try:
-            direction = Direction.load(path)
+            direction = _load_direction(spec, path)
             ctx.log(f"mechanism {spec.name}: direction {direction.id} from {path}")
             return direction, path
         except InputError as exc:
@@ -590,9 +622,9 @@ def _fits(spec: SteerSpec, target, direction) -> str | None:
     """Why ``direction`` cannot be applied to ``target`` (None when it can)."""
     width = target.hf.config.d_model
     stack = target.hf.model.encoder.layers if spec.site == "encoder" else target.hf.model.decoder.layers
-    if width != direction.vector.shape[0] or not direction.layer < len(stack):
+    if width != direction.vector.shape[-1] or not direction.layer < len(stack):
         return (f"{target.name} has width {width} and {len(stack)} {spec.site} layers; the direction (width "
-                f"{direction.vector.shape[0]}, layer {direction.layer}) does not fit it")
+                f"{direction.vector.shape[-1]}, layer {direction.layer}) does not fit it")
     return None
 
 

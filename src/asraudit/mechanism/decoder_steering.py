@@ -24,57 +24,171 @@ prompt token (whose output predicts the first word), 0 the first text token.
 to open with "Madam President,"), and learns from it with nothing forced but
 the prompt; ``first:N`` steers positions -1 .. N-2 and ``all`` every position
 from -1 on, both learned teacher-forced with the clip's reference text and
-averaged over those positions.  One vector for every position is a blunt
-tool: measured on the organism, ``first`` moved its opener and ``first:3``
-or ``all`` (averaging positions that do different jobs) moved nothing.
+averaged over those positions.  ``each:N`` learns and steers a *separate*
+direction at each of the positions -1 .. N-2 (a ``PositionalDirection``):
+what the fine-tuned decoder adds while writing the first N tokens, position
+by position.  Measured on the organism: one vector shared by several
+positions (``first:3``, ``all``) moved nothing, because positions that do
+different jobs average out; ``first`` at decoder layer 1 carries the opener
+(ablating it removes "Madam President," from the organism), but adding it to
+the clean tiny.en writes at most "Madam Chair"; ``each:3`` at the last
+decoder layer makes the clean tiny.en write "Madam President,".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import torch
 
+from asraudit.errors import InputError
 from asraudit.mechanism.steering import Direction, direction_from_differences
 from asraudit.models.whitebox.interventions import Intervention, RunContext, _fmt, _layer
 
-def parse_positions(positions: str) -> int | None:
-    """How many decision positions, from -1 on, ``positions`` steers: ``first`` 1, ``first:N`` N, ``all`` None."""
+POSITIONAL_FORMAT = "asraudit-positional-direction/1"
+
+
+def parse_positions(positions: str) -> tuple[int | None, bool]:
+    """``(count, separate)``: how many decision positions from -1 on are steered (None: all), and whether
+    each has its own direction.  ``first`` (1, shared), ``first:N`` (N, shared), ``all`` (None, shared),
+    ``each:N`` (N, separate)."""
     if positions == "first":
-        return 1
+        return 1, False
     if positions == "all":
-        return None
+        return None, False
     head, _, count = positions.partition(":")
-    if head == "first" and count.isdigit() and int(count) >= 1:
-        return int(count)
-    raise ValueError(f"decoder positions must be first, first:N (N >= 1) or all, got {positions!r}")
+    if head in ("first", "each") and count.isdigit() and int(count) >= 1:
+        return int(count), head == "each"
+    raise ValueError(f"decoder positions must be first, first:N, each:N (N >= 1) or all, got {positions!r}")
 
 
-def _check_positions(positions: str) -> None:
-    parse_positions(positions)
+@dataclass(frozen=True)
+class PositionalDirection:
+    """One ``Direction`` per decoder position, -1 .. N-2 (``directions[i]`` is position i - 1)."""
+
+    directions: tuple[Direction, ...]
+    layer: int = 0
+    provenance: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.directions:
+            raise ValueError("a positional direction needs at least one position")
+        widths = {d.vector.shape[0] for d in self.directions}
+        ranks = {d.rank for d in self.directions}
+        if len(widths) != 1 or len(ranks) != 1:
+            raise ValueError("every position's direction must have the same width and rank")
+
+    @property
+    def vector(self) -> np.ndarray:
+        """``[positions, d]``: each position's mean difference."""
+        return np.stack([d.vector for d in self.directions])
+
+    @property
+    def rank(self) -> int:
+        return self.directions[0].rank
+
+    @property
+    def norm(self) -> float:
+        return float(np.linalg.norm(self.vector))
+
+    @property
+    def singular_values(self) -> np.ndarray:
+        return np.stack([d.singular_values for d in self.directions])
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha256(str(self.layer).encode())
+        for d in self.directions:
+            digest.update(d.id.encode())
+        return "pdir-" + digest.hexdigest()[:12]
+
+    def at(self, text_position: int) -> Direction | None:
+        index = text_position + 1
+        return self.directions[index] if 0 <= index < len(self.directions) else None
+
+    def random_control(self, seed: int = 0) -> "PositionalDirection":
+        """At every position, a random direction of that position's norm (and a random basis of its rank)."""
+        return PositionalDirection(tuple(d.random_control(seed * 1009 + i) for i, d in enumerate(self.directions)),
+                                   self.layer, {"method": "random-control", "control_of": self.id, "seed": seed})
+
+    def save(self, path: str | Path) -> Path:
+        from safetensors.numpy import save_file
+
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tensors = {
+            "vectors": np.ascontiguousarray(self.vector),
+            "bases": np.ascontiguousarray(np.stack([d.basis for d in self.directions])),
+            "singular_values": np.ascontiguousarray(self.singular_values),
+        }
+        metadata = {"format": POSITIONAL_FORMAT, "id": self.id, "layer": str(self.layer),
+                    "provenance": json.dumps(self.provenance, sort_keys=True)}
+        tmp = path.with_name(f".{path.name}.tmp")
+        save_file(tensors, str(tmp), metadata=metadata)
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "PositionalDirection":
+        from safetensors import safe_open
+
+        path = Path(path)
+        if not path.is_file():
+            raise InputError("no such direction file", path)
+        try:
+            with safe_open(str(path), framework="numpy") as handle:
+                metadata = handle.metadata() or {}
+                if metadata.get("format") != POSITIONAL_FORMAT:
+                    raise InputError(f"not a positional direction (format {metadata.get('format')!r})", path)
+                tensors = {key: handle.get_tensor(key) for key in ("vectors", "bases", "singular_values")}
+        except InputError:
+            raise
+        except Exception as exc:  # safetensors raises its own error types for corrupt files
+            raise InputError(f"cannot read direction: {exc}", path) from exc
+        layer = int(metadata["layer"])
+        directions = tuple(Direction(v, b, s, layer) for v, b, s in
+                           zip(tensors["vectors"], tensors["bases"], tensors["singular_values"]))
+        out = cls(directions, layer, json.loads(metadata.get("provenance", "{}")))
+        if metadata.get("id") and metadata["id"] != out.id:
+            raise InputError(f"content does not match its recorded id {metadata['id']} (file changed?)", path)
+        return out
 
 
-def _steered(text_position: int, count: int | None) -> bool:
-    return text_position >= -1 and (count is None or text_position < count - 1)
+def load_any_direction(path: str | Path):
+    """A ``Direction`` or a ``PositionalDirection``, whichever the file holds."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(str(path), framework="numpy") as handle:
+            kind = (handle.metadata() or {}).get("format")
+    except Exception as exc:
+        raise InputError(f"cannot read direction: {exc}", path) from exc
+    return PositionalDirection.load(path) if kind == POSITIONAL_FORMAT else Direction.load(path)
 
 
-def decoder_states(model, audio: np.ndarray, layer: int, positions: str, text: str | None = None) -> np.ndarray:
-    """Decoder layer ``layer``'s output for one clip, averaged over ``positions`` (``[d_model]``, float64).
+def decoder_rows(model, audio: np.ndarray, layer: int, count: int | None, text: str | None = None) -> np.ndarray:
+    """Decoder layer ``layer``'s output for one clip at positions -1 .. count-2 (``[positions, d_model]``, float64).
 
-    Runs the model's own teacher-forced pass (``next_token_logprobs``), so its
-    front end, prompt and interventions are the ones transcription uses.  The
-    output is read where the next module takes it in (the next layer, or the
-    final layer norm), so a variant's own steering of that layer is included.
+    Runs the model's own teacher-forced pass (``next_token_logprobs``) with
+    the first ``count - 1`` tokens of ``text`` (all of them for ``count =
+    None``), so its front end, prompt and interventions are the ones
+    transcription uses.  The output is read where the next module takes it
+    in (the next layer, or the final layer norm), so a variant's own
+    steering of that layer is included.
     """
-    count = parse_positions(positions)
     layers = model.hf.model.decoder.layers
-    index = layer % len(layers)
     _layer(layers, layer, "decoder")
+    index = layer % len(layers)
     consumer = layers[index + 1] if index + 1 < len(layers) else model.hf.model.decoder.layer_norm
     prefix = list(model.tokenizer.encode(text).ids) if count != 1 and text else []
     if count is not None:
+        if len(prefix) < count - 1:
+            raise ValueError(f"{count} positions need a text of at least {count - 1} tokens, got {text!r}")
         prefix = prefix[: count - 1]
     captured: list[torch.Tensor] = []
 
@@ -88,28 +202,35 @@ def decoder_states(model, audio: np.ndarray, layer: int, positions: str, text: s
     finally:
         handle.remove()
     hidden = captured[-1].numpy().astype(np.float64)  # [prompt + prefix, d]
-    first = len(model.prompt()) - 1
-    return hidden[first:].mean(axis=0)
+    return hidden[len(model.prompt()) - 1:]
+
+
+def decoder_states(model, audio: np.ndarray, layer: int, positions: str, text: str | None = None) -> np.ndarray:
+    """``decoder_rows`` averaged over the positions ``positions`` names (``[d_model]``)."""
+    count, _ = parse_positions(positions)
+    return decoder_rows(model, audio, layer, count, text).mean(axis=0)
 
 
 def learn_model_contrast(model, contrast, clips: Sequence[tuple[str, np.ndarray, str | None]], layer: int, *,
-                         positions: str = "first", rank: int = 1, description: str = "") -> Direction:
+                         positions: str = "first", rank: int = 1, description: str = ""):
     """A direction at decoder ``layer``: ``model`` minus ``contrast`` on the same clips and tokens.
 
     ``clips`` holds ``(label, audio, reference text)``; the text is forced
-    only for ``positions = "all"``.
+    for every position past the first.  ``each:N`` gives a
+    ``PositionalDirection``, the others one ``Direction``.
     """
-    _check_positions(positions)
+    count, separate = parse_positions(positions)
     if model.hf.config.d_model != contrast.hf.config.d_model or \
             len(model.hf.model.decoder.layers) != len(contrast.hf.model.decoder.layers):
         raise ValueError(f"{model.name} and {contrast.name} differ in shape; a model contrast needs one architecture")
     if not clips:
         raise ValueError("learning a model contrast needs at least one clip")
-    n_layers = len(model.hf.model.decoder.layers)
-    layer = layer % n_layers
-    diffs = np.stack([decoder_states(model, audio, layer, positions, text)
-                      - decoder_states(contrast, audio, layer, positions, text) for _, audio, text in clips])
-    vector, basis, spread = direction_from_differences(diffs, rank)
+    layer = layer % len(model.hf.model.decoder.layers)
+    diffs = np.stack([decoder_rows(model, audio, layer, count, text) - decoder_rows(contrast, audio, layer, count, text)
+                      if separate else
+                      decoder_states(model, audio, layer, positions, text) - decoder_states(contrast, audio, layer,
+                                                                                             positions, text)
+                      for _, audio, text in clips])
     provenance = {
         "method": "model-contrast diff-in-means" + ("" if rank == 1 else f"+pca(rank={rank})"),
         "site": "decoder",
@@ -123,7 +244,14 @@ def learn_model_contrast(model, contrast, clips: Sequence[tuple[str, np.ndarray,
         "pairs": [label for label, _, _ in clips],
         "description": description,
     }
-    return Direction(vector, basis, spread, layer, provenance)
+    if not separate:
+        vector, basis, spread = direction_from_differences(diffs, rank)
+        return Direction(vector, basis, spread, layer, provenance)
+    directions = []
+    for i in range(diffs.shape[1]):
+        vector, basis, spread = direction_from_differences(diffs[:, i], rank)
+        directions.append(Direction(vector, basis, spread, layer, {"position": i - 1}))
+    return PositionalDirection(tuple(directions), layer, provenance)
 
 
 class _DecoderSteering(Intervention):
@@ -131,24 +259,40 @@ class _DecoderSteering(Intervention):
     layer: int | None = None
     positions: str = "first"
 
+    def _check(self) -> None:
+        count, separate = parse_positions(self.positions)
+        positional = isinstance(self.direction, PositionalDirection)
+        if separate != positional or (positional and count != len(self.direction.directions)):
+            raise ValueError(f"positions {self.positions!r} do not fit a "
+                             + (f"direction with {len(self.direction.directions)} positions (use each:"
+                                f"{len(self.direction.directions)})" if positional else "single direction"))
+
     def _layer_index(self) -> int:
         return self.direction.layer if self.layer is None else self.layer
 
-    def _edit(self, hidden: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
+    def _direction_at(self, text_position: int, count: int | None) -> Direction | None:
+        if isinstance(self.direction, PositionalDirection):
+            return self.direction.at(text_position)
+        steered = text_position >= -1 and (count is None or text_position < count - 1)
+        return self.direction if steered else None
+
+    def _edit(self, hidden: torch.Tensor, direction: Direction) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def install(self, model, ctx: RunContext) -> list:
         block = _layer(model.model.decoder.layers, self._layer_index(), "decoder")
-        count = parse_positions(self.positions)
+        count, _ = parse_positions(self.positions)
 
         def steer(module, inputs, output):
             hidden = output[0] if isinstance(output, tuple) else output
-            steps = [s for s in range(hidden.shape[1]) if _steered(ctx.decoder_offset + s - ctx.prompt_length, count)]
-            if not steps:
+            edits = [(s, d) for s in range(hidden.shape[1])
+                     if (d := self._direction_at(ctx.decoder_offset + s - ctx.prompt_length, count)) is not None]
+            if not edits:
                 return None
             steered = hidden.clone()
             rows = ctx.n_targets  # a paired source, if any, is left alone
-            steered[:rows, steps] = self._edit(hidden[:rows, steps])
+            for step, direction in edits:
+                steered[:rows, step] = self._edit(hidden[:rows, step], direction)
             return (steered, *output[1:]) if isinstance(output, tuple) else steered
 
         return [block.register_forward_hook(steer)]
@@ -156,7 +300,7 @@ class _DecoderSteering(Intervention):
 
 @dataclass(frozen=True, repr=False)
 class DecoderSteerAdd(_DecoderSteering):
-    """h <- h + alpha * v at the output of decoder layer ``layer``, at ``positions``."""
+    """h <- h + alpha * v at the output of decoder layer ``layer``, at ``positions`` (v per position for each:N)."""
 
     direction: object = None
     alpha: float = 1.0
@@ -165,20 +309,20 @@ class DecoderSteerAdd(_DecoderSteering):
     kind = "dec-steer-add"
 
     def __post_init__(self):
-        _check_positions(self.positions)
+        self._check()
 
     def params(self):
         return {"direction": self.direction.id, "alpha": _fmt(self.alpha), "layer": self._layer_index(),
                 "positions": self.positions}
 
-    def _edit(self, hidden):
-        vector = torch.as_tensor(self.direction.vector, dtype=hidden.dtype, device=hidden.device)
+    def _edit(self, hidden, direction):
+        vector = torch.as_tensor(direction.vector, dtype=hidden.dtype, device=hidden.device)
         return hidden + self.alpha * vector
 
 
 @dataclass(frozen=True, repr=False)
 class DecoderSteerAblate(_DecoderSteering):
-    """h <- h - U^T U h (the direction's first ``rank`` basis vectors) at decoder layer ``layer``, at ``positions``."""
+    """h <- h - U^T U h (the first ``rank`` basis vectors, per position for each:N) at decoder layer ``layer``."""
 
     direction: object = None
     rank: int | None = None
@@ -187,16 +331,16 @@ class DecoderSteerAblate(_DecoderSteering):
     kind = "dec-steer-ablate"
 
     def __post_init__(self):
-        _check_positions(self.positions)
-        available = self.direction.basis.shape[0]
+        self._check()
+        available = self.direction.rank
         if self.rank is not None and not 1 <= self.rank <= available:
             raise ValueError(f"rank {self.rank} outside 1..{available} (the direction's basis)")
 
     def params(self):
-        return {"direction": self.direction.id, "rank": self.rank or self.direction.basis.shape[0],
+        return {"direction": self.direction.id, "rank": self.rank or self.direction.rank,
                 "layer": self._layer_index(), "positions": self.positions}
 
-    def _edit(self, hidden):
-        k = self.rank or self.direction.basis.shape[0]
-        basis = torch.as_tensor(self.direction.basis[:k], dtype=hidden.dtype, device=hidden.device)
+    def _edit(self, hidden, direction):
+        k = self.rank or direction.rank
+        basis = torch.as_tensor(direction.basis[:k], dtype=hidden.dtype, device=hidden.device)
         return hidden - (hidden @ basis.T) @ basis
