@@ -166,9 +166,11 @@ def prepare(spec: AuditSpec) -> Prepared:
         except InputError as exc:
             raise SpecError(f"[masked] align: {exc}", spec.source) from None
     if spec.mechanism:
-        from asraudit.audit.mechanism import parse_mechanism
+        from asraudit.audit.mechanism import check_mechanism, parse_mechanism
 
-        parse_mechanism(spec.mechanism, spec.source, Path(spec.source).parent)
+        # Shape, then the corpus supplies every experiment's pairs and clips (and torch is installed).
+        check_mechanism(parse_mechanism(spec.mechanism, spec.source, Path(spec.source).parent), corpus.clips,
+                        spec.source)
     return Prepared(corpus, models, identities, panel, has_audio)
 
 
