@@ -88,6 +88,8 @@ def test_missing_pieces_are_refused():
     assert "needs positive" in error_of({k: v for k, v in GOOD.items() if k != "positive"})
     assert "needs negative" in error_of({k: v for k, v in GOOD.items() if k != "negative"})
     assert "is already used" in error_of({**GOOD, "name": "x"}, {**GOOD, "name": "x"})
+    assert "induce has no model to run in" in error_of({**GOOD, "induce_model": False, "apply_to": []})
+    assert "induce_model must be true or false" in error_of({**GOOD, "induce_model": 0})
 
 
 def test_a_condition_negative_needs_no_pair_by_and_a_whitebox_prefix_is_accepted():
@@ -244,12 +246,18 @@ def small_audit(tmp_path_factory):
         "model": [{"predictions": str(tmp / f"{n}.jsonl"), "name": n, "panel": True} for n in PANEL],
         "bootstrap": 200,
         "mechanism": [{
+            # an encoder direction between voices, ablated in the clean model
             "type": "steer", "name": "voice", "model": "whisper-tiny.en", "layer": -1,
             "positive": {"field": "voice_role", "value": "benchmark"},
             "negative": {"field": "voice_role", "value": "fresh"}, "pair_by": "sentence",
-            "max_pairs": 2, "max_clips": 2,
-            "ablate": {"field": "voice_role", "value": "benchmark"},
-            "induce": {"field": "voice_role", "value": "fresh"}, "alphas": [2.0],
+            "max_pairs": 2, "max_clips": 2, "ablate": {"field": "voice_role", "value": "benchmark"},
+        }, {
+            # the organism's decoder minus the clean one, per position, added to the clean model only
+            "type": "steer", "name": "organism", "site": "decoder", "model": "whisper-tiny.en-organism",
+            "contrast": "whisper-tiny.en", "layer": 3, "positions": "each:2",
+            "positive": {"field": "voice_role", "value": "benchmark"}, "pair_by": "sentence",
+            "max_pairs": 2, "max_clips": 2, "induce": {"field": "voice_role", "value": "fresh"},
+            "alphas": [2.0], "apply_to": ["whisper-tiny.en"], "induce_model": False,
         }],
     }
     spec = parse_spec(data, str(tmp / "spec.toml"), tmp)
@@ -273,13 +281,17 @@ def run_once(spec, corpus, predictions):
         return ctx, store.count()
 
 
-def test_steer_experiment_runs_through_the_store_and_reruns_from_cache(small_audit, monkeypatch):
+def test_steer_experiments_run_through_the_store_and_rerun_from_cache(small_audit, monkeypatch):
     spec, corpus, predictions = small_audit
     ctx, stored = run_once(spec, corpus, predictions)
     rows = ctx.summary["mechanism"]
-    assert [(r["intervention"], r["role"]) for r in rows] == [
-        ("baseline", "baseline"), ("ablate k=1", "intervention"), ("random k=1", "control"),
-        ("baseline", "baseline"), ("add a=2", "intervention"), ("random a=2", "control")]
+    assert [(r["experiment"], r["intervention"], r["role"]) for r in rows] == [
+        ("voice: ablate in whisper-tiny.en", "baseline", "baseline"),
+        ("voice: ablate in whisper-tiny.en", "ablate k=1", "intervention"),
+        ("voice: ablate in whisper-tiny.en", "random k=1", "control"),
+        ("organism: induce in whisper-tiny.en", "baseline", "baseline"),
+        ("organism: induce in whisper-tiny.en", "add a=2", "intervention"),
+        ("organism: induce in whisper-tiny.en", "random a=2", "control")]
     schema = {"experiment", "model", "intervention", "role", "control_of", "metric", "value", "lo", "hi", "n_ref",
               "n_eligible", "changed", "clips", "wer"}
     for r in rows:
@@ -289,11 +301,15 @@ def test_steer_experiment_runs_through_the_store_and_reruns_from_cache(small_aud
         # each clip's record adds "Madam/Mr President," which nobody said; the clean model writes what was said
         assert base["n_eligible"] >= 1 and base["value"] == 0.0 and base["lo"] == 0.0 < base["hi"]
         assert base["delta"] is None and base["changed"] == 0
-    assert stored == 12  # (baseline, intervention, control) x 2 clips, for ablation and for induction
-    assert len(ctx.tables["mechanism"]) == 6 and ctx.tables["mechanism"][4]["alpha"] == 2.0
-    assert {t["learn_pairs"] for t in ctx.tables["mechanism"]} == {2}
-    files = list((spec.out / "mechanism").glob("voice-*.safetensors"))
-    assert len(files) == 1 and all(r["direction"] == rows[0]["direction"] for r in rows)
+    # (baseline, intervention, control) x 2 clips per experiment; the ablate and induce clips differ
+    assert stored == 12
+    table = ctx.tables["mechanism"]
+    assert len(table) == 6 and table[4]["alpha"] == 2.0 and table[1]["rank"] == 1
+    assert [t["site"] for t in table] == ["encoder"] * 3 + ["decoder"] * 3 and table[4]["contrast"] == "whisper-tiny.en"
+    assert {t["learn_pairs"] for t in table} == {2}
+    assert rows[3]["direction"].startswith("pdir-") and rows[0]["direction"].startswith("dir-")
+    cached = sorted(p.name.split("-")[0] for p in (spec.out / "mechanism").glob("*.safetensors"))
+    assert cached == ["organism", "voice"]
 
     # A rerun learns nothing and transcribes nothing: both would fail now.
     from asraudit.models.whitebox.model import WhiteboxWhisper
@@ -302,6 +318,7 @@ def test_steer_experiment_runs_through_the_store_and_reruns_from_cache(small_aud
         raise AssertionError("recomputed on a rerun")
 
     monkeypatch.setattr("asraudit.mechanism.steering.learn_direction", refuse)
+    monkeypatch.setattr("asraudit.mechanism.decoder_steering.learn_model_contrast", refuse)
     monkeypatch.setattr(WhiteboxWhisper, "transcribe", refuse)
     again, stored_again = run_once(spec, corpus, predictions)
     assert stored_again == stored

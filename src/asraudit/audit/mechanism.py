@@ -44,6 +44,7 @@ Spec keys (``type = "steer"``)::
     alphas = [1.0, 2.0]                     # scales of the added direction (default [1.0])
     apply_to = ["whisper-tiny.en"]          # other white-box models the direction is also added to
                                             # (same width; the same induce clips)
+    induce_model = true                     # false: induce only in the apply_to models
     max_clips = 48                          # cap on clips per readout (first ones in corpus order)
     control_seed = 0                        # seed of the random control direction / subspace
     seed = 0                                # seed of the learned/held-out split of pair groups
@@ -96,7 +97,8 @@ from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs
 
 TYPES = ("steer",)
 COMMON_KEYS = {"type", "name", "site", "model", "layer", "rank", "positive", "pair_by", "holdout", "max_pairs",
-               "ablate", "ablate_ranks", "induce", "alphas", "apply_to", "max_clips", "control_seed", "seed"}
+               "ablate", "ablate_ranks", "induce", "alphas", "apply_to", "induce_model", "max_clips", "control_seed",
+               "seed"}
 SITE_KEYS = {"encoder": COMMON_KEYS | {"frames", "negative"}, "decoder": COMMON_KEYS | {"contrast", "positions"}}
 CACHE_FORMAT = "asraudit-mechanism-direction/1"
 
@@ -124,6 +126,7 @@ class SteerSpec:
     induce: Selection | None = None
     alphas: tuple[float, ...] = (1.0,)
     apply_to: tuple[str, ...] = ()
+    induce_model: bool = True
     max_clips: int | None = None
     control_seed: int = 0
     seed: int = 0
@@ -318,6 +321,7 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         induce=e.selection("induce"),
         alphas=tuple(dict.fromkeys(float(a) for a in alphas)),
         apply_to=tuple(e.model("apply_to", m) for m in apply_to),
+        induce_model=e.get("induce_model", (bool,), "true or false", True),
         max_clips=e.integer("max_clips", None, minimum=1),
         control_seed=e.integer("control_seed", 0),
         seed=e.integer("seed", 0),
@@ -328,6 +332,8 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         raise e.fail("nothing to do: give ablate and/or induce (the clips to intervene on)")
     if spec.apply_to and spec.induce is None:
         raise e.fail("apply_to adds the direction to other models on the induce clips: give induce")
+    if spec.induce is not None and not spec.induce_model and not spec.apply_to:
+        raise e.fail("induce_model = false and no apply_to: induce has no model to run in")
     if spec.model in spec.apply_to:
         raise e.fail(f"apply_to repeats the experiment's own model {spec.model!r}")
     e.done(SITE_KEYS[site])
@@ -669,7 +675,7 @@ def _run_steer(ctx, plan: SteerPlan, models: dict) -> None:
         go("ablate", spec.model, variants, plan.ablate_clips, details)
 
     if plan.induce_clips:
-        for name in (spec.model,) + spec.apply_to:
+        for name in ((spec.model,) if spec.induce_model else ()) + spec.apply_to:
             target = _load_whitebox(ctx, name, models)
             problem = _fits(spec, target, direction)
             if problem:
