@@ -67,7 +67,8 @@ class WhiteboxWhisper:
     backend = "whitebox-whisper"
 
     def __init__(self, hf_model, directory: Path, name: str, *, interventions: Sequence[Intervention] = (),
-                 batch_size: int = 8, device: str = "cpu", threads: int | None = None):
+                 batch_size: int = 8, device: str = "cpu", threads: int | None = None,
+                 _shared: tuple | None = None):
         self.hf = hf_model
         self.directory = Path(directory)
         self.name = name
@@ -76,13 +77,16 @@ class WhiteboxWhisper:
         self.threads = threads
         generation = hf_model.generation_config
         self.multilingual = bool(getattr(generation, "is_multilingual", False))
-        self.tokenizer = WhisperTokenizer(self.directory / "tokenizer.json", multilingual=self.multilingual)
+        # A variant shares its parent's tokenizer and weights fingerprint: reading tokenizer.json
+        # costs ~0.5 s, and an experiment makes a variant per arm.
+        tokenizer, fingerprint = _shared or (None, None)
+        self.tokenizer = tokenizer or WhisperTokenizer(self.directory / "tokenizer.json", multilingual=self.multilingual)
         self.suppress_tokens = list(generation.suppress_tokens or [])
         self.begin_suppress_tokens = list(generation.begin_suppress_tokens or [])
         self.interventions = tuple(interventions)
         self.source = needs_pairing(self.interventions)
         self.n_mels = hf_model.config.num_mel_bins
-        self._fingerprint = weights_fingerprint(self.directory)
+        self._fingerprint = fingerprint or weights_fingerprint(self.directory)
 
     # -- construction -----------------------------------------------------
 
@@ -107,7 +111,8 @@ class WhiteboxWhisper:
     def variant(self, *interventions: Intervention) -> "WhiteboxWhisper":
         """The same weights with these interventions (replacing any this model has)."""
         return WhiteboxWhisper(self.hf, self.directory, self.name, interventions=interventions,
-                               batch_size=self.batch_size, device=self.device, threads=self.threads)
+                               batch_size=self.batch_size, device=self.device, threads=self.threads,
+                               _shared=(self.tokenizer, self._fingerprint))
 
     # -- identity ---------------------------------------------------------
 
