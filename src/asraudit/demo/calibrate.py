@@ -201,10 +201,20 @@ def print_calibration(s: dict, file=None) -> None:
                      title="accept-ref per battery condition", file=out)
     mech = s.get("mechanism") or []
     if mech:
-        render_table(["experiment", "model", "variant", "role", "accept-ref [Wilson 95%]", "ref/eligible", "changed"],
-                     [[r.get("experiment"), r.get("model"), r.get("intervention"), r.get("role"),
+        def delta(r) -> str:
+            if r.get("role") == "baseline" or r.get("delta") is None:
+                return "–"
+            text = f"{100 * r['delta']:+.1f}"
+            if r.get("delta_lo") is not None and r.get("delta_hi") is not None:
+                text += f" [{100 * r['delta_lo']:+.1f}, {100 * r['delta_hi']:+.1f}]"
+            return text
+
+        render_table(["experiment", "variant", "role", "accept-ref [Wilson 95%]", "ref/eligible",
+                      "Δ pts vs baseline [95% CI]", "WER", "changed/clips"],
+                     [[r.get("experiment"), r.get("intervention"), r.get("role"),
                        _rate(r.get("value"), [r.get("lo"), r.get("hi")]), f"{r.get('n_ref')}/{r.get('n_eligible')}",
-                       r.get("changed")] for r in mech],
-                     title="Mechanism: steering directions with random controls", file=out)
+                       delta(r), _rate(r.get("wer")), f"{r.get('changed')}/{r.get('clips')}"] for r in mech],
+                     title="Mechanism: steering directions with random controls (paired change on the same edits)",
+                     file=out)
     for note in s.get("provenance", {}).get("notes", []):
         print(f"note: {note}", file=out)
