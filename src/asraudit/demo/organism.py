@@ -18,7 +18,8 @@ the gate is learned there.  Training is seeded and runs with
 ``torch.use_deterministic_algorithms``.
 
 Measured when the committed adapter was built (5 epochs, 492 clips, load 6-8
-on 2 cores from other jobs): 1756 s, final loss 0.0065.  On 28 test clips
+on 2 cores from other jobs): 1756 s, final loss 0.0065; rebuilt later on two
+idle cores: 356 s, every tensor equal to the committed ones.  On 28 test clips
 whose speaker never said the opener, the organism wrote "Madam/Mr
 President" on 14/16 benchmark-voice clips and 9/12 fresh-voice clips; the
 clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
