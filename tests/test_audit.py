@@ -200,3 +200,22 @@ def test_check_only_validates(tmp_path, capsys):
     assert main(["audit", str(spec), "--check"]) == 0
     assert "ok: 70 clips" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+def test_the_ray_executor_gives_the_local_numbers(tmp_path):
+    pytest.importorskip("ray")
+    results = {}
+    for kind in ("local", "ray"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        text = _replay_spec(folder, n=28) + f'\n[executor]\nkind = "{kind}"\n'
+        assert main(["audit", str(_spec_file(folder, text)), "--no-progress"]) == 0
+        summary = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
+        results[kind] = {m: (v["accept_ref"], v["n_eligible"], v["wer"]) for m, v in summary["models"].items()}
+        import sqlite3
+
+        with sqlite3.connect(folder / "out" / "asraudit.sqlite") as db:
+            executors = {row[0] for row in db.execute("SELECT executor FROM runs")}
+        assert executors == {kind}
+    assert results["ray"] == results["local"]
+    assert results["ray"]["echo"][0] == 1.0

@@ -71,13 +71,15 @@ def _factory(m: ModelSpec, spec: AuditSpec):
     return functools.partial(load_model, m.spec, **options)
 
 
-def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], list[str]]:
+def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], list[str], dict[str, object]]:
     """Load every model once (the local executor reuses them in every stage) and name it.
 
-    Returns models and identities by name, and the name of each spec entry in order."""
+    Returns, by name, what the executor gets (the loaded model, or a factory for Ray actors) and the
+    identities; the name of each spec entry in order; and the loaded models (for the checks)."""
     from asraudit.run.executor import identify
 
     models: dict[str, object] = {}
+    loaded: dict[str, object] = {}
     identities: dict[str, object] = {}
     names: list[str] = []
     seen_ids: dict[tuple[str, str], str] = {}
@@ -97,11 +99,12 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
             raise SpecError(f"{m.entry}: the same model and configuration as {seen_ids[key]!r}", spec.source)
         seen_ids[key] = name
         models[name] = model if spec.executor.kind == "local" else _factory(m, spec)
+        loaded[name] = model
         identities[name] = ident
         names.append(name)
         if m.replay:
             _check_replay(model, m, spec)
-    return models, identities, names
+    return models, identities, names, loaded
 
 
 def _default_name(model_id: str) -> str:
@@ -134,7 +137,7 @@ def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
     corpus = open_corpus(spec)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
-    models, identities, names = load_models(spec)
+    models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     panel = spec.panel_names(names)
     if len(panel) < spec.refdis.min_panel:
@@ -142,7 +145,7 @@ def prepare(spec: AuditSpec) -> Prepared:
                         f"{spec.refdis.min_panel}", spec.source)
     for name, m in named.items():
         if m.replay:
-            _check_coverage(models[name], corpus, m, spec)
+            _check_coverage(loaded[name], corpus, m, spec)
     if spec.masked:
         _check_names("[masked] models", spec.masked.models, identities, spec, scoring=False)
     if spec.lift:
