@@ -47,7 +47,7 @@ import numpy as np
 import torch
 
 from asraudit.errors import InputError
-from asraudit.mechanism.steering import Direction, direction_from_differences
+from asraudit.mechanism.steering import Direction, check_id, direction_from_differences, load_tensors, save_tensors
 from asraudit.models.whitebox.interventions import Intervention, RunContext, _fmt, _layer
 
 POSITIONAL_FORMAT = "asraudit-positional-direction/1"
@@ -117,45 +117,19 @@ class PositionalDirection:
                                    self.layer, {"method": "random-control", "control_of": self.id, "seed": seed})
 
     def save(self, path: str | Path) -> Path:
-        from safetensors.numpy import save_file
-
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tensors = {
-            "vectors": np.ascontiguousarray(self.vector),
-            "bases": np.ascontiguousarray(np.stack([d.basis for d in self.directions])),
-            "singular_values": np.ascontiguousarray(self.singular_values),
-        }
-        metadata = {"format": POSITIONAL_FORMAT, "id": self.id, "layer": str(self.layer),
-                    "provenance": json.dumps(self.provenance, sort_keys=True)}
-        tmp = path.with_name(f".{path.name}.tmp")
-        save_file(tensors, str(tmp), metadata=metadata)
-        tmp.replace(path)
-        return path
+        tensors = {"vectors": self.vector, "bases": np.stack([d.basis for d in self.directions]),
+                   "singular_values": self.singular_values}
+        return save_tensors(path, tensors, POSITIONAL_FORMAT, self.id, self.layer, self.provenance)
 
     @classmethod
     def load(cls, path: str | Path) -> "PositionalDirection":
-        from safetensors import safe_open
-
-        path = Path(path)
-        if not path.is_file():
-            raise InputError("no such direction file", path)
-        try:
-            with safe_open(str(path), framework="numpy") as handle:
-                metadata = handle.metadata() or {}
-                if metadata.get("format") != POSITIONAL_FORMAT:
-                    raise InputError(f"not a positional direction (format {metadata.get('format')!r})", path)
-                tensors = {key: handle.get_tensor(key) for key in ("vectors", "bases", "singular_values")}
-        except InputError:
-            raise
-        except Exception as exc:  # safetensors raises its own error types for corrupt files
-            raise InputError(f"cannot read direction: {exc}", path) from exc
+        tensors, metadata = load_tensors(path, POSITIONAL_FORMAT, ("vectors", "bases", "singular_values"),
+                                         "a positional direction")
         layer = int(metadata["layer"])
         directions = tuple(Direction(v, b, s, layer) for v, b, s in
                            zip(tensors["vectors"], tensors["bases"], tensors["singular_values"]))
         out = cls(directions, layer, json.loads(metadata.get("provenance", "{}")))
-        if metadata.get("id") and metadata["id"] != out.id:
-            raise InputError(f"content does not match its recorded id {metadata['id']} (file changed?)", path)
+        check_id(out.id, metadata, path)
         return out
 
 

@@ -43,6 +43,49 @@ from asraudit.models.whitebox.interventions import Frames
 FORMAT = "asraudit-direction/1"
 
 
+# -- persistence shared by every kind of direction -----------------------------------
+
+
+def save_tensors(path: str | Path, tensors: dict, format_: str, ident: str, layer: int, provenance: dict) -> Path:
+    """Write ``tensors`` as safetensors with the format, id, layer and provenance; atomic (temp file, rename)."""
+    from safetensors.numpy import save_file
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    metadata = {"format": format_, "id": ident, "layer": str(layer),
+                "provenance": json.dumps(provenance, sort_keys=True)}
+    tmp = path.with_name(f".{path.name}.tmp")
+    save_file({k: np.ascontiguousarray(v) for k, v in tensors.items()}, str(tmp), metadata=metadata)
+    tmp.replace(path)
+    return path
+
+
+def load_tensors(path: str | Path, format_: str, keys: tuple[str, ...], what: str) -> tuple[dict, dict]:
+    """The ``keys`` tensors and the metadata of a file written by ``save_tensors`` in ``format_``."""
+    from safetensors import safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("no such direction file", path)
+    try:
+        with safe_open(str(path), framework="numpy") as handle:
+            metadata = handle.metadata() or {}
+            if metadata.get("format") != format_:
+                raise InputError(f"not {what} (format {metadata.get('format')!r})", path)
+            tensors = {key: handle.get_tensor(key) for key in keys}
+    except InputError:
+        raise
+    except Exception as exc:  # safetensors raises its own error types for corrupt files
+        raise InputError(f"cannot read direction: {exc}", path) from exc
+    return tensors, metadata
+
+
+def check_id(ident: str, metadata: dict, path) -> None:
+    """A loaded direction's content must hash to the id it was saved with."""
+    if metadata.get("id") and metadata["id"] != ident:
+        raise InputError(f"content does not match its recorded id {metadata['id']} (file changed?)", path)
+
+
 @dataclass(frozen=True)
 class Direction:
     """A diff-in-means vector and a rank-k orthonormal basis at one encoder layer."""
@@ -88,45 +131,14 @@ class Direction:
     # -- persistence ------------------------------------------------------
 
     def save(self, path: str | Path) -> Path:
-        from safetensors.numpy import save_file
-
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        metadata = {
-            "format": FORMAT,
-            "id": self.id,
-            "layer": str(self.layer),
-            "provenance": json.dumps(self.provenance, sort_keys=True),
-        }
-        tmp = path.with_name(f".{path.name}.tmp")
-        save_file(
-            {"vector": self.vector, "basis": self.basis, "singular_values": self.singular_values},
-            str(tmp),
-            metadata=metadata,
-        )
-        tmp.replace(path)
-        return path
+        return save_tensors(path, {"vector": self.vector, "basis": self.basis, "singular_values": self.singular_values},
+                            FORMAT, self.id, self.layer, self.provenance)
 
     @classmethod
     def load(cls, path: str | Path) -> "Direction":
-        from safetensors import safe_open
-
-        path = Path(path)
-        if not path.is_file():
-            raise InputError("no such direction file", path)
-        try:
-            with safe_open(str(path), framework="numpy") as handle:
-                metadata = handle.metadata() or {}
-                if metadata.get("format") != FORMAT:
-                    raise InputError(f"not an asraudit direction (format {metadata.get('format')!r})", path)
-                tensors = {key: handle.get_tensor(key) for key in ("vector", "basis", "singular_values")}
-        except InputError:
-            raise
-        except Exception as exc:  # safetensors raises its own error types for corrupt files
-            raise InputError(f"cannot read direction: {exc}", path) from exc
+        tensors, metadata = load_tensors(path, FORMAT, ("vector", "basis", "singular_values"), "an asraudit direction")
         direction = cls(layer=int(metadata["layer"]), provenance=json.loads(metadata.get("provenance", "{}")), **tensors)
-        if metadata.get("id") and metadata["id"] != direction.id:
-            raise InputError(f"content does not match its recorded id {metadata['id']} (file changed?)", path)
+        check_id(direction.id, metadata, path)
         return direction
 
     # -- controls ---------------------------------------------------------
