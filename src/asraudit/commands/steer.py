@@ -148,24 +148,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     learn.set_defaults(func=run_learn)
 
     induce = actions.add_parser("induce", help="add the direction with scale alpha; baseline and random control too")
-    add_experiment_arguments(induce)
-    induce.add_argument("--direction", type=Path, required=True, metavar="FILE")
+    _add_apply_arguments(induce, "steered", "direction")
     induce.add_argument("--alpha", type=float, action="append", metavar="A",
                         help="scale (repeat for several; default 1.0)")
-    induce.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
-    induce.add_argument("--frames", default="audio", help="frames steered: audio (default), all, START-END")
-    induce.add_argument("--control-seed", type=int, default=0, help="seed of the random control direction")
     induce.set_defaults(func=run_induce)
 
     ablate = actions.add_parser("ablate", help="project the direction's rank-k subspace out; baseline and random control too")
-    add_experiment_arguments(ablate)
-    ablate.add_argument("--direction", type=Path, required=True, metavar="FILE")
+    _add_apply_arguments(ablate, "ablated", "subspace")
     ablate.add_argument("--rank", type=int, action="append", metavar="K",
                         help="number of basis vectors to remove (repeat for several; default all)")
-    ablate.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
-    ablate.add_argument("--frames", default="audio", help="frames ablated: audio (default), all, START-END")
-    ablate.add_argument("--control-seed", type=int, default=0, help="seed of the random control subspace")
     ablate.set_defaults(func=run_ablate)
+
+
+def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) -> None:
+    """What induce and ablate share: the experiment, the direction file, where it applies, the control's seed."""
+    add_experiment_arguments(p)
+    p.add_argument("--direction", type=Path, required=True, metavar="FILE")
+    p.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
+    p.add_argument("--frames", default="audio", help=f"frames {verb}: audio (default), all, START-END")
+    p.add_argument("--control-seed", type=int, default=0, help=f"seed of the random control {control}")
 
 
 def _pairs(args: argparse.Namespace, clips):
