@@ -36,6 +36,7 @@ class AuditContext:
     transcripts: dict[str, dict[str, str]] = field(default_factory=dict)
     predictions: Any = None           # asraudit.data.predictions.PredictionSet over every model
     mining: Any = None                # asraudit.probes.refdis.MiningResult
+    clip_inputs: dict = field(default_factory=dict)  # clip id -> ClipInput (normalized reference and hypotheses)
     edit_items: list = field(default_factory=list)   # mined edits as asraudit.probes.lift_run.EditItem
     said: dict[str, str] = field(default_factory=dict)  # clip id -> what was said (said_field, else reference)
     summary: dict[str, Any] = field(default_factory=dict)

@@ -68,13 +68,13 @@ def report_edits(ctx: AuditContext) -> list[dict]:
         return []
     edits = sample(ctx.mining.full_panel_edits(), lambda e: e.edit_id, ctx.spec.report.max_edits_shown,
                    ctx.spec.seed)
-    hyps = {n: {cid: tuple(ctx.normalize(t).split()) for cid, t in texts.items()} for n, texts in ctx.transcripts.items()}
     out = []
     for e in edits:
         ref = ctx.mining.refs[e.clip_id]
+        clip = ctx.clip_inputs.get(e.clip_id)  # normalized once, by the mining stage
         per = {}
         for name in ctx.identities:
-            hyp = hyps.get(name, {}).get(e.clip_id)
+            hyp = clip.hyps.get(name) if clip is not None else None
             if hyp is None:
                 continue
             lo, hi = hyp_span_of(HypCells(ref, hyp), e.ref_start, e.ref_end)

@@ -79,7 +79,8 @@ def mine_and_score(ctx: AuditContext) -> None:
     seed, n_boot = ctx.spec.seed, ctx.spec.bootstrap
     scores = accept_ref(result.edits, names, n_boot=n_boot, seed=seed)
     by_kind = breakdown(result.edits, names, lambda e: e.kind, KINDS)
-    cost = wer_cost(clips, corrected_references(result), result.edits, names, n_boot=n_boot, seed=seed)
+    fixed = corrected_references(result)
+    cost = wer_cost(clips, fixed, result.edits, names, n_boot=n_boot, seed=seed)
     for name in names:
         a, c = scores[name], cost[name]
         ctx.model_summary(name).update({
@@ -112,7 +113,8 @@ def mine_and_score(ctx: AuditContext) -> None:
     ctx.tables["edits"] = [_edit_row(e) for e in result.edits]
     ctx.tables["verdicts"] = [{"edit_id": e.edit_id, "clip": e.clip_id, "kind": e.kind, "model": m, "verdict": v,
                                "text": e.texts.get(m, "")} for e in result.edits for m, v in e.verdicts.items()]
-    ctx.tables["clips"] = _clip_rows(ctx, clips, result)
+    ctx.tables["clips"] = _clip_rows(ctx, clips, fixed)
+    ctx.clip_inputs = {c.clip_id: c for c in clips}
     _said(ctx)
 
 
@@ -122,12 +124,10 @@ def _edit_row(e) -> dict:
             "n_panel": e.n_panel, "in_full_panel": e.in_full_panel, "loo_for": ",".join(e.loo_for)}
 
 
-def _clip_rows(ctx: AuditContext, clips, result) -> list[dict]:
-    """Per clip and model: word errors against the original and the corrected reference."""
+def _clip_rows(ctx: AuditContext, clips, fixed) -> list[dict]:
+    """Per clip and model: word errors against the original and the corrected reference (``fixed``)."""
     from asraudit.metrics.wer import clip_counts
-    from asraudit.probes.corrected import corrected_references
 
-    fixed = corrected_references(result)
     rows = []
     for clip in clips:
         for model, hyp in clip.hyps.items():
