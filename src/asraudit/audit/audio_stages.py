@@ -55,7 +55,15 @@ def mask_texts(ctx: AuditContext) -> dict[str, str]:
 
 
 def mask_items(ctx: AuditContext):
-    """Targets with their masks, from a recipe or aligned word timings (timings cached in <out>)."""
+    """Targets with their masks, from a recipe or aligned word timings (timings cached in <out>).
+
+    Computed once per audit: the battery reuses the masked stage's targets."""
+    if ctx.mask_plan is None:
+        ctx.mask_plan = _plan_mask_items(ctx)
+    return ctx.mask_plan
+
+
+def _plan_mask_items(ctx: AuditContext):
     from asraudit.audio.timing import TimingCache, align_clips, make_aligner, read_recipe
     from asraudit.probes.masked import WordTiming, select_targets
     from asraudit.probes.masked_run import MaskSettings, items_from_recipe, plan_items

@@ -38,6 +38,7 @@ class AuditContext:
     mining: Any = None                # asraudit.probes.refdis.MiningResult
     clip_inputs: dict = field(default_factory=dict)  # clip id -> ClipInput (normalized reference and hypotheses)
     edit_items: list = field(default_factory=list)   # mined edits as asraudit.probes.lift_run.EditItem
+    mask_plan: Any = None             # (masked targets, word timings), planned once (audio_stages.mask_items)
     said: dict[str, str] = field(default_factory=dict)  # clip id -> what was said (said_field, else reference)
     summary: dict[str, Any] = field(default_factory=dict)
     tables: dict[str, list[dict]] = field(default_factory=dict)
