@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from asraudit.models.base import TokenScores
-from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, split_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.interventions import (
@@ -235,18 +235,9 @@ class WhiteboxWhisper:
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         """Raw transcripts; clips over 30 s are cut into windows and joined (as the CTranslate2 backend does)."""
-        windows: list[np.ndarray] = []
-        owner: list[int] = []
-        for index, clip in enumerate(audio):
-            for window in split_windows(clip):
-                windows.append(window)
-                owner.append(index)
-        texts = [self.tokenizer.decode(ids).strip() for ids in self.transcribe_ids(windows)]
-        pieces: list[list[str]] = [[] for _ in audio]
-        for index, text in zip(owner, texts):
-            if text:
-                pieces[index].append(text)
-        return [" ".join(p) for p in pieces]
+        return transcribe_in_windows(
+            audio, lambda windows: [self.tokenizer.decode(ids).strip() for ids in self.transcribe_ids(windows)],
+            self.batch_size)
 
     # -- scoring ----------------------------------------------------------
 
