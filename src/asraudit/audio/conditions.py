@@ -27,7 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.models.base import SAMPLE_RATE
+from asraudit.audio.constants import SAMPLE_RATE
 
 # Crossfade at the edges of a masked span: a hard cut to zeros is a click
 # that a model can hear as a word boundary.  5 ms is below a phone.

@@ -36,8 +36,8 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import SAMPLE_RATE
 
 # Whisper's encoder emits one frame per 20 ms (two mel hops of 10 ms).
 WHISPER_FRAMES_PER_SECOND = 50

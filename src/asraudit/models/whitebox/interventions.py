@@ -39,7 +39,7 @@ from typing import Protocol, Sequence
 import numpy as np
 import torch
 
-from asraudit.models.base import SAMPLE_RATE
+from asraudit.audio.constants import SAMPLE_RATE
 
 # Whisper's encoder emits one frame per 20 ms (two 10-ms mel hops, conv stride 2).
 FRAME_SECONDS = 0.02

@@ -23,6 +23,7 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
@@ -246,7 +247,7 @@ class WhiteboxWhisper:
         """Log-softmax over the vocabulary at every position of each prompt+sequence (float64)."""
         audio = np.asarray(audio, dtype=np.float32)
         if len(audio) > N_SAMPLES:
-            raise ValueError(f"cannot score {len(audio) / 16000:.1f} s of audio: Whisper attends to one 30-s window")
+            raise ValueError(f"cannot score {len(audio) / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
         rows, ctx = self._rows([audio])
         prompt = self.prompt()
         eot = self.tokenizer.eot
