@@ -108,7 +108,7 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
 
 
 def _default_name(model_id: str) -> str:
-    from asraudit.commands.transcribe import preds_file_stem
+    from asraudit.data.prediction_writer import preds_file_stem
 
     return preds_file_stem(model_id)
 
