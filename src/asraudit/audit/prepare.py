@@ -162,7 +162,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         raise SpecError(f"the corpus has no audio, which {', '.join(audio_users + audio_models)} need",
                         spec.source)
     if spec.masked and spec.masked.align and not spec.masked.recipe:
-        from asraudit.audio.timing import make_aligner
+        from asraudit.models.aligners import make_aligner
 
         try:
             make_aligner(spec.masked.align, device=spec.executor.device)
