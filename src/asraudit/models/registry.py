@@ -38,6 +38,11 @@ from typing import Callable
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
+from asraudit.models.ct2_whisper import CT2Whisper
+from asraudit.models.hf import HFCTC, HFSeq2Seq, model_family
+from asraudit.models.http import HTTPTranscriptionModel
+from asraudit.models.pocketsphinx import PocketSphinx
+from asraudit.models.replay import ReplayModel
 
 HTTP_PREFIXES = ("http://", "https://")
 
@@ -166,16 +171,12 @@ def require_modules(modules: tuple[str, ...], extra: str, what: str) -> None:
 def load_ct2(directory: Path, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
     """A CTranslate2 Whisper directory as ``model_id``."""
     require_modules(("ctranslate2", "tokenizers"), "models", "a CTranslate2 Whisper model")
-    from asraudit.models.ct2_whisper import CT2Whisper
-
     return CT2Whisper(directory, model_id=model_id, device=device, compute_type=compute_type, **options)
 
 
 def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
     require_modules(("transformers", "torch"), "hf", "a transformers model")
     from transformers import AutoConfig
-
-    from asraudit.models.hf import HFCTC, HFSeq2Seq, model_family
 
     try:
         config = AutoConfig.from_pretrained(source, revision=options.get("revision"))
@@ -232,17 +233,11 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
     if not spec:
         raise InputError("empty model spec")
     if spec.startswith("replay:"):
-        from asraudit.models.replay import ReplayModel
-
         return ReplayModel(spec.split(":", 1)[1], **options)
     if spec.startswith(HTTP_PREFIXES):
-        from asraudit.models.http import HTTPTranscriptionModel
-
         return HTTPTranscriptionModel(spec, **options)
     if spec == "pocketsphinx":
         require_modules(("pocketsphinx",), "models", "pocketsphinx")
-        from asraudit.models.pocketsphinx import PocketSphinx
-
         return PocketSphinx(**options)
     registered = registered_models().get(spec)
     if registered is not None:

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from asraudit.models.ct2_whisper import model_fingerprint
 from asraudit.models.whisper_tokenizer import restore_missing_merges
 from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
 from asraudit.models.whitebox.sources import Ct2Source, cache_root
@@ -320,8 +321,6 @@ def conversion_dir(name: str, cache: Path | None = None) -> Path:
 def _manifest(source: Ct2Source) -> dict:
     import torch
     import transformers
-
-    from asraudit.models.ct2_whisper import model_fingerprint
 
     return {
         "converter_version": CONVERTER_VERSION,
