@@ -43,8 +43,9 @@ from asraudit.models import embedded
 from asraudit.models.base import ASRModel
 from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
-from asraudit.models.whitebox.convert import convert, load_converted, prompt_ids, quiet_transformers
+from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
+from asraudit.models.whitebox.tokenizer_config import prompt_ids
 
 DEMO_DIR = Path(__file__).resolve().parent
 BENCHMARK_DIR = DEMO_DIR / "data" / "parliament_mini"

@@ -28,13 +28,8 @@ from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
-from asraudit.models.whitebox.interventions import (
-    Intervention,
-    RunContext,
-    audio_frames,
-    changed_frames,
-    needs_pairing,
-)
+from asraudit.models.whitebox.frames import RunContext, audio_frames, changed_frames
+from asraudit.models.whitebox.interventions import Intervention, needs_pairing
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 
 TEXT_CONTEXT = 448
