@@ -17,7 +17,7 @@ import soundfile as sf
 
 import asraudit.models.registry as registry
 from asraudit.cli import main
-from asraudit.data.prediction_writer import preds_file_stem
+from asraudit.commands.transcribe import preds_file_stem
 from asraudit.data.predictions import load_predictions
 from asraudit.metrics.model_wer import NormalizedCache, score_model
 from asraudit.models.base import TokenScores
