@@ -16,7 +16,7 @@ import pytest
 
 from asraudit.cli import main
 from asraudit.errors import InputError
-from asraudit.models import embedded
+from asraudit.models import embedded, registry
 from asraudit.models.base import ASRModel, ClipKeyedModel
 from asraudit.models.http import HTTPTranscriptionModel, endpoint_url
 from asraudit.models.registry import available_models, load_model
@@ -79,6 +79,68 @@ def test_a_local_faster_whisper_directory_loads_as_ctranslate2(tmp_path):
     assert model.backend == "ct2-whisper"
     # Same weights as the embedded model: the same fingerprint enters both config hashes.
     assert model.config_hash == load_model("whisper-tiny.en", beam_size=1).config_hash
+
+
+# -- plug-ins -----------------------------------------------------------------
+
+PLUGIN = """
+from asraudit.models.registry import EmbeddedInfo, register_model
+from asraudit.models.replay import ReplayModel
+
+PREDS = {preds!r}
+
+
+def _load(device="cpu", compute_type=None, **options):
+    return ReplayModel(PREDS, model_id="my-replayed-model")
+
+
+def register():
+    register_model("my-replayed-model", _load,
+                   catalog_entry=lambda: EmbeddedInfo("my-replayed-model", True, "a plug-in's model", "my-plugin 1.0"))
+"""
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch):
+    """The registry as on a first lookup: no plug-in loaded yet."""
+    monkeypatch.setattr(registry, "_registered", {})
+    monkeypatch.setattr(registry, "_discovered", False)
+
+
+def _install_plugin(tmp_path, monkeypatch, entry_points: str) -> None:
+    """A distribution with an ``asraudit.models`` entry point, importable from ``tmp_path``."""
+    dist = tmp_path / "my_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[asraudit.models]\n" + entry_points)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_plugin_found_through_the_entry_point_group_adds_a_named_model(tmp_path, monkeypatch, fresh_registry):
+    preds = _prediction_file(tmp_path)
+    (tmp_path / "my_plugin.py").write_text(PLUGIN.format(preds=str(preds)))
+    _install_plugin(tmp_path, monkeypatch, "mine = my_plugin:register\n")
+    model = load_model("my-replayed-model")
+    assert isinstance(model, ReplayModel) and model.model_id == "my-replayed-model"
+    names = [m.name for m in available_models().embedded]
+    assert "my-replayed-model" in names
+    # The in-tree organism is still registered next to it (the fallback, or its own entry point).
+    assert "whisper-tiny.en-organism" in names
+
+
+def test_the_demo_organism_found_both_ways_is_registered_once(tmp_path, monkeypatch, fresh_registry):
+    _install_plugin(tmp_path, monkeypatch, "organism = asraudit.demo.organism:register\n")
+    names = [m.name for m in available_models().embedded]
+    assert names.count("whisper-tiny.en-organism") == 1
+    assert registry.whitebox_model_names()[-1] == "whisper-tiny.en-organism"
+
+
+def test_a_registered_name_cannot_be_taken_by_another_model(fresh_registry):
+    registry.registered_models()
+    with pytest.raises(ValueError, match="already taken"):
+        registry.register_model("whisper-tiny.en-organism", lambda **_: None, catalog_entry=lambda: None)
+    with pytest.raises(ValueError, match="already taken"):
+        registry.register_model("whisper-tiny.en", lambda **_: None, catalog_entry=lambda: None)
 
 
 # -- replay -------------------------------------------------------------------

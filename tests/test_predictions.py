@@ -8,6 +8,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from asraudit.data.corpus import Clip, Corpus
+from asraudit.data.prediction_writer import write_corpus_predictions
 from asraudit.data.predictions import load_prediction_file, load_predictions, write_leaderboard_jsonl
 from asraudit.errors import InputError
 
@@ -150,3 +152,21 @@ def test_shared_voxpopuli_predictions_load_with_full_coverage(shared_predictions
     assert len(pset.model_names) == 5
     assert all(ran == total == 150 for ran, total in pset.coverage().values())
     assert pset.reference_conflicts() == []
+
+
+def test_written_predictions_follow_corpus_order_and_leave_clips_without_a_transcript_out(tmp_path):
+    class Stored:  # what the store's results offer: raw text and the audio the model heard
+        def __init__(self, text, audio_seconds):
+            self.text, self.audio_seconds = text, audio_seconds
+
+    corpus = Corpus("c", (Clip("b.wav", tmp_path / "b.wav", "Bee.", duration=2.0),
+                          Clip("a.wav", tmp_path / "a.wav", "Ay."),
+                          Clip("c.wav", tmp_path / "c.wav", None)))
+    transcripts = {"a.wav": Stored("ay", 1.23456), "b.wav": Stored("", 2.5), "x.wav": Stored("stray", 1.0)}
+    path, missing = write_corpus_predictions(corpus, "m", transcripts, tmp_path / "m.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert missing == 1  # c.wav has no transcript; x.wav is not in the corpus
+    # An empty hypothesis is kept (the model heard nothing); the corpus's duration wins over the audio seen.
+    assert rows == [{"audio_filepath": "b.wav", "text": "Bee.", "pred_text": "", "duration": 2.0},
+                    {"audio_filepath": "a.wav", "text": "Ay.", "pred_text": "ay", "duration": 1.2346}]
+

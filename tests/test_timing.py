@@ -7,18 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from asraudit.audio.timing import (
-    PocketSphinxAligner,
-    RecipeRow,
-    TimingCache,
-    WhisperAligner,
-    WordTiming,
-    align_clips,
-    locate_recipe_word,
-    read_recipe,
-    timing_agreement,
-    write_recipe,
-)
+from asraudit.audio.timing import TimingCache, WordTiming, align_clips, timing_agreement
+from asraudit.data.mask_recipe import RecipeRow, locate_recipe_word, read_recipe, write_recipe
+from asraudit.models.aligners import PocketSphinxAligner, WhisperAligner
 from asraudit.errors import InputError
 
 

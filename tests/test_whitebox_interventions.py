@@ -21,17 +21,8 @@ from asraudit.errors import InputError  # noqa: E402
 from asraudit.mechanism.steering import Direction, direction_from_differences, learn_direction  # noqa: E402
 from asraudit.models import embedded  # noqa: E402
 from asraudit.models.base import ScoringModel  # noqa: E402
-from asraudit.models.whitebox.interventions import (  # noqa: E402
-    ActivationPatch,
-    CrossAttentionMask,
-    FixedAudio,
-    Frames,
-    SourcesByAudio,
-    SteerAblate,
-    SteerAdd,
-    audio_frames,
-    changed_frames,
-)
+from asraudit.models.whitebox.frames import FixedAudio, Frames, SourcesByAudio, audio_frames, changed_frames  # noqa: E402
+from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, SteerAblate, SteerAdd  # noqa: E402
 from asraudit.models.whitebox.model import WhiteboxWhisper  # noqa: E402
 
 if not embedded.is_present("whisper-tiny.en"):

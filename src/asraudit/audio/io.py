@@ -30,8 +30,8 @@ import numpy as np
 import soundfile as sf
 import soxr
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import SAMPLE_RATE
 
 RAW_SUFFIXES = (".raw", ".pcm")
 # Bytes per sample of the libsndfile subtypes a header-less file can hold.

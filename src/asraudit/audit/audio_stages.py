@@ -64,7 +64,9 @@ def mask_items(ctx: AuditContext):
 
 
 def _plan_mask_items(ctx: AuditContext):
-    from asraudit.audio.timing import TimingCache, align_clips, make_aligner, read_recipe
+    from asraudit.audio.timing import TimingCache, align_clips
+    from asraudit.data.mask_recipe import read_recipe
+    from asraudit.models.aligners import make_aligner
     from asraudit.probes.masked import WordTiming, select_targets
     from asraudit.probes.masked_run import MaskSettings, items_from_recipe, plan_items
 

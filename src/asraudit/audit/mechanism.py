@@ -151,10 +151,9 @@ MechanismSpec = SteerSpec
 
 def whitebox_names() -> tuple[str, ...]:
     """White-box models known by name (the embedded Whispers and the organism)."""
-    from asraudit.models import embedded
-    from asraudit.models.registry import ORGANISM
+    from asraudit.models.registry import whitebox_model_names
 
-    return tuple(embedded.EMBEDDED_MODELS) + (ORGANISM,)
+    return whitebox_model_names()
 
 
 class _Entry:

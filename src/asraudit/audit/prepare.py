@@ -108,7 +108,7 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
 
 
 def _default_name(model_id: str) -> str:
-    from asraudit.commands.transcribe import preds_file_stem
+    from asraudit.data.prediction_writer import preds_file_stem
 
     return preds_file_stem(model_id)
 
@@ -162,7 +162,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         raise SpecError(f"the corpus has no audio, which {', '.join(audio_users + audio_models)} need",
                         spec.source)
     if spec.masked and spec.masked.align and not spec.masked.recipe:
-        from asraudit.audio.timing import make_aligner
+        from asraudit.models.aligners import make_aligner
 
         try:
             make_aligner(spec.masked.align, device=spec.executor.device)

@@ -28,7 +28,7 @@ def _ar_json(a) -> dict:
 
 def transcribe(ctx: AuditContext) -> None:
     """Every model on every clip through the store; prediction files in <out>/preds from the store."""
-    from asraudit.commands.transcribe import write_predictions
+    from asraudit.run.prediction_files import write_predictions
     from asraudit.data.predictions import load_predictions
     from asraudit.run.spec import Transcribe
 

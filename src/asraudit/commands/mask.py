@@ -97,7 +97,9 @@ def load_models(args: argparse.Namespace) -> list:
 
 def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
     """Mask items from a recipe or from aligned timings; prints alignment failures and agreement."""
-    from asraudit.audio.timing import TimingCache, align_clips, make_aligner, read_recipe, timing_agreement
+    from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
+    from asraudit.data.mask_recipe import read_recipe
+    from asraudit.models.aligners import make_aligner
     from asraudit.probes.masked import WordTiming, select_targets
     from asraudit.probes.masked_run import MaskSettings, items_from_recipe, plan_items
 
@@ -166,7 +168,7 @@ def print_summaries(summaries) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.audio.timing import RecipeRow, write_recipe
+    from asraudit.data.mask_recipe import RecipeRow, write_recipe
     from asraudit.probes.masked_run import read_masked, run_masked, summarize_masked
 
     if args.out.exists() and not args.out.is_dir():

@@ -14,16 +14,16 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
-from asraudit.data.predictions import ModelPredictions, Prediction, write_leaderboard_jsonl
+from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import RunSummary, parse_executor
-from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
+from asraudit.run.prediction_files import write_predictions
+from asraudit.run.spec import Transcribe
 from asraudit.run.store import ResultStore
 
 STORE_NAME = "asraudit.sqlite"
@@ -112,35 +112,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for <model>.jsonl files")
     p.set_defaults(func=run)
-
-
-def preds_file_stem(model_id: str) -> str:
-    """A file name for a model's predictions (the stem becomes the model name in `asraudit wer`).
-
-    ``whisper-tiny.en`` stays as it is; a directory spec gives its folder name;
-    a hub id ``org/name`` gives ``org--name``; an endpoint ``http://host:port``
-    gives ``host_port``."""
-    name = re.sub(r"^(ct2|hf|replay):|^[a-z][a-z0-9+.-]*://", "", model_id)
-    path = Path(name)
-    if path.is_absolute() or name.startswith((".", "~")):
-        name = path.stem if path.suffix in (".jsonl", ".json", ".csv", ".parquet") else path.name
-    name = name.replace("/", "--")
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", name).strip(".") or "model"
-
-
-def write_predictions(store: ResultStore, corpus: Corpus, model_id: str, config_hash: str, path: Path) -> tuple[Path, int]:
-    """The model's stored transcripts of every clip, in corpus order; returns the file and clips missing."""
-    jobs = {clip.id: make_job(model_id, config_hash, clip.id, ORIGINAL.id, TRANSCRIBE) for clip in corpus}
-    found = store.get_many(jobs.values())
-    rows: dict[str, Prediction] = {}
-    for index, clip in enumerate(corpus, start=1):
-        result = found.get(jobs[clip.id].key)
-        if result is None:
-            continue
-        duration = clip.duration if clip.duration is not None else round(result.audio_seconds, 4)
-        rows[clip.id] = Prediction(clip.id, clip.reference or "", result.text or "", duration, index)
-    write_leaderboard_jsonl(ModelPredictions(model_id, path, rows), path)
-    return path, len(corpus) - len(rows)
 
 
 def run(args: argparse.Namespace) -> int:

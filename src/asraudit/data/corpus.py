@@ -36,10 +36,10 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
 from asraudit.data.rows import ROW_SUFFIXES, decode_text, optional_seconds, read_rows
 from asraudit.errors import InputError
-from asraudit.models.base import SAMPLE_RATE
 
 MANIFEST_SUFFIXES = ROW_SUFFIXES
 SPEAKER_FIELDS = ("speaker", "speaker_id")

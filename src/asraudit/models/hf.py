@@ -23,7 +23,8 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.models.base import SAMPLE_RATE, TokenScores
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.models.base import TokenScores
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
 

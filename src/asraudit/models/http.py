@@ -26,7 +26,7 @@ from urllib.request import Request, urlopen
 
 import numpy as np
 
-from asraudit.models.base import SAMPLE_RATE
+from asraudit.audio.constants import SAMPLE_RATE
 
 ENDPOINT = "/v1/audio/transcriptions"
 

@@ -20,7 +20,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from asraudit.models.base import SAMPLE_RATE
+from asraudit.audio.constants import SAMPLE_RATE
 
 # Pronunciation variants are written word(2), word(3), ... in pocketsphinx output.
 _VARIANT = re.compile(r"\(\d+\)$")

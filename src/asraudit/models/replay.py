@@ -20,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
+from asraudit.data.predictions import load_prediction_file
 from asraudit.errors import InputError
 
 
@@ -30,8 +31,6 @@ class ReplayModel:
     conditions = ("original",)
 
     def __init__(self, path: str | Path, *, model_id: str | None = None):
-        from asraudit.data.predictions import load_prediction_file
-
         self.path = Path(path)
         self.predictions = load_prediction_file(self.path)
         self.model_id = model_id or f"replay:{self.predictions.model}"

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from asraudit.models.base import SAMPLE_RATE
+from asraudit.audio.constants import SAMPLE_RATE
 
 N_FFT = 400
 HOP_LENGTH = 160

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.audio.conditions import SpanMask
-from asraudit.audio.timing import RecipeRow, WordTiming, locate_recipe_word, word_spans
+from asraudit.audio.timing import WordTiming, word_spans
+from asraudit.data.mask_recipe import RecipeRow, locate_recipe_word
 from asraudit.errors import InputError
 from asraudit.metrics.stats import wilson_interval
 from asraudit.probes.channel import Channel

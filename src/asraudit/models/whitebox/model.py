@@ -23,17 +23,13 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
-from asraudit.models.whitebox.interventions import (
-    Intervention,
-    RunContext,
-    audio_frames,
-    changed_frames,
-    needs_pairing,
-)
+from asraudit.models.whitebox.frames import RunContext, audio_frames, changed_frames
+from asraudit.models.whitebox.interventions import Intervention, needs_pairing
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 
 TEXT_CONTEXT = 448
@@ -246,7 +242,7 @@ class WhiteboxWhisper:
         """Log-softmax over the vocabulary at every position of each prompt+sequence (float64)."""
         audio = np.asarray(audio, dtype=np.float32)
         if len(audio) > N_SAMPLES:
-            raise ValueError(f"cannot score {len(audio) / 16000:.1f} s of audio: Whisper attends to one 30-s window")
+            raise ValueError(f"cannot score {len(audio) / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
         rows, ctx = self._rows([audio])
         prompt = self.prompt()
         eot = self.tokenizer.eot

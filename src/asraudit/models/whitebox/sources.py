@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from asraudit.errors import InputError
+from asraudit.models import embedded
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,6 @@ def cache_root() -> Path:
     """``$ASRAUDIT_CACHE`` or ``~/.cache/asraudit`` (shared with the embedded models):
     conversions are rebuilt from the wheels whenever the cache is wiped, so it
     never holds anything unique."""
-    from asraudit.models import embedded
-
     return embedded.cache_root()
 
 
@@ -63,8 +62,6 @@ def embedded_source(name: str) -> Ct2Source:
     Locating the wheels (and concatenating the two halves of base into the
     cache) belongs to ``asraudit.models.embedded``; this only asks it.
     """
-    from asraudit.models import embedded
-
     if name not in embedded.EMBEDDED_MODELS:
         raise InputError(f"no embedded model {name!r}; embedded models: {', '.join(embedded.EMBEDDED_MODELS)}")
     try:
