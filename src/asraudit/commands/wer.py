@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
+from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet
 from asraudit.metrics.model_wer import ModelWER, NormalizedCache, score_model
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
@@ -39,6 +40,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        ensure_writable_file(args.json, "--json")  # before the table is printed, not after
     pset = load_predictions_with_warnings(args.preds)
     normalize = NormalizedCache(get_normalizer(args.normalizer))
     common = pset.common_clip_ids() if args.common else None
