@@ -17,8 +17,9 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
+from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
 from asraudit.errors import InputError
 
@@ -218,7 +219,6 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     """Load prediction files from a directory or a list of files (model = file stem)."""
     models: dict[str, ModelPredictions] = {}
-    warnings: list[str] = []
     for f in _expand(paths):
         preds = load_prediction_file(f)
         if preds.model in models:
@@ -226,7 +226,26 @@ def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
                 f"two prediction files for model {preds.model!r}: {models[preds.model].source} and {f}", f
             )
         models[preds.model] = preds
-        if preds.skipped_missing_hypothesis:
+    return _prediction_set(models)
+
+
+def load_named_predictions(files: Mapping[str, str | Path]) -> PredictionSet:
+    """Load prediction files whose model names are given (model name -> file).
+
+    For names that are labels rather than file stems (an audit's ``org/model``
+    is written to a file with a safe stem, and read back under its label)."""
+    return _prediction_set({name: load_prediction_file(path, model=name) for name, path in files.items()})
+
+
+def _prediction_set(models: dict[str, ModelPredictions]) -> PredictionSet:
+    """The set, with a warning for each file without usable rows and for references that differ."""
+    warnings: list[str] = []
+    for preds in models.values():
+        f = preds.source
+        if not preds.rows:
+            warnings.append(f"{f}: no rows with a hypothesis (an empty prediction file): model {preds.model} "
+                            "ran no clips and is left out of every panel")
+        elif preds.skipped_missing_hypothesis:
             warnings.append(
                 f"{f}: {preds.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips the model did not run"
             )
@@ -243,12 +262,15 @@ def write_leaderboard_jsonl(preds: ModelPredictions, path: str | Path) -> Path:
     """Write one model's predictions in the Open ASR Leaderboard's JSONL layout."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for p in preds.rows.values():
-            rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
-            if p.duration is not None:
-                rec["duration"] = p.duration
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    tmp = unique_temp_path(path)  # concurrent runs into one folder must not share a temporary file
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for p in preds.rows.values():
+                rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
+                if p.duration is not None:
+                    rec["duration"] = p.duration
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path
