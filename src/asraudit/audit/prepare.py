@@ -182,7 +182,8 @@ def prepare(spec: AuditSpec) -> Prepared:
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:
     if not getattr(model, "predictions", None) or not model.predictions.rows:
-        raise SpecError(f"{m.entry}: the prediction file has no usable rows", spec.source)
+        raise SpecError(f"{m.entry}: the prediction file {m.spec.removeprefix('replay:')} has no usable rows "
+                        "(no row with a hypothesis)", spec.source)
 
 
 def _check_coverage(model, corpus, m: ModelSpec, spec: AuditSpec) -> None:

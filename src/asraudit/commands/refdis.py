@@ -100,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--preds is required (only --review can run without it)")
     pset = load_predictions_with_warnings(args.preds)
     panel = _names(args.panel)
+    if panel:
+        pset.require_models(panel)
+        panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote
     models = _names(args.models)
     if models:
         pset.require_models(models)

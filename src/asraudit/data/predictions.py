@@ -103,6 +103,10 @@ class PredictionSet:
         total = len(self.clip_ids())
         return {m: (len(p), total) for m, p in self.models.items()}
 
+    def models_with_rows(self, names: Iterable[str]) -> list[str]:
+        """The named models whose file has at least one row: a panel is the members that can vote."""
+        return [n for n in names if len(self.models[n])]
+
     def require_models(self, names: Iterable[str]) -> None:
         missing = [n for n in names if n not in self.models]
         if missing:
