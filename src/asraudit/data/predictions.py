@@ -17,7 +17,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
@@ -158,28 +158,27 @@ def _as_text(value, what: str, path: Path, row: int) -> str | None:
     return value
 
 
-def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
-    """Read one prediction file; the model name defaults to the file stem."""
+@dataclass(frozen=True, slots=True)
+class PredictionRow:
+    """One row of a prediction file as read; ``hypothesis`` is None where the model did not run the clip."""
+
+    clip_id: str
+    reference: str
+    hypothesis: str | None
+    duration: float | None
+    row: int
+
+
+def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
+    """The rows of one prediction file, checked, one at a time (a file of any size in little memory).
+
+    Duplicate clip ids are the caller's to find (``load_prediction_file``
+    keeps every row; a streaming reader keeps a hash per row)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("no such prediction file", path)
-    name = model or path.stem
-    rows: dict[str, Prediction] = {}
-    skipped = 0
     for lineno, rec in read_rows(path, "prediction file"):
-        id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
-        missing = [
-            label
-            for label, f, names in (("clip id", id_f, ID_FIELDS), ("reference", ref_f, REF_FIELDS), ("hypothesis", hyp_f, HYP_FIELDS))
-            if f is None
-        ]
-        if missing:
-            raise InputError(
-                f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
-                f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
-                path,
-                lineno,
-            )
+        id_f, ref_f, hyp_f = _fields(rec, path, lineno)
         clip_id = rec[id_f]
         if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
             clip_id = str(clip_id)
@@ -190,17 +189,50 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
         if reference is None:
             raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
         hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
-        if clip_id in rows:
-            raise InputError(
-                f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
-            )
-        if hypothesis is None:
-            skipped += 1
-            continue
         dur_f = pick_field(rec, DURATION_FIELDS)
         duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
-        rows[clip_id] = Prediction(clip_id, reference, hypothesis, duration, lineno)
+        yield PredictionRow(clip_id, reference, hypothesis, duration, lineno)
+
+
+def _fields(rec: dict, path: Path, lineno: int) -> tuple:
+    """The id, reference and hypothesis columns of a row (aliases in order of preference), or an InputError."""
+    id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
+    missing = [
+        label
+        for label, f in (("clip id", id_f), ("reference", ref_f), ("hypothesis", hyp_f))
+        if f is None
+    ]
+    if missing:
+        raise InputError(
+            f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
+            f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
+            path,
+            lineno,
+        )
+    return id_f, ref_f, hyp_f
+
+
+def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
+    """Read one prediction file; the model name defaults to the file stem."""
+    path = Path(path)
+    name = model or path.stem
+    rows: dict[str, Prediction] = {}
+    skipped = 0
+    for r in iter_prediction_rows(path):
+        if r.clip_id in rows:
+            raise InputError(
+                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, r.row
+            )
+        if r.hypothesis is None:
+            skipped += 1
+            continue
+        rows[r.clip_id] = Prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
     return ModelPredictions(name, path, rows, skipped)
+
+
+def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
+    """The prediction files named by ``paths``: files as given, folders expanded (sorted, by suffix)."""
+    return _expand(paths)
 
 
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
