@@ -324,7 +324,10 @@ class RayExecutor:
 
     def _run(self, ray, store, models, clips, task, conditions, description) -> RunSummary:
         started = time.perf_counter()
-        worker_cls = ray.remote(**self.actor_options)(_ModelWorker) if self.actor_options else ray.remote(_ModelWorker)
+        # A worker process that dies (killed, out of memory) is restarted once and its call retried, so
+        # the run loses only the batch in flight, which is recomputed; every stored batch stays stored.
+        options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
+        worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
         identities = ray.get([a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
