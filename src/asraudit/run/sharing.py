@@ -32,18 +32,14 @@ def _subset(unit, keep: Callable[[str], bool]):
 
 
 def claim_units(store, units: Sequence) -> tuple[list, list]:
-    """Claim the jobs of ``units``; returns (the units' parts to compute here, parts held by other runs).
-
-    Jobs stored meanwhile by another run are in neither part; ``wait_for_others`` counts them."""
+    """Claim the jobs of ``units``; returns (the units' parts to compute here, the parts another run
+    holds or has stored meanwhile), the latter for ``wait_for_others`` to collect and count."""
     keys = [j.key for u in units for j in u.jobs]
     if not keys:
         return [], []
     mine = store.claim(keys)
     ours = [s for s in (_subset(u, mine.__contains__) for u in units) if s is not None]
-    if len(mine) == len(set(keys)):
-        return ours, []
-    done = store.done_keys(k for k in keys if k not in mine)
-    theirs = [s for s in (_subset(u, lambda k: k not in mine and k not in done) for u in units) if s is not None]
+    theirs = [s for s in (_subset(u, lambda k: k not in mine) for u in units) if s is not None]
     return ours, theirs
 
 
