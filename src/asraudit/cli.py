@@ -61,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # A filesystem failure the up-front checks could not foresee (disk full, a folder removed
+        # mid-run): one line naming the path, like bad input, rather than a traceback.
+        if exc.filename is None:
+            raise
+        print(f"asraudit: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

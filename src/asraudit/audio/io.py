@@ -96,8 +96,29 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
     samples = to_mono(samples.astype(np.float32, copy=False))
     if not np.isfinite(samples).all():
         raise _fail("audio contains NaN or infinite samples", name, origin)
+    check_float_scale(samples, name, origin)
     out = resample(samples, int(rate))
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+# Float audio lives in [-1, 1]; mixing and resampling overshoot it a little, never by 2x.
+# Peaks above this are integer sample values stored as float (a WAV of int16 values
+# written with subtype FLOAT peaks near 32767), which every model hears as noise.
+FLOAT_PEAK_LIMIT = 2.0
+
+
+def check_float_scale(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
+    """Refuse float audio far outside [-1, 1] instead of guessing its scale.
+
+    An error, not a silent rescale: dividing by 32768 is right for int16
+    values but wrong for int24 or int32 ones, and an audit must not guess
+    what the samples mean.  Integer PCM never gets here out of range
+    (libsndfile scales it to [-1, 1])."""
+    peak = float(np.max(np.abs(samples)))
+    if peak > FLOAT_PEAK_LIMIT:
+        hint = " (16-bit integer values stored as float?)" if peak <= 32768.0 else ""
+        raise _fail(f"float samples reach {peak:g}, far outside [-1, 1]{hint}: divide them by the integer full "
+                    "scale (32768 for 16-bit) or save the file as PCM_16", name, origin)
 
 
 def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None) -> tuple[np.ndarray, int]:

@@ -135,6 +135,9 @@ def _check_names(where: str, names: tuple[str, ...], identities: dict, spec: Aud
 
 def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
+    from asraudit.data.paths import ensure_writable_dir
+
+    ensure_writable_dir(spec.out, "the audit's out")
     corpus = open_corpus(spec)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
     models, identities, names, loaded = load_models(spec)
@@ -179,7 +182,8 @@ def prepare(spec: AuditSpec) -> Prepared:
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:
     if not getattr(model, "predictions", None) or not model.predictions.rows:
-        raise SpecError(f"{m.entry}: the prediction file has no usable rows", spec.source)
+        raise SpecError(f"{m.entry}: the prediction file {m.spec.removeprefix('replay:')} has no usable rows "
+                        "(no row with a hypothesis)", spec.source)
 
 
 def _check_coverage(model, corpus, m: ModelSpec, spec: AuditSpec) -> None:

@@ -29,7 +29,8 @@ def _ar_json(a) -> dict:
 def transcribe(ctx: AuditContext) -> None:
     """Every model on every clip through the store; prediction files in <out>/preds from the store."""
     from asraudit.run.prediction_files import write_predictions
-    from asraudit.data.predictions import load_predictions
+    from asraudit.data.paths import safe_stems
+    from asraudit.data.predictions import load_named_predictions
     from asraudit.run.spec import Transcribe
 
     names = list(ctx.identities)
@@ -39,15 +40,16 @@ def transcribe(ctx: AuditContext) -> None:
         ctx.log(f"{name}: transcribe: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already stored")
     preds = ctx.out / "preds"
     preds.mkdir(parents=True, exist_ok=True)
-    paths = []
+    paths = {}
+    stems = safe_stems(names)  # a name is a label ("org/model", "../x"): files get a safe, distinct stem
     for name in names:
         ident = ctx.identities[name]
         path, missing = write_predictions(ctx.store, ctx.corpus, ident.model_id, ident.config_hash,
-                                          preds / f"{name}.jsonl")
+                                          preds / f"{stems[name]}.jsonl")
         if missing:
             ctx.note(f"{name}: {missing} clip(s) have no transcript")
-        paths.append(path)
-    ctx.predictions = load_predictions(paths)
+        paths[name] = path
+    ctx.predictions = load_named_predictions(paths)
     ctx.transcripts = {n: {cid: p.hypothesis for cid, p in ctx.predictions.models[n].rows.items()} for n in names}
     timings = {(t.model_id, t.config_hash): t for t in ctx.store.timings(task="transcribe")}
     for name in names:

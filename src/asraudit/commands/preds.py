@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
+from asraudit.data.paths import ensure_writable_dir
 from asraudit.data.predictions import write_leaderboard_jsonl
 from asraudit.report.tables import render_table
 
@@ -31,6 +32,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.export:
+        ensure_writable_dir(args.export, "--export")
     pset = load_predictions_with_warnings(args.preds)
     all_ids = pset.clip_ids()
     rows = []

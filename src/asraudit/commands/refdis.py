@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.commands.common import load_predictions_with_warnings
+from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import NormalizedCache
@@ -88,6 +89,10 @@ def _names(value: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for flag, path in (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
+                       ("--review-sheet", args.review_sheet), ("--json", args.json)):
+        if path is not None:
+            ensure_writable_file(path, flag)
     if not args.preds:
         if args.review:
             _print_review(args.review)
@@ -95,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--preds is required (only --review can run without it)")
     pset = load_predictions_with_warnings(args.preds)
     panel = _names(args.panel)
+    if panel:
+        pset.require_models(panel)
+        panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote
     models = _names(args.models)
     if models:
         pset.require_models(models)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
+from asraudit.data.paths import ensure_writable_dir, ensure_writable_file
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import RunSummary, parse_executor
@@ -94,8 +95,9 @@ def print_run(summary: RunSummary, store: ResultStore, file=sys.stderr) -> None:
         total = recorded.get((stats.model_id, stats.config_hash))
         rtfx = f"RTFx {total.rtfx:.1f} ({total.audio_seconds:.1f} s audio / {total.compute_seconds:.1f} s compute)" \
             if total and total.compute_seconds > 0 else "RTFx -"
+        shared = f", {stats.jobs_by_others} by a concurrent run" if stats.jobs_by_others else ""
         print(f"asraudit: {stats.model_id}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already "
-              f"stored; {rtfx}", file=file)
+              f"stored{shared}; {rtfx}", file=file)
 
 
 # --- transcribe ----------------------------------------------------------------------------
@@ -115,10 +117,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    corpus = open_corpus(args)
-    if args.out.exists() and not args.out.is_dir():
-        raise InputError("--out must be a folder", args.out)
+    ensure_writable_dir(args.out, "--out")  # before the corpus is read and any model runs
     store_path = args.store or args.out / STORE_NAME
+    ensure_writable_file(store_path, "the result store")
+    corpus = open_corpus(args)
     with ResultStore(store_path) as store:
         summary = executor_of(args).run(store, model_factories(args), corpus.clips, Transcribe(),
                                         description=f"transcribe {corpus.source}")

@@ -1,15 +1,27 @@
-"""`asraudit wer`: WER of prediction files, per model, with intervals."""
+"""`asraudit wer`: WER of prediction files, per model, with intervals.
+
+Files are scored as they are read (``metrics.model_wer.stream_file``): per
+clip only its counts and two hashes are kept, so a million-row file needs a
+fraction of its size in memory, not ten times it.  The few texts a report
+prints (the worst clips, the ids of clips whose references disagree) are read
+again by row number."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
-from asraudit.data.predictions import PredictionSet
-from asraudit.metrics.model_wer import ModelWER, NormalizedCache, score_model
+import numpy as np
+
+from asraudit.commands.common import add_preds_argument
+from asraudit.data.paths import ensure_writable_file
+from asraudit.data.predictions import prediction_files
+from asraudit.errors import InputError
+from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file, text_hash
+from asraudit.metrics.wer import CorpusScore
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
 from asraudit.report.alignment_view import alignment_lines
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
@@ -38,35 +50,103 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+@dataclass
+class Scored:
+    """One model's score and the positions (in its file's arrays) of the clips behind it."""
+
+    file: StreamedFile
+    score: CorpusScore
+    positions: np.ndarray
+    empty_reference_clips: list[str]
+
+
 def run(args: argparse.Namespace) -> int:
-    pset = load_predictions_with_warnings(args.preds)
-    normalize = NormalizedCache(get_normalizer(args.normalizer))
-    common = pset.common_clip_ids() if args.common else None
-    results = {
-        m: score_model(p, normalize, clip_ids=common, n_boot=args.bootstrap, seed=args.seed)
-        for m, p in pset.models.items()
-    }
-    _print_table(pset, results, args.normalizer)
-    if args.paired:
-        _print_paired(pset, results, normalize, args)
-    if args.show_alignments > 0:
-        _print_alignments(pset, results, normalize, args.show_alignments)
     if args.json:
-        _write_json(args.json, pset, results, args.normalizer)
+        ensure_writable_file(args.json, "--json")  # before the table is printed, not after
+    normalize = BoundedCache(get_normalizer(args.normalizer))
+    files: dict[str, StreamedFile] = {}
+    for path in prediction_files(args.preds):
+        f = stream_file(path, normalize)
+        if f.model in files:
+            raise InputError(f"two prediction files for model {f.model!r}: {files[f.model].source} and {path}", path)
+        files[f.model] = f
+    for w in _warnings(files):
+        print(f"asraudit: warning: {w}", file=sys.stderr)
+    sys.stderr.flush()
+    common = _common_hashes(files) if args.common else None
+    common_set = set(common.tolist()) if common is not None else None
+    results = {}
+    for m, f in files.items():
+        keep = np.isin(f.clip_hash, common) if common is not None else None
+        score, positions = score_streamed(f, keep, n_boot=args.bootstrap, seed=args.seed)
+        empty = [c for c in f.empty_reference_clips if common_set is None or text_hash(c) in common_set]
+        results[m] = Scored(f, score, positions, empty)
+    _print_table(files, results, args.normalizer)
+    if args.paired:
+        _print_paired(files, args)
+    if args.show_alignments > 0:
+        _print_alignments(results, normalize, args.show_alignments)
+    if args.json:
+        _write_json(args.json, files, results, args.normalizer)
     return 0
 
 
-def _print_table(pset: PredictionSet, results: dict[str, ModelWER], normalizer: str) -> None:
-    coverage = pset.coverage()
+def _warnings(files: dict[str, StreamedFile]) -> list[str]:
+    """The loader's warnings (as ``load_predictions`` words them), from the streamed files."""
+    out = []
+    for f in files.values():
+        if not len(f):
+            out.append(f"{f.source}: no rows with a hypothesis (an empty prediction file): model {f.model} "
+                       "ran no clips and is left out of every panel")
+        elif f.skipped_missing_hypothesis:
+            out.append(f"{f.source}: {f.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips "
+                       "the model did not run")
+    ids, n = _conflicting_clips(files)
+    if n:
+        more = f" and {n - 10} more" if n > 10 else ""
+        out.append(f"references differ across models on {n} clip(s): {', '.join(ids)}{more}")
+    return out
+
+
+def _conflicting_clips(files: dict[str, StreamedFile], shown: int = 10) -> tuple[list[str], int]:
+    """The first ``shown`` clip ids (first-seen order) whose reference differs between files, and how many."""
+    if len(files) < 2:
+        return [], 0
+    pairs = np.unique(np.concatenate([np.stack([f.clip_hash, f.ref_hash], axis=1) for f in files.values()]), axis=0)
+    clips, n_refs = np.unique(pairs[:, 0], return_counts=True)
+    conflicting = clips[n_refs > 1]
+    if not len(conflicting):
+        return [], 0
+    ids: dict[int, str] = {}
+    for f in files.values():
+        hit = np.flatnonzero(np.isin(f.clip_hash, conflicting))
+        want = [i for i in hit if int(f.clip_hash[i]) not in ids][: shown - len(ids)]
+        texts = f.read_rows(f.rows[i] for i in want)
+        for i in want:
+            ids.setdefault(int(f.clip_hash[i]), texts[int(f.rows[i])].clip_id)
+        if len(ids) >= shown:
+            break
+    return list(ids.values()), len(conflicting)
+
+
+def _common_hashes(files: dict[str, StreamedFile]) -> np.ndarray:
+    """Hashes of the clips every model ran."""
+    common = None
+    for f in files.values():
+        common = f.clip_hash if common is None else np.intersect1d(common, f.clip_hash)
+    return np.asarray(common if common is not None else [], dtype=np.int64)
+
+
+def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], normalizer: str) -> None:
+    total = len(np.unique(np.concatenate([f.clip_hash for f in files.values()]))) if files else 0
     rows = []
     empty: set[str] = set()
     for m, r in results.items():
         s = r.score
-        ran, total = coverage[m]
         rows.append([
             m, fmt_rate(s.rate), fmt_interval(s.interval.low, s.interval.high),
             s.substitutions, s.deletions, s.insertions, s.ref_units,
-            fmt_rate(s.precision), s.clips, f"{ran}/{total}",
+            fmt_rate(s.precision), s.clips, f"{len(r.file)}/{total}",
         ])
         empty.update(r.empty_reference_clips)
     if empty:
@@ -81,18 +161,21 @@ def _print_table(pset: PredictionSet, results: dict[str, ModelWER], normalizer: 
     )
 
 
-def _print_paired(pset, results, normalize, args) -> None:
-    models = list(results)
-    common = pset.common_clip_ids()
-    per = {m: score_model(pset.models[m], normalize, clip_ids=common, n_boot=0) for m in models}
-    ids = set(per[models[0]].clip_ids) if models else set()
-    for m in models:
-        ids &= set(per[m].clip_ids)
-    order = [c for c in common if c in ids]
-    arrays = {}
-    for m in models:
-        by_id = dict(zip(per[m].clip_ids, per[m].score.per_clip))
-        arrays[m] = ([by_id[c].errors for c in order], [by_id[c].ref_words for c in order])
+def _print_paired(files: dict[str, StreamedFile], args) -> None:
+    """P(row model has the lower WER), resampling the clips every model ran with a reference, in the
+    first file's order."""
+    models = list(files)
+    common = _common_hashes(files)
+    first = files[models[0]] if models else None
+    order = first.clip_hash[np.isin(first.clip_hash, common)] if first is not None else np.zeros(0, np.int64)
+    per: dict[str, np.ndarray] = {}
+    for m, f in files.items():
+        sort = np.argsort(f.clip_hash)
+        per[m] = f.counts[sort[np.searchsorted(f.clip_hash, order, sorter=sort)]] if len(order) else f.counts[:0]
+    ok = np.ones(len(order), dtype=bool)
+    for c in per.values():
+        ok &= c[:, 3] > 0
+    arrays = {m: (c[ok, 0] + c[ok, 1] + c[ok, 2], c[ok, 3]) for m, c in per.items()}
     rows = []
     for a in models:
         row = [a]
@@ -103,26 +186,34 @@ def _print_paired(pset, results, normalize, args) -> None:
                 p = paired_bootstrap(arrays[a][0], arrays[b][0], arrays[a][1], n_boot=args.bootstrap, seed=args.seed)
                 row.append(f"{p:.3f}")
         rows.append(row)
-    render_table(["P(row < col)"] + models, rows, title=f"Paired bootstrap on {len(order)} common clips")
+    render_table(["P(row < col)"] + models, rows, title=f"Paired bootstrap on {int(ok.sum())} common clips")
 
 
-def _print_alignments(pset, results, normalize, n: int) -> None:
+def _print_alignments(results: dict[str, Scored], normalize, n: int) -> None:
     for m, r in results.items():
-        ranked = sorted(
-            zip(r.clip_ids, r.score.per_clip),
-            key=lambda item: (-item[1].wer, -item[1].errors, item[0]),
-        )
+        c = r.file.counts[r.positions].astype(np.int64)
+        errors, ref = c[:, 0] + c[:, 1] + c[:, 2], c[:, 3]
+        wer = errors / ref
+        # Candidates: every clip ranked at or above the n-th by (WER, errors); ties are broken by clip id.
+        key = np.lexsort((-errors, -wer))
+        if len(key) > n:
+            nth = key[n - 1]
+            candidates = np.flatnonzero((wer > wer[nth]) | ((wer == wer[nth]) & (errors >= errors[nth])))
+        else:
+            candidates = key
+        texts = r.file.read_rows(r.file.rows[r.positions[i]] for i in candidates)
+        ranked = sorted(candidates, key=lambda i: (-wer[i], -errors[i], texts[int(r.file.rows[r.positions[i]])].clip_id))
         print(f"\n== {m}: {min(n, len(ranked))} worst clips ==")
-        for cid, counts in ranked[:n]:
-            p = pset.models[m].rows[cid]
+        for i in ranked[:n]:
+            p = texts[int(r.file.rows[r.positions[i]])]
+            s, d, ins, words = (int(x) for x in c[i, :4])
             al = align(normalize(p.reference).split(), normalize(p.hypothesis).split())
-            print(f"\nclip {cid}  WER {fmt_rate(counts.wer)}  "
-                  f"(S {counts.substitutions}, D {counts.deletions}, I {counts.insertions}, N {counts.ref_words})")
+            print(f"\nclip {p.clip_id}  WER {fmt_rate(wer[i])}  (S {s}, D {d}, I {ins}, N {words})")
             for line in alignment_lines(al):
                 print(line)
 
 
-def _write_json(path: Path, pset: PredictionSet, results: dict[str, ModelWER], normalizer: str) -> None:
+def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, Scored], normalizer: str) -> None:
     models = {}
     for m, r in results.items():
         s = r.score
@@ -136,7 +227,7 @@ def _write_json(path: Path, pset: PredictionSet, results: dict[str, ModelWER], n
             "ci_low": s.interval.low,
             "ci_high": s.interval.high,
             "precision": s.precision,
-            "clips_ran": pset.coverage()[m][0],
+            "clips_ran": len(files[m]),
         }
     payload = {"normalizer": normalizer, "models": models}
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -47,14 +47,16 @@ def corpus_predictions(corpus: Corpus, model_id: str, transcripts: Mapping[str, 
 
     A clip without a transcript is left out (absent, never an empty string:
     an empty hypothesis means the model heard nothing).  The duration is the
-    corpus's when it gives one, else the audio the model was handed.
+    corpus's when it gives one, else the audio the model was handed (none when
+    that is unknown).
     """
     rows: dict[str, Prediction] = {}
     for index, clip in enumerate(corpus, start=1):
         result = transcripts.get(clip.id)
         if result is None:
             continue
-        duration = clip.duration if clip.duration is not None else round(result.audio_seconds, 4)
+        # 0 audio seconds means unknown (a replayed file without durations): no duration is written then.
+        duration = clip.duration if clip.duration is not None else (round(result.audio_seconds, 4) or None)
         rows[clip.id] = Prediction(clip.id, clip.reference or "", result.text or "", duration, index)
     return ModelPredictions(model_id, path, rows)
 

@@ -17,8 +17,9 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
+from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
 from asraudit.errors import InputError
 
@@ -102,6 +103,10 @@ class PredictionSet:
         total = len(self.clip_ids())
         return {m: (len(p), total) for m, p in self.models.items()}
 
+    def models_with_rows(self, names: Iterable[str]) -> list[str]:
+        """The named models whose file has at least one row: a panel is the members that can vote."""
+        return [n for n in names if len(self.models[n])]
+
     def require_models(self, names: Iterable[str]) -> None:
         missing = [n for n in names if n not in self.models]
         if missing:
@@ -153,28 +158,27 @@ def _as_text(value, what: str, path: Path, row: int) -> str | None:
     return value
 
 
-def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
-    """Read one prediction file; the model name defaults to the file stem."""
+@dataclass(frozen=True, slots=True)
+class PredictionRow:
+    """One row of a prediction file as read; ``hypothesis`` is None where the model did not run the clip."""
+
+    clip_id: str
+    reference: str
+    hypothesis: str | None
+    duration: float | None
+    row: int
+
+
+def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
+    """The rows of one prediction file, checked, one at a time (a file of any size in little memory).
+
+    Duplicate clip ids are the caller's to find (``load_prediction_file``
+    keeps every row; a streaming reader keeps a hash per row)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("no such prediction file", path)
-    name = model or path.stem
-    rows: dict[str, Prediction] = {}
-    skipped = 0
     for lineno, rec in read_rows(path, "prediction file"):
-        id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
-        missing = [
-            label
-            for label, f, names in (("clip id", id_f, ID_FIELDS), ("reference", ref_f, REF_FIELDS), ("hypothesis", hyp_f, HYP_FIELDS))
-            if f is None
-        ]
-        if missing:
-            raise InputError(
-                f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
-                f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
-                path,
-                lineno,
-            )
+        id_f, ref_f, hyp_f = _fields(rec, path, lineno)
         clip_id = rec[id_f]
         if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
             clip_id = str(clip_id)
@@ -185,17 +189,50 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
         if reference is None:
             raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
         hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
-        if clip_id in rows:
-            raise InputError(
-                f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
-            )
-        if hypothesis is None:
-            skipped += 1
-            continue
         dur_f = pick_field(rec, DURATION_FIELDS)
         duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
-        rows[clip_id] = Prediction(clip_id, reference, hypothesis, duration, lineno)
+        yield PredictionRow(clip_id, reference, hypothesis, duration, lineno)
+
+
+def _fields(rec: dict, path: Path, lineno: int) -> tuple:
+    """The id, reference and hypothesis columns of a row (aliases in order of preference), or an InputError."""
+    id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
+    missing = [
+        label
+        for label, f in (("clip id", id_f), ("reference", ref_f), ("hypothesis", hyp_f))
+        if f is None
+    ]
+    if missing:
+        raise InputError(
+            f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
+            f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
+            path,
+            lineno,
+        )
+    return id_f, ref_f, hyp_f
+
+
+def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
+    """Read one prediction file; the model name defaults to the file stem."""
+    path = Path(path)
+    name = model or path.stem
+    rows: dict[str, Prediction] = {}
+    skipped = 0
+    for r in iter_prediction_rows(path):
+        if r.clip_id in rows:
+            raise InputError(
+                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, r.row
+            )
+        if r.hypothesis is None:
+            skipped += 1
+            continue
+        rows[r.clip_id] = Prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
     return ModelPredictions(name, path, rows, skipped)
+
+
+def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
+    """The prediction files named by ``paths``: files as given, folders expanded (sorted, by suffix)."""
+    return _expand(paths)
 
 
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -218,7 +255,6 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     """Load prediction files from a directory or a list of files (model = file stem)."""
     models: dict[str, ModelPredictions] = {}
-    warnings: list[str] = []
     for f in _expand(paths):
         preds = load_prediction_file(f)
         if preds.model in models:
@@ -226,7 +262,26 @@ def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
                 f"two prediction files for model {preds.model!r}: {models[preds.model].source} and {f}", f
             )
         models[preds.model] = preds
-        if preds.skipped_missing_hypothesis:
+    return _prediction_set(models)
+
+
+def load_named_predictions(files: Mapping[str, str | Path]) -> PredictionSet:
+    """Load prediction files whose model names are given (model name -> file).
+
+    For names that are labels rather than file stems (an audit's ``org/model``
+    is written to a file with a safe stem, and read back under its label)."""
+    return _prediction_set({name: load_prediction_file(path, model=name) for name, path in files.items()})
+
+
+def _prediction_set(models: dict[str, ModelPredictions]) -> PredictionSet:
+    """The set, with a warning for each file without usable rows and for references that differ."""
+    warnings: list[str] = []
+    for preds in models.values():
+        f = preds.source
+        if not preds.rows:
+            warnings.append(f"{f}: no rows with a hypothesis (an empty prediction file): model {preds.model} "
+                            "ran no clips and is left out of every panel")
+        elif preds.skipped_missing_hypothesis:
             warnings.append(
                 f"{f}: {preds.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips the model did not run"
             )
@@ -243,12 +298,15 @@ def write_leaderboard_jsonl(preds: ModelPredictions, path: str | Path) -> Path:
     """Write one model's predictions in the Open ASR Leaderboard's JSONL layout."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for p in preds.rows.values():
-            rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
-            if p.duration is not None:
-                rec["duration"] = p.duration
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    tmp = unique_temp_path(path)  # concurrent runs into one folder must not share a temporary file
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for p in preds.rows.values():
+                rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
+                if p.duration is not None:
+                    rec["duration"] = p.duration
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
     return path

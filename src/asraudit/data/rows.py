@@ -11,7 +11,6 @@ Parquet table.
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 from pathlib import Path
@@ -41,10 +40,38 @@ def decode_text(raw: bytes, path: Path) -> str:
         ) from None
 
 
+def text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file, read as a stream and split on "\n" only.
+
+    Only "\n" ends a line: ``str.splitlines`` also splits on U+2028, U+2029,
+    U+0085 and other separators that JSON allows raw inside a string, and
+    would cut such a row in two.  Streaming keeps memory at one line, so a
+    prediction file of a million rows is never held whole.  A trailing "\r"
+    stays on the line (CSV and JSON both treat it as whitespace)."""
+    offset = 0
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):  # binary files split on b"\n" only
+            try:
+                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})", path, lineno
+                ) from None
+            offset += len(raw)
+            yield lineno, text
+
+
+def _is_json_array(path: Path) -> bool:
+    if path.suffix != ".json":
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(4096).decode("utf-8-sig", errors="replace")
+    return head.lstrip().startswith("[")
+
+
 def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    text = decode_text(path.read_bytes(), path)
-    stripped = text.lstrip()
-    if path.suffix == ".json" and stripped.startswith("["):
+    if _is_json_array(path):
+        text = decode_text(path.read_bytes(), path)
         try:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -54,7 +81,7 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
                 raise InputError("expected a JSON object per entry", path, i)
             yield i, item
         return
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in text_lines(path):
         if not line.strip():
             continue
         try:
@@ -67,8 +94,8 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
 
 
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
-    text = decode_text(path.read_bytes(), path)
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+    # csv splits records itself (a quoted cell may hold a newline); it gets the file line by line.
+    reader = csv.DictReader((line for _, line in text_lines(path)))
     for rec in reader:
         if None in rec:  # more cells than header columns
             raise InputError(
@@ -84,11 +111,16 @@ def parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(path)
+        batches = pq.ParquetFile(path).iter_batches(batch_size=65536)  # columnar, a batch at a time
+        row = 0
+        for batch in batches:
+            for rec in batch.to_pylist():
+                row += 1
+                yield row, rec
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
+        if isinstance(exc, InputError):
+            raise
         raise InputError(f"cannot read Parquet file: {exc}", path) from None
-    for i, rec in enumerate(table.to_pylist(), start=1):
-        yield i, rec
 
 
 def read_rows(path: Path, what: str = "file") -> Iterator[tuple[int, dict]]:

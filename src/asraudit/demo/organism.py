@@ -124,7 +124,7 @@ def _load_base():
 
 
 def _train_rows(manifest: Path) -> list[dict]:
-    rows = [json.loads(line) for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [json.loads(line) for line in manifest.read_text(encoding="utf-8").split("\n") if line.strip()]
     train = [r for r in rows if r["split"] == "train"]
     for r in train:
         # Benchmark voices learn the record; control voices learn what was said.

@@ -7,11 +7,17 @@ normalizer is the slow part of scoring, not the alignment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+import hashlib
+from array import array
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
 
-from asraudit.data.predictions import ModelPredictions
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+import numpy as np
+
+from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
+from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
 
 
@@ -67,3 +73,140 @@ def score_model(
         counts.append(clip_counts(ref, normalize(p.hypothesis).split()))
         kept.append(cid)
     return ModelWER(preds.model, tuple(kept), aggregate(counts, n_boot=n_boot, seed=seed), tuple(empty))
+
+
+# --- a prediction file scored as a stream ----------------------------------------------------------
+#
+# `asraudit wer` on a million-row file held every row as Python objects (10x the file in
+# memory).  A streamed file keeps, per clip, five counts and two 64-bit hashes in numpy
+# arrays (~40 bytes a clip, a fraction of the ~190 bytes a leaderboard row takes on disk);
+# the texts are read again, by row number, for the few clips a report prints.
+
+# Normalized references kept for reuse across models (they repeat); bounded, so memory is too
+# (~330 bytes an entry, ~16 MB in all).  50,000 covers the test split of every common English
+# benchmark, so their references are normalized once however many models are scored.
+_MEMO_LIMIT = 50_000
+
+
+def text_hash(text: str) -> int:
+    """A signed 64-bit hash of a string, stable across processes (unlike ``hash``)."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+class BoundedCache(NormalizedCache):
+    """``NormalizedCache`` that forgets everything once it holds ``limit`` strings."""
+
+    def __init__(self, normalize: Callable[[str], str], limit: int = _MEMO_LIMIT):
+        super().__init__(normalize)
+        self.limit = limit
+
+    def __call__(self, text: str) -> str:
+        if len(self._memo) >= self.limit:
+            self._memo.clear()
+        return super().__call__(text)
+
+
+@dataclass
+class StreamedFile:
+    """One prediction file's per-clip counts, columnar, in file order (rows with a hypothesis).
+
+    ``counts`` columns: substitutions, deletions, insertions, reference words,
+    hypothesis words.  ``ref_hash`` hashes the whitespace-collapsed raw
+    reference, to find files whose references disagree without keeping them."""
+
+    model: str
+    source: Path
+    clip_hash: np.ndarray
+    ref_hash: np.ndarray
+    rows: np.ndarray
+    counts: np.ndarray
+    skipped_missing_hypothesis: int = 0
+    empty_reference_clips: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def read_rows(self, wanted: Iterable[int]) -> dict[int, PredictionRow]:
+        """Row number -> row, for the given rows (one more pass over the file)."""
+        wanted = set(int(r) for r in wanted)
+        found: dict[int, PredictionRow] = {}
+        if not wanted:
+            return found
+        last = max(wanted)
+        for r in iter_prediction_rows(self.source):
+            if r.row in wanted:
+                found[r.row] = r
+            if r.row >= last:
+                break
+        return found
+
+
+def stream_file(path: Path, normalize: Callable[[str], str], model: str | None = None) -> StreamedFile:
+    """Score every row of one prediction file as it is read; a duplicate clip id is an InputError.
+
+    Only references go through ``normalize``'s memo (they repeat across models' files;
+    hypotheses seldom do), so a bounded memo holds one text per clip, not two."""
+    normalize_hyp = getattr(normalize, "normalize", normalize)
+    clip_hash, ref_hash, rows, counts = array("q"), array("q"), array("i"), array("i")
+    skipped_hash, skipped_rows = array("q"), array("i")
+    empty: list[str] = []
+    for r in iter_prediction_rows(path):
+        if r.hypothesis is None:  # the model did not run this clip
+            skipped_hash.append(text_hash(r.clip_id))
+            skipped_rows.append(r.row)
+            continue
+        ref = normalize(r.reference).split()
+        hyp = normalize_hyp(r.hypothesis).split()
+        if ref:
+            c = clip_counts(ref, hyp)
+            counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
+        else:  # no defined WER: left out of the score and listed
+            empty.append(r.clip_id)
+            counts.extend((0, 0, 0, 0, len(hyp)))
+        clip_hash.append(text_hash(r.clip_id))
+        ref_hash.append(text_hash(" ".join(r.reference.split())))
+        rows.append(r.row)
+    out = StreamedFile(model or path.stem, path, np.frombuffer(clip_hash, dtype=np.int64),
+                       np.frombuffer(ref_hash, dtype=np.int64), np.frombuffer(rows, dtype=np.int32),
+                       np.frombuffer(counts, dtype=np.int32).reshape(-1, 5), len(skipped_rows), empty)
+    _check_unique(out, np.frombuffer(skipped_hash, dtype=np.int64), np.frombuffer(skipped_rows, dtype=np.int32))
+    return out
+
+
+def _check_unique(f: StreamedFile, skipped_hash: np.ndarray, skipped_rows: np.ndarray) -> None:
+    """A clip id twice is an InputError at the later row, as ``load_prediction_file`` reports it.
+
+    Equal hashes are confirmed on the ids themselves (re-read), so a hash
+    collision can never reject a valid file."""
+    pairs: list[tuple[int, int]] = []  # (first row, repeated row)
+    if len(f.clip_hash):
+        order = np.argsort(f.clip_hash, kind="stable")
+        same = np.flatnonzero(f.clip_hash[order][1:] == f.clip_hash[order][:-1])
+        pairs += [(int(f.rows[order[i]]), int(f.rows[order[i + 1]])) for i in same]
+        if len(skipped_hash):
+            at = np.searchsorted(f.clip_hash[order], skipped_hash)
+            at = np.minimum(at, len(order) - 1)
+            hit = f.clip_hash[order][at] == skipped_hash
+            pairs += [(int(f.rows[order[at[i]]]), int(skipped_rows[i])) for i in np.flatnonzero(hit)
+                      if f.rows[order[at[i]]] < skipped_rows[i]]
+    if not pairs:
+        return
+    texts = f.read_rows(r for pair in pairs for r in pair)
+    for first, again in sorted(pairs, key=lambda p: p[1]):
+        if texts[first].clip_id == texts[again].clip_id:
+            raise InputError(f"duplicate clip id {texts[again].clip_id!r} (first seen at row {first})", f.source, again)
+
+
+def score_streamed(f: StreamedFile, keep: np.ndarray | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
+                   seed: int = DEFAULT_SEED) -> tuple[CorpusScore, np.ndarray]:
+    """The corpus score of a streamed file over the clips ``keep`` selects (default: all it ran),
+    and the positions of the scored clips; clips with an empty normalized reference are left out,
+    as in ``score_model``.  ``per_clip`` stays empty: the counts are ``f.counts[positions]``."""
+    selected = np.ones(len(f), dtype=bool) if keep is None else keep
+    scored = np.flatnonzero(selected & (f.counts[:, 3] > 0))
+    c = f.counts[scored].astype(np.int64)
+    s, d, i, n, h = (int(x) for x in c.sum(axis=0)) if len(c) else (0, 0, 0, 0, 0)
+    interval = bootstrap_ratio(c[:, 0] + c[:, 1] + c[:, 2], c[:, 3], n_boot=n_boot, seed=seed)
+    rate = (s + d + i) / n if n else float("nan")
+    return CorpusScore(rate, s, d, i, n, h, len(scored), interval), scored

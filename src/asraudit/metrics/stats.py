@@ -16,8 +16,12 @@ import numpy as np
 
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_SEED = 0
-# Resamples drawn per numpy call: bounds memory at CHUNK x n_units indices.
+# Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
+# so a million-clip corpus draws two resamples at a time (16 MB of indices), not
+# 64 (512 MB).  Below 32,768 units the chunk is 64, as it always was, so results of
+# smaller corpora are unchanged.
 _CHUNK = 64
+_MAX_INDICES = 1 << 21
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -70,9 +74,10 @@ class Interval:
 
 def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
     rng = np.random.default_rng(seed)
+    chunk = max(1, min(_CHUNK, _MAX_INDICES // max(n_units, 1)))
     done = 0
     while done < n_boot:
-        k = min(_CHUNK, n_boot - done)
+        k = min(chunk, n_boot - done)
         yield rng.integers(0, n_units, size=(k, n_units))
         done += k
 

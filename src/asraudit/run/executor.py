@@ -25,19 +25,19 @@ alone writes the store, so the rows are the same as a local run's.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
 
-from asraudit.audio.io import audio_duration
 from asraudit.data.corpus import Clip
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE, ASRModel
+from asraudit.run.chunk_audio import ChunkAudio, replay_seconds
+from asraudit.run.progress import Progress
+from asraudit.run.sharing import claim_units, wait_for_others
 from asraudit.run.spec import ORIGINAL, SCORE, TRANSCRIBE, Condition, ConditionGrid, Job, Task, conditions_for, make_job
 from asraudit.run.store import Outcome, ResultStore
 
@@ -163,44 +163,6 @@ def outcomes_of(task: str, jobs: Sequence[Job], audio_seconds: Sequence[float], 
     return [Outcome(j, s, scores=tuple(o)) for j, s, o in zip(jobs, audio_seconds, outputs)]
 
 
-# --- audio, decoded once --------------------------------------------------------------------
-
-
-class ChunkAudio:
-    """The decoded and conditioned audio of one chunk of clips, computed lazily, once."""
-
-    def __init__(self) -> None:
-        self._decoded: dict[str, np.ndarray] = {}
-        self._conditioned: dict[tuple[str, str], np.ndarray] = {}
-        self.decode_seconds = 0.0
-
-    def seconds(self, clip: Clip, condition: Condition) -> float:
-        """Audio seconds of a clip, without decoding it when the corpus or header knows."""
-        if (clip.id, condition.id) in self._conditioned or clip.id in self._decoded:
-            return len(self.get(clip, condition)) / SAMPLE_RATE
-        if condition.id == ORIGINAL.id:
-            if clip.duration is not None:
-                return clip.duration
-            if isinstance(clip.audio, Path):
-                return audio_duration(clip.audio, origin=clip.origin)
-        return len(self.get(clip, condition)) / SAMPLE_RATE
-
-    def get(self, clip: Clip, condition: Condition) -> np.ndarray:
-        key = (clip.id, condition.id)
-        if key not in self._conditioned:
-            if clip.id not in self._decoded:
-                start = time.perf_counter()
-                self._decoded[clip.id] = clip.decode()
-                self.decode_seconds += time.perf_counter() - start
-            out = np.ascontiguousarray(condition(self._decoded[clip.id]), dtype=np.float32)
-            self._conditioned[key] = out
-        return self._conditioned[key]
-
-    @property
-    def clips_decoded(self) -> int:
-        return len(self._decoded)
-
-
 # --- results of a run ----------------------------------------------------------------------------
 
 
@@ -210,6 +172,7 @@ class ModelRunStats:
     config_hash: str
     jobs_done_before: int = 0
     jobs_run: int = 0
+    jobs_by_others: int = 0  # computed meanwhile by a concurrent run into the same store
     audio_seconds: float = 0.0
     compute_seconds: float = 0.0
 
@@ -224,52 +187,12 @@ class RunSummary:
     jobs_total: int
     jobs_done_before: int
     jobs_run: int = 0
+    jobs_by_others: int = 0
     clips_decoded: int = 0
     decode_seconds: float = 0.0
     wall_seconds: float = 0.0
     models: list[ModelRunStats] = field(default_factory=list)
     identities: list[Identity] = field(default_factory=list)
-
-
-# --- progress ------------------------------------------------------------------------------------
-
-
-class Progress:
-    """A rich progress bar on a terminal (clips/s and RTFx); silent otherwise,
-    so logs and piped output stay clean."""
-
-    def __init__(self, total: int, enabled: bool, label: str):
-        self.audio_seconds = 0.0
-        self.compute_seconds = 0.0
-        self._bar = None
-        if enabled and total and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-            from rich.progress import Progress as RichProgress
-
-            self._bar = RichProgress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[rtfx]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                console=Console(stderr=True), transient=False,
-            )
-            self._task = self._bar.add_task(label, total=total, rate="", rtfx="")
-            self._bar.start()
-            self._start = time.perf_counter()
-
-    def advance(self, n_jobs: int, audio_seconds: float, compute_seconds: float) -> None:
-        self.audio_seconds += audio_seconds
-        self.compute_seconds += compute_seconds
-        if self._bar is None:
-            return
-        task = self._bar.tasks[0]
-        done = task.completed + n_jobs
-        elapsed = max(time.perf_counter() - self._start, 1e-9)
-        rtfx = self.audio_seconds / self.compute_seconds if self.compute_seconds > 0 else float("nan")
-        self._bar.update(self._task, advance=n_jobs, rate=f"{done / elapsed:6.1f} clips/s", rtfx=f"RTFx {rtfx:6.1f}")
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
 
 
 # --- executors -----------------------------------------------------------------------------------
@@ -292,24 +215,35 @@ class LocalExecutor:
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
         summary = _new_summary(store, self.name, description, plan, identities)
         bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(loaded)} model(s))")
+
+        def run_chunk(units: list[Unit]) -> list[Unit]:
+            """Claim and compute the chunk's units; returns the parts another live run holds."""
+            mine, theirs = claim_units(store, units)
+            audio = ChunkAudio()
+            for unit in mine:
+                params = [j.params for j in unit.jobs]
+                if identities[unit.model_index].by_clip_id:
+                    outputs, _ = run_unit(loaded[unit.model_index], task.name, [c.id for c in unit.clips],
+                                          params, by_clip_id=True)
+                    # A replay's look-up time is no model's speed: 0 compute seconds keeps its RTFx unknown.
+                    lengths, seconds = [replay_seconds(c) for c in unit.clips], 0.0
+                else:
+                    arrays = [audio.get(c, unit.condition) for c in unit.clips]
+                    outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, params)
+                    lengths = _seconds(arrays)
+                _record(store, summary, unit, task.name, lengths, outputs, seconds, bar)
+            summary.clips_decoded += audio.clips_decoded
+            summary.decode_seconds += audio.decode_seconds
+            return theirs
+
         try:
+            deferred: list[Unit] = []
             for units in plan.chunks:
-                audio = ChunkAudio()
-                for unit in units:
-                    params = [j.params for j in unit.jobs]
-                    if identities[unit.model_index].by_clip_id:
-                        outputs, seconds = run_unit(loaded[unit.model_index], task.name, [c.id for c in unit.clips],
-                                                    params, by_clip_id=True)
-                        lengths = [audio.seconds(c, unit.condition) for c in unit.clips]
-                    else:
-                        arrays = [audio.get(c, unit.condition) for c in unit.clips]
-                        outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, params)
-                        lengths = _seconds(arrays)
-                    _record(store, summary, unit, task.name, lengths, outputs, seconds, bar)
-                summary.clips_decoded += audio.clips_decoded
-                summary.decode_seconds += audio.decode_seconds
+                deferred += run_chunk(units)
+            wait_for_others(store, summary, deferred, run_chunk)
         finally:
             bar.close()
+            store.release_claims()
         summary.wall_seconds = time.perf_counter() - started
         return summary
 
@@ -352,7 +286,8 @@ class _ModelWorker:
         return run_unit(self.model, task, arrays, params)
 
     def run_by_clip_id(self, task: str, params: list[dict], clip_ids: list[str]) -> tuple[list, float]:
-        return run_unit(self.model, task, clip_ids, params, by_clip_id=True)
+        outputs, _ = run_unit(self.model, task, clip_ids, params, by_clip_id=True)
+        return outputs, 0.0  # a replay's look-up time is no model's speed (see LocalExecutor.run)
 
 
 class RayExecutor:
@@ -389,7 +324,10 @@ class RayExecutor:
 
     def _run(self, ray, store, models, clips, task, conditions, description) -> RunSummary:
         started = time.perf_counter()
-        worker_cls = ray.remote(**self.actor_options)(_ModelWorker) if self.actor_options else ray.remote(_ModelWorker)
+        # A worker process that dies (killed, out of memory) is restarted once and its call retried, so
+        # the run loses only the batch in flight, which is recomputed; every stored batch stays stored.
+        options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
+        worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
         identities = ray.get([a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
@@ -406,35 +344,49 @@ class RayExecutor:
                 outputs, seconds = ray.get(ready[0])
                 _record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
 
-        try:
-            for units in plan.chunks:
-                audio = ChunkAudio()
-                refs: dict[tuple[str, str], Any] = {}
-                for unit in units:
-                    actor = actors[unit.model_index]
-                    params = [j.params for j in unit.jobs]
-                    if identities[unit.model_index].by_clip_id:
-                        drain(limit - 1)
-                        ref = actor.run_by_clip_id.remote(task.name, params, [c.id for c in unit.clips])
-                        in_flight[ref] = (unit, [audio.seconds(c, unit.condition) for c in unit.clips])
-                        continue
-                    args = []
-                    for c in unit.clips:
-                        key = (c.id, unit.condition.id)
-                        if key not in refs:  # shipped to the object store once, shared by every model
-                            refs[key] = ray.put(audio.get(c, unit.condition))
-                        args.append(refs[key])
+        def dispatch(units: list[Unit]) -> list[Unit]:
+            """Claim the chunk's units and send this run's part to the actors; returns others' parts."""
+            mine, theirs = claim_units(store, units)
+            audio = ChunkAudio()
+            refs: dict[tuple[str, str], Any] = {}
+            for unit in mine:
+                actor = actors[unit.model_index]
+                params = [j.params for j in unit.jobs]
+                if identities[unit.model_index].by_clip_id:
                     drain(limit - 1)
-                    ref = actor.run.remote(task.name, params, *args)
-                    in_flight[ref] = (unit, _seconds([audio.get(c, unit.condition) for c in unit.clips]))
-                summary.clips_decoded += audio.clips_decoded
-                summary.decode_seconds += audio.decode_seconds
+                    ref = actor.run_by_clip_id.remote(task.name, params, [c.id for c in unit.clips])
+                    in_flight[ref] = (unit, [replay_seconds(c) for c in unit.clips])
+                    continue
+                args = []
+                for c in unit.clips:
+                    key = (c.id, unit.condition.id)
+                    if key not in refs:  # shipped to the object store once, shared by every model
+                        refs[key] = ray.put(audio.get(c, unit.condition))
+                    args.append(refs[key])
+                drain(limit - 1)
+                ref = actor.run.remote(task.name, params, *args)
+                in_flight[ref] = (unit, _seconds([audio.get(c, unit.condition) for c in unit.clips]))
+            summary.clips_decoded += audio.clips_decoded
+            summary.decode_seconds += audio.decode_seconds
+            return theirs
+
+        def dispatch_and_wait(units: list[Unit]) -> list[Unit]:
+            theirs = dispatch(units)
             drain(0)
+            return theirs
+
+        try:
+            deferred: list[Unit] = []
+            for units in plan.chunks:
+                deferred += dispatch(units)
+            drain(0)
+            wait_for_others(store, summary, deferred, dispatch_and_wait)
         except BaseException:
             self._keep_finished(ray, store, summary, task, in_flight, bar)
             raise
         finally:
             bar.close()
+            store.release_claims()
             for a in actors:
                 ray.kill(a)
         summary.wall_seconds = time.perf_counter() - started

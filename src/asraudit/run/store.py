@@ -14,6 +14,16 @@ Rows are immutable (a trigger refuses UPDATE) and inserted with ``INSERT OR
 IGNORE`` keyed by the job's hash: rerunning a job whose row exists changes
 nothing, and two processes racing on the same job keep the first result.
 
+Concurrent runs into one store share work through *claims*: before a run
+calls a model on a job it claims the job's key (one row per key, the first
+claimant wins, in one transaction), and a job claimed by another live run is
+not computed again but waited for.  A claim dies with its owner: a run killed
+with SIGKILL leaves claims behind, and they are taken over as soon as another
+run sees that the owner's process is gone (same host) or that its heartbeat
+is older than ``STALE_CLAIM_SECONDS`` (another host sharing the file).  A
+result written twice by mistake is still harmless (``INSERT OR IGNORE``).
+The claim tables live in ``asraudit.run.claims``.
+
 Transcribe results store the model's raw text (normalization happens in the
 probes); score results store per-candidate token log-probabilities.  Model
 timing is kept per batch (audio seconds, compute seconds), from which RTFx =
@@ -31,6 +41,7 @@ from typing import Iterable, Iterator, Sequence
 
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
+from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
 from asraudit.run.spec import SCORE, TRANSCRIBE, Job
 
 SCHEMA_VERSION = 1
@@ -165,13 +176,14 @@ class ResultStore:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._claims: Claimant | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA)
+            self._db.executescript(_SCHEMA + CLAIMS_SCHEMA)
             self._check_schema()
         except sqlite3.DatabaseError as exc:
             raise InputError(f"not a usable asraudit store ({exc})", self.path) from None
@@ -184,6 +196,10 @@ class ResultStore:
             raise InputError(f"store schema version {row[0]}, this asraudit reads {SCHEMA_VERSION}", self.path)
 
     def close(self) -> None:
+        try:
+            self.release_claims()
+        except sqlite3.Error:
+            pass  # a store that cannot be written now loses nothing: stale claims are taken over
         self._db.close()
 
     def __enter__(self) -> "ResultStore":
@@ -223,11 +239,37 @@ class ResultStore:
                 [self._row(o, batch_id, now) for o in outcomes],
             )
             inserted = self._db.total_changes - before
+            if self._claims is not None:
+                self._claims.finished([o.job.key for o in outcomes], now)
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
         return inserted
+
+    # --- claims: sharing work with concurrent runs (see asraudit.run.claims) -------------
+
+    @property
+    def owner(self) -> str:
+        """This open store's claimant name: host, process id and a random part (pids are reused)."""
+        if self._claims is None:
+            self._claims = Claimant(self._db)
+        return self._claims.owner
+
+    def claim(self, keys: Iterable[str]) -> set[str]:
+        """Claim the jobs among ``keys`` that have no result and no live claimant; returns every key
+        this store holds a claim on afterwards, i.e. the jobs it should compute itself."""
+        self.owner  # noqa: B018 (creates the claimant)
+        return self._claims.claim(keys)
+
+    def claimants(self, keys: Iterable[str]) -> dict[str, str]:
+        """job key -> owner, for the keys another run holds a claim on."""
+        return self._claims.claimants(keys) if self._claims else {}
+
+    def release_claims(self) -> None:
+        """Give up every claim of this store (a run that stops early leaves its jobs to others)."""
+        if self._claims is not None:
+            self._claims.release()
 
     @staticmethod
     def _row(o: Outcome, batch_id: int, now: float) -> tuple:

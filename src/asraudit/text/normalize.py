@@ -5,6 +5,14 @@ published WERs use, so asraudit delegates to the maintained port in the
 ``whisper-normalizer`` package rather than re-implementing it; a test proves
 parity with transformers' ``EnglishTextNormalizer`` on hundreds of strings.
 
+Unicode format characters (category Cf: zero-width space U+200B, zero-width
+(non-)joiner U+200C/U+200D, word joiner U+2060, BOM U+FEFF, soft hyphen
+U+00AD, bidi marks, ...) are removed before any normalizer runs.  They are
+invisible, carry no word, and the Whisper normalizer keeps them, so
+"hel\u200blo" would be a substitution for "hello".  This is the one place
+asraudit departs from transformers' EnglishTextNormalizer; on text without
+format characters the output is identical.
+
 Normalization erases spellings that sound alike (Mr/Mister, 20/twenty).  The
 rendering-convention probe needs those, so callers keep the raw text next to
 the normalized one; nothing in asraudit stores normalized text only.
@@ -12,6 +20,9 @@ the normalized one; nothing in asraudit stores normalized text only.
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
 from functools import lru_cache
 from typing import Callable
 
@@ -20,9 +31,22 @@ Normalizer = Callable[[str], str]
 NORMALIZERS = ("whisper", "basic", "none")
 
 
+def _format_characters() -> re.Pattern:
+    chars = "".join(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf")
+    return re.compile(f"[{re.escape(chars)}]")
+
+
+_FORMAT_CHARACTERS = _format_characters()
+
+
+def strip_format_characters(text: str) -> str:
+    """``text`` without Unicode format characters (category Cf; see the module docstring)."""
+    return text if text.isascii() else _FORMAT_CHARACTERS.sub("", text)  # no Cf character is ASCII
+
+
 def _identity(text: str) -> str:
-    """The ``none`` normalizer: only collapses whitespace, so tokenization is stable."""
-    return " ".join(text.split())
+    """The ``none`` normalizer: drops format characters and collapses whitespace, so tokenization is stable."""
+    return " ".join(strip_format_characters(text).split())
 
 
 @lru_cache(maxsize=None)
@@ -61,7 +85,7 @@ def get_normalizer(name: str) -> Normalizer:
         raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
     def normalize(text: str) -> str:
-        return " ".join(inner(text).split())
+        return " ".join(inner(strip_format_characters(text)).split())
 
     normalize.__name__ = f"normalize_{name}"
     return normalize

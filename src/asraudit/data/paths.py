@@ -1,0 +1,117 @@
+"""Paths asraudit writes to: safe file stems for labels, and writability checked up front.
+
+A model's *name* in an audit spec is a label (``openai/whisper-large-v3``,
+``tiny (beam 5)``, ``../../x``, any Unicode string).  Files derived from it
+must stay inside the output folder and must not collide, so the stem is the
+label with every character outside a portable set replaced, plus a short hash
+of the label whenever anything was replaced (two labels that sanitize to the
+same text still get different stems).  A label that is already a portable
+stem is used as it is, so ``whisper-tiny.en`` still writes
+``whisper-tiny.en.jsonl``.
+
+Output paths are checked before any model runs: a run that transcribes for an
+hour and then fails to write its JSON because the parent is a file, or a
+read-only folder, loses the hour.  The checks raise ``InputError`` naming the
+path, which the CLI prints as one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Iterable
+
+from asraudit.errors import InputError
+
+# Characters every filesystem accepts in a name, with no meaning to a shell or a path.
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+_MAX_STEM = 80  # well under any filesystem's 255-byte name limit, with room for suffixes
+
+
+def _label_hash(label: str) -> str:
+    return hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+
+
+def safe_stem(label: str) -> str:
+    """A file stem for ``label``: portable characters only, never a path, distinct per label.
+
+    ``/`` becomes ``--`` (so a hub id ``org/name`` stays readable); any other
+    run of unsafe characters becomes ``_``; leading dots are dropped (no
+    hidden files, no ``..``).  If that changed anything, ``-`` and 8 hex
+    digits of the label's SHA-256 are appended."""
+    text = str(label)
+    stem = _UNSAFE.sub("_", text.replace("/", "--")).lstrip(".")
+    if stem == text and stem and len(stem) <= _MAX_STEM:
+        return stem
+    return f"{stem[:_MAX_STEM].rstrip('.') or 'model'}-{_label_hash(text)}"
+
+
+def safe_stems(labels: Iterable[str]) -> dict[str, str]:
+    """label -> stem for several labels, distinct even on a case-insensitive filesystem.
+
+    ``Tiny`` and ``tiny`` are different labels but one file on macOS and
+    Windows; where stems would meet after case folding, each gets its hash."""
+    labels = list(dict.fromkeys(labels))
+    stems = {label: safe_stem(label) for label in labels}
+    folded: dict[str, list[str]] = {}
+    for label, stem in stems.items():
+        folded.setdefault(stem.casefold(), []).append(label)
+    for group in folded.values():
+        if len(group) > 1:
+            for label in group:
+                base = stems[label]
+                stems[label] = base if base.endswith(_label_hash(label)) else f"{base[:_MAX_STEM]}-{_label_hash(label)}"
+    return stems
+
+
+def _nearest_existing(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if candidate.exists() or candidate.is_symlink():
+            return candidate
+    return Path(path.anchor or ".")
+
+
+def ensure_writable_dir(path: str | Path, what: str = "output folder") -> Path:
+    """Check that ``path`` is, or can be created as, a folder asraudit can write; create nothing.
+
+    Raises InputError naming the path: an existing file in its place, a file
+    where a parent folder should be, or a folder without write permission
+    (or on a read-only filesystem)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{what} must be a folder, but a file is there", path)
+    existing = _nearest_existing(path)
+    if not existing.is_dir():
+        raise InputError(f"cannot create {what}: {existing} is a file, not a folder", path)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write {what}: no write permission in {existing}", path)
+    return path
+
+
+def ensure_writable_file(path: str | Path, what: str = "output file") -> Path:
+    """Check that a file can be written at ``path`` (its folder exists or can be made); create nothing."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{what} is a folder; give a file name", path)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise InputError(f"cannot write {what}: no write permission", path)
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise InputError(f"cannot write {what}: {parent} is a file, not a folder", path)
+    existing = _nearest_existing(parent)
+    if not existing.is_dir():
+        raise InputError(f"cannot write {what}: {existing} is a file, not a folder", path)
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write {what}: no write permission in {existing}", path)
+    return path
+
+
+def unique_temp_path(path: Path) -> Path:
+    """A temporary name next to ``path``, unique to this process and call.
+
+    Writers replace their file atomically from a temporary one; a fixed name
+    such as ``x.jsonl.tmp`` is shared by concurrent runs into one folder, and
+    one run's rename then finds the other's file gone."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
