@@ -548,19 +548,13 @@ def _number(x) -> float | None:
 
 def _readout_rows(ctx, experiment: str, action: str, plan: SteerPlan, model_name: str, variants, clips, direction,
                   direction_path: Path, details: dict[str, dict]) -> None:
-    from asraudit.mechanism.experiment import readout
-    from asraudit.mechanism.paired import mined_edits, paired_deltas
+    from asraudit.mechanism.experiment import measure_readout
 
     spec = plan.spec
-    panel_models = list(ctx.panel)
-    miner = _miner(ctx)
-    results = readout(ctx.store, variants, clips, panel=ctx.predictions, panel_models=panel_models,
-                      normalizer=ctx.spec.normalizer, miner=miner, n_boot=ctx.spec.bootstrap)
-    edits = mined_edits(ctx.store, variants, clips, ctx.predictions, panel_models, normalizer=ctx.spec.normalizer,
-                        miner=miner)
-    baseline = next(r for r in results if r.role == "baseline")
-    deltas = paired_deltas(edits, baseline.label, [r.label for r in results], n_boot=ctx.spec.bootstrap,
-                           seed=ctx.spec.seed)
+    measured = measure_readout(ctx.store, variants, clips, panel=ctx.predictions, panel_models=list(ctx.panel),
+                               normalizer=ctx.spec.normalizer, miner=_miner(ctx), n_boot=ctx.spec.bootstrap,
+                               seed=ctx.spec.seed)
+    results, deltas, baseline = measured.variants, measured.deltas, measured.baseline
     summary = ctx.summary.setdefault("mechanism", [])
     table = ctx.tables.setdefault("mechanism", [])
     for r in results:

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from asraudit.data.corpus import Clip
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
+from asraudit.mechanism.paired import PairedDelta, paired_deltas
+from asraudit.metrics.stats import DEFAULT_SEED
 from asraudit.metrics.wer import CorpusScore, corpus_wer
-from asraudit.probes.refdis import ClipInput, MinerParams, mine
-from asraudit.probes.refdis_score import AcceptRef, accept_ref
+from asraudit.probes.refdis import ClipInput, Edit, MinerParams
+from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
+from asraudit.probes.refdis_score import AcceptRef
 from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
@@ -124,41 +127,57 @@ def stored_transcripts(store: ResultStore, variant: Variant, clips: Sequence[Cli
     return {cid: found[job.key].text or "" for cid, job in jobs.items() if job.key in found}
 
 
-def _panel_clips(clips: Sequence[Clip], panel: PredictionSet, panel_models: Sequence[str],
-                 hyps: dict[str, dict[str, str]], normalize) -> list[ClipInput]:
-    out = []
-    for clip in clips:
-        if clip.reference is None:
-            continue
-        tokens = {}
-        for m in panel_models:
-            if clip.id in panel.models[m]:
-                tokens[m] = tuple(normalize(panel.models[m][clip.id].hypothesis).split())
-        for label, texts in hyps.items():
-            if clip.id in texts:
-                tokens[label] = tuple(normalize(texts[clip.id]).split())
-        out.append(ClipInput(clip.id, tuple(normalize(clip.reference).split()), tokens))
-    return out
+def panel_transcripts(panel: PredictionSet | Mapping[str, Mapping[str, str]] | None,
+                      panel_models: Sequence[str]) -> dict[str, dict[str, str]]:
+    """model -> clip -> raw transcript of the panel, from a PredictionSet or such a mapping."""
+    if panel is None:
+        return {}
+    if isinstance(panel, PredictionSet):
+        panel.require_models(panel_models)
+        return {m: {cid: p.hypothesis for cid, p in panel.models[m].rows.items()} for m in panel_models}
+    missing = [m for m in panel_models if m not in panel]
+    if missing:
+        raise InputError(f"no transcripts for panel model(s) {', '.join(missing)}")
+    return {m: dict(panel[m]) for m in panel_models}
 
 
-def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
-            panel: PredictionSet | None = None, panel_models: Sequence[str] = (), normalizer: str = "whisper",
-            miner: MinerParams = MinerParams(), n_boot: int = 1000) -> list[VariantReadout]:
-    """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits."""
+@dataclass(frozen=True)
+class Readout:
+    """An experiment's readout: one row per variant, the panel's edits with every variant's verdict, and the
+    paired change of each variant against the baseline on those same edits."""
+
+    variants: list[VariantReadout]
+    edits: list[Edit]
+    deltas: dict[str, PairedDelta]
+
+    @property
+    def baseline(self) -> VariantReadout:
+        return next(r for r in self.variants if r.role == "baseline")
+
+
+def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
+                    panel: PredictionSet | Mapping[str, Mapping[str, str]] | None = None,
+                    panel_models: Sequence[str] = (), normalizer: str = "whisper",
+                    miner: MinerParams = MinerParams(), n_boot: int = 1000, seed: int = 0) -> Readout:
+    """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits (mined once, by the
+    reference-error probe's one recipe), and the paired change against the baseline."""
     normalize = get_normalizer(normalizer)
     baseline = next((v for v in variants if v.role == "baseline"), None)
     if baseline is None:
         raise InputError("an experiment needs a baseline variant")
+    labels = [v.label for v in variants]
     texts = {v.label: stored_transcripts(store, v, clips) for v in variants}
     accept: dict[str, AcceptRef] = {}
+    edits: list[Edit] = []
     if panel is not None:
         clash = set(panel_models) & set(texts)
         if clash:
             raise InputError(f"panel model names clash with variant labels: {sorted(clash)}")
-        panel.require_models(panel_models)
-        mined = mine(_panel_clips(clips, panel, panel_models, texts, normalize), list(panel_models), miner,
-                     scored=[v.label for v in variants])
-        accept = accept_ref(mined.edits, [v.label for v in variants], n_boot=n_boot)
+        hyps = {**panel_transcripts(panel, panel_models), **texts}
+        references = {c.id: c.reference for c in clips if c.reference is not None}
+        measured = measure_refdis(_all_clips(references, hyps, normalize), list(panel_models), miner, scored=labels, n_boot=n_boot,
+                                  accept_ref_boot=n_boot, seed=DEFAULT_SEED)
+        accept, edits = measured.accept_ref, list(measured.edits)
     out = []
     base_texts = texts[baseline.label]
     for v in variants:
@@ -171,7 +190,19 @@ def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Cli
         changed = sum(1 for cid, text in mine_texts.items() if cid in base_texts and base_texts[cid] != text)
         out.append(VariantReadout(v.label, v.role, v.model.model_id, v.model.config_hash, len(mine_texts), changed,
                                   wer, accept.get(v.label), v.control_of))
-    return out
+    deltas = paired_deltas(edits, baseline.label, labels, n_boot=n_boot, seed=seed)
+    return Readout(out, edits, deltas)
+
+
+def _all_clips(references: Mapping[str, str], hyps: Mapping[str, Mapping[str, str]], normalize) -> list[ClipInput]:
+    """Every clip with a reference, also those no model ran (the miner counts them), normalized."""
+    ran = {c.clip_id: c for c in clip_inputs(references, hyps, normalize)}
+    return [ran.get(cid) or ClipInput(cid, tuple(normalize(ref).split()), {}) for cid, ref in references.items()]
+
+
+def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], **options) -> list[VariantReadout]:
+    """The variants' rows of :func:`measure_readout` (the tables of ``asraudit steer`` and ``patch``)."""
+    return measure_readout(store, variants, clips, **options).variants
 
 
 def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[list[str]]]:

@@ -87,14 +87,24 @@ VERDICTS = ("ref", "audio", "other", "ineligible")
 
 @dataclass(frozen=True)
 class MinerParams:
-    """Knobs of the full miner (the module docstring says why each default)."""
+    """Knobs of the full miner: the one set of defaults every front end (CLI, audit, mechanism) starts from.
 
-    majority: float = 0.8
-    min_run_len: int = 1
+    ``metadata`` gives the range a spec checks (``asraudit.audit.spec`` maps a
+    ``[refdis]`` table onto these fields)."""
+
+    # the paper's; with 4 members all 4 must agree, with 5 it is 4: never a 2-2 split
+    majority: float = field(default=0.8, metadata={"range": (0.0, 1.0)})
+    # a single wrong reference word is a reference error
+    min_run_len: int = field(default=1, metadata={"minimum": 1})
+    # interior edits are most of VoxPopuli's errors; positions are reported, so boundary-only is one column away
     include_middle: bool = True
-    min_ref_match: float = 0.5
-    min_consensus_cer: float = 0.30
-    min_panel: int = 3
+    # a model matching less than half the reference is not transcribing the clip and agrees with edits by accident
+    min_ref_match: float = field(default=0.5, metadata={"range": (0.0, 1.0)})
+    # a substitution within 30% character distance of the reference is spelling or spacing, not the audio
+    min_consensus_cer: float = field(default=0.30, metadata={"range": (0.0, None)})
+    # two agreeing models are too easily one shared bias
+    min_panel: int = field(default=3, metadata={"minimum": 2})
+    # a member is judged by edits mined without it, so its own vote never makes the edit it is judged on
     leave_one_out: bool = True
 
     def validate(self) -> None:
