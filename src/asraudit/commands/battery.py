@@ -18,7 +18,12 @@ from pathlib import Path
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
+from asraudit.probes.battery import READOUTS, load_spec
+from asraudit.probes.battery_run import BatteryInputs, BatteryParams, corrected_texts, measure_battery
+from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
+from asraudit.run.store import ResultStore
+from asraudit.text.normalize import get_normalizer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,8 +67,6 @@ def _delta_rate(v) -> str:
 
 
 def print_result(result, file=None) -> None:
-    from asraudit.probes.battery import READOUTS
-
     for readout, kind in READOUTS.items():
         rows = [r for r in result.rows if r.readout == readout]
         if not rows:
@@ -84,12 +87,6 @@ def print_result(result, file=None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.probes.battery import load_spec
-    from asraudit.probes.battery_run import BatteryInputs, corrected_texts, run_battery
-    from asraudit.probes.lift_run import load_edits
-    from asraudit.run.store import ResultStore
-    from asraudit.text.normalize import get_normalizer
-
     spec = load_spec(args.spec)
     if args.out.exists() and not args.out.is_dir():
         raise InputError("--out must be a folder", args.out)
@@ -118,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
           f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
-        result = run_battery(
-            store, executor_of(args), load_models(args), spec, inputs, normalize,
+        result = measure_battery(
+            store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: print(f"asraudit: battery condition {name}", file=sys.stderr),
         )
