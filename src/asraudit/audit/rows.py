@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, ClassVar, Optional
 
 from asraudit.metrics.stats import Interval
 
@@ -35,7 +35,11 @@ def pair(iv: Interval | None) -> Pair | None:
 
 @dataclass
 class ModelRow:
-    """One audited model: what it is, its headline numbers with their intervals, and its flag."""
+    """One audited model: what it is, its headline numbers with their intervals, and its flag.
+
+    A number of a stage that did not run (or did not measure this model) is left out of the file."""
+
+    OMIT_NONE: ClassVar[bool] = True
 
     spec: str
     panel: bool

@@ -152,9 +152,11 @@ def build_summary(result: "AuditResult") -> Summary:
 
 
 def to_plain(value):
-    """JSON-ready: dataclasses as objects (a None field of the top level left out), NaN as null."""
+    """JSON-ready: dataclasses as objects (None fields left out where the row says so), NaN as null."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        omit = getattr(value, "OMIT_NONE", False)
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not (omit and getattr(value, f.name) is None)}
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
