@@ -15,7 +15,8 @@ from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
 from asraudit.probes.refdis import KINDS, POSITIONS, MinerParams, MiningResult, prepare_clips
-from asraudit.probes.refdis_compat import HumeParams, run_hume
+from asraudit.probes.refdis_compat import HumeParams
+from asraudit.probes.refdis_compat_run import run_hume
 from asraudit.probes.refdis_probe import measure_refdis
 from asraudit.probes.refdis_score import AcceptRef
 from asraudit.probes.review import read_review_sheet, write_review_sheet

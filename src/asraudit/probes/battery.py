@@ -76,7 +76,7 @@ from asraudit.models.base import SAMPLE_RATE
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
-from asraudit.probes.refdis import HypCells, place_of, reading
+from asraudit.probes.refdis_cells import HypCells, place_of, reading
 
 PROBES = ("accept-ref", "recovery", "lift")
 CONDITION_TYPES = ("original", "noise", "reverb", "codec", "truncate", "splice", "revoice")
