@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from asraudit.probes.battery import TTS_DONOR_SENTENCES
+from asraudit.probes.battery_donors import TTS_DONOR_SENTENCES
 
 OTHER_SPEECH_DIR = Path(__file__).parent / "data" / "other_speech"
 ENGINE = "espeak-ng"

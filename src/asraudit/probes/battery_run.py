@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from asraudit.audio.timing import WordTiming
-from asraudit.probes.battery import BatterySpec, Channels, DonorPool, load_spec, normalized_channel, verdict_under
+from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
+from asraudit.probes.battery_donors import DonorPool
 from asraudit.probes.battery_readout import BatteryResult, Cell, readout
 from asraudit.probes.lift_run import EditItem, read_lift, run_lift
 from asraudit.probes.masked_run import MaskItem, read_masked, run_masked
