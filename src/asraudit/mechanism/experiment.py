@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from asraudit.audio.conditions import Noise, Silence, SpanMask
+from asraudit.audio.io import load_audio
 from asraudit.data.corpus import Clip
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
@@ -32,6 +34,7 @@ from asraudit.metrics.wer import CorpusScore, corpus_wer
 from asraudit.probes.refdis import ClipInput, Edit, MinerParams
 from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
 from asraudit.probes.refdis_score import AcceptRef
+from asraudit.run.executor import LocalExecutor
 from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
@@ -106,8 +109,6 @@ class VariantReadout:
 def run_variants(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *, batch_size: int = 8,
                  progress: bool = False, description: str = "mechanism experiment"):
     """Transcribe every clip with every variant (what the store already has is skipped)."""
-    from asraudit.run.executor import LocalExecutor
-
     labels = [v.label for v in variants]
     if len(set(labels)) != len(labels):
         raise InputError(f"variant labels repeat: {labels}")
@@ -205,33 +206,6 @@ def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Cli
     return measure_readout(store, variants, clips, **options).variants
 
 
-def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[list[str]]]:
-    """Columns and rows for ``render_table``."""
-    from asraudit.report.tables import fmt_interval, fmt_rate
-
-    baseline = next(r for r in readouts if r.role == "baseline")
-    columns = ["variant", "role", "clips", "changed", "WER", "WER 95% CI", "accept-ref", "ref/eligible",
-               "Wilson 95%", "Δ points", "Δ relative"]
-    rows = []
-    for r in readouts:
-        change = r.relative_change(baseline)
-        points = r.accept_difference(baseline)
-        rows.append([
-            r.label,
-            r.role,
-            r.n_clips,
-            r.changed,
-            "-" if r.wer is None else fmt_rate(r.wer.rate),
-            "-" if r.wer is None else fmt_interval(r.wer.interval.low, r.wer.interval.high),
-            "-" if r.accept is None else fmt_rate(r.accept.rate),
-            "-" if r.accept is None else f"{r.accept.n_ref}/{r.accept.n_eligible}",
-            "-" if r.accept is None else fmt_interval(r.accept.low, r.accept.high),
-            "-" if r.role == "baseline" or points != points else f"{100 * points:+.1f}",
-            "-" if r.role == "baseline" or change != change else f"{100 * change:+.1f}%",
-        ])
-    return columns, rows
-
-
 # -- sources of paired inputs, from the command line -----------------------------------------
 
 
@@ -241,8 +215,6 @@ def parse_audio_source(spec: str):
     ``silence``; ``noise:SNR_DB[:SEED]`` (white noise at that SNR);
     ``mask:T0-T1`` (the span silenced); ``audio:PATH`` (one fixed clip).
     """
-    from asraudit.audio.conditions import Noise, Silence, SpanMask
-
     kind, _, rest = spec.partition(":")
     try:
         if kind == "silence" and not rest:
@@ -254,10 +226,8 @@ def parse_audio_source(spec: str):
             t0, _, t1 = rest.partition("-")
             return SpanMask(float(t0), float(t1))
         if kind == "audio" and rest:
-            from asraudit.audio.io import load_audio
-
             audio = load_audio(rest)  # a bad path is an InputError before torch is needed
-            from asraudit.models.whitebox.interventions import FixedAudio
+            from asraudit.models.whitebox.interventions import FixedAudio  # torch
 
             return FixedAudio(audio, label=Path(rest).name)
     except ValueError as exc:
