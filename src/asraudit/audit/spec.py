@@ -46,7 +46,7 @@ can travel together::
     max_edits = 60
     [battery]
     spec = "paper"                  # or a battery TOML file
-    [[mechanism]]                   # white-box experiments (see asraudit.audit.mechanism)
+    [[mechanism]]                   # white-box experiments (see asraudit.audit.spec_mechanism)
 
 A section that is absent is a probe not run; every present section is run
 and reported.  A probe's section is read onto that probe's Params dataclass

@@ -58,20 +58,24 @@ def transcribe(ctx: AuditContext, done: AuditResult) -> TranscribeStage:
 
 
 def _export(ctx: AuditContext, name: str, path) -> dict[str, str]:
-    """The model's stored transcripts, clip -> text in corpus order; written as a leaderboard JSONL file."""
+    """The model's stored transcripts, clip -> text in corpus order, also written as a leaderboard JSONL file.
+
+    (Reading the store and writing the file are the same two steps ``asraudit transcribe`` takes; once both
+    live below the CLI they are one shared helper.)"""
     ident = ctx.identities[name]
     jobs = {clip.id: make_job(ident.model_id, ident.config_hash, clip.id, ORIGINAL.id, TRANSCRIBE)
             for clip in ctx.corpus}
     found = ctx.store.get_many(jobs.values())
+    stored = {cid: found[job.key] for cid, job in jobs.items() if job.key in found}
     rows: dict[str, Prediction] = {}
     for index, clip in enumerate(ctx.corpus, start=1):
-        result = found.get(jobs[clip.id].key)
+        result = stored.get(clip.id)
         if result is None:
             continue
         duration = clip.duration if clip.duration is not None else round(result.audio_seconds, 4)
         rows[clip.id] = Prediction(clip.id, clip.reference or "", result.text or "", duration, index)
     write_leaderboard_jsonl(ModelPredictions(ident.model_id, path, rows), path)
-    return {cid: p.hypothesis for cid, p in rows.items()}
+    return {cid: result.text or "" for cid, result in stored.items()}
 
 
 def references(ctx: AuditContext) -> dict[str, str]:
