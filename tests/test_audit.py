@@ -254,3 +254,19 @@ def test_every_knob_of_a_probe_is_settable_from_its_section_and_unknown_keys_nam
     with pytest.raises(SpecError) as err:
         parse_spec(__import__("tomllib").loads(text + "colour = 1\n"), "audit.toml", tmp_path)
     assert "audit.toml" in str(err.value) and "[masked]: unknown key(s) colour" in str(err.value)
+
+
+def test_the_refdis_command_and_the_audit_report_the_same_accept_ref(replayed, tmp_path, capsys):
+    # One recipe: the command over the audit's exported prediction files, with the audit's panel settings,
+    # gives every model the audit's accept-ref and counts.
+    out, _ = replayed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    preds = sorted(str(p) for p in (out / "preds").glob("*.jsonl"))
+    result = tmp_path / "refdis.json"
+    assert main(["refdis", "--preds", *preds, "--panel", "clean0,clean1,clean2", "--majority", "0.66",
+                 "--min-panel", "2", "--json", str(result)]) == 0
+    capsys.readouterr()
+    command = json.loads(result.read_text(encoding="utf-8"))["accept_ref"]
+    for name, m in summary["models"].items():
+        assert (command[name]["n_ref"], command[name]["n_eligible"]) == (m["n_ref"], m["n_eligible"])
+        assert command[name]["rate"] == pytest.approx(m["accept_ref"], rel=1e-12)  # the same counts' ratio

@@ -21,7 +21,7 @@ from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRo
 from asraudit.data.predictions import ModelPredictions, Prediction, write_leaderboard_jsonl
 from asraudit.metrics.stats import Interval
 from asraudit.metrics.wer import clip_counts
-from asraudit.probes.battery_run import corrected_texts
+from asraudit.probes.battery_run import said_texts
 from asraudit.probes.conventions_probe import measure_conventions, text_pairs
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
@@ -133,13 +133,10 @@ def _clip_rows(clips, fixed, transcripts) -> list[dict]:
 def _said(ctx: AuditContext, edit_items: list[EditItem]) -> dict[str, str]:
     """What each clip says: the spec's said_field, else the reference with the panel's edits applied."""
     field = ctx.spec.corpus.said_field
-    said = {}
-    for clip in ctx.corpus:
-        value = clip.metadata.get(field) if field else None
-        said[clip.id] = value if isinstance(value, str) else (clip.reference or "")
-    if not field:
-        said.update(corrected_texts(edit_items))
-    return said
+    said = None
+    if field:
+        said = {c.id: v for c in ctx.corpus if isinstance(v := c.metadata.get(field), str)}
+    return said_texts(ctx.corpus, said, edit_items)
 
 
 # ------------------------------------------------------------------ conventions

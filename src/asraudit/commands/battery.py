@@ -19,7 +19,7 @@ from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, 
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, load_spec
-from asraudit.probes.battery_run import BatteryInputs, BatteryParams, corrected_texts, measure_battery
+from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
 from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
@@ -107,10 +107,7 @@ def run(args: argparse.Namespace) -> int:
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
-    all_texts = clip_texts(corpus, args.text_field) if args.text_field else {}
-    said = {c.id: (all_texts.get(c.id) or c.reference or "") for c in corpus}
-    if not args.text_field:
-        said.update(corrected_texts(edits))
+    said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
     print(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
           f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)

@@ -69,6 +69,18 @@ def corrected_texts(edits: Sequence[EditItem]) -> dict[str, str]:
     return out
 
 
+def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]) -> dict[str, str]:
+    """What each clip says, for re-voicing and as a donor's transcript.
+
+    ``said`` (clip -> text from a corpus field such as ``spoken``) where it has the clip; else the raw
+    reference; without ``said``, the clips with mined edits take their reference with the edits applied
+    (what the panel says was said)."""
+    out = {c.id: ((said or {}).get(c.id) or c.reference or "") for c in corpus}
+    if said is None:
+        out.update(corrected_texts(edits))
+    return out
+
+
 def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
                     params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
                     seed: int = 0, on_condition: Callable[[str], None] | None = None) -> BatteryResult:
