@@ -27,7 +27,7 @@ from asraudit.audit.rows import MechanismRow, finite
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, measure_readout, parse_audio_source, run_variants
+from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.models.registry import load_model
 
@@ -214,9 +214,10 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
                   direction, direction_path: Path, details: dict[str, dict]) -> None:
     ctx = run.ctx
     spec = plan.spec
-    measured = measure_readout(ctx.store, variants, clips, panel=run.transcripts, panel_models=list(ctx.panel),
-                               normalizer=ctx.spec.normalizer, miner=ctx.spec.refdis, n_boot=ctx.spec.bootstrap,
-                               seed=ctx.spec.seed)
+    params = ReadoutParams(normalizer=ctx.spec.normalizer, miner=ctx.spec.refdis, n_boot=ctx.spec.bootstrap,
+                           seed=ctx.spec.seed)
+    measured = measure_readout(ctx.store, variants, clips, params, panel=run.transcripts,
+                               panel_models=list(ctx.panel))
     results, deltas, baseline = measured.variants, measured.deltas, measured.baseline
     for r in results:
         acc, d = r.accept, deltas[r.label]

@@ -156,13 +156,28 @@ class Readout:
         return next(r for r in self.variants if r.role == "baseline")
 
 
-def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
+@dataclass(frozen=True)
+class ReadoutParams:
+    """Knobs of the mechanism readout (the audit fills them from its spec: normalizer, [refdis], bootstrap, seed)."""
+
+    # WER and the panel's edits are read on normalized text, as the audit's mining stage reads them
+    normalizer: str = "whisper"
+    # the panel mines the edits every variant is judged on with the reference-error probe's own knobs
+    miner: MinerParams = MinerParams()
+    # clip-bootstrap resamples for WER, accept-ref and the paired change
+    n_boot: int = 1000
+    # seed of the paired change's bootstrap
+    seed: int = 0
+
+
+def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip],
+                    params: ReadoutParams = ReadoutParams(), *,
                     panel: PredictionSet | Mapping[str, Mapping[str, str]] | None = None,
-                    panel_models: Sequence[str] = (), normalizer: str = "whisper",
-                    miner: MinerParams = MinerParams(), n_boot: int = 1000, seed: int = 0) -> Readout:
+                    panel_models: Sequence[str] = ()) -> Readout:
     """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits (mined once, by the
     reference-error probe's one recipe), and the paired change against the baseline."""
-    normalize = get_normalizer(normalizer)
+    normalize = get_normalizer(params.normalizer)
+    miner, n_boot, seed = params.miner, params.n_boot, params.seed
     baseline = next((v for v in variants if v.role == "baseline"), None)
     if baseline is None:
         raise InputError("an experiment needs a baseline variant")
@@ -201,9 +216,13 @@ def _all_clips(references: Mapping[str, str], hyps: Mapping[str, Mapping[str, st
     return [ran.get(cid) or ClipInput(cid, tuple(normalize(ref).split()), {}) for cid, ref in references.items()]
 
 
-def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], **options) -> list[VariantReadout]:
+def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
+            panel: PredictionSet | Mapping[str, Mapping[str, str]] | None = None, panel_models: Sequence[str] = (),
+            normalizer: str = "whisper", miner: MinerParams = MinerParams(), n_boot: int = 1000,
+            seed: int = 0) -> list[VariantReadout]:
     """The variants' rows of :func:`measure_readout` (the tables of ``asraudit steer`` and ``patch``)."""
-    return measure_readout(store, variants, clips, **options).variants
+    params = ReadoutParams(normalizer=normalizer, miner=miner, n_boot=n_boot, seed=seed)
+    return measure_readout(store, variants, clips, params, panel=panel, panel_models=panel_models).variants
 
 
 # -- sources of paired inputs, from the command line -----------------------------------------
