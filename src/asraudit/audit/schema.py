@@ -14,7 +14,7 @@ from typing import Any
 
 from asraudit.audit.summary import SCHEMA_VERSION, Summary
 
-SCHEMA_ID = f"https://asraudit.invalid/schema/summary-{SCHEMA_VERSION}.json"
+SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
 
 _SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer"},
             float: {"type": ["number", "integer"]}}
