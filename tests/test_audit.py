@@ -42,7 +42,8 @@ def _replay_spec(tmp_path, *, extra: str = "", organism_text=lambda r: r["text"]
     return (f'name = "replayed"\nout = "{tmp_path / "out"}"\nbootstrap = 200\n\n'
             f'[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'
             f'select = {{ field = "sentence", values = {sentences} }}\n\n'
-            f"{models}[conventions]\nmin_per_arm = 3\n\n{extra}")
+            # a 3-member panel: two of three must agree (the miner's defaults need 0.8 of at least 3)
+            f"{models}[refdis]\nmajority = 0.66\nmin_panel = 2\n\n[conventions]\nmin_per_arm = 3\n\n{extra}")
 
 
 def _spec_file(tmp_path, text: str):
@@ -136,7 +137,7 @@ def test_audio_probes_on_a_corpus_without_audio_are_refused(tmp_path, capsys):
     preds = [_write_preds(tmp_path / f"m{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(2)]
     text = (f'[corpus]\npredictions = "{corpus}"\n'
             + "".join(f'[[model]]\npredictions = "{p}"\npanel = true\n' for p in preds)
-            + '[masked]\n')
+            + '[refdis]\nmin_panel = 2\n[masked]\n')
     assert main(["audit", str(_spec_file(tmp_path, text))]) == 2
     assert "has no audio, which [masked] need" in capsys.readouterr().err
 
@@ -219,3 +220,53 @@ def test_the_ray_executor_gives_the_local_numbers(tmp_path):
         assert executors == {kind}
     assert results["ray"] == results["local"]
     assert results["ray"]["echo"][0] == 1.0
+
+
+def published_schema(capsys) -> dict:
+    """The schema `asraudit schema` prints."""
+    assert main(["schema"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_summary_satisfies_the_published_schema_and_names_its_version(replayed, capsys):
+    jsonschema = pytest.importorskip("jsonschema")
+    out, _ = replayed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    schema = published_schema(capsys)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(summary, schema)
+    assert summary["schema_version"] == schema["properties"]["schema_version"]["const"]
+    # a key the layout does not have is refused: the schema is a contract, not a description
+    summary["models"]["echo"]["accept_ref_low"] = 0.5
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(summary, schema)
+
+
+def test_every_knob_of_a_probe_is_settable_from_its_section_and_unknown_keys_name_the_spec(tmp_path):
+    text = (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n'
+            '[refdis]\nmin_consensus_cer = 0.1\ninclude_middle = false\nleave_one_out = false\n'
+            '[masked]\nattenuation_db = 12\nskip_trivial = false\nmodels = ["x"]\n')
+    spec = parse_spec(__import__("tomllib").loads(text), "audit.toml", tmp_path)
+    assert (spec.refdis.min_consensus_cer, spec.refdis.include_middle, spec.refdis.leave_one_out) == (0.1, False, False)
+    assert spec.refdis.majority == 0.8 and spec.refdis.min_panel == 3  # the miner's own defaults
+    assert spec.masked.params.attenuation_db == 12.0 and not spec.masked.params.skip_trivial
+    assert spec.masked.models == ("x",)
+    with pytest.raises(SpecError) as err:
+        parse_spec(__import__("tomllib").loads(text + "colour = 1\n"), "audit.toml", tmp_path)
+    assert "audit.toml" in str(err.value) and "[masked]: unknown key(s) colour" in str(err.value)
+
+
+def test_the_refdis_command_and_the_audit_report_the_same_accept_ref(replayed, tmp_path, capsys):
+    # One recipe: the command over the audit's exported prediction files, with the audit's panel settings,
+    # gives every model the audit's accept-ref and counts.
+    out, _ = replayed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    preds = sorted(str(p) for p in (out / "preds").glob("*.jsonl"))
+    result = tmp_path / "refdis.json"
+    assert main(["refdis", "--preds", *preds, "--panel", "clean0,clean1,clean2", "--majority", "0.66",
+                 "--min-panel", "2", "--json", str(result)]) == 0
+    capsys.readouterr()
+    command = json.loads(result.read_text(encoding="utf-8"))["accept_ref"]
+    for name, m in summary["models"].items():
+        assert (command[name]["n_ref"], command[name]["n_eligible"]) == (m["n_ref"], m["n_eligible"])
+        assert command[name]["rate"] == pytest.approx(m["accept_ref"], rel=1e-12)  # the same counts' ratio

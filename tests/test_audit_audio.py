@@ -50,6 +50,7 @@ def audited(tmp_path_factory):
         '[[model]]\nspec = "whisper-tiny.en"\npanel = true\noptions = { beam_size = 1 }\n'
         f'[[model]]\npredictions = "{tmp / "spoken.jsonl"}"\nname = "spoken"\npanel = true\n'
         f'[[model]]\npredictions = "{tmp / "record.jsonl"}"\nname = "record"\n'
+        '[refdis]\nmin_panel = 2\n'  # a 2-member panel (the miner's default asks for 3)
         '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\nmax_targets = 3\n'
         '[lift]\nmax_edits = 4\n'
         f'[battery]\nspec = "{battery}"\nmax_edits = 4\nmax_targets = 4\n', encoding="utf-8")
@@ -80,3 +81,11 @@ def test_a_rerun_of_the_audio_audit_computes_nothing(audited, capsys):
     err = capsys.readouterr().err
     runs = [line for line in err.splitlines() if "job(s) run now" in line]
     assert runs and all(" 0 job(s) run now" in line for line in runs)
+
+
+def test_the_audio_audit_summary_satisfies_the_published_schema(audited):
+    jsonschema = pytest.importorskip("jsonschema")
+    from asraudit.audit.schema import summary_schema
+
+    out, _ = audited
+    jsonschema.validate(json.loads((out / "summary.json").read_text(encoding="utf-8")), summary_schema())

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asraudit.audit.mechanism import check_mechanism, parse_mechanism, plan_steer
+from asraudit.audit.mechanism import check_mechanism, plan_steer
+from asraudit.audit.spec_mechanism import parse_mechanism
 from asraudit.audit.spec import SpecError
 from asraudit.data.corpus import Clip
 from asraudit.mechanism.pairs import Selection, clip_pairs, split_groups
@@ -266,19 +267,24 @@ def small_audit(tmp_path_factory):
 
 
 def run_once(spec, corpus, predictions):
-    """run_mechanism on a fresh context over the audit's store; the number of stored results after it."""
+    """run_mechanism on a fresh context over the audit's store; its rows as summary.json and the Parquet table
+    have them, and the number of stored results after it."""
+    from types import SimpleNamespace
+
     from asraudit.audit.context import AuditContext
     from asraudit.audit.mechanism import run_mechanism
+    from asraudit.audit.summary import to_plain
     from asraudit.run.store import ResultStore
     from asraudit.text.normalize import get_normalizer
 
     spec.out.mkdir(parents=True, exist_ok=True)
+    transcripts = {m: {cid: p.hypothesis for cid, p in predictions.models[m].rows.items()} for m in PANEL}
     with ResultStore(spec.out / "asraudit.sqlite") as store:
         ctx = AuditContext(spec=spec, out=spec.out, corpus=corpus, store=store, executor=None,
-                           normalize=get_normalizer("whisper"), panel=list(PANEL), predictions=predictions,
-                           progress=False)
-        run_mechanism(ctx, parse_mechanism(spec.mechanism, spec.source, spec.out.parent))
-        return ctx, store.count()
+                           normalize=get_normalizer("whisper"), panel=list(PANEL), progress=False)
+        stage = run_mechanism(ctx, spec.mechanism, transcripts)
+        result = SimpleNamespace(summary={"mechanism": to_plain(stage.rows)}, tables={"mechanism": stage.table})
+        return result, store.count()
 
 
 def test_steer_experiments_run_through_the_store_and_rerun_from_cache(small_audit, monkeypatch):

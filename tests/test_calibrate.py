@@ -33,7 +33,9 @@ def calibrated(tmp_path_factory):
     spec.write_text(
         f'out = "{tmp / "out"}"\nbootstrap = 100\n[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'
         + "".join(f'[[model]]\npredictions = "{p}"\nname = "clean{i}"\npanel = true\n' for i, p in enumerate(clean))
-        + f'[[model]]\npredictions = "{echo}"\nname = "echo"\n[conventions]\n', encoding="utf-8")
+        + f'[[model]]\npredictions = "{echo}"\nname = "echo"\n[conventions]\n'
+        # the calibration spec's panel setting (two of three; see calibration_audit.toml)
+        + '[refdis]\nmajority = 0.66\nmin_panel = 2\n', encoding="utf-8")
     return run_audit(load_spec(spec), progress=False, extra=truth_stage).summary
 
 
@@ -85,3 +87,10 @@ def test_the_flip_is_a_seeded_half():
 def test_the_embedded_calibration_spec_is_valid():
     spec = load_spec(CALIBRATION_SPEC)
     assert spec.masked and spec.lift and spec.battery and spec.conventions
+
+
+def test_the_calibration_summary_satisfies_the_published_schema(calibrated):
+    jsonschema = pytest.importorskip("jsonschema")
+    from asraudit.audit.schema import summary_schema
+
+    jsonschema.validate(json.loads(json.dumps(calibrated)), summary_schema())

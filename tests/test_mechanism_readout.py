@@ -14,7 +14,8 @@ import pytest
 from asraudit.data.corpus import Clip
 from asraudit.data.predictions import ModelPredictions, Prediction, PredictionSet
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, parse_audio_source, readout, readout_rows, run_variants
+from asraudit.commands.steer import readout_rows
+from asraudit.mechanism.experiment import Variant, parse_audio_source, readout, run_variants
 from asraudit.run.store import ResultStore
 
 SPOKEN = {

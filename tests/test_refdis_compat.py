@@ -19,15 +19,8 @@ import pytest
 from asraudit.cli import main
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
-from asraudit.probes.refdis_compat import (
-    HumeParams,
-    accept_ref_hume,
-    char_distance,
-    hume_normalize,
-    mine_clip_hume,
-    run_hume,
-    wilson_196,
-)
+from asraudit.probes.refdis_compat import HumeParams, char_distance, hume_normalize, mine_clip_hume
+from asraudit.probes.refdis_compat_run import accept_ref_hume, run_hume, wilson_196
 
 PANEL = ["wav2vec2-base-960h", "whisper-tiny.en", "whisper-base.en", "whisper-small.en"]
 P4 = ["a", "b", "c", "d"]

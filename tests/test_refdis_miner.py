@@ -23,11 +23,11 @@ from asraudit.probes.refdis import (
     ClipInput,
     HypCells,
     MinerParams,
-    canonical,
     mine,
     mine_clip,
     prepare_clips,
 )
+from asraudit.probes.refdis_votes import canonical
 from asraudit.probes.refdis_score import accept_ref
 from asraudit.text.align import edit_counts
 from asraudit.text.normalize import get_normalizer

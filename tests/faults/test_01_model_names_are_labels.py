@@ -18,7 +18,7 @@ CLIPS = [(f"clip{i}", f"the cat sat on mat number {i}", f"the cat sat on the mat
 LABELS = ["openai/whisper-large-v3", "../../x", "/tmp/evil-abs", "名前 ✓", "a:b", "a?b"]
 
 
-def _spec(tmp_path) -> "Path":
+def _spec(tmp_path):
     data = tmp_path / "data"
     data.mkdir()
     corpus = write_preds(data / "corpus.jsonl", CLIPS)

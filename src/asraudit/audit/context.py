@@ -1,12 +1,12 @@
-"""What every stage of an audit reads and writes: the ``AuditContext``.
+"""What every audit stage reads: the ``AuditContext`` (the run's environment, not its results).
 
-Stages run in order (transcribe, mine, score, conventions, masked, lift,
-battery, mechanism).  Each reads what earlier stages left on the context
-and adds its part of the summary (``summary``) and its rows for the Parquet
-tables (``tables``).  Keeping that state in one object, rather than passing
-ten arguments around, is what lets a stage be added without touching the
-others, and lets ``asraudit calibrate`` reuse the whole pipeline and then
-score it against the planted truth.
+Stages run in order (transcribe, mine, conventions, masked, lift, battery,
+mechanism).  Each reads the context and the results of earlier stages
+(``audit.results.AuditResult``) and returns its own result dataclass;
+nothing a stage measures is written onto the context.  The context holds
+only what the whole run shares: the spec, the output folder, the corpus,
+the open store, the executor, the loaded models and their identities, and
+the notes for the reader of the report.
 """
 
 from __future__ import annotations
@@ -14,34 +14,26 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from asraudit.audit.spec import AuditSpec
+from asraudit.data.corpus import Corpus
+from asraudit.run.executor import Identity
+from asraudit.run.store import ResultStore
 
 
 @dataclass
 class AuditContext:
     spec: AuditSpec
     out: Path
-    corpus: Any                       # asraudit.data.corpus.Corpus (the selected clips)
-    store: Any                        # asraudit.run.store.ResultStore, open for the whole audit
-    executor: Any                     # LocalExecutor or RayExecutor
+    corpus: Corpus                    # the selected clips
+    store: ResultStore                # open for the whole audit
+    executor: object                  # LocalExecutor or RayExecutor
     normalize: Callable[[str], str]
     panel: list[str] = field(default_factory=list)   # names of the models that mine reference errors
     # name -> loaded model (local executor) or zero-argument factory (Ray)
-    models: dict[str, Any] = field(default_factory=dict)
-    # name -> asraudit.run.executor.Identity (model id, config hash, can_score)
-    identities: dict[str, Any] = field(default_factory=dict)
-    # name -> {clip id -> raw transcript}; a PredictionSet view of it in ``predictions``
-    transcripts: dict[str, dict[str, str]] = field(default_factory=dict)
-    predictions: Any = None           # asraudit.data.predictions.PredictionSet over every model
-    mining: Any = None                # asraudit.probes.refdis.MiningResult
-    clip_inputs: dict = field(default_factory=dict)  # clip id -> ClipInput (normalized reference and hypotheses)
-    edit_items: list = field(default_factory=list)   # mined edits as asraudit.probes.lift_run.EditItem
-    mask_plan: Any = None             # (masked targets, word timings), planned once (audio_stages.mask_items)
-    said: dict[str, str] = field(default_factory=dict)  # clip id -> what was said (said_field, else reference)
-    summary: dict[str, Any] = field(default_factory=dict)
-    tables: dict[str, list[dict]] = field(default_factory=dict)
+    models: dict[str, object] = field(default_factory=dict)
+    identities: dict[str, Identity] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     progress: bool = True
 
@@ -52,9 +44,6 @@ class AuditContext:
         """Something the reader of the report must know (a probe skipped, a model left out)."""
         self.notes.append(message)
         self.log(message)
-
-    def model_summary(self, name: str) -> dict[str, Any]:
-        return self.summary.setdefault("models", {}).setdefault(name, {})
 
     def models_named(self, names: tuple[str, ...] | list[str] = (), *, scoring: bool = False,
                      audio: bool = True) -> list[str]:
@@ -69,3 +58,11 @@ class AuditContext:
         if scoring:
             chosen = [n for n in chosen if self.identities[n].can_score]
         return chosen
+
+    def names_by_id(self) -> dict[str, str]:
+        """model id -> the audit's name for it (probes report model ids)."""
+        return {ident.model_id: name for name, ident in self.identities.items()}
+
+    def chosen(self, names) -> tuple[list, list]:
+        """The loaded models (or factories) and identities of ``names``."""
+        return [self.models[n] for n in names], [self.identities[n] for n in names]

@@ -1,362 +1,37 @@
-"""The audit's white-box experiments: ``[[mechanism]]`` tables of the spec.
+"""Running the audit's white-box experiments (``[[mechanism]]``, parsed by ``audit.spec_mechanism``).
 
-Accept-ref says *that* a model writes the benchmark's reference errors; a
-mechanism experiment asks *where* that behaviour lives, on a white-box
-Whisper whose activations can be edited.  A steering experiment learns a
-direction from paired clips, then
-
-* **ablates** it (projects it out) where the behaviour shows: does accept-ref
-  drop, more than when a random subspace of the same rank is removed?
-* **induces** it (adds it with scale alpha) where the behaviour is weak, in
-  the same model and in other white-box models (``apply_to``): does
-  accept-ref rise, more than with a random direction of the same norm?
-
-Every arm is a model variant with its own config hash, run through the
-audit's result store, so a rerun transcribes nothing.  The learned direction
-is not a transcript; it is cached as a safetensors file under
-``OUT/mechanism/``, named by a hash of the model's config, the layer, rank,
-frames and the exact pairs, so a rerun loads it instead of learning again
-and a change to any of these learns a new one.
-
-Spec keys (``type = "steer"``)::
-
-    [[mechanism]]
-    type = "steer"
-    name = "benchmark voice"                # label in tables (default "steer #i")
-    model = "whisper-tiny.en-organism"      # white-box model: whisper-tiny.en, whisper-base,
-                                            # whisper-tiny.en-organism, or a model directory
-    layer = -1                              # encoder layer (0-based; -1 the last)
-    rank = 1                                # basis size; ablation removes the first `ablate_ranks` vectors
-    frames = "audio"                        # frames pooled when learning and steered when applying:
-                                            # audio | all | "START-END" (seconds)
-    positive = { field = "voice_role", value = "benchmark" }   # or values = [...]; "all" = every clip
-    negative = { field = "voice_role", value = "fresh" }       # a selection paired by `pair_by`, or a
-                                            # condition of each positive: "silence", "noise:SNR[:SEED]",
-                                            # "mask:T0-T1"
-    pair_by = "sentence"                    # field the two clips of a pair share (needed with a selection)
-    holdout = 0.5                           # fraction of pair groups kept out of learning; ablation and
-                                            # induction are read on clips outside the learned groups
-                                            # (0: learn from all, read out on all)
-    max_pairs = 64                          # cap on learning pairs
-    ablate = { field = "voice_role", value = "benchmark" }     # clips to ablate on (omit: no ablation)
-    ablate_ranks = [1]                      # default [rank]
-    induce = { field = "voice_role", value = "fresh" }         # clips to add the direction to (omit: none)
-    alphas = [1.0, 2.0]                     # scales of the added direction (default [1.0])
-    apply_to = ["whisper-tiny.en"]          # other white-box models the direction is also added to
-                                            # (same width; the same induce clips)
-    induce_model = true                     # false: induce only in the apply_to models
-    max_clips = 48                          # cap on clips per readout (first ones in corpus order)
-    control_seed = 0                        # seed of the random control direction / subspace
-    seed = 0                                # seed of the learned/held-out split of pair groups
-
-``site = "decoder"`` learns a *model contrast* instead of a clip contrast
-(see ``asraudit.mechanism.decoder_steering``): on the ``positive`` clips,
-``model`` and ``contrast`` read the same audio and tokens, and the direction
-is the mean difference of decoder layer ``layer``'s output.  A behaviour a
-fine-tune wrote into the decoder (the organism's adapter) can only be moved
-there; an encoder direction cannot make a clean decoder do what it never
-learned::
-
-    [[mechanism]]
-    type = "steer"
-    site = "decoder"
-    model = "whisper-tiny.en-organism"
-    contrast = "whisper-tiny.en"            # the direction is model minus contrast
-    layer = 1                               # decoder layer
-    positions = "first"                     # first (the first word's decision) | first:N | all: one
-                                            # direction for those positions; each:N: one per position
-    positive = { field = "voice_role", value = "benchmark" }   # clips to learn on
-    pair_by = "sentence"                    # optional here: groups for the held-out split
-    ablate = ...; induce = ...; apply_to = ["whisper-tiny.en"]  # as above
-
-(``frames`` and ``negative`` belong to the encoder site; ``contrast`` and
-``positions`` to the decoder site.)
-
-Each readout (ablate in ``model``; induce in ``model``; induce in every
-``apply_to`` model) gives one row per variant in ``summary["mechanism"]``:
-accept-ref on the panel's edits over those clips with its Wilson interval,
-and, beyond the schema's fields, the paired change against the baseline on
-the same edits (``delta`` with a clip-bootstrap interval, and the flips in
-each direction) -- the figure that says whether an intervention did more
-than its control.
+A plan (``plan_steer``) says, from the corpus alone, which pairs a direction
+is learned from and which clips it is ablated on or added to; ``check_mechanism``
+makes every plan before any model runs.  Running an experiment learns (or
+loads from ``OUT/mechanism/``) its direction, transcribes every variant
+through the audit's store and reads each readout out with the mechanism
+readout's one recipe (``mechanism.experiment.measure_readout``): accept-ref on
+the panel's edits over those clips with its Wilson interval, and the paired
+change against the baseline on the same edits.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
-import math
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
-from asraudit.audit.spec import SpecError
+from asraudit.audit.context import AuditContext
+from asraudit.audit.results import MechanismStage
+from asraudit.audit.rows import MechanismRow, finite
+from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
+from asraudit.audit.spec_reader import SpecError
+from asraudit.errors import InputError
+from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
+from asraudit.models.registry import load_model
 
-TYPES = ("steer",)
-COMMON_KEYS = {"type", "name", "site", "model", "layer", "rank", "positive", "pair_by", "holdout", "max_pairs",
-               "ablate", "ablate_ranks", "induce", "alphas", "apply_to", "induce_model", "max_clips", "control_seed",
-               "seed"}
-SITE_KEYS = {"encoder": COMMON_KEYS | {"frames", "negative"}, "decoder": COMMON_KEYS | {"contrast", "positions"}}
 CACHE_FORMAT = "asraudit-mechanism-direction/1"
-
-
-# ------------------------------------------------------------------ the spec
-
-
-@dataclass(frozen=True)
-class SteerSpec:
-    entry: str
-    name: str
-    model: str
-    site: str = "encoder"
-    layer: int = -1
-    rank: int = 1
-    frames: str = "audio"
-    positive: Selection = Selection()
-    negative: Selection | None = None
-    negative_source: str | None = None
-    pair_by: str | None = None
-    holdout: float = 0.5
-    max_pairs: int | None = None
-    ablate: Selection | None = None
-    ablate_ranks: tuple[int, ...] = ()
-    induce: Selection | None = None
-    alphas: tuple[float, ...] = (1.0,)
-    apply_to: tuple[str, ...] = ()
-    induce_model: bool = True
-    max_clips: int | None = None
-    control_seed: int = 0
-    seed: int = 0
-    contrast: str | None = None      # decoder site: the direction is model minus contrast
-    positions: str = "first"         # decoder site: first | all
-    kind = "steer"
-
-    @property
-    def negative_id(self) -> str:
-        if self.site == "decoder":
-            return f"model:{self.contrast}"
-        return self.negative.id if self.negative is not None else str(self.negative_source)
-
-    @property
-    def where(self) -> str:
-        """Where the direction acts, for the tables: frames of an encoder layer, positions of a decoder layer."""
-        return f"frames {self.frames}" if self.site == "encoder" else f"positions {self.positions}"
-
-
-MechanismSpec = SteerSpec
-
-
-def whitebox_names() -> tuple[str, ...]:
-    """White-box models known by name (the embedded Whispers and the organism)."""
-    from asraudit.models.registry import whitebox_model_names
-
-    return whitebox_model_names()
-
-
-class _Entry:
-    """Typed reads from one ``[[mechanism]]`` table; every error names it."""
-
-    def __init__(self, data: Mapping[str, Any], where: str, source: str, base: Path):
-        self.data, self.where, self.source, self.base = dict(data), where, source, base
-
-    def fail(self, message: str) -> SpecError:
-        return SpecError(f"{self.where}: {message}", self.source)
-
-    def get(self, key: str, types: tuple, what: str, default: Any = None) -> Any:
-        if key not in self.data:
-            return default
-        value = self.data[key]
-        if isinstance(value, bool) and bool not in types:
-            raise self.fail(f"{key} must be {what}, got {value!r}")
-        if not isinstance(value, types):
-            raise self.fail(f"{key} must be {what}, got {value!r}")
-        return value
-
-    def integer(self, key: str, default: int | None, minimum: int | None = None) -> int | None:
-        value = self.get(key, (int,), "an integer", default)
-        if value is not None and minimum is not None and value < minimum:
-            raise self.fail(f"{key} must be at least {minimum}, got {value}")
-        return value
-
-    def model(self, key: str, value: Any) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(f"{key} must name a white-box model, got {value!r}")
-        name = value.strip()
-        name = name[len("whitebox:"):] if name.startswith("whitebox:") else name
-        known = whitebox_names()
-        if name in known:
-            return name
-        path = Path(name).expanduser()
-        path = path if path.is_absolute() else self.base / path
-        if path.is_dir():
-            return str(path.resolve())
-        raise self.fail(f"{key}: unknown white-box model {value!r}; use one of {', '.join(known)} or a model directory")
-
-    def selection(self, key: str, required: bool = False) -> Selection | None:
-        if key not in self.data:
-            if required:
-                raise self.fail(f"needs {key} (a clip selection: {{ field = \"...\", value = \"...\" }} or \"all\")")
-            return None
-        value = self.data[key]
-        if value == "all":
-            return Selection()
-        if not isinstance(value, dict):
-            raise self.fail(f"{key} must be a table {{ field = \"...\", value = \"...\" }} or \"all\", got {value!r}")
-        extra = sorted(set(value) - {"field", "value", "values"})
-        if extra:
-            raise self.fail(f"{key}: unknown key(s) {', '.join(extra)} (a selection has field and value or values)")
-        field = value.get("field")
-        if not isinstance(field, str) or not field.strip():
-            raise self.fail(f"{key}.field must name a clip field (e.g. voice_role, speaker, sentence)")
-        if ("value" in value) == ("values" in value):
-            raise self.fail(f"{key} needs exactly one of value and values")
-        raw = [value["value"]] if "value" in value else value["values"]
-        if not isinstance(raw, list) or not raw:
-            raise self.fail(f"{key}.values must be a non-empty list")
-        texts = []
-        for v in raw:
-            if isinstance(v, bool):
-                texts.append("true" if v else "false")
-            elif isinstance(v, (str, int)):
-                texts.append(str(v))
-            else:
-                raise self.fail(f"{key}: a selected value must be text, an integer or true/false, got {v!r}")
-        return Selection(field.strip(), tuple(texts))
-
-    def done(self, allowed: set[str]) -> None:
-        extra = sorted(set(self.data) - allowed)
-        if extra:
-            raise self.fail(f"unknown key(s) {', '.join(extra)}")
-
-
-def _negative(e: _Entry) -> tuple[Selection | None, str | None]:
-    if "negative" not in e.data:
-        raise e.fail("needs negative: a clip selection paired by pair_by, or \"silence\", \"noise:SNR\", \"mask:T0-T1\"")
-    value = e.data["negative"]
-    if isinstance(value, str) and value != "all":
-        if value.startswith("audio:"):
-            raise e.fail("negative: a fixed audio file is not a pair; select the negative clips instead")
-        from asraudit.errors import InputError
-        from asraudit.mechanism.experiment import parse_audio_source
-
-        try:
-            parse_audio_source(value)
-        except InputError as exc:
-            raise e.fail(f"negative: {exc.message if hasattr(exc, 'message') else exc}") from None
-        return None, value
-    return e.selection("negative"), None
-
-
-def _frames(e: _Entry) -> str:
-    text = e.get("frames", (str,), "a string", "audio").strip()
-    if text in ("all", "audio"):
-        return text
-    start, sep, end = text.partition("-")
-    try:
-        if not sep or not 0 <= float(start) < float(end):
-            raise ValueError
-    except ValueError:
-        raise e.fail(f"frames must be audio, all or \"START-END\" in seconds, got {text!r}") from None
-    return text
-
-
-def _steer(e: _Entry, index: int) -> SteerSpec:
-    model = e.model("model", e.data.get("model"))
-    site = e.get("site", (str,), "a string", "encoder")
-    if site not in SITE_KEYS:
-        raise e.fail(f"site must be encoder or decoder, got {site!r}")
-    wrong = sorted(set(e.data) - SITE_KEYS[site])
-    other = "decoder" if site == "encoder" else "encoder"
-    if wrong and set(wrong) <= SITE_KEYS[other]:
-        raise e.fail(f"{', '.join(wrong)} belong(s) to site = \"{other}\", not {site}")
-    contrast, positions = None, "first"
-    negative = negative_source = None
-    if site == "encoder":
-        negative, negative_source = _negative(e)
-    else:
-        if "contrast" not in e.data:
-            raise e.fail("site = \"decoder\" needs contrast: the white-box model whose decoder states are "
-                         "subtracted (e.g. the model the fine-tune started from)")
-        contrast = e.model("contrast", e.data["contrast"])
-        if contrast == model:
-            raise e.fail("contrast must be another model than model")
-        positions = e.get("positions", (str,), "a string", "first")
-        if not re.fullmatch(r"first(:[1-9][0-9]*)?|each:[1-9][0-9]*|all", positions):
-            raise e.fail(f"positions must be first, first:N, each:N or all, got {positions!r}")
-    pair_by = e.get("pair_by", (str,), "a field name")
-    if negative is not None and not pair_by:
-        raise e.fail("pairing two clip selections needs pair_by (a field the two clips share, e.g. sentence)")
-    rank = e.integer("rank", 1, minimum=1)
-    ranks = e.get("ablate_ranks", (list,), "a list of integers", [rank])
-    if not ranks or not all(isinstance(k, int) and not isinstance(k, bool) and 1 <= k <= rank for k in ranks):
-        raise e.fail(f"ablate_ranks must be integers in 1..rank ({rank}), got {ranks!r}")
-    alphas = e.get("alphas", (list,), "a list of numbers", [1.0])
-    if not alphas or not all(isinstance(a, (int, float)) and not isinstance(a, bool) and math.isfinite(a)
-                             for a in alphas):
-        raise e.fail(f"alphas must be a non-empty list of numbers, got {alphas!r}")
-    apply_to = e.get("apply_to", (list,), "a list of white-box model names", [])
-    holdout = float(e.get("holdout", (int, float), "a number", 0.5))
-    if not 0 <= holdout < 1:
-        raise e.fail(f"holdout must be in [0, 1), got {holdout}")
-    spec = SteerSpec(
-        entry=e.where,
-        name=e.get("name", (str,), "a string", f"steer #{index}"),
-        model=model,
-        site=site,
-        layer=e.integer("layer", -1),
-        rank=rank,
-        frames=_frames(e) if site == "encoder" else "audio",
-        positive=e.selection("positive", required=True),
-        negative=negative,
-        negative_source=negative_source,
-        pair_by=pair_by,
-        holdout=holdout,
-        max_pairs=e.integer("max_pairs", None, minimum=1),
-        ablate=e.selection("ablate"),
-        ablate_ranks=tuple(dict.fromkeys(ranks)),
-        induce=e.selection("induce"),
-        alphas=tuple(dict.fromkeys(float(a) for a in alphas)),
-        apply_to=tuple(e.model("apply_to", m) for m in apply_to),
-        induce_model=e.get("induce_model", (bool,), "true or false", True),
-        max_clips=e.integer("max_clips", None, minimum=1),
-        control_seed=e.integer("control_seed", 0),
-        seed=e.integer("seed", 0),
-        contrast=contrast,
-        positions=positions,
-    )
-    if spec.ablate is None and spec.induce is None:
-        raise e.fail("nothing to do: give ablate and/or induce (the clips to intervene on)")
-    if spec.apply_to and spec.induce is None:
-        raise e.fail("apply_to adds the direction to other models on the induce clips: give induce")
-    if spec.induce is not None and not spec.induce_model and not spec.apply_to:
-        raise e.fail("induce_model = false and no apply_to: induce has no model to run in")
-    if spec.model in spec.apply_to:
-        raise e.fail(f"apply_to repeats the experiment's own model {spec.model!r}")
-    e.done(SITE_KEYS[site])
-    return spec
-
-
-def parse_mechanism(entries: Sequence[Mapping[str, Any]], source: str, base: Path) -> tuple[MechanismSpec, ...]:
-    """Checked experiments from the spec's ``[[mechanism]]`` tables (no torch needed)."""
-    out = []
-    names: dict[str, str] = {}
-    for i, data in enumerate(entries, start=1):
-        where = f"[[mechanism]] #{i}"
-        if not isinstance(data, Mapping):
-            raise SpecError(f"{where} must be a table", source)
-        e = _Entry(data, where, source, Path(base))
-        kind = data.get("type")
-        if kind not in TYPES:
-            raise e.fail(f"type must be one of {', '.join(TYPES)}, got {kind!r}")
-        spec = _steer(e, i)
-        if spec.name in names:
-            raise e.fail(f"name {spec.name!r} is already used by {names[spec.name]}")
-        names[spec.name] = where
-        out.append(spec)
-    return tuple(out)
 
 
 # ------------------------------------------------------------------ the plan
@@ -421,8 +96,6 @@ def check_mechanism(specs: Sequence[MechanismSpec], clips: Sequence, source: str
     """Before any model runs: the corpus supplies every experiment's pairs and clips, and torch is installed."""
     if not specs:
         return []
-    import importlib.util
-
     missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
     if missing:
         raise SpecError(f"[[mechanism]] experiments need the white-box model ({', '.join(missing)} missing): "
@@ -474,7 +147,6 @@ def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
         clips = [(p.positive.id, p.positive.decode(), p.positive.reference) for p in plan.learn]
         return learn_model_contrast(model, contrast, clips, spec.layer, positions=spec.positions, rank=spec.rank,
                                     description=f"{model.name} minus {contrast.name} on {spec.positive.describe()}")
-    from asraudit.mechanism.experiment import parse_audio_source
     from asraudit.mechanism.steering import learn_direction
     from asraudit.models.whitebox.interventions import Frames
 
@@ -497,10 +169,8 @@ def _load_direction(spec: SteerSpec, path: Path):
     return Direction.load(path)
 
 
-def learned_direction(ctx, plan: SteerPlan, model, contrast=None):
+def learned_direction(ctx: AuditContext, plan: SteerPlan, model, contrast=None):
     """The plan's direction: from the cache under ``OUT/mechanism`` when present, else learned and saved there."""
-    from asraudit.errors import InputError
-
     spec = plan.spec
     key = direction_key(model, spec, plan.learn, contrast)
     path = Path(ctx.out) / "mechanism" / f"{_slug(spec.name)}-{key}.safetensors"
@@ -522,78 +192,57 @@ def learned_direction(ctx, plan: SteerPlan, model, contrast=None):
     return direction, path
 
 
-def _load_whitebox(ctx, name: str, cache: dict):
-    if name not in cache:
-        from asraudit.models.registry import load_model
+@dataclass
+class _Run:
+    """One run of the experiments: the context, the panel's transcripts, the white-box models loaded so far, and
+    the rows collected."""
 
-        executor = ctx.spec.executor
-        cache[name] = load_model(f"whitebox:{name}", device=executor.device, batch_size=executor.batch_size)
-    return cache[name]
+    ctx: AuditContext
+    transcripts: dict[str, dict[str, str]]
+    models: dict = field(default_factory=dict)
+    rows: list[MechanismRow] = field(default_factory=list)
+    table: list[dict] = field(default_factory=list)
 
-
-def _miner(ctx):
-    from asraudit.probes.refdis import MinerParams
-
-    rd = ctx.spec.refdis
-    return MinerParams(majority=rd.majority, min_panel=rd.min_panel, min_ref_match=rd.min_ref_match)
-
-
-def _number(x) -> float | None:
-    if x is None:
-        return None
-    x = float(x)
-    return None if x != x else x
+    def whitebox(self, name: str):
+        if name not in self.models:
+            executor = self.ctx.spec.executor
+            self.models[name] = load_model(f"whitebox:{name}", device=executor.device, batch_size=executor.batch_size)
+        return self.models[name]
 
 
-def _readout_rows(ctx, experiment: str, action: str, plan: SteerPlan, model_name: str, variants, clips, direction,
-                  direction_path: Path, details: dict[str, dict]) -> None:
-    from asraudit.mechanism.experiment import readout
-    from asraudit.mechanism.paired import mined_edits, paired_deltas
-
+def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, model_name: str, variants, clips,
+                  direction, direction_path: Path, details: dict[str, dict]) -> None:
+    ctx = run.ctx
     spec = plan.spec
-    panel_models = list(ctx.panel)
-    miner = _miner(ctx)
-    results = readout(ctx.store, variants, clips, panel=ctx.predictions, panel_models=panel_models,
-                      normalizer=ctx.spec.normalizer, miner=miner, n_boot=ctx.spec.bootstrap)
-    edits = mined_edits(ctx.store, variants, clips, ctx.predictions, panel_models, normalizer=ctx.spec.normalizer,
-                        miner=miner)
-    baseline = next(r for r in results if r.role == "baseline")
-    deltas = paired_deltas(edits, baseline.label, [r.label for r in results], n_boot=ctx.spec.bootstrap,
+    params = ReadoutParams(normalizer=ctx.spec.normalizer, miner=ctx.spec.refdis, n_boot=ctx.spec.bootstrap,
                            seed=ctx.spec.seed)
-    summary = ctx.summary.setdefault("mechanism", [])
-    table = ctx.tables.setdefault("mechanism", [])
+    measured = measure_readout(ctx.store, variants, clips, params, panel=run.transcripts,
+                               panel_models=list(ctx.panel))
+    results, deltas, baseline = measured.variants, measured.deltas, measured.baseline
     for r in results:
         acc, d = r.accept, deltas[r.label]
         is_base = r.role == "baseline"
-        row = {
-            "experiment": experiment,
-            "model": model_name,
-            "intervention": r.label,
-            "role": r.role,
-            "control_of": r.control_of,
-            "metric": "accept-ref",
-            "value": None if acc is None else _number(acc.rate),
-            "lo": None if acc is None else _number(acc.low),
-            "hi": None if acc is None else _number(acc.high),
-            "n_ref": None if acc is None else acc.n_ref,
-            "n_eligible": None if acc is None else acc.n_eligible,
-            "changed": r.changed,
-            "clips": r.n_clips,
-            "wer": None if r.wer is None else _number(r.wer.rate),
-            # beyond the schema: the paired change against the baseline on the same edits
-            "delta": None if is_base else _number(d.delta),
-            "delta_lo": None if is_base else _number(d.low),
-            "delta_hi": None if is_base else _number(d.high),
-            "delta_n": None if is_base else d.n,
-            "to_ref": None if is_base else d.to_ref,
-            "to_audio": None if is_base else d.to_audio,
-            "direction": direction.id,
-            "layer": direction.layer,
-            "action": action,
-        }
-        summary.append(row)
-        table.append({
-            **{k: v for k, v in row.items()},
+        row = MechanismRow(
+            experiment=experiment, model=model_name, intervention=r.label, role=r.role, control_of=r.control_of,
+            metric="accept-ref",
+            value=None if acc is None else finite(acc.rate),
+            lo=None if acc is None else finite(acc.low),
+            hi=None if acc is None else finite(acc.high),
+            n_ref=None if acc is None else acc.n_ref,
+            n_eligible=None if acc is None else acc.n_eligible,
+            changed=r.changed, clips=r.n_clips,
+            wer=None if r.wer is None else finite(r.wer.rate),
+            # beyond accept-ref: the paired change against the baseline on the same edits
+            delta=None if is_base else finite(d.delta),
+            delta_lo=None if is_base else finite(d.low),
+            delta_hi=None if is_base else finite(d.high),
+            delta_n=None if is_base else d.n,
+            to_ref=None if is_base else d.to_ref,
+            to_audio=None if is_base else d.to_audio,
+            direction=direction.id, layer=direction.layer, action=action)
+        run.rows.append(row)
+        run.table.append({
+            **{k: getattr(row, k) for k in row.__dataclass_fields__},
             "name": spec.name,
             "entry": spec.entry,
             "model_id": r.model_id,
@@ -601,8 +250,8 @@ def _readout_rows(ctx, experiment: str, action: str, plan: SteerPlan, model_name
             "n_audio": None if acc is None else acc.n_audio,
             "n_other": None if acc is None else acc.n_other,
             "n_ineligible": None if acc is None else acc.n_ineligible,
-            "wer_lo": None if r.wer is None else _number(r.wer.interval.low),
-            "wer_hi": None if r.wer is None else _number(r.wer.interval.high),
+            "wer_lo": None if r.wer is None else finite(r.wer.interval.low),
+            "wer_hi": None if r.wer is None else finite(r.wer.interval.high),
             "site": spec.site,
             "where": spec.where,
             "contrast": spec.contrast,
@@ -647,12 +296,11 @@ def _interventions(spec: SteerSpec, direction):
             lambda d, a: SteerAdd(direction=d, alpha=a, layer=direction.layer, frames=frames))
 
 
-def _run_steer(ctx, plan: SteerPlan, models: dict) -> None:
-    from asraudit.mechanism.experiment import Variant, run_variants
-
+def _run_steer(run: _Run, plan: SteerPlan) -> None:
+    ctx = run.ctx
     spec = plan.spec
-    model = _load_whitebox(ctx, spec.model, models)
-    contrast = _load_whitebox(ctx, spec.contrast, models) if spec.contrast else None
+    model = run.whitebox(spec.model)
+    contrast = run.whitebox(spec.contrast) if spec.contrast else None
     direction, path = learned_direction(ctx, plan, model, contrast)
     control = direction.random_control(spec.control_seed)
     ablation, addition = _interventions(spec, direction)
@@ -661,7 +309,7 @@ def _run_steer(ctx, plan: SteerPlan, models: dict) -> None:
     def go(action: str, model_name: str, variants, clips, details):
         title = f"{spec.name}: {action} in {model_name}"
         run_variants(ctx.store, variants, clips, batch_size=batch, progress=ctx.progress, description=title)
-        _readout_rows(ctx, title, action, plan, model_name, variants, clips, direction, path, details)
+        _readout_rows(run, title, action, plan, model_name, variants, clips, direction, path, details)
 
     if plan.ablate_clips:
         variants = [Variant("baseline", "baseline", model)]
@@ -675,7 +323,7 @@ def _run_steer(ctx, plan: SteerPlan, models: dict) -> None:
 
     if plan.induce_clips:
         for name in ((spec.model,) if spec.induce_model else ()) + spec.apply_to:
-            target = _load_whitebox(ctx, name, models)
+            target = run.whitebox(name)
             problem = _fits(spec, target, direction)
             if problem:
                 ctx.note(f"mechanism {spec.name}: {problem}; induction in {name} skipped")
@@ -691,18 +339,18 @@ def _run_steer(ctx, plan: SteerPlan, models: dict) -> None:
             go("induce", name, variants, plan.induce_clips, details)
 
 
-def run_mechanism(ctx, specs: Sequence[MechanismSpec]) -> None:
-    """Run every experiment through ``ctx.store`` and add its rows to ``ctx.summary``/``ctx.tables``."""
+def run_mechanism(ctx: AuditContext, specs: Sequence[MechanismSpec],
+                  transcripts: dict[str, dict[str, str]]) -> MechanismStage | None:
+    """Run every experiment through ``ctx.store``; accept-ref on the edits of the panel's ``transcripts``."""
     if not specs:
-        return
-    if ctx.predictions is None or not ctx.panel:
+        return None
+    if not ctx.panel:
         ctx.note("mechanism experiments skipped: accept-ref needs the panel's transcripts (no panel)")
-        return
+        return None
     plans = check_mechanism(specs, list(ctx.corpus.clips), ctx.spec.source)
-    models: dict = {}
-    ctx.summary.setdefault("mechanism", [])
-    ctx.tables.setdefault("mechanism", [])
+    run = _Run(ctx, transcripts)
     for plan in plans:
         started = time.perf_counter()
-        _run_steer(ctx, plan, models)
+        _run_steer(run, plan)
         ctx.log(f"mechanism {plan.spec.name}: done in {time.perf_counter() - started:.1f} s")
+    return MechanismStage(run.rows, run.table)

@@ -21,136 +21,150 @@ import platform
 import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from asraudit import __version__
 from asraudit.audit.context import AuditContext
+from asraudit.audit.results import AuditResult, Flag
+from asraudit.audit.rows import (
+    CorpusInfo,
+    Sampling,
+    EditModelView,
+    EditView,
+    ModelIdentity,
+    Provenance,
+)
+from asraudit.audit.summary import sampling_of, summary_json, write_summary
+from asraudit.probes.corrected import hyp_span_of
+from asraudit.probes.refdis import HypCells
+from asraudit.probes.sampling import sample
+from asraudit.report.html import render_report
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.run.store import ResultStore
+
+__all__ = ["flag_models", "print_summary", "provenance", "report_edits", "write_report", "write_summary",
+           "write_tables"]
 
 PACKAGES = ("numpy", "rapidfuzz", "ctranslate2", "pocketsphinx", "torch", "transformers", "pyarrow", "soundfile")
 
 
 def _pct(x) -> str:
-    return "–" if x is None else f"{100 * x:.1f}%"
+    return "–" if x is None or x != x else f"{100 * x:.1f}%"
 
 
-def flag_models(ctx: AuditContext) -> None:
+def flag_models(ctx: AuditContext, result: AuditResult) -> dict[str, Flag]:
+    """Each model's flag and its reasons, from the typed results (accept-ref, masked recovery, lift)."""
+    if result.mining is None:
+        return {}
     threshold = ctx.spec.report.flag_accept_ref
-    models = ctx.summary.get("models", {})
-    panel_hi = [m["accept_ref_ci"][1] for n, m in models.items()
-                if n in ctx.panel and m.get("accept_ref_ci") and m["accept_ref_ci"][1] is not None]
-    for name, m in models.items():
+    accept = result.mining.refdis.accept_ref
+    # Wilson bounds always exist ((0, 1) on no edits), so a member without edits counts with its upper bound 1.
+    panel_hi = [accept[n].high for n in accept if n in ctx.panel]
+    flags = {}
+    for name, a in accept.items():
         reasons = []
-        lo, hi = (m.get("accept_ref_ci") or [None, None])
-        if lo is not None and lo > threshold:
-            reasons.append(f"accept-ref {_pct(m['accept_ref'])} (95% CI {_pct(lo)}–{_pct(hi)}, "
-                           f"{m['n_ref']}/{m['n_eligible']} edits): the interval lies above {_pct(threshold)}")
-        if name not in ctx.panel and lo is not None and panel_hi and lo > max(panel_hi):
+        lo, hi = a.low, a.high
+        if lo > threshold:
+            reasons.append(f"accept-ref {_pct(a.rate)} (95% CI {_pct(lo)}–{_pct(hi)}, "
+                           f"{a.n_ref}/{a.n_eligible} edits): the interval lies above {_pct(threshold)}")
+        if name not in ctx.panel and panel_hi and lo > max(panel_hi):
             reasons.append(f"accept-ref interval lies above every panel member's (highest upper bound "
                            f"{_pct(max(panel_hi))})")
         if reasons:
-            rec, ctl = m.get("recovery_ci"), m.get("control_recovery_ci")
-            if rec and ctl and rec[0] is not None and ctl[1] is not None and rec[0] > ctl[1]:
-                reasons.append(f"masked recovery {_pct(m['recovery'])} above the control words' "
-                               f"{_pct(m['control_recovery'])}")
-            lift = m.get("lift_ci")
-            if lift and lift[0] is not None and lift[0] > 0:
-                reasons.append(f"audio lift of the reference at edits λ(r) = {m['lift']:+.3f} nats/char "
+            rec = result.masked.per_model.get(name) if result.masked is not None else None
+            if rec is not None and rec.recovery.low == rec.recovery.low and rec.control.high == rec.control.high \
+                    and rec.recovery.low > rec.control.high:
+                reasons.append(f"masked recovery {_pct(rec.recovery.estimate)} above the control words' "
+                               f"{_pct(rec.control.estimate)}")
+            lift = result.lift.per_model.get(name) if result.lift is not None else None
+            if lift is not None and lift[0].low == lift[0].low and lift[0].low > 0:
+                reasons.append(f"audio lift of the reference at edits λ(r) = {lift[0].estimate:+.3f} nats/char "
                                "(the audio raised the likelihood of words it does not contain)")
-        m["flagged"] = bool(reasons)
-        m["flag_reasons"] = reasons
+        flags[name] = Flag(reasons)
+    return flags
 
 
-def report_edits(ctx: AuditContext) -> list[dict]:
+def report_edits(ctx: AuditContext, result: AuditResult) -> list[EditView]:
     """The edits the report's browser shows, each model's normalized hypothesis with the disputed place marked."""
-    from asraudit.audit.audio_stages import sample
-    from asraudit.probes.corrected import hyp_span_of
-    from asraudit.probes.refdis import HypCells
-
-    if ctx.mining is None:
+    if result.mining is None:
         return []
-    edits = sample(ctx.mining.full_panel_edits(), lambda e: e.edit_id, ctx.spec.report.max_edits_shown,
+    refdis = result.mining.refdis
+    edits = sample(refdis.mining.full_panel_edits(), lambda e: e.edit_id, ctx.spec.report.max_edits_shown,
                    ctx.spec.seed)
+    clips = {c.clip_id: c for c in refdis.clips}  # normalized once, by the mining stage
+    transcripts = result.transcribe.transcripts
     out = []
     for e in edits:
-        ref = ctx.mining.refs[e.clip_id]
-        clip = ctx.clip_inputs.get(e.clip_id)  # normalized once, by the mining stage
+        ref = refdis.mining.refs[e.clip_id]
+        clip = clips.get(e.clip_id)
         per = {}
         for name in ctx.identities:
             hyp = clip.hyps.get(name) if clip is not None else None
             if hyp is None:
                 continue
             lo, hi = hyp_span_of(HypCells(ref, hyp), e.ref_start, e.ref_end)
-            per[name] = {"verdict": e.verdicts.get(name, "none"), "text": " ".join(hyp), "tokens": list(hyp),
-                         "span": [lo, hi], "words": e.texts.get(name, ""),
-                         "raw": ctx.transcripts.get(name, {}).get(e.clip_id, "")}
-        out.append({"edit_id": e.edit_id, "clip": e.clip_id, "kind": e.kind, "position": e.position, "r": e.r,
-                    "a": e.a, "ref_tokens": list(ref), "span": [e.ref_start, e.ref_end], "models": per})
+            per[name] = EditModelView(e.verdicts.get(name, "none"), " ".join(hyp), list(hyp), [lo, hi],
+                                      e.texts.get(name, ""), transcripts.get(name, {}).get(e.clip_id, ""))
+        out.append(EditView(e.edit_id, e.clip_id, e.kind, e.position, e.r, e.a, list(ref),
+                            [e.ref_start, e.ref_end], per))
     return out
 
 
-def provenance(ctx: AuditContext, runtime_s: float) -> dict:
+def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Provenance:
     versions = {}
     for pkg in PACKAGES:
         try:
             versions[pkg] = importlib.metadata.version(pkg)
         except importlib.metadata.PackageNotFoundError:
             continue
-    return {
-        "asraudit": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "spec_file": ctx.spec.source,
-        "spec": ctx.spec.to_json(),
-        "corpus": {"source": str(ctx.corpus.source), "clips": len(ctx.corpus)},
-        "models": {n: {"model_id": i.model_id, "config_hash": i.config_hash, "can_score": bool(i.can_score)}
-                   for n, i in ctx.identities.items()},
-        "panel": list(ctx.panel),
-        "seed": ctx.spec.seed,
-        "normalizer": ctx.spec.normalizer,
-        "bootstrap": ctx.spec.bootstrap,
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "packages": versions,
-        "store": str(ctx.store.path) if hasattr(ctx.store, "path") else None,
-        "runtime_s": round(runtime_s, 1),
-        "notes": list(ctx.notes),
-        "sampling": ctx.summary.get("sampling", {}),
-    }
+    return Provenance(
+        asraudit=__version__,
+        created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        spec_file=ctx.spec.source,
+        spec=ctx.spec.to_json(),
+        corpus=CorpusInfo(str(ctx.corpus.source), len(ctx.corpus)),
+        models={n: ModelIdentity(i.model_id, i.config_hash, bool(i.can_score)) for n, i in ctx.identities.items()},
+        panel=list(ctx.panel),
+        seed=ctx.spec.seed,
+        normalizer=ctx.spec.normalizer,
+        bootstrap=ctx.spec.bootstrap,
+        python=sys.version.split()[0],
+        platform=platform.platform(),
+        packages=versions,
+        store=str(ctx.store.path) if isinstance(ctx.store, ResultStore) else None,
+        runtime_s=round(runtime_s, 1),
+        notes=list(ctx.notes),
+        sampling=sampling_of(result) or Sampling(),
+    )
 
 
-def _clean(value):
-    """NaN and infinities become null: JSON has no NaN, and a reader must not mistake one for a number."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    return value
+def stage_tables(result: AuditResult) -> dict[str, list[dict]]:
+    """Every stage's rows for the Parquet tables, by table name."""
+    tables: dict[str, list[dict]] = {}
+    if result.mining is not None:
+        tables.update(result.mining.tables)
+    for name, stage in (("masked", result.masked), ("lift", result.lift), ("conventions", result.conventions),
+                        ("mechanism", result.mechanism)):
+        if stage is not None:
+            tables[name] = stage.table
+    if result.battery is not None:
+        tables["battery"] = [{k: getattr(r, k) for k in r.__dataclass_fields__} for r in result.battery.rows.rows]
+    return tables
 
 
-def write_summary(ctx: AuditContext) -> Path:
-    path = ctx.out / "summary.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(_clean(ctx.summary), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                   encoding="utf-8")
-    tmp.replace(path)
-    return path
-
-
-def write_tables(ctx: AuditContext) -> list[Path]:
+def write_tables(out: Path, result: AuditResult) -> list[Path]:
     """One Parquet file per table (edits, verdicts, clips, masked, lift, battery, conventions, mechanism)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    folder = ctx.out / "tables"
+    folder = out / "tables"
     folder.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, rows in ctx.tables.items():
+    for name, rows in stage_tables(result).items():
         if not rows:
             continue
         columns = list(dict.fromkeys(k for r in rows for k in r))
         data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
-        table = pa.table(data)
         path = folder / f"{name}.parquet"
-        pq.write_table(table, path)
+        pq.write_table(pa.table(data), path)
         written.append(path)
     return written
 
@@ -163,18 +177,14 @@ def _cell(value):
     return value
 
 
-def write_report(ctx: AuditContext) -> Path:
-    from asraudit.report.html import render_report
-
-    path = ctx.out / "report.html"
-    path.write_text(render_report(_clean(ctx.summary)), encoding="utf-8")
+def write_report(out: Path, result: AuditResult) -> Path:
+    path = out / "report.html"
+    path.write_text(render_report(summary_json(result)), encoding="utf-8")
     return path
 
 
 def print_summary(summary: dict, file=None) -> None:
     """The terminal table: per model WER, accept-ref, masked recovery, switch rate, lift, WER gained; flags."""
-    from asraudit.report.tables import fmt_interval, fmt_rate, render_table
-
     out = file or sys.stdout
     rows = []
 

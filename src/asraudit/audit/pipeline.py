@@ -1,70 +1,60 @@
-"""`run_audit(spec)`: the whole audit, from a checked spec to a report.
+"""`run_audit(spec)`: the whole audit, from a checked spec to an ``AuditResult`` and its files.
 
 Order: check everything (``prepare``), then transcribe, mine and score,
 conventions, masked recovery, audio lift, the battery and the white-box
-experiments, each only if its section is in the spec.  Every model call goes
-through one store (``<out>/asraudit.sqlite``), so a killed audit resumes and
-a finished one reruns in seconds.  summary.json is rewritten after every
-stage, so a stage that fails late (a broken clip in the battery) never loses
-what earlier stages found; the error names the stage.
+experiments, each only if its section is in the spec.  Each stage returns
+its own result (``audit.results``); the ``AuditResult`` collects them.
+Every model call goes through one store (``<out>/asraudit.sqlite``), so a
+killed audit resumes and a finished one reruns in seconds.  summary.json is
+rewritten after every stage, so a stage that fails late (a broken clip in
+the battery) never loses what earlier stages found; the error names the
+stage.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
+from asraudit.audit import audio_stages, outputs, text_stages
 from asraudit.audit.context import AuditContext
+from asraudit.audit.mechanism import run_mechanism
+from asraudit.audit.prepare import prepare
+from asraudit.audit.results import AuditResult
 from asraudit.audit.spec import AuditSpec
+from asraudit.audit.summary import write_summary
 from asraudit.errors import InputError
+from asraudit.run.executor import parse_executor
+from asraudit.run.store import ResultStore
+from asraudit.text.normalize import get_normalizer
 
 STORE_NAME = "asraudit.sqlite"
 
-
-@dataclass(frozen=True)
-class AuditResult:
-    summary: dict
-    out: Path
-    summary_path: Path
-    report_path: Path
-    tables: list[Path]
-    seconds: float
+# A stage: (name, the AuditResult field it fills, the function (ctx, result so far) -> its result or None).
+Stage = tuple[str, str, Callable[[AuditContext, AuditResult], object]]
 
 
-def _stages(spec: AuditSpec) -> list[tuple[str, Callable[[AuditContext], None]]]:
-    from asraudit.audit import audio_stages, text_stages
-
-    stages = [("transcribe", text_stages.transcribe), ("mine and score", text_stages.mine_and_score)]
+def _stages(spec: AuditSpec) -> list[Stage]:
+    planner = audio_stages.MaskPlanner()
+    stages: list[Stage] = [("transcribe", "transcribe", text_stages.transcribe),
+                           ("mine and score", "mining", text_stages.mine_and_score)]
     if spec.conventions is not None:
-        stages.append(("conventions", text_stages.conventions))
+        stages.append(("conventions", "conventions", text_stages.conventions))
     if spec.masked is not None:
-        stages.append(("masked recovery", audio_stages.masked))
+        stages.append(("masked recovery", "masked", lambda ctx, done: audio_stages.masked(ctx, done, planner)))
     if spec.lift is not None:
-        stages.append(("audio lift", audio_stages.lift))
+        stages.append(("audio lift", "lift", audio_stages.lift))
     if spec.battery is not None:
-        stages.append(("battery", audio_stages.battery))
+        stages.append(("battery", "battery", lambda ctx, done: audio_stages.battery(ctx, done, planner)))
     if spec.mechanism:
-        stages.append(("mechanism", _mechanism))
+        stages.append(("mechanism", "mechanism",
+                       lambda ctx, done: run_mechanism(ctx, ctx.spec.mechanism, done.transcribe.transcripts)))
     return stages
 
 
-def _mechanism(ctx: AuditContext) -> None:
-    from asraudit.audit.mechanism import parse_mechanism, run_mechanism
-
-    run_mechanism(ctx, parse_mechanism(ctx.spec.mechanism, ctx.spec.source, Path(ctx.spec.source).parent))
-
-
 def run_audit(spec: AuditSpec, *, progress: bool = True, title: str | None = None,
-              extra: Callable[[AuditContext], None] | None = None) -> AuditResult:
-    """Run every stage the spec asks for; ``extra`` runs last (calibrate's truth scoring)."""
-    from asraudit.audit import outputs
-    from asraudit.audit.prepare import prepare
-    from asraudit.run.executor import parse_executor
-    from asraudit.run.store import ResultStore
-    from asraudit.text.normalize import get_normalizer
-
+              extra: Callable[[AuditContext, AuditResult], object] | None = None) -> AuditResult:
+    """Run every stage the spec asks for; ``extra`` runs last and fills ``calibration`` (calibrate's truth)."""
     started = time.perf_counter()
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)
@@ -73,35 +63,36 @@ def run_audit(spec: AuditSpec, *, progress: bool = True, title: str | None = Non
     ex = spec.executor
     actor_options = {"num_gpus": 1} if str(ex.device).startswith("cuda") else None
     executor = parse_executor(ex.kind, batch_size=ex.batch_size, progress=progress, actor_options=actor_options)
-    stages = _stages(spec)
+    stages = _stages(spec) + ([("extra", "calibration", extra)] if extra else [])
     with ResultStore(spec.out / STORE_NAME) as store:
         ctx = AuditContext(spec=spec, out=spec.out, corpus=ready.corpus, store=store, executor=executor,
                            normalize=get_normalizer(spec.normalizer), panel=list(ready.panel), models=ready.models,
                            identities=ready.identities, progress=progress)
-        ctx.summary["title"] = title or spec.name
-        ctx.summary["subtitle"] = (f"{len(ready.corpus)} clips of {ready.corpus.source}; "
-                                   f"{len(ready.identities)} models; panel {', '.join(ready.panel)}")
+        result = AuditResult(title=title or spec.name,
+                             subtitle=(f"{len(ready.corpus)} clips of {ready.corpus.source}; "
+                                       f"{len(ready.identities)} models; panel {', '.join(ready.panel)}"),
+                             out=spec.out)
         ctx.log(f"audit {spec.name}: {len(ready.corpus)} clips, models {', '.join(ready.identities)}; "
-                f"stages: {', '.join(name for name, _ in stages)}")
-        for name, stage in stages + ([("extra", extra)] if extra else []):
+                f"stages: {', '.join(name for name, _, _ in stages if name != 'extra')}")
+        for name, attr, stage in stages:
             t0 = time.perf_counter()
             try:
-                stage(ctx)
+                setattr(result, attr, stage(ctx, result))
             except InputError as exc:
-                _finish(ctx, outputs, started)
+                _finish(ctx, result, started)
                 raise InputError(f"audit stage {name!r} stopped (results so far are in {spec.out}): {exc}") from None
-            ctx.summary.setdefault("stage_seconds", {})[name] = round(time.perf_counter() - t0, 1)
+            result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")
-            outputs.write_summary(ctx)
-        return _finish(ctx, outputs, started)
+            write_summary(result, spec.out)
+        return _finish(ctx, result, started)
 
 
-def _finish(ctx: AuditContext, outputs, started: float) -> AuditResult:
-    outputs.flag_models(ctx)
-    ctx.summary["edits"] = outputs.report_edits(ctx)
-    seconds = time.perf_counter() - started
-    ctx.summary["provenance"] = outputs.provenance(ctx, seconds)
-    summary_path = outputs.write_summary(ctx)
-    tables = outputs.write_tables(ctx)
-    report_path = outputs.write_report(ctx)
-    return AuditResult(ctx.summary, ctx.out, summary_path, report_path, tables, seconds)
+def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResult:
+    result.flags = outputs.flag_models(ctx, result)
+    result.edits = outputs.report_edits(ctx, result)
+    result.seconds = time.perf_counter() - started
+    result.provenance = outputs.provenance(ctx, result, result.seconds)
+    result.summary_path = write_summary(result, ctx.out)
+    result.tables = outputs.write_tables(ctx.out, result)
+    result.report_path = outputs.write_report(ctx.out, result)
+    return result

@@ -14,23 +14,29 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
+from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
+from asraudit.data.corpus import Corpus, load_corpus, load_manifest
+from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
+from asraudit.models.aligners import make_aligner
+from asraudit.models.registry import load_model
+from asraudit.probes.battery import load_spec as load_battery
+from asraudit.run.executor import Identity, identify
+from asraudit.text.normalize import get_normalizer
 
 
 @dataclass
 class Prepared:
-    corpus: object
+    corpus: Corpus
     models: dict[str, object]        # name -> loaded model (local) or factory (Ray)
-    identities: dict[str, object]    # name -> Identity
+    identities: dict[str, Identity]
     panel: list[str]
     has_audio: bool
 
 
 def open_corpus(spec: AuditSpec):
     """The spec's corpus, narrowed by ``select`` and ``limit``."""
-    from asraudit.data.corpus import Corpus, load_corpus, load_manifest
-
     c = spec.corpus
     if c.manifest is not None:
         corpus = load_manifest(c.manifest)
@@ -61,8 +67,6 @@ def open_corpus(spec: AuditSpec):
 
 
 def _factory(m: ModelSpec, spec: AuditSpec):
-    from asraudit.models.registry import load_model
-
     options = dict(m.options)
     if not m.replay and m.spec != "pocketsphinx" and not m.spec.startswith(("http://", "https://")):
         options.setdefault("device", spec.executor.device)
@@ -76,8 +80,6 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
 
     Returns, by name, what the executor gets (the loaded model, or a factory for Ray actors) and the
     identities; the name of each spec entry in order; and the loaded models (for the checks)."""
-    from asraudit.run.executor import identify
-
     models: dict[str, object] = {}
     loaded: dict[str, object] = {}
     identities: dict[str, object] = {}
@@ -108,8 +110,6 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
 
 
 def _default_name(model_id: str) -> str:
-    from asraudit.data.prediction_writer import preds_file_stem
-
     return preds_file_stem(model_id)
 
 
@@ -155,28 +155,22 @@ def prepare(spec: AuditSpec) -> Prepared:
         _check_names("[lift] models", spec.lift.models, identities, spec, scoring=True)
     if spec.battery:
         _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
-        from asraudit.probes.battery import load_spec as load_battery
-
-        load_battery(spec.battery.spec)
+        load_battery(spec.battery.params.spec)
     audio_users = [s for s, on in (("[masked]", spec.masked), ("[lift]", spec.lift), ("[battery]", spec.battery),
                                    ("[[mechanism]]", spec.mechanism)) if on]
     audio_models = [m.entry for m in spec.models if not m.replay]
     if not has_audio and (audio_users or audio_models):
         raise SpecError(f"the corpus has no audio, which {', '.join(audio_users + audio_models)} need",
                         spec.source)
-    if spec.masked and spec.masked.align and not spec.masked.recipe:
-        from asraudit.models.aligners import make_aligner
-
+    if spec.masked and spec.masked.params.align and not spec.masked.params.recipe:
         try:
-            make_aligner(spec.masked.align, device=spec.executor.device)
+            make_aligner(spec.masked.params.align, device=spec.executor.device)
         except InputError as exc:
             raise SpecError(f"[masked] align: {exc}", spec.source) from None
     if spec.mechanism:
-        from asraudit.audit.mechanism import check_mechanism, parse_mechanism
-
-        # Shape, then the corpus supplies every experiment's pairs and clips (and torch is installed).
-        check_mechanism(parse_mechanism(spec.mechanism, spec.source, Path(spec.source).parent), corpus.clips,
-                        spec.source)
+        # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
+        # is installed).
+        check_mechanism(spec.mechanism, corpus.clips, spec.source)
     return Prepared(corpus, models, identities, panel, has_audio)
 
 
@@ -188,8 +182,6 @@ def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:
 
 def _check_coverage(model, corpus, m: ModelSpec, spec: AuditSpec) -> None:
     """Every clip in the file, with the corpus's reference: a file from another benchmark would mean nothing."""
-    from asraudit.text.normalize import get_normalizer
-
     normalize = get_normalizer(spec.normalizer)
     rows = model.predictions.rows
     missing = [c.id for c in corpus if c.id not in rows]

@@ -35,9 +35,9 @@ can travel together::
     [[model]]
     predictions = "preds/x.jsonl"   # a prediction file: replayed, no audio needed for its transcripts
 
-    [refdis]
-    majority = 0.66
-    min_panel = 2
+    [refdis]                        # every knob of probes.refdis.MinerParams; defaults: its own
+    majority = 0.8                  # (the share of the panel that must make the same edit)
+    min_panel = 3
 
     [conventions]                   # rendering conventions (switch rate, agreement)
     [masked]                        # masked-entity recovery
@@ -46,29 +46,42 @@ can travel together::
     max_edits = 60
     [battery]
     spec = "paper"                  # or a battery TOML file
-    [[mechanism]]                   # white-box experiments (see asraudit.audit.mechanism)
+    [[mechanism]]                   # white-box experiments (see asraudit.audit.spec_mechanism)
 
 A section that is absent is a probe not run; every present section is run
-and reported.  Section parsers are plain functions over dicts, so the demo's
-embedded spec and a user's file go through the same checks.
+and reported.  A probe's section is read onto that probe's Params dataclass
+(``[refdis]`` MinerParams, ``[conventions]`` ConventionsParams, ``[masked]``
+MaskedParams, ``[lift]`` LiftParams, ``[battery]`` BatteryParams), so every
+knob of a probe is settable here with the probe's own defaults, plus
+``models`` (which audited models the audio probes run).  Section parsers are
+plain functions over dicts, so the demo's embedded spec and a user's file go
+through the same checks.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Generic, Mapping, TypeVar
 
-from asraudit.errors import InputError
+from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
+from asraudit.audit.spec_reader import Section, SpecError, read_params
+from asraudit.probes.battery import BUILTIN_SPECS
+from asraudit.probes.battery_run import BatteryParams
+from asraudit.probes.conventions_probe import ConventionsParams
+from asraudit.probes.lift_probe import LiftParams
+from asraudit.probes.masked_probe import MaskedParams
+from asraudit.probes.refdis import MinerParams
 from asraudit.text.normalize import NORMALIZERS
+
+__all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection", "ReportSpec", "SpecError",
+           "load_spec", "parse_spec"]
 
 TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "bootstrap", "corpus", "executor", "model",
             "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report"}
 
-
-class SpecError(InputError):
-    """A spec that cannot be run; names the spec file and the entry."""
+P = TypeVar("P")
 
 
 @dataclass(frozen=True)
@@ -116,52 +129,19 @@ class ExecutorSpec:
 
 
 @dataclass(frozen=True)
-class RefdisSpec:
-    majority: float = 0.66
-    min_panel: int = 2
-    min_ref_match: float = 0.5
+class ProbeSection(Generic[P]):
+    """An audio probe's section: the probe's Params and the audited models it runs (none named: all)."""
 
-
-@dataclass(frozen=True)
-class ConventionsSpec:
-    language: str = "en"
-    min_per_arm: int = 5
-
-
-@dataclass(frozen=True)
-class MaskedSpec:
-    targets: str = "numbers"
-    words: tuple[str, ...] = ()
-    align: str = "pocketsphinx"
-    recipe: Path | None = None
-    fill: str = "silence"
-    pad: float = 0.02
-    guard: float = 0.05
-    control: bool = True
-    lift: bool = True
-    max_targets: int | None = None
+    params: P
     models: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class LiftSpec:
-    max_edits: int | None = None
-    models: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class BatteryRunSpec:
-    spec: str = "paper"
-    models: tuple[str, ...] = ()
-    max_edits: int | None = None
-    max_targets: int | None = None
-    mask: bool = True
 
 
 @dataclass(frozen=True)
 class ReportSpec:
-    flag_accept_ref: float = 0.25
-    max_edits_shown: int = 400
+    # a model is flagged when the lower end of its accept-ref interval lies above this
+    flag_accept_ref: float = field(default=0.25, metadata={"range": (0.0, 1.0)})
+    # edits shown in the report's browser (a seeded sample beyond this)
+    max_edits_shown: int = field(default=400, metadata={"minimum": 0})
 
 
 @dataclass(frozen=True)
@@ -171,12 +151,12 @@ class AuditSpec:
     corpus: CorpusSpec
     models: tuple[ModelSpec, ...]
     executor: ExecutorSpec = ExecutorSpec()
-    refdis: RefdisSpec = RefdisSpec()
-    conventions: ConventionsSpec | None = None
-    masked: MaskedSpec | None = None
-    lift: LiftSpec | None = None
-    battery: BatteryRunSpec | None = None
-    mechanism: tuple[Mapping[str, Any], ...] = ()
+    refdis: MinerParams = MinerParams()
+    conventions: ConventionsParams | None = None
+    masked: ProbeSection[MaskedParams] | None = None
+    lift: ProbeSection[LiftParams] | None = None
+    battery: ProbeSection[BatteryParams] | None = None
+    mechanism: tuple[MechanismSpec, ...] = ()
     report: ReportSpec = ReportSpec()
     seed: int = 0
     normalizer: str = "whisper"
@@ -206,77 +186,7 @@ class AuditSpec:
 # -------------------------------------------------------------------- parsing
 
 
-class _Section:
-    """Typed reads from one table of the spec; every error names the table and key."""
-
-    def __init__(self, data: Any, where: str, source: str, base: Path):
-        if not isinstance(data, dict):
-            raise SpecError(f"{where} must be a table", source)
-        self.data, self.where, self.source, self.base = data, where, source, base
-        self.used: set[str] = set()
-
-    def fail(self, message: str) -> SpecError:
-        return SpecError(f"{self.where}: {message}", self.source)
-
-    def get(self, key: str, types: type | tuple, default: Any = None) -> Any:
-        self.used.add(key)
-        if key not in self.data:
-            return default
-        value = self.data[key]
-        if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
-            raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
-        if not isinstance(value, types):
-            raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
-        return value
-
-    def number(self, key: str, default: float, lo: float | None = None, hi: float | None = None) -> float:
-        value = float(self.get(key, (int, float), default))
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise self.fail(f"{key} must be in [{lo}, {hi}], got {value}")
-        return value
-
-    def integer(self, key: str, default: int | None, minimum: int = 0) -> int | None:
-        value = self.get(key, int, default)
-        if value is not None and value < minimum:
-            raise self.fail(f"{key} must be at least {minimum}, got {value}")
-        return value
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.get(key, str, default)
-        if value not in choices:
-            raise self.fail(f"{key} must be one of {', '.join(choices)}, got {value!r}")
-        return value
-
-    def strings(self, key: str) -> tuple[str, ...]:
-        value = self.get(key, list, [])
-        if not all(isinstance(v, str) and v.strip() for v in value):
-            raise self.fail(f"{key} must be a list of names")
-        return tuple(value)
-
-    def path(self, key: str, must_exist: bool = True, kind: str = "file") -> Path | None:
-        value = self.get(key, str)
-        if value is None:
-            return None
-        path = Path(value).expanduser()
-        path = path if path.is_absolute() else (self.base / path)
-        if must_exist and not (path.is_file() if kind == "file" else path.exists()):
-            raise self.fail(f"{key}: no such {kind}: {path}")
-        return path
-
-    def done(self) -> None:
-        extra = sorted(set(self.data) - self.used)
-        if extra:
-            raise self.fail(f"unknown key(s) {', '.join(extra)}")
-
-
-def _type_names(types) -> str:
-    types = types if isinstance(types, tuple) else (types,)
-    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list",
-             dict: "a table"}
-    return " or ".join(names.get(t, t.__name__) for t in types)
-
-
-def _corpus(s: _Section) -> CorpusSpec:
+def _corpus(s: Section) -> CorpusSpec:
     manifest = s.path("manifest")
     predictions = s.path("predictions")
     folder = s.path("folder", kind="folder")
@@ -292,7 +202,7 @@ def _corpus(s: _Section) -> CorpusSpec:
     select = s.get("select", dict)
     select_field = select_values = select_first = None
     if select is not None:
-        sub = _Section(select, f"{s.where}.select", s.source, s.base)
+        sub = Section(select, f"{s.where}.select", s.source, s.base)
         select_field = sub.get("field", str)
         select_values = sub.strings("values") or None
         select_first = sub.integer("first", None, minimum=1)
@@ -308,7 +218,7 @@ def _corpus(s: _Section) -> CorpusSpec:
     return spec
 
 
-def _model(s: _Section) -> ModelSpec:
+def _model(s: Section) -> ModelSpec:
     spec = s.get("spec", str)
     preds = s.path("predictions")
     if bool(spec) == bool(preds):
@@ -322,10 +232,35 @@ def _model(s: _Section) -> ModelSpec:
     return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=dict(options), entry=s.where)
 
 
+def _params(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path, given: dict | None = None):
+    """The section ``[key]`` read onto ``cls`` (every field, unknown keys refused)."""
+    s = Section(data.get(key, {}), f"[{key}]", source, base)
+    params = read_params(s, cls, given)
+    s.done()
+    return params
+
+
+def _probe(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path, given=None) -> ProbeSection | None:
+    """An audio probe's section: its Params and ``models``; None when the section is absent."""
+    if key not in data:
+        return None
+    s = Section(data[key], f"[{key}]", source, base)
+    models = s.strings("models")
+    params = read_params(s, cls, given(s) if given else None)
+    s.done()
+    return ProbeSection(params, models)
+
+
+def _battery_spec(s: Section) -> dict:
+    """A built-in battery by name, else a battery file relative to the spec."""
+    name = s.get("spec", str, "paper")
+    return {"spec": name if name in BUILTIN_SPECS else str(s.path("spec"))}
+
+
 def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | None = None) -> AuditSpec:
-    """An audit from parsed TOML, checked for shape (names, types, files); see ``validate`` for the rest."""
+    """An audit from parsed TOML, checked for shape (names, types, files); see ``prepare`` for the rest."""
     base = base or Path.cwd()
-    top = _Section(dict(data), "spec", source, base)
+    top = Section(dict(data), "spec", source, base)
     name = top.get("name", str, "asraudit audit")
     out = top.path("out", must_exist=False) or base / "audit-out"
     seed = top.integer("seed", 0)
@@ -334,72 +269,27 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     description = top.get("description", str, "")
     if "corpus" not in data:
         raise top.fail("needs a [corpus] table")
-    corpus = _corpus(_Section(data["corpus"], "[corpus]", source, base))
+    corpus = _corpus(Section(data["corpus"], "[corpus]", source, base))
     raw_models = top.get("model", list, [])
     if not raw_models:
         raise top.fail("needs at least one [[model]]")
-    models = tuple(_model(_Section(m, f"[[model]] #{i}", source, base)) for i, m in enumerate(raw_models, start=1))
+    models = tuple(_model(Section(m, f"[[model]] #{i}", source, base)) for i, m in enumerate(raw_models, start=1))
 
-    ex = _Section(data.get("executor", {}), "[executor]", source, base)
+    ex = Section(data.get("executor", {}), "[executor]", source, base)
     executor = ExecutorSpec(kind=ex.get("kind", str, "local"), batch_size=ex.integer("batch_size", 8, minimum=1),
                             device=ex.get("device", str, "cpu"), compute_type=ex.get("compute_type", str))
     if not (executor.kind == "local" or executor.kind == "ray" or executor.kind.startswith("ray:")):
         raise ex.fail(f"kind must be local, ray or ray:ADDRESS, got {executor.kind!r}")
     ex.done()
 
-    rd = _Section(data.get("refdis", {}), "[refdis]", source, base)
-    refdis = RefdisSpec(majority=rd.number("majority", 0.66, 0.0, 1.0), min_panel=rd.integer("min_panel", 2, minimum=1),
-                        min_ref_match=rd.number("min_ref_match", 0.5, 0.0, 1.0))
-    rd.done()
-
-    conventions = None
-    if "conventions" in data:
-        cs = _Section(data["conventions"], "[conventions]", source, base)
-        conventions = ConventionsSpec(language=cs.get("language", str, "en"),
-                                      min_per_arm=cs.integer("min_per_arm", 5, minimum=1))
-        cs.done()
-
-    masked = None
-    if "masked" in data:
-        ms = _Section(data["masked"], "[masked]", source, base)
-        masked = MaskedSpec(targets=ms.choice("targets", ("numbers", "names", "listed"), "numbers"),
-                            words=ms.strings("words"), align=ms.get("align", str, "pocketsphinx"),
-                            recipe=ms.path("recipe"), fill=ms.choice("fill", ("silence", "noise"), "silence"),
-                            pad=ms.number("pad", 0.02, 0.0, 1.0), guard=ms.number("guard", 0.05, 0.0, 1.0),
-                            control=ms.get("control", bool, True), lift=ms.get("lift", bool, True),
-                            max_targets=ms.integer("max_targets", None, minimum=1), models=ms.strings("models"))
-        if masked.targets == "listed" and not masked.words:
-            raise ms.fail("targets = \"listed\" needs words = [...]")
-        ms.done()
-
-    lift = None
-    if "lift" in data:
-        ls = _Section(data["lift"], "[lift]", source, base)
-        lift = LiftSpec(max_edits=ls.integer("max_edits", None, minimum=1), models=ls.strings("models"))
-        ls.done()
-
-    battery = None
-    if "battery" in data:
-        bs = _Section(data["battery"], "[battery]", source, base)
-        bspec = bs.get("spec", str, "paper")
-        from asraudit.probes.battery import BUILTIN_SPECS
-
-        if bspec not in BUILTIN_SPECS:
-            bspec = str(bs.path("spec"))
-        battery = BatteryRunSpec(spec=bspec, models=bs.strings("models"),
-                                 max_edits=bs.integer("max_edits", None, minimum=1),
-                                 max_targets=bs.integer("max_targets", None, minimum=1), mask=bs.get("mask", bool, True))
-        bs.done()
-
-    mechanism = tuple(top.get("mechanism", list, []))
-    for i, m in enumerate(mechanism, start=1):
-        if not isinstance(m, dict):
-            raise top.fail(f"[[mechanism]] #{i} must be a table")
-
-    rp = _Section(data.get("report", {}), "[report]", source, base)
-    report = ReportSpec(flag_accept_ref=rp.number("flag_accept_ref", 0.25, 0.0, 1.0),
-                        max_edits_shown=rp.integer("max_edits_shown", 400, minimum=0))
-    rp.done()
+    refdis = _params(data, "refdis", MinerParams, source, base)
+    conventions = _params(data, "conventions", ConventionsParams, source, base) if "conventions" in data else None
+    masked = _probe(data, "masked", MaskedParams, source, base)
+    lift = _probe(data, "lift", LiftParams, source, base)
+    battery = _probe(data, "battery", BatteryParams, source, base, given=_battery_spec)
+    entries = top.get("mechanism", list, [])
+    mechanism = parse_mechanism(entries, source, base)
+    report = _params(data, "report", ReportSpec, source, base)
     top.used |= {"corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
@@ -423,7 +313,5 @@ def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
         raise SpecError(f"not valid TOML: {exc}", path) from None
     spec = parse_spec(data, str(path), path.resolve().parent)
     if out is not None:
-        from dataclasses import replace
-
         spec = replace(spec, out=out)
     return spec

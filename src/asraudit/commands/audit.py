@@ -6,6 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from asraudit.audit.outputs import print_summary
+from asraudit.audit.pipeline import run_audit
+from asraudit.audit.prepare import prepare
+from asraudit.audit.spec import load_spec
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -32,11 +37,6 @@ def print_outputs(result, file=None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.audit.outputs import print_summary
-    from asraudit.audit.pipeline import run_audit
-    from asraudit.audit.prepare import prepare
-    from asraudit.audit.spec import load_spec
-
     spec = load_spec(args.spec, out=args.out)
     if args.check:
         ready = prepare(spec)

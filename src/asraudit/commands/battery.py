@@ -18,7 +18,12 @@ from pathlib import Path
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
+from asraudit.probes.battery import READOUTS, load_spec
+from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
+from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
+from asraudit.run.store import ResultStore
+from asraudit.text.normalize import get_normalizer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,8 +67,6 @@ def _delta_rate(v) -> str:
 
 
 def print_result(result, file=None) -> None:
-    from asraudit.probes.battery import READOUTS
-
     for readout, kind in READOUTS.items():
         rows = [r for r in result.rows if r.readout == readout]
         if not rows:
@@ -84,12 +87,6 @@ def print_result(result, file=None) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.probes.battery import load_spec
-    from asraudit.probes.battery_run import BatteryInputs, corrected_texts, run_battery
-    from asraudit.probes.lift_run import load_edits
-    from asraudit.run.store import ResultStore
-    from asraudit.text.normalize import get_normalizer
-
     spec = load_spec(args.spec)
     if args.out.exists() and not args.out.is_dir():
         raise InputError("--out must be a folder", args.out)
@@ -110,16 +107,13 @@ def run(args: argparse.Namespace) -> int:
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
-    all_texts = clip_texts(corpus, args.text_field) if args.text_field else {}
-    said = {c.id: (all_texts.get(c.id) or c.reference or "") for c in corpus}
-    if not args.text_field:
-        said.update(corrected_texts(edits))
+    said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
     print(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
           f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
-        result = run_battery(
-            store, executor_of(args), load_models(args), spec, inputs, normalize,
+        result = measure_battery(
+            store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: print(f"asraudit: battery condition {name}", file=sys.stderr),
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from asraudit.demo.calibrate import print_calibration, run_calibration
+
 DEFAULT_OUT = Path("asraudit-calibration")
 
 
@@ -26,8 +28,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.demo.calibrate import print_calibration, run_calibration
-
     result = run_calibration(args.out, progress=not args.no_progress, sentences=args.sentences)
     print_calibration(result)
     print(f"wrote {args.out / 'calibration.json'}")

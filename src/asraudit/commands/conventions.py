@@ -11,6 +11,7 @@ from pathlib import Path
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
 from asraudit.probes.families import Catalogue, load_catalogue
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
@@ -19,10 +20,7 @@ from asraudit.probes.rendering import (
     ConventionAudit,
     SwitchRate,
     agreement,
-    collect,
-    pooled_switch_rates,
     reference_usage,
-    switch_rates,
 )
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
@@ -59,11 +57,12 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
     catalogue = load_catalogue(args.families or ["en"])
     pset = load_predictions_with_warnings(args.preds)
-    audit = collect(catalogue, {m: p.rows for m, p in pset.models.items()})
+    measured = measure_conventions({m: p.rows for m, p in pset.models.items()},
+                                   ConventionsParams(min_per_arm=args.min_per_arm), catalogue=catalogue,
+                                   n_boot=args.bootstrap, seed=args.seed)
+    audit, switch, agree = measured.audit, measured.switch, measured.agreement
+    pooled = measured.pooled if args.pool else []
     usage = reference_usage(audit)
-    switch = switch_rates(audit, args.min_per_arm)
-    pooled = pooled_switch_rates(audit, args.min_per_arm) if args.pool else []
-    agree = agreement(audit, "class", n_boot=args.bootstrap, seed=args.seed)
 
     _print_header(audit, catalogue, args.min_per_arm)
     if not usage:

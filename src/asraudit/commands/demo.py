@@ -12,7 +12,15 @@ into the package's data folder, which is what the repository ships.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
+
+from asraudit.audit.outputs import print_summary
+from asraudit.audit.pipeline import run_audit
+from asraudit.audit.spec import load_spec
+from asraudit.commands.audit import print_outputs
+from asraudit.demo.build_benchmark import DATA_DIR, build
+from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, TrainConfig, build_organism
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,11 +50,6 @@ DEMO_SPEC = "demo_audit.toml"
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-    from asraudit.audit.outputs import print_summary
-    from asraudit.audit.pipeline import run_audit
-    from asraudit.audit.spec import load_spec
-    from asraudit.commands.audit import print_outputs
-    from asraudit.demo.organism import BENCHMARK_DIR
 
     path = BENCHMARK_DIR.parent / DEMO_SPEC
     if args.print_spec:
@@ -59,17 +62,11 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _build_benchmark(args: argparse.Namespace) -> int:
-    from asraudit.demo.build_benchmark import DATA_DIR, build
-
     build(args.out or DATA_DIR, args.jobs)
     return 0
 
 
 def _build_organism(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, TrainConfig, build_organism
-
     config = TrainConfig(seed=args.seed)
     if args.epochs:
         config = replace(config, epochs=args.epochs)

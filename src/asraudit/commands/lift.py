@@ -18,7 +18,10 @@ from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.probes.lift_probe import measure_lift
+from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
+from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 
@@ -51,9 +54,6 @@ def _share(s) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.probes.lift_run import load_edits, read_lift, run_lift, summarize_edit_lift
-    from asraudit.run.store import ResultStore
-
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}
@@ -65,16 +65,14 @@ def run(args: argparse.Namespace) -> int:
     if not items:
         raise InputError("no edits in the file", args.edits)
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
-        summary = run_lift(store, executor_of(args), load_models(args), corpus.clips, items,
-                           description=f"lift {args.edits}")
-        print_jobs([summary], labels=("score",))
-        rows = read_lift(store, summary.identities, items)
+        measured = measure_lift(store, executor_of(args), load_models(args), corpus.clips, items,
+                                n_boot=args.bootstrap, seed=args.seed, description=f"lift {args.edits}")
+        print_jobs([measured.jobs], labels=("score",))
+    rows, overall, by_kind = measured.values, measured.overall, measured.by_kind
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
-    overall = summarize_edit_lift(rows, n_boot=args.bootstrap, seed=args.seed)
-    by_kind = summarize_edit_lift(rows, by=lambda i: i.kind, n_boot=args.bootstrap, seed=args.seed)
     print(f"edits: {len(items)} in {len({i.clip_id for i in items})} clip(s)")
     table = []
     for rep in sorted(overall + by_kind, key=lambda r: (r.model, r.group != "all", r.group)):

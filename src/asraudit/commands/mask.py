@@ -19,10 +19,15 @@ import json
 import sys
 from pathlib import Path
 
+from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.models.aligners import make_aligner
+from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 TIMINGS_NAME = "word_timings.jsonl"
@@ -95,39 +100,32 @@ def load_models(args: argparse.Namespace) -> list:
     return [f() for f in factories] if args.executor == "local" else factories
 
 
-def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
-    """Mask items from a recipe or from aligned timings; prints alignment failures and agreement."""
-    from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
-    from asraudit.data.mask_recipe import read_recipe
-    from asraudit.models.aligners import make_aligner
-    from asraudit.probes.masked import WordTiming, select_targets
-    from asraudit.probes.masked_run import MaskSettings, items_from_recipe, plan_items
-
-    settings = MaskSettings(fill=args.fill, attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
-                            control=not getattr(args, "no_control", False), seed=args.seed)
-    words = [w.strip() for w in (args.words or "").split(",") if w.strip()]
+def mask_params(args: argparse.Namespace) -> MaskedParams:
+    """The probe's parameters from the command line (shared with `asraudit battery`)."""
+    words = tuple(w.strip() for w in (args.words or "").split(",") if w.strip())
     if args.targets == "listed" and not words:
         raise InputError("--targets listed needs --words W1,W2,...")
-    if args.recipe:
-        return items_from_recipe(read_recipe(args.recipe), texts, settings), {}
-    # Align only clips that have a target: selection depends on the words alone.
-    wanted = {cid: t for cid, t in texts.items()
-              if select_targets(cid, [WordTiming(w, i, i + 1) for i, w in enumerate(t.split())], kind=args.targets,
-                                words=words, skip_trivial=not args.keep_trivial)}
-    cache = TimingCache(args.timings or out_dir / TIMINGS_NAME)
-    aligner = make_aligner(args.align, device=args.device)
-    timings, failures = align_clips(aligner, [(cid, corpus[cid], t) for cid, t in wanted.items()], cache)
-    if failures:
-        print(f"asraudit: warning: {len(failures)} of {len(wanted)} clip(s) could not be aligned with {args.align}, "
-              f"e.g. {failures[0].clip_id}: {failures[0].reason}", file=sys.stderr)
-    if args.compare_aligner:
+    return MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
+                        attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
+                        control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
+                        skip_trivial=not args.keep_trivial)
+
+
+def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
+    """Mask items from a recipe or from aligned timings; prints alignment failures and agreement."""
+    params = mask_params(args)
+    plan = plan_masked(corpus, texts, params, timings_cache=args.timings or out_dir / TIMINGS_NAME,
+                       device=args.device, seed=args.seed)
+    if plan.failures:
+        print(f"asraudit: warning: {len(plan.failures)} of {len(plan.wanted)} clip(s) could not be aligned with "
+              f"{args.align}, e.g. {plan.failures[0].clip_id}: {plan.failures[0].reason}", file=sys.stderr)
+    if args.compare_aligner and not params.recipe:
         other = make_aligner(args.compare_aligner, device=args.device)
-        second, _ = align_clips(other, [(cid, corpus[cid], wanted[cid]) for cid in timings], cache)
-        agreement = timing_agreement((timings[c], second[c]) for c in timings if c in second)
+        cache = TimingCache(args.timings or out_dir / TIMINGS_NAME)
+        second, _ = align_clips(other, [(cid, corpus[cid], plan.wanted[cid]) for cid in plan.timings], cache)
+        agreement = timing_agreement((plan.timings[c], second[c]) for c in plan.timings if c in second)
         print_agreement(args.align, args.compare_aligner, agreement)
-    items = plan_items(wanted, timings, kind=args.targets, words=words, skip_trivial=not args.keep_trivial,
-                       settings=settings)
-    return items, timings
+    return plan.items, plan.timings
 
 
 def print_agreement(name_a: str, name_b: str, ag) -> None:
@@ -168,9 +166,6 @@ def print_summaries(summaries) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from asraudit.data.mask_recipe import RecipeRow, write_recipe
-    from asraudit.probes.masked_run import read_masked, run_masked, summarize_masked
-
     if args.out.exists() and not args.out.is_dir():
         raise InputError("--out must be a folder", args.out)
     corpus = open_corpus(args)
@@ -182,18 +177,15 @@ def run(args: argparse.Namespace) -> int:
                  (RecipeRow(i.clip_id, i.target.start, i.target.end, i.target.word, i.target.index, i.target.kind)
                   for i in items))
     normalize = get_normalizer(args.normalizer)
-    from asraudit.run.store import ResultStore
-
     with ResultStore(args.store or args.out / STORE_NAME) as store:
-        summaries = run_masked(store, executor_of(args), load_models(args), corpus.clips, items,
-                               lift=not args.no_lift, control=not args.no_control,
-                               description=f"mask {corpus.source}")
-        print_jobs(summaries)
-        outcomes = read_masked(store, summaries[0].identities, items, normalize)
+        result = measure_masked(store, executor_of(args), load_models(args), corpus.clips, items, normalize,
+                                mask_params(args), n_boot=args.bootstrap, seed=args.seed,
+                                description=f"mask {corpus.source}")
+        print_jobs(result.jobs)
+    outcomes, summary = result.outcomes, result.summaries
     with (args.out / "mask_outcomes.jsonl").open("w", encoding="utf-8") as fh:
         for o in outcomes:
             fh.write(json.dumps(o.to_json(), ensure_ascii=False) + "\n")
-    summary = summarize_masked(outcomes, n_boot=args.bootstrap, seed=args.seed)
     n_clips = len({i.clip_id for i in items})
     print(f"targets: {len(items)} {args.targets} in {n_clips} clip(s); mask fill {args.fill}")
     print_summaries(summary)

@@ -16,8 +16,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from asraudit.audio.conditions import Original
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
+from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
+from asraudit.mechanism.experiment import Variant, parse_audio_source
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,8 +62,7 @@ def _positions(text: str) -> tuple[int, ...]:
 
 def _per_clip_sources(spec: str, clips):
     """Each clip's source: the clip with the same id in another corpus (looked up by audio at run time)."""
-    from asraudit.data.corpus import load_corpus
-    from asraudit.models.whitebox.interventions import SourcesByAudio
+    from asraudit.models.whitebox.interventions import SourcesByAudio  # torch
 
     path = spec.split(":", 1)[1]
     others = load_corpus(path)
@@ -74,9 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
     model = load_whitebox(args)
-    from asraudit.audio.conditions import Original
-    from asraudit.mechanism.experiment import Variant, parse_audio_source
-    from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, Frames
+    from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, Frames  # torch
 
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]

@@ -14,16 +14,12 @@ from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
-from asraudit.probes.corrected import (
-    corrected_references,
-    edits_from_corrections,
-    load_corrected_references,
-    write_corrected_benchmark,
-)
-from asraudit.probes.inflation import wer_cost
-from asraudit.probes.refdis import KINDS, POSITIONS, MinerParams, MiningResult, mine, prepare_clips
-from asraudit.probes.refdis_compat import HumeParams, run_hume
-from asraudit.probes.refdis_score import AcceptRef, accept_ref, breakdown
+from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
+from asraudit.probes.refdis import KINDS, POSITIONS, MinerParams, MiningResult, prepare_clips
+from asraudit.probes.refdis_compat import HumeParams
+from asraudit.probes.refdis_compat_run import run_hume
+from asraudit.probes.refdis_probe import measure_refdis
+from asraudit.probes.refdis_score import AcceptRef
 from asraudit.probes.review import read_review_sheet, write_review_sheet
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
@@ -173,7 +169,6 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
                   file=sys.stderr)
         corrected_tokens = {cid: tuple(normalize(text).split()) for cid, text in raw.items()}
         clips = prepare_clips(pset, normalize, scored)
-        result = edits_from_corrections(clips, corrected_tokens, scored)
         if panel:
             print("asraudit: warning: --panel is ignored with --corrected (edits come from the correction)",
                   file=sys.stderr)
@@ -185,15 +180,13 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
             "--no-leave-one-out judges them by edits their own vote helped mine"
         _warn_overlap(panel, scored, how)
         clips = prepare_clips(pset, normalize, list(dict.fromkeys(panel + scored)))
-        result = mine(clips, panel, params, scored=scored)
     sys.stderr.flush()
 
-    n_boot = args.bootstrap if args.cluster_bootstrap else 0
-    scores = accept_ref(result.edits, scored, n_boot=n_boot, seed=args.seed)
-    by_kind = breakdown(result.edits, scored, lambda e: e.kind, KINDS)
-    by_position = breakdown(result.edits, scored, lambda e: e.position, POSITIONS)
-    fixed = corrected_references(result, corrected_tokens)
-    cost = wer_cost(clips, fixed, result.edits, scored, n_boot=args.bootstrap, seed=args.seed)
+    measured = measure_refdis(clips, panel or [], params, scored=scored, corrections=corrected_tokens,
+                              n_boot=args.bootstrap, accept_ref_boot=args.bootstrap if args.cluster_bootstrap else 0,
+                              seed=args.seed)
+    result, scores, by_kind, by_position = measured.mining, measured.accept_ref, measured.by_kind, measured.by_position
+    fixed, cost = measured.corrected, measured.cost
 
     _print_summary(result, panel if not args.corrected else None)
     _print_scores(scores, cost, args.cluster_bootstrap)

@@ -15,11 +15,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
+from typing import Sequence
 
+from asraudit.data.corpus import load_corpus
+from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
+from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.run.store import ResultStore
 
 STORE_NAME = "asraudit.sqlite"
 
@@ -52,8 +59,6 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def require_whitebox() -> None:
-    import importlib.util
-
     missing = [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
     if missing:
         raise InputError(f"the white-box model needs {', '.join(missing)}: pip install 'asraudit[hf]'")
@@ -67,8 +72,6 @@ def load_whitebox(args: argparse.Namespace):
 
 
 def corpus_clips(args: argparse.Namespace):
-    from asraudit.data.corpus import load_corpus
-
     corpus = load_corpus(args.corpus)
     clips = list(corpus.clips)
     if args.limit is not None:
@@ -89,17 +92,36 @@ def parse_frames(text: str):
         raise InputError(str(exc)) from None
 
 
+def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows for ``render_table``."""
+    baseline = next(r for r in readouts if r.role == "baseline")
+    columns = ["variant", "role", "clips", "changed", "WER", "WER 95% CI", "accept-ref", "ref/eligible",
+               "Wilson 95%", "Δ points", "Δ relative"]
+    rows = []
+    for r in readouts:
+        change = r.relative_change(baseline)
+        points = r.accept_difference(baseline)
+        rows.append([
+            r.label,
+            r.role,
+            r.n_clips,
+            r.changed,
+            "-" if r.wer is None else fmt_rate(r.wer.rate),
+            "-" if r.wer is None else fmt_interval(r.wer.interval.low, r.wer.interval.high),
+            "-" if r.accept is None else fmt_rate(r.accept.rate),
+            "-" if r.accept is None else f"{r.accept.n_ref}/{r.accept.n_eligible}",
+            "-" if r.accept is None else fmt_interval(r.accept.low, r.accept.high),
+            "-" if r.role == "baseline" or points != points else f"{100 * points:+.1f}",
+            "-" if r.role == "baseline" or change != change else f"{100 * change:+.1f}%",
+        ])
+    return columns, rows
+
+
 def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int:
     """Run every variant through the store, then print (and optionally save) the readout."""
-    from asraudit.mechanism.experiment import readout, readout_rows, run_variants
-    from asraudit.report.tables import render_table
-    from asraudit.run.store import ResultStore
-
     panel = None
     panel_models: list[str] = []
     if args.preds:
-        from asraudit.data.predictions import load_predictions
-
         panel = load_predictions(args.preds)
         panel_models = args.panel.split(",") if args.panel else panel.model_names
     elif args.panel:
@@ -171,16 +193,12 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
 
 def _pairs(args: argparse.Namespace, clips):
     if args.negative_corpus:
-        from asraudit.data.corpus import load_corpus
-
         negatives = load_corpus(args.negative_corpus)
         matched = [(c, negatives[c.id]) for c in clips if c.id in negatives]
         if not matched:
             raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",
                              args.negative_corpus)
         return [(c.decode(), n.decode()) for c, n in matched], [c.id for c, _ in matched]
-    from asraudit.mechanism.experiment import parse_audio_source
-
     source = parse_audio_source(args.negative)
     pairs = []
     for clip in clips:
@@ -217,7 +235,6 @@ def _load_direction(args: argparse.Namespace):
 
 def run_induce(args: argparse.Namespace) -> int:
     model = load_whitebox(args)
-    from asraudit.mechanism.experiment import Variant
     from asraudit.models.whitebox.interventions import SteerAdd
 
     direction = _load_direction(args)
@@ -238,7 +255,6 @@ def run_induce(args: argparse.Namespace) -> int:
 
 def run_ablate(args: argparse.Namespace) -> int:
     model = load_whitebox(args)
-    from asraudit.mechanism.experiment import Variant
     from asraudit.models.whitebox.interventions import SteerAblate
 
     direction = _load_direction(args)

@@ -27,21 +27,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from asraudit.audit.context import AuditContext
+from asraudit.audit.pipeline import run_audit
+from asraudit.audit.results import AuditResult, CalibrationStage
+from asraudit.audit.rows import CalibrationSwitch, TruthRow, finite
+from asraudit.audit.spec import load_spec
+from asraudit.audit.text_stages import switch_row
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
+from asraudit.probes.conventions_probe import TextPair
+from asraudit.probes.families import load_catalogue
+from asraudit.probes.refdis_truth import planted_from_truth, score_against_truth
+from asraudit.probes.rendering import collect, pooled_switch_rates
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
 DATA_DIR = BENCHMARK_DIR.parent
 CALIBRATION_SPEC = DATA_DIR / "calibration_audit.toml"
 CLEAN_PANEL = ("whisper-tiny.en", "whisper-base", "pocketsphinx")
 MODELS = CLEAN_PANEL + (ORGANISM_ID,)
-
-
-def _finite(x):
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
 
 
 def load_truth() -> dict:
@@ -51,22 +57,19 @@ def load_truth() -> dict:
 # ------------------------------------------------------------------ truth scoring
 
 
-def truth_stage(ctx) -> None:
+def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
     """The audit's extra stage: mining P/R against truth.json, and the mixed-arm switch rate."""
-    from asraudit.probes.refdis_truth import planted_from_truth, score_against_truth
-
     truth = load_truth()
-    mined_clips = list(ctx.mining.refs)
-    score = score_against_truth(ctx.mining.full_panel_edits(), planted_from_truth(truth), ctx.normalize,
-                                clips=mined_clips)
-    ctx.summary["mining"]["truth"] = {k: _kind_json(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
-    ctx.summary["calibration_switch"] = mixed_arm_switch(ctx, truth)
+    mining = done.mining.refdis.mining
+    score = score_against_truth(mining.full_panel_edits(), planted_from_truth(truth), ctx.normalize,
+                                clips=list(mining.refs))
+    rows = {k: _truth_row(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
+    return CalibrationStage(rows, mixed_arm_switch(ctx, done.transcribe.transcripts, truth))
 
 
-def _kind_json(k) -> dict:
-    return {"planted": k.planted, "mined": k.mined, "matched": k.matched, "precision": _finite(k.precision),
-            "precision_ci": [_finite(x) for x in k.precision_ci], "recall": _finite(k.recall),
-            "recall_ci": [_finite(x) for x in k.recall_ci]}
+def _truth_row(k) -> TruthRow:
+    return TruthRow(k.planted, k.mined, k.matched, finite(k.precision), tuple(finite(x) for x in k.precision_ci),
+                    finite(k.recall), tuple(finite(x) for x in k.recall_ci))
 
 
 def flipped(clip_id: str, seed: int = 0) -> bool:
@@ -84,13 +87,9 @@ def mixed_reference(reference: str, conventions: list[dict]) -> str:
     return out
 
 
-def mixed_arm_switch(ctx, truth: dict) -> dict:
+def mixed_arm_switch(ctx: AuditContext, transcripts: dict[str, dict[str, str]], truth: dict) -> CalibrationSwitch:
     """Switch rate of every model against references whose convention arm varies by clip."""
-    from asraudit.data.predictions import Prediction
-    from asraudit.probes.families import load_catalogue
-    from asraudit.probes.rendering import collect, pooled_switch_rates
-
-    rows: dict[str, dict[str, Prediction]] = {}
+    rows: dict[str, dict[str, TextPair]] = {}
     n_flipped = 0
     for clip in ctx.corpus:
         conv = truth.get(clip.id, {}).get("conventions") or []
@@ -98,25 +97,17 @@ def mixed_arm_switch(ctx, truth: dict) -> dict:
         if conv and flipped(clip.id, ctx.spec.seed):
             reference = mixed_reference(reference, conv)
             n_flipped += 1
-        for name, texts in ctx.transcripts.items():
+        for name, texts in transcripts.items():
             if clip.id in texts:
-                rows.setdefault(name, {})[clip.id] = Prediction(clip.id, reference, texts[clip.id], None, 0)
+                rows.setdefault(name, {})[clip.id] = TextPair(reference, texts[clip.id])
     audit = collect(load_catalogue("en"), rows)
-    out = {"clips_rewritten": n_flipped, "rates": []}
-    for s in pooled_switch_rates(audit, min_per_arm=5):
-        lo, hi = s.interval
-        out["rates"].append({"model": s.model, "group": s.group, "s": _finite(s.switch), "lo": _finite(lo),
-                             "hi": _finite(hi), "measurable": s.measurable, "note": s.reason(),
-                             "arms": {a.label: {"follow": a.hits, "n": a.clips} for a in s.arms}})
-    return out
+    return CalibrationSwitch(n_flipped, [switch_row(s) for s in pooled_switch_rates(audit, min_per_arm=5)])
 
 
 # ------------------------------------------------------------------ running
 
 
 def calibration_spec(out: Path, sentences: int | None = None):
-    from asraudit.audit.spec import load_spec
-
     spec = load_spec(CALIBRATION_SPEC, out=out)
     if sentences:
         spec = replace(spec, corpus=replace(spec.corpus, select_field="sentence", select_values=None,
@@ -126,8 +117,6 @@ def calibration_spec(out: Path, sentences: int | None = None):
 
 def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> dict:
     """The calibration audit; writes <out>/calibration.json (and the audit's own outputs) and returns it."""
-    from asraudit.audit.pipeline import run_audit
-
     spec = spec or calibration_spec(out, sentences)
     result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
                        extra=truth_stage)
@@ -140,8 +129,6 @@ def run_calibration(out: Path, progress: bool = True, sentences: int | None = No
 
 
 def _rate(x, ci=None) -> str:
-    from asraudit.report.tables import fmt_interval, fmt_rate
-
     if x is None:
         return "–"
     text = fmt_rate(x, 1)
@@ -152,8 +139,6 @@ def _rate(x, ci=None) -> str:
 
 def print_calibration(s: dict, file=None) -> None:
     """The calibration tables, as the README quotes them."""
-    from asraudit.report.tables import render_table
-
     out = file or sys.stdout
     mining = s.get("mining", {})
     print(f"{s['subtitle']}; miner majority {mining.get('params', {}).get('majority')}, "

@@ -17,7 +17,7 @@ from pathlib import Path
 from asraudit.audio.conditions import synthesize
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.encode import write_opus
-from asraudit.probes.battery import TTS_DONOR_SENTENCES
+from asraudit.probes.battery_donors import TTS_DONOR_SENTENCES
 
 OTHER_SPEECH_DIR = Path(__file__).parent / "data" / "other_speech"
 ENGINE = "espeak-ng"

@@ -21,14 +21,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
+from asraudit.audio.conditions import Noise, Silence, SpanMask
+from asraudit.audio.io import load_audio
 from asraudit.data.corpus import Clip
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
+from asraudit.mechanism.paired import PairedDelta, paired_deltas
+from asraudit.metrics.stats import DEFAULT_SEED
 from asraudit.metrics.wer import CorpusScore, corpus_wer
-from asraudit.probes.refdis import ClipInput, MinerParams, mine
-from asraudit.probes.refdis_score import AcceptRef, accept_ref
+from asraudit.probes.refdis import ClipInput, Edit, MinerParams
+from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
+from asraudit.probes.refdis_score import AcceptRef
+from asraudit.run.executor import LocalExecutor
 from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
@@ -103,8 +109,6 @@ class VariantReadout:
 def run_variants(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *, batch_size: int = 8,
                  progress: bool = False, description: str = "mechanism experiment"):
     """Transcribe every clip with every variant (what the store already has is skipped)."""
-    from asraudit.run.executor import LocalExecutor
-
     labels = [v.label for v in variants]
     if len(set(labels)) != len(labels):
         raise InputError(f"variant labels repeat: {labels}")
@@ -124,41 +128,72 @@ def stored_transcripts(store: ResultStore, variant: Variant, clips: Sequence[Cli
     return {cid: found[job.key].text or "" for cid, job in jobs.items() if job.key in found}
 
 
-def _panel_clips(clips: Sequence[Clip], panel: PredictionSet, panel_models: Sequence[str],
-                 hyps: dict[str, dict[str, str]], normalize) -> list[ClipInput]:
-    out = []
-    for clip in clips:
-        if clip.reference is None:
-            continue
-        tokens = {}
-        for m in panel_models:
-            if clip.id in panel.models[m]:
-                tokens[m] = tuple(normalize(panel.models[m][clip.id].hypothesis).split())
-        for label, texts in hyps.items():
-            if clip.id in texts:
-                tokens[label] = tuple(normalize(texts[clip.id]).split())
-        out.append(ClipInput(clip.id, tuple(normalize(clip.reference).split()), tokens))
-    return out
+def panel_transcripts(panel: PredictionSet | Mapping[str, Mapping[str, str]] | None,
+                      panel_models: Sequence[str]) -> dict[str, dict[str, str]]:
+    """model -> clip -> raw transcript of the panel, from a PredictionSet or such a mapping."""
+    if panel is None:
+        return {}
+    if isinstance(panel, PredictionSet):
+        panel.require_models(panel_models)
+        return {m: {cid: p.hypothesis for cid, p in panel.models[m].rows.items()} for m in panel_models}
+    missing = [m for m in panel_models if m not in panel]
+    if missing:
+        raise InputError(f"no transcripts for panel model(s) {', '.join(missing)}")
+    return {m: dict(panel[m]) for m in panel_models}
 
 
-def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
-            panel: PredictionSet | None = None, panel_models: Sequence[str] = (), normalizer: str = "whisper",
-            miner: MinerParams = MinerParams(), n_boot: int = 1000) -> list[VariantReadout]:
-    """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits."""
-    normalize = get_normalizer(normalizer)
+@dataclass(frozen=True)
+class Readout:
+    """An experiment's readout: one row per variant, the panel's edits with every variant's verdict, and the
+    paired change of each variant against the baseline on those same edits."""
+
+    variants: list[VariantReadout]
+    edits: list[Edit]
+    deltas: dict[str, PairedDelta]
+
+    @property
+    def baseline(self) -> VariantReadout:
+        return next(r for r in self.variants if r.role == "baseline")
+
+
+@dataclass(frozen=True)
+class ReadoutParams:
+    """Knobs of the mechanism readout (the audit fills them from its spec: normalizer, [refdis], bootstrap, seed)."""
+
+    # WER and the panel's edits are read on normalized text, as the audit's mining stage reads them
+    normalizer: str = "whisper"
+    # the panel mines the edits every variant is judged on with the reference-error probe's own knobs
+    miner: MinerParams = MinerParams()
+    # clip-bootstrap resamples for WER, accept-ref and the paired change
+    n_boot: int = 1000
+    # seed of the paired change's bootstrap
+    seed: int = 0
+
+
+def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip],
+                    params: ReadoutParams = ReadoutParams(), *,
+                    panel: PredictionSet | Mapping[str, Mapping[str, str]] | None = None,
+                    panel_models: Sequence[str] = ()) -> Readout:
+    """Per variant: clips changed vs the baseline, WER, accept-ref on the panel's edits (mined once, by the
+    reference-error probe's one recipe), and the paired change against the baseline."""
+    normalize = get_normalizer(params.normalizer)
+    miner, n_boot, seed = params.miner, params.n_boot, params.seed
     baseline = next((v for v in variants if v.role == "baseline"), None)
     if baseline is None:
         raise InputError("an experiment needs a baseline variant")
+    labels = [v.label for v in variants]
     texts = {v.label: stored_transcripts(store, v, clips) for v in variants}
     accept: dict[str, AcceptRef] = {}
+    edits: list[Edit] = []
     if panel is not None:
         clash = set(panel_models) & set(texts)
         if clash:
             raise InputError(f"panel model names clash with variant labels: {sorted(clash)}")
-        panel.require_models(panel_models)
-        mined = mine(_panel_clips(clips, panel, panel_models, texts, normalize), list(panel_models), miner,
-                     scored=[v.label for v in variants])
-        accept = accept_ref(mined.edits, [v.label for v in variants], n_boot=n_boot)
+        hyps = {**panel_transcripts(panel, panel_models), **texts}
+        references = {c.id: c.reference for c in clips if c.reference is not None}
+        measured = measure_refdis(_all_clips(references, hyps, normalize), list(panel_models), miner, scored=labels, n_boot=n_boot,
+                                  accept_ref_boot=n_boot, seed=DEFAULT_SEED)
+        accept, edits = measured.accept_ref, list(measured.edits)
     out = []
     base_texts = texts[baseline.label]
     for v in variants:
@@ -171,34 +206,23 @@ def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Cli
         changed = sum(1 for cid, text in mine_texts.items() if cid in base_texts and base_texts[cid] != text)
         out.append(VariantReadout(v.label, v.role, v.model.model_id, v.model.config_hash, len(mine_texts), changed,
                                   wer, accept.get(v.label), v.control_of))
-    return out
+    deltas = paired_deltas(edits, baseline.label, labels, n_boot=n_boot, seed=seed)
+    return Readout(out, edits, deltas)
 
 
-def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[list[str]]]:
-    """Columns and rows for ``render_table``."""
-    from asraudit.report.tables import fmt_interval, fmt_rate
+def _all_clips(references: Mapping[str, str], hyps: Mapping[str, Mapping[str, str]], normalize) -> list[ClipInput]:
+    """Every clip with a reference, also those no model ran (the miner counts them), normalized."""
+    ran = {c.clip_id: c for c in clip_inputs(references, hyps, normalize)}
+    return [ran.get(cid) or ClipInput(cid, tuple(normalize(ref).split()), {}) for cid, ref in references.items()]
 
-    baseline = next(r for r in readouts if r.role == "baseline")
-    columns = ["variant", "role", "clips", "changed", "WER", "WER 95% CI", "accept-ref", "ref/eligible",
-               "Wilson 95%", "Δ points", "Δ relative"]
-    rows = []
-    for r in readouts:
-        change = r.relative_change(baseline)
-        points = r.accept_difference(baseline)
-        rows.append([
-            r.label,
-            r.role,
-            r.n_clips,
-            r.changed,
-            "-" if r.wer is None else fmt_rate(r.wer.rate),
-            "-" if r.wer is None else fmt_interval(r.wer.interval.low, r.wer.interval.high),
-            "-" if r.accept is None else fmt_rate(r.accept.rate),
-            "-" if r.accept is None else f"{r.accept.n_ref}/{r.accept.n_eligible}",
-            "-" if r.accept is None else fmt_interval(r.accept.low, r.accept.high),
-            "-" if r.role == "baseline" or points != points else f"{100 * points:+.1f}",
-            "-" if r.role == "baseline" or change != change else f"{100 * change:+.1f}%",
-        ])
-    return columns, rows
+
+def readout(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], *,
+            panel: PredictionSet | Mapping[str, Mapping[str, str]] | None = None, panel_models: Sequence[str] = (),
+            normalizer: str = "whisper", miner: MinerParams = MinerParams(), n_boot: int = 1000,
+            seed: int = 0) -> list[VariantReadout]:
+    """The variants' rows of :func:`measure_readout` (the tables of ``asraudit steer`` and ``patch``)."""
+    params = ReadoutParams(normalizer=normalizer, miner=miner, n_boot=n_boot, seed=seed)
+    return measure_readout(store, variants, clips, params, panel=panel, panel_models=panel_models).variants
 
 
 # -- sources of paired inputs, from the command line -----------------------------------------
@@ -210,8 +234,6 @@ def parse_audio_source(spec: str):
     ``silence``; ``noise:SNR_DB[:SEED]`` (white noise at that SNR);
     ``mask:T0-T1`` (the span silenced); ``audio:PATH`` (one fixed clip).
     """
-    from asraudit.audio.conditions import Noise, Silence, SpanMask
-
     kind, _, rest = spec.partition(":")
     try:
         if kind == "silence" and not rest:
@@ -223,10 +245,8 @@ def parse_audio_source(spec: str):
             t0, _, t1 = rest.partition("-")
             return SpanMask(float(t0), float(t1))
         if kind == "audio" and rest:
-            from asraudit.audio.io import load_audio
-
             audio = load_audio(rest)  # a bad path is an InputError before torch is needed
-            from asraudit.models.whitebox.interventions import FixedAudio
+            from asraudit.models.whitebox.interventions import FixedAudio  # torch
 
             return FixedAudio(audio, label=Path(rest).name)
     except ValueError as exc:

@@ -21,12 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.data.corpus import Clip
-from asraudit.data.predictions import PredictionSet
-from asraudit.mechanism.experiment import Variant, _panel_clips, stored_transcripts
-from asraudit.probes.refdis import Edit, MinerParams, mine
-from asraudit.run.store import ResultStore
-from asraudit.text.normalize import get_normalizer
+from asraudit.probes.refdis import Edit
 
 JUDGED = ("ref", "audio")
 
@@ -78,15 +73,3 @@ def paired_deltas(edits: Sequence[Edit], baseline: str, labels: Sequence[str], *
                 low, high = (float(x) for x in np.quantile(ratios, [0.025, 0.975]))
         out[label] = PairedDelta(label, n, to_ref, to_audio, low, high)
     return out
-
-
-def mined_edits(store: ResultStore, variants: Sequence[Variant], clips: Sequence[Clip], panel: PredictionSet,
-                panel_models: Sequence[str], *, normalizer: str = "whisper",
-                miner: MinerParams = MinerParams()) -> list[Edit]:
-    """The panel's edits on ``clips`` with every variant's verdict (the same edits ``readout`` scores)."""
-    normalize = get_normalizer(normalizer)
-    texts = {v.label: stored_transcripts(store, v, clips) for v in variants}
-    panel.require_models(panel_models)
-    mined = mine(_panel_clips(clips, panel, panel_models, texts, normalize), list(panel_models), miner,
-                 scored=[v.label for v in variants])
-    return list(mined.edits)

@@ -67,9 +67,28 @@ def _erfinv(y: float) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Interval:
+    """An estimate with its confidence interval: the one interval type of asraudit.
+
+    ``method`` says how the interval was drawn (``wilson``: a binomial proportion,
+    edits or words independent; ``bootstrap``: a percentile bootstrap over clips),
+    ``level`` its coverage.  NaN marks what could not be estimated (no data); the
+    summary writer turns it into null."""
+
     estimate: float
     low: float
     high: float
+    level: float = 0.95
+    method: str = "bootstrap"
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return self.low, self.high
+
+
+def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:
+    """The share ``successes / n`` (NaN when n is 0) with its Wilson interval."""
+    low, high = wilson_interval(successes, n, confidence)
+    return Interval(successes / n if n else float("nan"), low, high, confidence, "wilson")
 
 
 def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
@@ -102,7 +121,7 @@ def bootstrap_ratio(
     total = den.sum()
     estimate = float(num.sum() / total) if total > 0 else float("nan")
     if len(num) == 0 or total == 0 or n_boot <= 0:
-        return Interval(estimate, float("nan"), float("nan"))
+        return Interval(estimate, float("nan"), float("nan"), confidence)
     ratios = []
     for idx in _resample_index_chunks(len(num), n_boot, seed):
         d = den[idx].sum(axis=1)
@@ -111,10 +130,10 @@ def bootstrap_ratio(
         ratios.append(n[ok] / d[ok])
     values = np.concatenate(ratios)
     if values.size == 0:
-        return Interval(estimate, float("nan"), float("nan"))
+        return Interval(estimate, float("nan"), float("nan"), confidence)
     alpha = (1 - confidence) / 2
     low, high = np.quantile(values, [alpha, 1 - alpha])
-    return Interval(estimate, float(low), float(high))
+    return Interval(estimate, float(low), float(high), confidence)
 
 
 def paired_bootstrap(

@@ -60,23 +60,22 @@ same paired resamples.
 from __future__ import annotations
 
 import math
-import random
 import tomllib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-import numpy as np
 
-from asraudit.audio.conditions import Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
+from asraudit.audio.conditions import Codec, DonorSplice, Noise, Reverb, Revoice, Truncate
 from asraudit.audio.timing import WordTiming
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
+from asraudit.probes.battery_donors import DonorPool
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
-from asraudit.probes.refdis import HypCells, place_of, reading
+from asraudit.probes.refdis_cells import HypCells, place_of, reading
 
 PROBES = ("accept-ref", "recovery", "lift")
 CONDITION_TYPES = ("original", "noise", "reverb", "codec", "truncate", "splice", "revoice")
@@ -246,99 +245,6 @@ def load_spec(spec: str | Path) -> BatterySpec:
         raise InputError(f"not valid TOML: {exc}", source) from None
     base = None if str(spec) in BUILTIN_SPECS else Path(spec).resolve().parent
     return parse_spec(data, source, base)
-
-
-# -------------------------------------------------------------------- donors
-
-# Neutral sentences for TTS donors: everyday speech, far from any parliament
-# or audiobook register, so a TTS donor is "other material" in content too.
-TTS_DONOR_SENTENCES = (
-    "The bakery on the corner opens early on Saturdays.",
-    "Please water the tomatoes before the sun gets too hot.",
-    "We missed the last bus and walked home along the river.",
-    "My cousin painted the kitchen a bright shade of yellow.",
-    "The library will be closed for repairs until next month.",
-    "Add a pinch of salt and stir the soup slowly.",
-    "The children built a small boat out of old boxes.",
-    "It rained all afternoon, so we played cards inside.",
-    "The train to the coast leaves from platform four.",
-    "Her dog always barks at the postman in the morning.",
-)
-
-
-@dataclass(frozen=True)
-class Donor:
-    """A piece of speech to splice in: its id, samples and what it says."""
-
-    id: str
-    audio: np.ndarray = field(compare=False, repr=False)
-    text: str
-
-
-class DonorPool:
-    """Whole donor utterances from one source, picked per clip with a seeded shuffle.
-
-    ``benchmark``: other clips of the audited corpus; ``corpus:<manifest>``:
-    clips of another corpus; ``tts:<engine>``: the neutral sentences above,
-    synthesized.  Decoded or synthesized audio is kept for the run.
-    """
-
-    def __init__(self, spec: str, corpus, texts: Mapping[str, str]):
-        self.spec = spec
-        self._audio: dict[str, np.ndarray] = {}
-        if spec == "benchmark":
-            self._entries = [(c.id, texts.get(c.id) or c.reference or "") for c in corpus]
-            self._clips = {c.id: c for c in corpus}
-        elif spec.startswith("corpus:"):
-            from asraudit.data.corpus import load_corpus
-
-            other = load_corpus(spec[len("corpus:"):])
-            self._entries = [(c.id, c.reference or "") for c in other if c.reference]
-            self._clips = {c.id: c for c in other}
-        else:
-            self.engine = spec[len("tts:"):]
-            self._entries = [(f"tts{i}", s) for i, s in enumerate(TTS_DONOR_SENTENCES)]
-            self._clips = {}
-        if not self._entries:
-            raise InputError(f"donor source {spec!r} has no utterances with text")
-
-    def _samples(self, donor_id: str, text: str) -> np.ndarray:
-        if donor_id not in self._audio:
-            if donor_id in self._clips:
-                self._audio[donor_id] = self._clips[donor_id].decode()
-            else:
-                try:
-                    self._audio[donor_id] = synthesize(text, self.engine)
-                except (RuntimeError, OSError) as exc:
-                    raise InputError(f"donor {self.spec!r}: {exc}") from None
-        return self._audio[donor_id]
-
-    def donors_for(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: float = 0.2) -> Donor:
-        """Donor utterances (never the clip itself or its text) joined until they last ``seconds``."""
-        own = " ".join(clip_text.lower().split())
-        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
-        if not pool:
-            raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
-        random.Random(f"{seed}:{clip_id}").shuffle(pool)
-        pieces, texts, ids, total = [], [], [], 0.0
-        silence = np.zeros(int(round(gap * SAMPLE_RATE)), dtype=np.float32)
-        for donor_id, text in pool:
-            audio = self._samples(donor_id, text)
-            pieces += [audio, silence]
-            texts.append(text)
-            ids.append(donor_id)
-            total += (len(audio) + len(silence)) / SAMPLE_RATE
-            if total >= seconds:
-                break
-        joined = np.concatenate(pieces[:-1]) if pieces else np.zeros(0, dtype=np.float32)
-        return Donor("+".join(ids), joined, " ".join(texts))
-
-    def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
-        """``n`` other utterances (babble), seeded per clip."""
-        own = " ".join(clip_text.lower().split())
-        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
-        random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
-        return [(i, self._samples(i, t)) for i, t in pool[:n]]
 
 
 # ------------------------------------------------------------------- channels

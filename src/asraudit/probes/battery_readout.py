@@ -111,6 +111,8 @@ class BatteryResult:
     rows: list[Row]
     contrasts: list[ContrastRow]
     notes: list[str] = field(default_factory=list)
+    edits: int = 0      # mined edits probed under every condition
+    targets: int = 0    # masked targets probed under every condition
 
     def to_json(self) -> dict:
         def v(x: Value | None):

@@ -14,11 +14,27 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
 from asraudit.audio.timing import WordTiming
-from asraudit.probes.battery import BatterySpec, Channels, DonorPool, normalized_channel, verdict_under
+from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
+from asraudit.probes.battery_donors import DonorPool
 from asraudit.probes.battery_readout import BatteryResult, Cell, readout
 from asraudit.probes.lift_run import EditItem, read_lift, run_lift
 from asraudit.probes.masked_run import MaskItem, read_masked, run_masked
+from asraudit.probes.sampling import sample
 from asraudit.run.spec import TRANSCRIBE, Transcribe, make_job
+
+
+@dataclass(frozen=True)
+class BatteryParams:
+    """Knobs of the trigger battery (the audit spec's ``[battery]``)."""
+
+    # the paper's conditions and contrasts (built in), or a battery TOML file
+    spec: str = "paper"
+    # caps on edits and masked targets probed under every condition (seeded samples, see probes.sampling):
+    # each condition multiplies the work by the number of items
+    max_edits: int | None = field(default=None, metadata={"minimum": 1})
+    max_targets: int | None = field(default=None, metadata={"minimum": 1})
+    # probe the masked targets too (when targets are planned)
+    mask: bool = True
 
 
 @dataclass
@@ -51,6 +67,32 @@ def corrected_texts(edits: Sequence[EditItem]) -> dict[str, str]:
             tokens[e.start:e.end] = list(e.a)
         out[clip] = " ".join(tokens)
     return out
+
+
+def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]) -> dict[str, str]:
+    """What each clip says, for re-voicing and as a donor's transcript.
+
+    ``said`` (clip -> text from a corpus field such as ``spoken``) where it has the clip; else the raw
+    reference; without ``said``, the clips with mined edits take their reference with the edits applied
+    (what the panel says was said)."""
+    out = {c.id: ((said or {}).get(c.id) or c.reference or "") for c in corpus}
+    if said is None:
+        out.update(corrected_texts(edits))
+    return out
+
+
+def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
+                    params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
+                    seed: int = 0, on_condition: Callable[[str], None] | None = None) -> BatteryResult:
+    """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``."""
+    spec = load_spec(params.spec)
+    edits = sample(inputs.edits, lambda e: e.edit_id, params.max_edits, seed)
+    items = sample(inputs.items, lambda i: i.key, params.max_targets, seed) if params.mask else []
+    capped = BatteryInputs(inputs.corpus, edits, items, inputs.texts, inputs.said, inputs.timings)
+    result = run_battery(store, executor, models, spec, capped, normalize, min_ref_match=min_ref_match,
+                         n_boot=n_boot, seed=seed, on_condition=on_condition)
+    result.edits, result.targets = len(edits), len(items)
+    return result
 
 
 def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: BatteryInputs,

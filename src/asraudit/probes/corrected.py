@@ -26,19 +26,9 @@ from typing import Iterable, Mapping, Sequence
 from asraudit.data.predictions import ID_FIELDS
 from asraudit.data.rows import pick_field, read_rows
 from asraudit.errors import InputError
-from asraudit.probes.refdis import (
-    ClipInput,
-    Edit,
-    HypCells,
-    MinerParams,
-    MiningResult,
-    assign_edit_ids,
-    canonical,
-    classify,
-    interior_cells,
-    place_of,
-    verdict_of,
-)
+from asraudit.probes.refdis import ClipInput, Edit, MinerParams, MiningResult, assign_edit_ids
+from asraudit.probes.refdis_cells import HypCells, classify, interior_cells, place_of, verdict_of
+from asraudit.probes.refdis_votes import canonical
 
 CORRECTED_FIELDS = ("corrected_text", "corrected", "text", "reference", "ref", "transcript")
 # Open ASR Leaderboard exclusions for scoring against corrected references.

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
@@ -63,8 +64,6 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
     Edits of clips outside the corpus (a subset of the benchmark) are left
     out and their clip ids appended to ``skipped`` when it is given; without
     it they are an error."""
-    from asraudit.data.rows import jsonl_rows
-
     path = Path(path)
     if not path.is_file():
         raise InputError("no such edits file", path)

@@ -25,7 +25,7 @@ from asraudit.audio.conditions import SpanMask
 from asraudit.audio.timing import WordTiming, word_spans
 from asraudit.data.mask_recipe import RecipeRow, locate_recipe_word
 from asraudit.errors import InputError
-from asraudit.metrics.stats import wilson_interval
+from asraudit.metrics.stats import Interval, wilson_interval
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
 from asraudit.probes.masked import MaskTarget, control_target, is_recovered, select_targets
@@ -280,6 +280,10 @@ class Rate:
     @property
     def rate(self) -> float:
         return self.k / self.n if self.n else float("nan")
+
+    @property
+    def interval(self) -> Interval:
+        return Interval(self.rate, self.low, self.high, 0.95, "wilson")
 
     def to_json(self) -> dict:
         return {"k": self.k, "n": self.n, "rate": self.rate, "wilson_low": self.low, "wilson_high": self.high}

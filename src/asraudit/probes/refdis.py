@@ -74,11 +74,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from rapidfuzz.distance import Levenshtein
-
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.text.align import align
+from asraudit.probes.refdis_cells import EditKey, HypCells, reading, text_at
+from asraudit.probes.refdis_votes import candidates, select
 
 KINDS = ("delete", "insert", "substitute")
 POSITIONS = ("start", "middle", "end")
@@ -87,14 +86,24 @@ VERDICTS = ("ref", "audio", "other", "ineligible")
 
 @dataclass(frozen=True)
 class MinerParams:
-    """Knobs of the full miner (the module docstring says why each default)."""
+    """Knobs of the full miner: the one set of defaults every front end (CLI, audit, mechanism) starts from.
 
-    majority: float = 0.8
-    min_run_len: int = 1
+    ``metadata`` gives the range a spec checks (``asraudit.audit.spec`` maps a
+    ``[refdis]`` table onto these fields)."""
+
+    # the paper's; with 4 members all 4 must agree, with 5 it is 4: never a 2-2 split
+    majority: float = field(default=0.8, metadata={"range": (0.0, 1.0)})
+    # a single wrong reference word is a reference error
+    min_run_len: int = field(default=1, metadata={"minimum": 1})
+    # interior edits are most of VoxPopuli's errors; positions are reported, so boundary-only is one column away
     include_middle: bool = True
-    min_ref_match: float = 0.5
-    min_consensus_cer: float = 0.30
-    min_panel: int = 3
+    # a model matching less than half the reference is not transcribing the clip and agrees with edits by accident
+    min_ref_match: float = field(default=0.5, metadata={"range": (0.0, 1.0)})
+    # a substitution within 30% character distance of the reference is spelling or spacing, not the audio
+    min_consensus_cer: float = field(default=0.30, metadata={"range": (0.0, None)})
+    # two agreeing models are too easily one shared bias
+    min_panel: int = field(default=3, metadata={"minimum": 2})
+    # a member is judged by edits mined without it, so its own vote never makes the edit it is judged on
     leave_one_out: bool = True
 
     def validate(self) -> None:
@@ -113,193 +122,6 @@ class MinerParams:
         """Followers an edit needs; the 1e-9 keeps 0.8 x 5 from rounding up to 5."""
         return max(2, math.ceil(self.majority * n_panel - 1e-9))
 
-
-# ---------------------------------------------------------------------- cells
-
-
-class HypCells:
-    """A hypothesis cut into 2n+1 cells against an n-token reference.
-
-    Cell ``2g`` is gap g (words inserted before reference token g), cell
-    ``2i+1`` is reference token i.  ``bounds[c]:bounds[c+1]`` is the slice of
-    the hypothesis in cell c, so any stretch of cells maps to hypothesis text
-    with one slice.  Built from one alignment; everything a probe asks of a
-    model on a clip is read from here.
-    """
-
-    __slots__ = ("hyp", "bounds", "diff", "hits")
-
-    def __init__(self, ref: Sequence[str], hyp: Sequence[str]):
-        n = len(ref)
-        self.hyp = tuple(hyp)
-        gap_len = [0] * (n + 1)
-        tok_len = [0] * n
-        same = [False] * n
-        for op in align(ref, self.hyp).ops:
-            if op.kind == "insert":
-                gap_len[op.ref_start] += op.hyp_len
-            elif op.kind != "delete":
-                equal = op.kind == "equal"
-                for i in range(op.ref_start, op.ref_end):
-                    tok_len[i] = 1
-                    same[i] = equal
-        bounds = [0] * (2 * n + 2)
-        diff = [False] * (2 * n + 1)
-        pos = 0
-        for i in range(n):
-            bounds[2 * i] = pos
-            pos += gap_len[i]
-            diff[2 * i] = gap_len[i] > 0
-            bounds[2 * i + 1] = pos
-            pos += tok_len[i]
-            diff[2 * i + 1] = not same[i]
-        bounds[2 * n] = pos
-        pos += gap_len[n]
-        diff[2 * n] = gap_len[n] > 0
-        bounds[2 * n + 1] = pos
-        if pos != len(self.hyp):
-            raise AssertionError("alignment does not cover the hypothesis")
-        self.bounds = bounds
-        self.diff = diff
-        self.hits = n - sum(diff[1::2])
-
-    def text(self, lo: int, hi: int) -> tuple[str, ...]:
-        """Hypothesis words in cells ``lo`` .. ``hi - 1``."""
-        return self.hyp[self.bounds[lo]:self.bounds[hi]]
-
-    def hyp_span(self, lo: int, hi: int) -> tuple[int, int]:
-        """Hypothesis token indices covered by cells ``lo`` .. ``hi - 1``."""
-        return self.bounds[lo], self.bounds[hi]
-
-    def regions(self) -> list[tuple[int, int]]:
-        """Maximal stretches of differing cells, as ``(first cell, last cell + 1)``."""
-        out = []
-        diff = self.diff
-        c, n = 0, len(diff)
-        while c < n:
-            if diff[c]:
-                lo = c
-                while c < n and diff[c]:
-                    c += 1
-                out.append((lo, c))
-            else:
-                c += 1
-        return out
-
-    def region_groups(self) -> list[list[tuple[int, int]]]:
-        """Regions joined where only an empty gap separates two differing tokens.
-
-        The aligner reads "a surge" -> "search" as a substitution and a
-        deletion with an untouched gap between them; the group keeps them
-        together so the whole change can be proposed as one edit.
-        """
-        groups: list[list[tuple[int, int]]] = []
-        for lo, hi in self.regions():
-            if groups and groups[-1][-1][1] + 1 == lo and lo % 2 == 1:
-                groups[-1].append((lo, hi))
-            else:
-                groups.append([(lo, hi)])
-        return groups
-
-
-EditKey = tuple[int, int, tuple[str, ...]]  # (ref start, ref end, audio rendering); start == end: insertion
-
-
-def classify(start: int, end: int, audio: Sequence[str], n_ref: int) -> tuple[str, str]:
-    """(kind, position) of an edit over reference tokens ``start:end``."""
-    if start == end:
-        kind = "insert"
-        position = "start" if start == 0 else ("end" if start == n_ref else "middle")
-        return kind, position
-    kind = "substitute" if audio else "delete"
-    position = "start" if start == 0 else ("end" if end == n_ref else "middle")
-    return kind, position
-
-
-def char_distance(ref: str, audio: str) -> float:
-    """Character edit distance from ``ref`` to ``audio``, spaces ignored, over ``len(ref)``.
-
-    Spaces are dropped so "lactuelle" vs "l actuelle" is 0: a spacing
-    artifact, not a different word.
-    """
-    r = "".join(ref.split())
-    a = "".join(audio.split())
-    if not r:
-        return 0.0 if not a else 1.0
-    return Levenshtein.distance(r, a) / len(r)
-
-
-def interior_cells(start: int, end: int) -> tuple[int, int]:
-    """Cells an edit occupies: the gap of an insertion, or the span's tokens and inner gaps."""
-    if start == end:
-        return 2 * start, 2 * start + 1
-    return 2 * start + 1, 2 * end
-
-
-WINDOW = 2  # reference tokens read on each side of an edit when judging a model
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where an edit sits, and the two versions of the reference around it.
-
-    ``lo:hi`` are the cells read from each hypothesis: the edit plus
-    ``WINDOW`` reference tokens on each side (and the outer gap where the
-    window reaches the start or end of the clip, where boundary insertions
-    live).  ``ref_words`` is the reference over that stretch, ``audio_words``
-    the same stretch with the edit applied, ``apart`` their word distance.
-    """
-
-    lo: int
-    hi: int
-    ref_words: tuple[str, ...]
-    audio_words: tuple[str, ...]
-    apart: int
-
-
-def place_of(ref: Sequence[str], key: EditKey, window: int = WINDOW) -> Place:
-    start, end, audio = key
-    n = len(ref)
-    ws, we = max(0, start - window), min(n, end + window)
-    lo = 0 if ws == 0 else 2 * ws + 1
-    hi = 2 * n + 1 if we == n else 2 * we
-    ref_words = tuple(ref[ws:we])
-    audio_words = tuple(ref[ws:start]) + tuple(audio) + tuple(ref[end:we])
-    return Place(lo, hi, ref_words, audio_words, Levenshtein.distance(ref_words, audio_words))
-
-
-def reading(cells: HypCells, place: Place) -> str:
-    """Which version of the reference a hypothesis wrote at ``place``.
-
-    ``audio`` when its words there are the audio version plus errors of its
-    own (its distance to the reference version is exactly its distance to the
-    audio version plus the edit), ``ref`` in the mirror case, ``other`` when
-    neither explains it (a third reading).  Comparing words rather than
-    alignment operations makes the answer independent of where an aligner
-    happens to put a repeated word ("as as" against "as").
-    """
-    words = cells.text(place.lo, place.hi)
-    to_ref = Levenshtein.distance(words, place.ref_words)
-    to_audio = Levenshtein.distance(words, place.audio_words)
-    if to_ref == to_audio + place.apart:
-        return "audio"
-    if to_audio == to_ref + place.apart:
-        return "ref"
-    return "other"
-
-
-def text_at(cells: HypCells, key: EditKey) -> str:
-    """The hypothesis words at the edit: its span and the gaps on both sides."""
-    start, end, _ = key
-    lo, hi = interior_cells(start, end)
-    if start != end:
-        lo, hi = lo - 1, hi + 1
-    return " ".join(cells.text(lo, hi))
-
-
-def verdict_of(cells: HypCells, key: EditKey, place: Place) -> tuple[str, str]:
-    """(verdict, the model's words at that place) for an eligible model."""
-    return reading(cells, place), text_at(cells, key)
 
 
 # ---------------------------------------------------------------------- edits
@@ -363,18 +185,6 @@ class Edit:
         }
 
 
-@dataclass
-class _Candidate:
-    kind: str
-    position: str
-    lo: int
-    hi: int
-    proposers: set[str]
-    voters: set[str]
-    cer: float | None
-    place: Place
-
-
 @dataclass(frozen=True)
 class ClipInput:
     """One clip, normalized and tokenized: the reference and each model that ran it."""
@@ -389,107 +199,6 @@ class ClipMining:
     edits: list[Edit]
     status: str  # "mined", "empty_reference" or "small_panel"
     cells: dict[str, HypCells] = field(default_factory=dict, repr=False)
-
-
-MAX_JOIN = 4  # neighbouring regions joined into one proposal, at most
-
-
-def _proposals(cells: HypCells) -> list[tuple[int, int]]:
-    """Cell ranges a panel member proposes as edits.
-
-    Each region alone, and runs of up to ``MAX_JOIN`` neighbouring regions of
-    one group (plus the whole group): the member's own extra error next to a
-    shared one must not hide the shared one, and a change the aligner split
-    in two must still be proposable whole.  Votes decide among them.
-    """
-    out = []
-    for group in cells.region_groups():
-        k = len(group)
-        for i in range(k):
-            for j in range(i, min(k, i + MAX_JOIN)):
-                out.append((group[i][0], group[j][1]))
-        if k > MAX_JOIN:
-            out.append((group[0][0], group[-1][1]))
-    return out
-
-
-def _candidates(ref, cells, members, params) -> dict[EditKey, _Candidate]:
-    n = len(ref)
-    proposers: dict[EditKey, set[str]] = {}
-    for m in members:
-        c = cells[m]
-        for lo, hi in _proposals(c):
-            key = canonical(ref, (lo // 2, hi // 2, c.text(lo, hi)))
-            proposers.setdefault(key, set()).add(m)
-    out: dict[EditKey, _Candidate] = {}
-    for key, props in proposers.items():
-        start, end, audio = key
-        kind, position = classify(start, end, audio, n)
-        if position == "middle" and not params.include_middle:
-            continue
-        if (len(audio) if kind == "insert" else end - start) < params.min_run_len:
-            continue
-        cer = None
-        if kind != "insert":
-            cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
-            if kind == "substitute" and cer < params.min_consensus_cer:
-                continue  # spelling or spacing, not the audio
-        place = place_of(ref, key)
-        voters = {m for m in members if reading(cells[m], place) == "audio"}
-        lo, hi = interior_cells(start, end)
-        out[key] = _Candidate(kind, position, lo, hi, props, voters, cer, place)
-    return out
-
-
-def canonical(ref: Sequence[str], key: EditKey) -> EditKey:
-    """Shift an insertion or deletion as far left as it goes without changing the result.
-
-    Inserting "has" on either side of a "has" (or deleting either of two
-    "the the") is one change; aligners place it on either side depending on
-    the rest of the sentence.  One spelling per change lets votes add up and
-    stops the same change being mined twice.
-    """
-    start, end, audio = key
-    if start == end:
-        while start > 0 and audio and audio[-1] == ref[start - 1]:
-            audio = (ref[start - 1],) + audio[:-1]
-            start -= 1
-        return start, start, audio
-    if not audio:
-        while start > 0 and ref[start - 1] == ref[end - 1]:
-            start, end = start - 1, end - 1
-    return start, end, audio
-
-
-def _conflict(a: EditKey, b: EditKey) -> bool:
-    """Two edits that cannot both be applied: overlapping spans, or an insertion
-    inside or touching a span (one change the aligner split in two)."""
-    (s1, e1, _), (s2, e2, _) = a, b
-    if s1 == e1 and s2 == e2:
-        return s1 == s2
-    if s1 == e1:
-        return s2 <= s1 <= e2
-    if s2 == e2:
-        return s1 <= s2 <= e1
-    return s1 < e2 and s2 < e1
-
-
-def _select(cands: dict[EditKey, _Candidate], panel: set[str], threshold: int) -> list[EditKey]:
-    """Edits this panel mines: enough followers, proposed by a member, no conflicts.
-
-    Greedy: most followers first, then the longer edit, then left to right.
-    """
-    passing = []
-    for key, c in cands.items():
-        votes = len(c.voters & panel)
-        if votes >= threshold and not c.proposers.isdisjoint(panel):
-            passing.append((-votes, -(c.hi - c.lo), c.lo, key))
-    passing.sort()
-    out: list[EditKey] = []
-    for *_, key in passing:
-        if not any(_conflict(key, taken) for taken in out):
-            out.append(key)
-    return out
 
 
 def mine_clip(
@@ -514,7 +223,7 @@ def mine_clip(
     members = [m for m in panel if m in cells and eligible[m]]
     if len(members) < params.min_panel:
         return ClipMining([], "small_panel", cells if keep_cells else {})
-    cands = _candidates(ref, cells, members, params)
+    cands = candidates(ref, cells, members, params)
 
     # label None = the whole panel; a member's name = the panel without it.
     panels: list[tuple[str | None, list[str]]] = [(None, members)]
@@ -522,7 +231,7 @@ def mine_clip(
         panels += [(m, [x for x in members if x != m]) for m in members]
     chosen: dict[EditKey, set[str | None]] = {}
     for label, group in panels:
-        for key in _select(cands, set(group), params.threshold(len(group))):
+        for key in select(cands, set(group), params.threshold(len(group))):
             chosen.setdefault(key, set()).add(label)
 
     scored_models = [m for m in (scored if scored is not None else cells) if m in cells]

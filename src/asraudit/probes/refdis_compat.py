@@ -40,9 +40,7 @@ from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
-from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.text.normalize import get_normalizer
 
 # The release's command line reads the panel size against this constant, not
@@ -344,106 +342,3 @@ def _insertions(clip_id, ref, panel, scored, threshold, params) -> list[HumeEdit
 
 
 # ------------------------------------------------------------------ accept-ref
-
-
-def wilson_196(k: int, n: int) -> tuple[float, float, float]:
-    """(rate, low, high) with z = 1.96, as the release computes them; (0, 0, 0) for n = 0."""
-    if n == 0:
-        return 0.0, 0.0, 0.0
-    z2 = 1.96 * 1.96
-    p = k / n
-    scale = 1 + z2 / n
-    centre = (p + z2 / (2 * n)) / scale
-    half = 1.96 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / scale
-    return p, max(0.0, centre - half), min(1.0, centre + half)
-
-
-def accept_ref_hume(edits: Sequence[HumeEdit]) -> dict[str, dict]:
-    """Per model: rate, n_ref, n_eligible, lo, hi; highest rate first (ties keep first-seen order).
-
-    A model never eligible on any edit is absent, as in the release.
-    """
-    tally: dict[str, list[int]] = {}
-    for e in edits:
-        for m, v in e.verdict.items():
-            if v is None:
-                continue
-            counts = tally.setdefault(m, [0, 0])
-            counts[0] += v == "ref"
-            counts[1] += 1
-    out = {}
-    for m, (k, n) in tally.items():
-        rate, lo, hi = wilson_196(k, n)
-        out[m] = {"rate": rate, "n_ref": k, "n_eligible": n, "lo": lo, "hi": hi}
-    return dict(sorted(out.items(), key=lambda item: -item[1]["rate"]))
-
-
-# ------------------------------------------------------------------- the run
-
-
-@dataclass
-class HumeResult:
-    n_clips: int
-    panel: list[str]
-    params: HumeParams
-    edits: list[HumeEdit]
-    accept_ref: dict[str, dict]
-
-    def to_json(self) -> dict:
-        """The release's ``--out`` layout, plus a ``clip`` on every edit."""
-        params: dict[str, object] = {
-            "majority": self.params.majority,
-            "min_run_len": self.params.min_run_len,
-            "include_middle": self.params.include_middle,
-        }
-        # The release cannot change these; record them only when someone did.
-        for name in ("min_ref_match", "min_consensus_cer", "min_panel"):
-            value = getattr(self.params, name)
-            if value != getattr(HumeParams, name):
-                params[name] = value
-        return {
-            "n_clips": self.n_clips,
-            "panel": list(self.panel),
-            "n_edits": len(self.edits),
-            "params": params,
-            "accept_ref": self.accept_ref,
-            "edits": [e.to_json() for e in self.edits],
-        }
-
-
-def run_hume(
-    pset: PredictionSet,
-    panel: Sequence[str],
-    params: HumeParams = HumeParams(),
-    models: Sequence[str] | None = None,
-    normalize: Callable[[str], str] | None = None,
-) -> HumeResult:
-    """Mine every clip of ``pset`` with the release's rules.
-
-    Clips are visited in first-seen order over the prediction files (files in
-    name order), which is the release's order; a clip is skipped when fewer
-    than ``min_panel`` panel members ran it.  ``models`` restricts the models
-    that get verdicts (default: all).  References that differ between files
-    are an error here; the release warned and kept the first file's.
-    """
-    params.validate()
-    panel = list(panel)
-    pset.require_models(panel)
-    if len(panel) < max(HUME_MIN_PANEL_CLI, params.min_panel):
-        raise InputError(
-            f"--compat hume needs at least {max(HUME_MIN_PANEL_CLI, params.min_panel)} panel models, "
-            f"got {len(panel)}"
-        )
-    scored = list(models) if models is not None else pset.model_names
-    pset.require_models(scored)
-    norm = normalize or NormalizedCache(hume_normalize)
-    refs = pset.references()
-    edits: list[HumeEdit] = []
-    for cid in pset.clip_ids():
-        hyps = {m: norm(pset.models[m].rows[cid].hypothesis) for m in pset.model_names if cid in pset.models[m]}
-        panel_hyps = {m: hyps[m] for m in panel if m in hyps}
-        if len(panel_hyps) < params.min_panel:
-            continue
-        model_hyps = {m: h for m, h in hyps.items() if m in scored}
-        edits += mine_clip_hume(cid, norm(refs[cid]).split(), panel_hyps, model_hyps, params)
-    return HumeResult(len(refs), panel, params, edits, accept_ref_hume(edits))

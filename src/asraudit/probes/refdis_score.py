@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from asraudit.metrics.stats import DEFAULT_SEED, bootstrap_ratio, wilson_interval
+from asraudit.metrics.stats import DEFAULT_SEED, Interval, bootstrap_ratio, wilson_interval
 from asraudit.probes.refdis import Edit
 
 
@@ -44,6 +44,11 @@ class AcceptRef:
     @property
     def rate(self) -> float:
         return self.n_ref / self.n_eligible if self.n_eligible else float("nan")
+
+    @property
+    def interval(self) -> Interval:
+        """accept-ref with its Wilson interval (edits treated as independent)."""
+        return Interval(self.rate, self.low, self.high, 0.95, "wilson")
 
     def to_json(self) -> dict:
         return {

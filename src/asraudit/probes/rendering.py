@@ -38,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Protocol
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, bootstrap_ratio, wilson_interval
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval, bootstrap_ratio, wilson_interval
 from asraudit.probes.families import Catalogue
 from asraudit.probes.occurrences import Occurrence, ScannedText, pair_occurrences, scan
 
@@ -145,6 +145,11 @@ class SwitchRate:
         if lim is None:
             return float("nan"), float("nan")
         return wilson_interval(lim.hits, lim.clips)
+
+    def wilson(self) -> Interval:
+        """The switch rate with the Wilson interval of its limiting arm."""
+        low, high = self.interval
+        return Interval(self.switch, low, high, 0.95, "wilson")
 
     @property
     def chance(self) -> float:

@@ -1,0 +1,149 @@
+"""Typed reads from the tables of an audit spec, and the generic map from a table onto a probe's Params.
+
+Every probe keeps its knobs in one frozen dataclass (``MinerParams``,
+``MaskedParams``...).  A spec table is read onto that dataclass field by
+field, from the field's annotation (bool, int, float, str, a tuple of
+names, a path) and its ``metadata`` (``range``, ``minimum``, ``choices``),
+so a knob added to a probe is settable from the spec the day it is added,
+and an unknown key is still an error naming the spec and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+from asraudit.errors import InputError
+
+
+class SpecError(InputError):
+    """A spec that cannot be run; names the spec file and the entry."""
+
+
+class Section:
+    """Typed reads from one table of the spec; every error names the table and key."""
+
+    def __init__(self, data: Any, where: str, source: str, base: Path):
+        if not isinstance(data, dict):
+            raise SpecError(f"{where} must be a table", source)
+        self.data, self.where, self.source, self.base = data, where, source, base
+        self.used: set[str] = set()
+
+    def fail(self, message: str) -> SpecError:
+        return SpecError(f"{self.where}: {message}", self.source)
+
+    def get(self, key: str, types: type | tuple, default: Any = None) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+            raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
+        if not isinstance(value, types):
+            raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
+        return value
+
+    def number(self, key: str, default: float | None, lo: float | None = None, hi: float | None = None
+               ) -> float | None:
+        value = self.get(key, (int, float), default)
+        if value is None:
+            return None
+        value = float(value)
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            if hi is None:
+                raise self.fail(f"{key} must be at least {lo}, got {value}")
+            raise self.fail(f"{key} must be in [{lo}, {hi}], got {value}")
+        return value
+
+    def integer(self, key: str, default: int | None, minimum: int = 0) -> int | None:
+        value = self.get(key, int, default)
+        if value is not None and value < minimum:
+            raise self.fail(f"{key} must be at least {minimum}, got {value}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(key, str, default)
+        if value not in choices:
+            raise self.fail(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def strings(self, key: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        value = self.get(key, list, list(default))
+        if not all(isinstance(v, str) and v.strip() for v in value):
+            raise self.fail(f"{key} must be a list of names")
+        return tuple(value)
+
+    def path(self, key: str, must_exist: bool = True, kind: str = "file") -> Path | None:
+        value = self.get(key, str)
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        path = path if path.is_absolute() else (self.base / path)
+        if must_exist and not (path.is_file() if kind == "file" else path.exists()):
+            raise self.fail(f"{key}: no such {kind}: {path}")
+        return path
+
+    def done(self) -> None:
+        extra = sorted(set(self.data) - self.used)
+        if extra:
+            raise self.fail(f"unknown key(s) {', '.join(extra)}")
+
+
+def _type_names(types) -> str:
+    types = types if isinstance(types, tuple) else (types,)
+    names = {int: "an integer", float: "a number", str: "a string", bool: "true or false", list: "a list",
+             dict: "a table"}
+    return " or ".join(names.get(t, t.__name__) for t in types)
+
+
+def _bare(annotation) -> tuple[Any, bool]:
+    """The annotation without ``| None``, and whether None is allowed."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def read_params(s: Section, cls: type, given: dict[str, Any] | None = None):
+    """``cls`` (a Params dataclass) from the table ``s``: each field read by its annotation and metadata.
+
+    ``given`` holds fields the caller already read (a value with a special form); the dataclass's
+    ``validate()``, if any, runs last and its complaint names the table."""
+    values: dict[str, Any] = dict(given or {})
+    s.used |= set(values)
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        if f.name in values or not f.init:
+            continue
+        if f.name not in s.data:
+            continue  # the dataclass's default: one set of defaults, in the probe
+        kind, _ = _bare(hints[f.name])
+        meta = f.metadata
+        default = f.default if f.default is not dataclasses.MISSING else None
+        if kind is bool:
+            value = s.get(f.name, bool)
+        elif kind is int:
+            value = s.integer(f.name, default, minimum=meta.get("minimum", 0))
+        elif kind is float:
+            lo, hi = meta.get("range", (None, None))
+            value = s.number(f.name, default, lo, hi)
+        elif kind is str:
+            value = s.choice(f.name, meta["choices"], default) if "choices" in meta else s.get(f.name, str)
+        elif kind is Path:
+            value = s.path(f.name)
+        elif typing.get_origin(kind) is tuple:
+            value = s.strings(f.name)
+        else:  # pragma: no cover - a Params field of a type the spec cannot spell
+            raise TypeError(f"{cls.__name__}.{f.name}: no spec reader for {kind!r}")
+        values[f.name] = value
+    params = cls(**values)
+    if hasattr(params, "validate"):
+        try:
+            params.validate()
+        except InputError as exc:
+            raise s.fail(exc.message) from None
+    return params

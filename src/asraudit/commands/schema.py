@@ -1,0 +1,33 @@
+"""`asraudit schema`: the JSON Schema of an audit's summary.json (generated from the typed result)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from asraudit.audit.schema import summary_schema
+from asraudit.audit.summary import SCHEMA_VERSION
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "schema",
+        help="print the JSON Schema of an audit's summary.json",
+        description=f"The JSON Schema (draft 2020-12) of summary.json, layout version {SCHEMA_VERSION} (the file's "
+                    "schema_version key). Generated from the audit's typed result, so it is the layout the writer "
+                    "writes.",
+    )
+    p.add_argument("--out", type=Path, metavar="FILE", help="write the schema to FILE instead of printing it")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = json.dumps(summary_schema(), indent=1, ensure_ascii=False) + "\n"
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0

@@ -1,0 +1,80 @@
+"""The reference-error recipe, once: clips -> mine (or diff a correction) -> accept-ref -> breakdowns -> WER cost.
+
+``asraudit refdis``, the audit's mining stage and the mechanism readout all
+call :func:`measure_refdis` and only render what it returns, so a change to
+the recipe (a new breakdown, another interval) reaches every front end at
+once and the numbers they print cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from asraudit.probes.corrected import corrected_references, edits_from_corrections
+from asraudit.probes.inflation import WerCost, wer_cost
+from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
+from asraudit.probes.refdis_score import AcceptRef, accept_ref, breakdown
+
+RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
+
+
+@dataclass(frozen=True)
+class RefdisResult:
+    """Everything the reference-error probe measures, for every scored model."""
+
+    mining: MiningResult                              # edits with every scored model's verdict
+    clips: tuple[ClipInput, ...]                      # the normalized inputs (reused by tables and the report)
+    scored: tuple[str, ...]
+    accept_ref: dict[str, AcceptRef]                  # model -> accept-ref over all edits
+    by_kind: dict[str, dict[str, AcceptRef]]          # kind -> model -> accept-ref
+    by_position: dict[str, dict[str, AcceptRef]]      # position -> model -> accept-ref
+    by_group: dict[str, dict[str, AcceptRef]]         # group value -> model -> accept-ref (empty without groups)
+    corrected: dict[str, tuple[str, ...]]             # clip -> corrected reference tokens
+    cost: dict[str, WerCost]                          # model -> WER original / corrected / gained
+
+    @property
+    def edits(self):
+        return self.mining.edits
+
+
+def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, Mapping[str, str]],
+                normalize: Callable[[str], str], models: Sequence[str] | None = None) -> list[ClipInput]:
+    """Normalized, tokenized clips from raw texts: ``references`` clip -> text, ``transcripts`` model -> clip -> text.
+
+    Clips keep the order of ``references``; a clip no named model ran is left out."""
+    names = list(models) if models is not None else list(transcripts)
+    out = []
+    for cid, ref in references.items():
+        hyps = {m: tuple(normalize(transcripts[m][cid]).split()) for m in names if cid in transcripts[m]}
+        if hyps:
+            out.append(ClipInput(cid, tuple(normalize(ref or "").split()), hyps))
+    return out
+
+
+def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: MinerParams = MinerParams(), *,
+                   scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
+                   groups: Mapping[str, str] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
+                   accept_ref_boot: int | None = None, seed: int = DEFAULT_SEED) -> RefdisResult:
+    """Mine the panel's edits (or diff ``corrections``, clip -> corrected tokens) and score ``scored`` on them.
+
+    ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
+    clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value."""
+    clips = tuple(clips)
+    scored = tuple(scored)
+    if corrections is not None:
+        result = edits_from_corrections(clips, corrections, list(scored))
+    else:
+        result = mine(clips, list(panel), params, scored=list(scored))
+    boot = n_boot if accept_ref_boot is None else accept_ref_boot
+    scores = accept_ref(result.edits, scored, n_boot=boot, seed=seed)
+    by_kind = breakdown(result.edits, scored, lambda e: e.kind, KINDS)
+    by_position = breakdown(result.edits, scored, lambda e: e.position, POSITIONS)
+    by_group: dict[str, dict[str, AcceptRef]] = {}
+    if groups is not None:
+        values = list(dict.fromkeys(groups.values()))
+        by_group = breakdown(result.edits, scored, lambda e: groups.get(e.clip_id, "None"), values)
+    fixed = corrected_references(result, corrections)
+    cost = wer_cost(clips, fixed, result.edits, scored, n_boot=n_boot, seed=seed)
+    return RefdisResult(result, clips, scored, scores, by_kind, by_position, by_group, fixed, cost)

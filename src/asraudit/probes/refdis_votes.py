@@ -1,0 +1,139 @@
+"""Votes: the panel's proposals, the candidates they follow, and the conflict-free set the panel mines.
+
+``probes.refdis.mine_clip`` calls :func:`candidates` once per clip and
+:func:`select` once per panel (the whole panel, and each leave-one-out
+panel); the module docstring of ``probes.refdis`` says why a proposal is
+joined with its neighbours and moved to one canonical place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from asraudit.probes.refdis_cells import (
+    EditKey,
+    HypCells,
+    Place,
+    char_distance,
+    classify,
+    interior_cells,
+    place_of,
+    reading,
+)
+
+if TYPE_CHECKING:  # annotations only: refdis imports this module
+    from asraudit.probes.refdis import MinerParams
+
+
+@dataclass
+class Candidate:
+    kind: str
+    position: str
+    lo: int
+    hi: int
+    proposers: set[str]
+    voters: set[str]
+    cer: float | None
+    place: Place
+
+
+MAX_JOIN = 4  # neighbouring regions joined into one proposal, at most
+
+
+def _proposals(cells: HypCells) -> list[tuple[int, int]]:
+    """Cell ranges a panel member proposes as edits.
+
+    Each region alone, and runs of up to ``MAX_JOIN`` neighbouring regions of
+    one group (plus the whole group): the member's own extra error next to a
+    shared one must not hide the shared one, and a change the aligner split
+    in two must still be proposable whole.  Votes decide among them.
+    """
+    out = []
+    for group in cells.region_groups():
+        k = len(group)
+        for i in range(k):
+            for j in range(i, min(k, i + MAX_JOIN)):
+                out.append((group[i][0], group[j][1]))
+        if k > MAX_JOIN:
+            out.append((group[0][0], group[-1][1]))
+    return out
+
+
+def candidates(ref, cells, members, params: "MinerParams") -> dict[EditKey, Candidate]:
+    n = len(ref)
+    proposers: dict[EditKey, set[str]] = {}
+    for m in members:
+        c = cells[m]
+        for lo, hi in _proposals(c):
+            key = canonical(ref, (lo // 2, hi // 2, c.text(lo, hi)))
+            proposers.setdefault(key, set()).add(m)
+    out: dict[EditKey, Candidate] = {}
+    for key, props in proposers.items():
+        start, end, audio = key
+        kind, position = classify(start, end, audio, n)
+        if position == "middle" and not params.include_middle:
+            continue
+        if (len(audio) if kind == "insert" else end - start) < params.min_run_len:
+            continue
+        cer = None
+        if kind != "insert":
+            cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
+            if kind == "substitute" and cer < params.min_consensus_cer:
+                continue  # spelling or spacing, not the audio
+        place = place_of(ref, key)
+        voters = {m for m in members if reading(cells[m], place) == "audio"}
+        lo, hi = interior_cells(start, end)
+        out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place)
+    return out
+
+
+def canonical(ref: Sequence[str], key: EditKey) -> EditKey:
+    """Shift an insertion or deletion as far left as it goes without changing the result.
+
+    Inserting "has" on either side of a "has" (or deleting either of two
+    "the the") is one change; aligners place it on either side depending on
+    the rest of the sentence.  One spelling per change lets votes add up and
+    stops the same change being mined twice.
+    """
+    start, end, audio = key
+    if start == end:
+        while start > 0 and audio and audio[-1] == ref[start - 1]:
+            audio = (ref[start - 1],) + audio[:-1]
+            start -= 1
+        return start, start, audio
+    if not audio:
+        while start > 0 and ref[start - 1] == ref[end - 1]:
+            start, end = start - 1, end - 1
+    return start, end, audio
+
+
+def _conflict(a: EditKey, b: EditKey) -> bool:
+    """Two edits that cannot both be applied: overlapping spans, or an insertion
+    inside or touching a span (one change the aligner split in two)."""
+    (s1, e1, _), (s2, e2, _) = a, b
+    if s1 == e1 and s2 == e2:
+        return s1 == s2
+    if s1 == e1:
+        return s2 <= s1 <= e2
+    if s2 == e2:
+        return s1 <= s2 <= e1
+    return s1 < e2 and s2 < e1
+
+
+def select(cands: dict[EditKey, Candidate], panel: set[str], threshold: int) -> list[EditKey]:
+    """Edits this panel mines: enough followers, proposed by a member, no conflicts.
+
+    Greedy: most followers first, then the longer edit, then left to right.
+    """
+    passing = []
+    for key, c in cands.items():
+        votes = len(c.voters & panel)
+        if votes >= threshold and not c.proposers.isdisjoint(panel):
+            passing.append((-votes, -(c.hi - c.lo), c.lo, key))
+    passing.sort()
+    out: list[EditKey] = []
+    for *_, key in passing:
+        if not any(_conflict(key, taken) for taken in out):
+            out.append(key)
+    return out
