@@ -126,7 +126,8 @@ def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Prov
         spec_file=display_path(ctx.spec.source, ctx.spec.spec_folder),
         spec=ctx.spec.to_json(),
         corpus=CorpusInfo(display_model_spec(str(ctx.corpus.source), *bases), len(ctx.corpus)),
-        models={n: ModelIdentity(i.model_id, i.config_hash, bool(i.can_score)) for n, i in ctx.identities.items()},
+        models={n: ModelIdentity(display_model_spec(i.model_id, *bases), i.config_hash, bool(i.can_score))
+                for n, i in ctx.identities.items()},
         panel=list(ctx.panel),
         seed=ctx.spec.seed,
         normalizer=ctx.spec.normalizer,
