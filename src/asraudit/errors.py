@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from asraudit.data.display_paths import display_path
+
 
 class InputError(ValueError):
     """Input that asraudit cannot use, with the place it came from."""
@@ -22,7 +24,8 @@ class InputError(ValueError):
     def __str__(self) -> str:
         where = ""
         if self.source is not None:
-            where = self.source
+            # the file as the user would name it from here; the full path stays in ``source``
+            where = display_path(self.source, Path.cwd())
             if self.row is not None:
                 where += f", row {self.row}"
             where += ": "

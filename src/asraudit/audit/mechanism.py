@@ -26,6 +26,7 @@ from asraudit.audit.results import MechanismStage
 from asraudit.audit.rows import MechanismRow, finite
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
+from asraudit.data.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
@@ -177,7 +178,7 @@ def learned_direction(ctx: AuditContext, plan: SteerPlan, model, contrast=None):
     if path.is_file():
         try:
             direction = _load_direction(spec, path)
-            ctx.log(f"mechanism {spec.name}: direction {direction.id} from {path}")
+            ctx.log(f"mechanism {spec.name}: direction {direction.id} from {display_path(path, Path.cwd())}")
             return direction, path
         except InputError as exc:
             ctx.log(f"mechanism {spec.name}: cached direction unreadable ({exc}); learning it again")
@@ -256,7 +257,7 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
             "where": spec.where,
             "contrast": spec.contrast,
             "direction_norm": direction.norm,
-            "direction_file": str(direction_path),
+            "direction_file": display_path(direction_path, ctx.spec.spec_folder, Path.cwd()),
             "learn_pairs": len(plan.learn),
             "learned_groups": len(plan.learned_groups),
             "pair_by": spec.pair_by,

@@ -36,6 +36,7 @@ from asraudit.audit.rows import (
     Provenance,
 )
 from asraudit.audit.summary import sampling_of, summary_json, write_summary
+from asraudit.data.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
 from asraudit.probes.sampling import sample
@@ -118,13 +119,15 @@ def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Prov
             versions[pkg] = importlib.metadata.version(pkg)
         except importlib.metadata.PackageNotFoundError:
             continue
+    bases = (ctx.spec.spec_folder, Path.cwd())  # what is shown is relative to the spec, never the machine's layout
     return Provenance(
         asraudit=__version__,
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        spec_file=ctx.spec.source,
+        spec_file=display_path(ctx.spec.source, ctx.spec.spec_folder),
         spec=ctx.spec.to_json(),
-        corpus=CorpusInfo(str(ctx.corpus.source), len(ctx.corpus)),
-        models={n: ModelIdentity(i.model_id, i.config_hash, bool(i.can_score)) for n, i in ctx.identities.items()},
+        corpus=CorpusInfo(display_model_spec(str(ctx.corpus.source), *bases), len(ctx.corpus)),
+        models={n: ModelIdentity(display_model_spec(i.model_id, *bases), i.config_hash, bool(i.can_score))
+                for n, i in ctx.identities.items()},
         panel=list(ctx.panel),
         seed=ctx.spec.seed,
         normalizer=ctx.spec.normalizer,
@@ -132,7 +135,7 @@ def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Prov
         python=sys.version.split()[0],
         platform=platform.platform(),
         packages=versions,
-        store=str(ctx.store.path) if isinstance(ctx.store, ResultStore) else None,
+        store=display_path(ctx.store.path, *bases) if isinstance(ctx.store, ResultStore) else None,
         runtime_s=round(runtime_s, 1),
         notes=list(ctx.notes),
         sampling=sampling_of(result) or Sampling(),

@@ -14,15 +14,17 @@ stage.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from asraudit.audit import audio_stages, outputs, text_stages
 from asraudit.audit.context import AuditContext
 from asraudit.audit.mechanism import run_mechanism
 from asraudit.audit.prepare import prepare
 from asraudit.audit.results import AuditResult
-from asraudit.audit.spec import AuditSpec
+from asraudit.audit.spec import AuditSpec, as_audit_spec
 from asraudit.audit.summary import write_summary
+from asraudit.data.display_paths import display_model_spec, display_path
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
 from asraudit.run.store import ResultStore
@@ -52,10 +54,17 @@ def _stages(spec: AuditSpec) -> list[Stage]:
     return stages
 
 
-def run_audit(spec: AuditSpec, *, progress: bool = True, title: str | None = None,
+def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Path | None = None,
+              progress: bool = True, title: str | None = None,
               extra: Callable[[AuditContext, AuditResult], object] | None = None) -> AuditResult:
-    """Run every stage the spec asks for; ``extra`` runs last and fills ``calibration`` (calibrate's truth)."""
+    """Run every stage the spec asks for and write summary.json, the tables and report.html under its out folder.
+
+    ``spec`` is a spec file (TOML), a dict of the same shape (paths relative to
+    the working directory) or a parsed ``AuditSpec``; ``out`` overrides its
+    output folder.  Everything is checked before any model runs.  ``extra``
+    runs last and fills ``calibration`` (calibrate's truth)."""
     started = time.perf_counter()
+    spec = as_audit_spec(spec, out=out)
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)
     ready = prepare(spec)
@@ -69,7 +78,8 @@ def run_audit(spec: AuditSpec, *, progress: bool = True, title: str | None = Non
                            normalize=get_normalizer(spec.normalizer), panel=list(ready.panel), models=ready.models,
                            identities=ready.identities, progress=progress)
         result = AuditResult(title=title or spec.name,
-                             subtitle=(f"{len(ready.corpus)} clips of {ready.corpus.source}; "
+                             subtitle=(f"{len(ready.corpus)} clips of "
+                                       f"{display_model_spec(str(ready.corpus.source), spec.spec_folder, Path.cwd())}; "
                                        f"{len(ready.identities)} models; panel {', '.join(ready.panel)}"),
                              out=spec.out)
         ctx.log(f"audit {spec.name}: {len(ready.corpus)} clips, models {', '.join(ready.identities)}; "
@@ -80,7 +90,8 @@ def run_audit(spec: AuditSpec, *, progress: bool = True, title: str | None = Non
                 setattr(result, attr, stage(ctx, result))
             except InputError as exc:
                 _finish(ctx, result, started)
-                raise InputError(f"audit stage {name!r} stopped (results so far are in {spec.out}): {exc}") from None
+                raise InputError(f"audit stage {name!r} stopped (results so far are in "
+                                 f"{display_path(spec.out, Path.cwd())}): {exc}") from None
             result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")
             write_summary(result, spec.out)

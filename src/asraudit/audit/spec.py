@@ -67,6 +67,7 @@ from typing import Any, Generic, Mapping, TypeVar
 
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
+from asraudit.data.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
 from asraudit.probes.battery_run import BatteryParams
 from asraudit.probes.conventions_probe import ConventionsParams
@@ -76,7 +77,7 @@ from asraudit.probes.refdis import MinerParams
 from asraudit.text.normalize import NORMALIZERS
 
 __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection", "ReportSpec", "SpecError",
-           "load_spec", "parse_spec"]
+           "as_audit_spec", "load_spec", "parse_spec"]
 
 TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "bootstrap", "corpus", "executor", "model",
             "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report"}
@@ -168,11 +169,19 @@ class AuditSpec:
         """The panel's model names, given the name each [[model]] entry resolved to."""
         return [n for n, m in zip(names, self.models) if m.panel]
 
+    @property
+    def spec_folder(self) -> Path:
+        """The folder the spec's paths are relative to: the spec file's, or the working directory for a dict."""
+        source = Path(self.source)
+        return source.resolve().parent if source.is_file() else Path.cwd()
+
     def to_json(self) -> dict:
-        """The spec as resolved (paths absolute), for the provenance section."""
+        """The spec as resolved, for the provenance section; paths relative to the spec's folder where under it."""
         def plain(value):
             if isinstance(value, Path):
-                return str(value)
+                return display_path(value, self.spec_folder)
+            if isinstance(value, str):
+                return display_model_spec(value, self.spec_folder)
             if isinstance(value, tuple):
                 return [plain(v) for v in value]
             if isinstance(value, Mapping):
@@ -315,3 +324,21 @@ def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
     if out is not None:
         spec = replace(spec, out=out)
     return spec
+
+
+def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Path | None = None) -> AuditSpec:
+    """A checked spec from what a caller has: an ``AuditSpec``, a dict shaped like the TOML, or a spec file.
+
+    Paths in a dict are relative to the working directory (a file's are
+    relative to the file), so a notebook can write ``{"corpus": {"predictions":
+    "preds/a.jsonl"}, ...}`` beside its data.  ``out`` overrides the spec's
+    output folder."""
+    if isinstance(spec, AuditSpec):
+        parsed = spec
+    elif isinstance(spec, Mapping):
+        parsed = parse_spec(spec, "<spec dict>", Path.cwd())
+    elif isinstance(spec, (str, Path)):
+        parsed = load_spec(spec)
+    else:
+        raise SpecError(f"an audit spec is a dict, a TOML file path or an AuditSpec, got {type(spec).__name__}")
+    return parsed if out is None else replace(parsed, out=Path(out))

@@ -8,6 +8,8 @@ an export of them for other tools, never read back.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import (
     AuditResult,
@@ -18,6 +20,7 @@ from asraudit.audit.results import (
     TranscribeStage,
 )
 from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, finite
+from asraudit.data.display_paths import display_model_spec
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions
 from asraudit.metrics.stats import Interval
@@ -55,7 +58,8 @@ def transcribe(ctx: AuditContext, done: AuditResult) -> TranscribeStage:
     for name, entry in zip(names, ctx.spec.models):
         ident = ctx.identities[name]
         t = timings.get((ident.model_id, ident.config_hash))
-        models[name] = ModelInfo(entry.spec, name in ctx.panel, bool(ident.can_score),
+        shown = display_model_spec(entry.spec, ctx.spec.spec_folder, Path.cwd())
+        models[name] = ModelInfo(shown, name in ctx.panel, bool(ident.can_score),
                                  finite(t.rtfx) if t and t.compute_seconds > 0 else None)
     return TranscribeStage(models, transcripts, missing)
 

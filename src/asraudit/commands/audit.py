@@ -10,6 +10,7 @@ from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.prepare import prepare
 from asraudit.audit.spec import load_spec
+from asraudit.data.display_paths import display_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,11 +30,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def print_outputs(result, file=None) -> None:
     file = file or sys.stdout
-    print(f"wrote {result.summary_path}", file=file)
+    here = Path.cwd()  # paths as the user would type them from here, not the machine's layout
+    print(f"wrote {display_path(result.summary_path, here)}", file=file)
     for path in result.tables:
-        print(f"wrote {path}", file=file)
+        print(f"wrote {display_path(path, here)}", file=file)
     print(f"audit finished in {result.seconds:.1f} s", file=file)
-    print(f"report: {result.report_path.resolve()}", file=file)
+    print(f"report: {display_path(result.report_path, here)}", file=file)
 
 
 def run(args: argparse.Namespace) -> int:

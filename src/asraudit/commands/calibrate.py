@@ -31,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
     result = run_calibration(args.out, progress=not args.no_progress, sentences=args.sentences)
     print_calibration(result)
     print(f"wrote {args.out / 'calibration.json'}")
-    print(f"report: {(args.out / 'report.html').resolve()}")
+    print(f"report: {args.out / 'report.html'}")
     return 0

@@ -222,7 +222,7 @@ def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
     return WhiteboxWhisper.load(name, device=device, **options)
 
 
-def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
+def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = None, **options: object) -> ASRModel:
     """The model named by ``spec`` (see the module docstring); ``options`` go to the backend.
 
     ``compute_type`` is the CTranslate2 precision (``float32`` by default, so

@@ -9,13 +9,17 @@ once and the numbers they print cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
 from asraudit.probes.refdis_score import AcceptRef, accept_ref, breakdown
+from asraudit.text.normalize import get_normalizer
 
 RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
 
@@ -78,3 +82,30 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     fixed = corrected_references(result, corrections)
     cost = wer_cost(clips, fixed, result.edits, scored, n_boot=n_boot, seed=seed)
     return RefdisResult(result, clips, scored, scores, by_kind, by_position, by_group, fixed, cost)
+
+
+def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str | Path], panel: Sequence[str],
+                                params: MinerParams = MinerParams(), *, models: Sequence[str] | None = None,
+                                normalizer: str | Callable[[str], str] = "whisper", n_boot: int = DEFAULT_BOOTSTRAP,
+                                accept_ref_boot: int = 0, seed: int = DEFAULT_SEED) -> RefdisResult:
+    """Mine ``panel``'s edits in prediction files and score ``models`` (default: every model) on them.
+
+    The text-only path of ``asraudit refdis`` for a notebook: the same clips
+    (:func:`clip_inputs`), the same recipe (:func:`measure_refdis`) and the
+    same defaults, so its numbers are the command's.  ``preds`` is a loaded
+    :class:`PredictionSet` or what :func:`load_predictions` reads (a folder of
+    files, one per model, or the files).  ``accept_ref_boot`` is 0 (Wilson
+    interval only) as in the command without ``--cluster-bootstrap``: edits
+    in one clip are not independent, and the clip bootstrap that says so costs
+    ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out."""
+    pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
+    params.validate()
+    panel = list(panel)
+    scored = list(models) if models is not None else pset.model_names
+    pset.require_models(panel + scored)
+    names = list(dict.fromkeys(panel + scored))
+    normalize = NormalizedCache(get_normalizer(normalizer) if isinstance(normalizer, str) else normalizer)
+    transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
+    clips = clip_inputs(pset.references(), transcripts, normalize, names)
+    return measure_refdis(clips, panel, params, scored=scored, n_boot=n_boot, accept_ref_boot=accept_ref_boot,
+                          seed=seed)
