@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from asraudit.cli import main
-from asraudit.data.display_paths import display_model_spec, display_path
+from asraudit.display_paths import display_model_spec, display_path
 from asraudit.demo.organism import BENCHMARK_DIR
 from asraudit.errors import InputError
 

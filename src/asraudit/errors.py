@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asraudit.data.display_paths import display_path
+from asraudit.display_paths import display_path
 
 
 class InputError(ValueError):

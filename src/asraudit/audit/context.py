@@ -18,7 +18,7 @@ from typing import Callable
 
 from asraudit.audit.spec import AuditSpec
 from asraudit.data.corpus import Corpus
-from asraudit.run.executor import Identity
+from asraudit.run.grid import Identity
 from asraudit.run.store import ResultStore
 
 

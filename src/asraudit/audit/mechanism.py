@@ -26,7 +26,7 @@ from asraudit.audit.results import MechanismStage
 from asraudit.audit.rows import MechanismRow, finite
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
-from asraudit.data.display_paths import display_path
+from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups

@@ -36,7 +36,7 @@ from asraudit.audit.rows import (
     Provenance,
 )
 from asraudit.audit.summary import sampling_of, summary_json, write_summary
-from asraudit.data.display_paths import display_model_spec, display_path
+from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
 from asraudit.probes.sampling import sample

@@ -22,7 +22,7 @@ from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
 from asraudit.probes.battery import load_spec as load_battery
-from asraudit.run.executor import Identity, identify
+from asraudit.run.grid import Identity, identify
 from asraudit.text.normalize import get_normalizer
 
 

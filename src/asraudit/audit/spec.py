@@ -67,7 +67,7 @@ from typing import Any, Generic, Mapping, TypeVar
 
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
-from asraudit.data.display_paths import display_model_spec, display_path
+from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
 from asraudit.probes.battery_run import BatteryParams
 from asraudit.probes.conventions_probe import ConventionsParams

@@ -20,7 +20,7 @@ from asraudit.audit.results import (
     TranscribeStage,
 )
 from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, finite
-from asraudit.data.display_paths import display_model_spec
+from asraudit.display_paths import display_model_spec
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions
 from asraudit.metrics.stats import Interval

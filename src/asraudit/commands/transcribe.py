@@ -22,7 +22,8 @@ from asraudit.data.corpus import Corpus, load_corpus
 from asraudit.data.paths import ensure_writable_dir, ensure_writable_file
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
-from asraudit.run.executor import RunSummary, parse_executor
+from asraudit.run.executor import parse_executor
+from asraudit.run.grid import RunSummary
 from asraudit.run.prediction_files import write_predictions
 from asraudit.run.spec import Transcribe
 from asraudit.run.store import ResultStore
@@ -88,8 +89,12 @@ def open_corpus(args: argparse.Namespace) -> Corpus:
     return load_corpus(args.corpus, split=args.split, config=args.hf_config)
 
 
-def print_run(summary: RunSummary, store: ResultStore, file=sys.stderr) -> None:
-    """One line per model: jobs run now and before, and RTFx over every run recorded in the store."""
+def print_run(summary: RunSummary, store: ResultStore, file=None) -> None:
+    """One line per model: jobs run now and before, and RTFx over every run recorded in the store.
+
+    ``file`` defaults to the standard error of the moment of the call, not of the import: a default bound at
+    import time keeps a stream that a test harness (or a caller) may have replaced and closed since."""
+    file = file if file is not None else sys.stderr
     recorded = {(t.model_id, t.config_hash): t for t in store.timings()}
     for stats in summary.models:
         total = recorded.get((stats.model_id, stats.config_hash))

@@ -1,0 +1,170 @@
+"""The Ray executor: each model in its own actor, the driver decodes audio and writes the store.
+
+Kept apart from the local executor because it is the only code that talks to
+Ray (an optional extra): each model is loaded once where its resources are
+(a GPU per model, another machine), every decoded chunk is shipped once
+through Ray's object store, and the driver alone writes the store, so the
+rows are the same as a local run's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from asraudit.data.corpus import Clip
+from asraudit.errors import InputError
+from asraudit.run.chunk_audio import ChunkAudio, replay_seconds
+from asraudit.run.grid import (
+    Identity,
+    ModelSource,
+    RunSummary,
+    Unit,
+    identify,
+    materialize,
+    new_summary,
+    plan_grid,
+    record,
+    run_unit,
+    seconds_of,
+)
+from asraudit.run.progress import Progress
+from asraudit.run.sharing import claim_units, wait_for_others
+from asraudit.run.spec import ORIGINAL, ConditionGrid, Task
+from asraudit.run.store import ResultStore
+
+class _ModelWorker:
+    """Holds one model inside a Ray actor (plain class; wrapped with ray.remote on use)."""
+
+    def __init__(self, source: ModelSource):
+        self.model = materialize(source)
+
+    def identity(self) -> Identity:
+        return identify(self.model)
+
+    def run(self, task: str, params: list[dict], *arrays: np.ndarray) -> tuple[list, float]:
+        return run_unit(self.model, task, arrays, params)
+
+    def run_by_clip_id(self, task: str, params: list[dict], clip_ids: list[str]) -> tuple[list, float]:
+        outputs, _ = run_unit(self.model, task, clip_ids, params, by_clip_id=True)
+        return outputs, 0.0  # a replay's look-up time is no model's speed (see LocalExecutor.run)
+
+
+class RayExecutor:
+    """Runs each model in its own Ray actor; the driver decodes audio and writes the store.
+
+    ``address`` is passed to ``ray.init`` (``None`` starts a local instance,
+    ``"auto"`` joins a running cluster).  If Ray is already initialised in
+    this process, that instance is used and left running."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, batch_size: int = 8, progress: bool = True,
+                 actor_options: dict | None = None, max_units_in_flight: int | None = None):
+        self.address = address
+        self.batch_size = batch_size
+        self.progress = progress
+        self.actor_options = dict(actor_options or {})
+        self.max_units_in_flight = max_units_in_flight
+
+    def run(self, store: ResultStore, models: Sequence[ModelSource], clips: Sequence[Clip], task: Task,
+            conditions: ConditionGrid = (ORIGINAL,), description: str = "") -> RunSummary:
+        try:
+            import ray
+        except ImportError:
+            raise InputError("the Ray executor needs Ray: pip install 'asraudit[ray]'") from None
+        started_here = not ray.is_initialized()
+        if started_here:
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+        try:
+            return self._run(ray, store, models, clips, task, conditions, description)
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    def _run(self, ray, store, models, clips, task, conditions, description) -> RunSummary:
+        started = time.perf_counter()
+        # A worker process that dies (killed, out of memory) is restarted once and its call retried, so
+        # the run loses only the batch in flight, which is recomputed; every stored batch stays stored.
+        options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
+        worker_cls = ray.remote(**options)(_ModelWorker)
+        actors = [worker_cls.remote(m) for m in models]
+        identities = ray.get([a.identity.remote() for a in actors])
+        plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
+        summary = new_summary(store, self.name, description, plan, identities)
+        bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(actors)} model(s), ray)")
+        limit = max(1, self.max_units_in_flight or 2 * len(actors))
+        in_flight: dict[Any, tuple[Unit, list[float]]] = {}
+
+        def drain(keep: int) -> None:
+            """Record finished units until at most ``keep`` are in flight."""
+            while len(in_flight) > keep:
+                ready, _ = ray.wait(list(in_flight), num_returns=1)
+                unit, seconds_of_audio = in_flight.pop(ready[0])
+                outputs, seconds = ray.get(ready[0])
+                record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
+
+        def dispatch(units: list[Unit]) -> list[Unit]:
+            """Claim the chunk's units and send this run's part to the actors; returns others' parts."""
+            mine, theirs = claim_units(store, units)
+            audio = ChunkAudio()
+            refs: dict[tuple[str, str], Any] = {}
+            for unit in mine:
+                actor = actors[unit.model_index]
+                params = [j.params for j in unit.jobs]
+                if identities[unit.model_index].by_clip_id:
+                    drain(limit - 1)
+                    ref = actor.run_by_clip_id.remote(task.name, params, [c.id for c in unit.clips])
+                    in_flight[ref] = (unit, [replay_seconds(c) for c in unit.clips])
+                    continue
+                args = []
+                for c in unit.clips:
+                    key = (c.id, unit.condition.id)
+                    if key not in refs:  # shipped to the object store once, shared by every model
+                        refs[key] = ray.put(audio.get(c, unit.condition))
+                    args.append(refs[key])
+                drain(limit - 1)
+                ref = actor.run.remote(task.name, params, *args)
+                in_flight[ref] = (unit, seconds_of([audio.get(c, unit.condition) for c in unit.clips]))
+            summary.clips_decoded += audio.clips_decoded
+            summary.decode_seconds += audio.decode_seconds
+            return theirs
+
+        def dispatch_and_wait(units: list[Unit]) -> list[Unit]:
+            theirs = dispatch(units)
+            drain(0)
+            return theirs
+
+        try:
+            deferred: list[Unit] = []
+            for units in plan.chunks:
+                deferred += dispatch(units)
+            drain(0)
+            wait_for_others(store, summary, deferred, dispatch_and_wait)
+        except BaseException:
+            self._keep_finished(ray, store, summary, task, in_flight, bar)
+            raise
+        finally:
+            bar.close()
+            store.release_claims()
+            for a in actors:
+                ray.kill(a)
+        summary.wall_seconds = time.perf_counter() - started
+        return summary
+
+
+    @staticmethod
+    def _keep_finished(ray, store, summary, task, in_flight, bar) -> None:
+        """On failure, still store every unit that had already finished: never lose finished work."""
+        if not in_flight:
+            return
+        ready, _ = ray.wait(list(in_flight), num_returns=len(in_flight), timeout=0)
+        for ref in ready:
+            unit, seconds_of_audio = in_flight.pop(ref)
+            try:
+                outputs, seconds = ray.get(ref)
+            except Exception:
+                continue
+            record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
