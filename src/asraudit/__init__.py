@@ -24,6 +24,8 @@ import importlib as _importlib
 import os as _os
 from typing import TYPE_CHECKING
 
+from asraudit.version import __version__
+
 # OpenMP threads that spin while waiting (the default "active" policy) fight
 # over the cores whenever anything else runs beside a model: another model of
 # the grid, a Ray actor, a decoder thread.  Measured on 2 shared cores,
@@ -32,8 +34,6 @@ from typing import TYPE_CHECKING
 # before CTranslate2 or torch load their OpenMP runtime, hence here; an
 # explicit OMP_WAIT_POLICY in the environment still wins.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-
-__version__ = "0.1.0"
 
 # name -> the module that defines it, bottom layer first (text, data, models, run, metrics, probes, audit).
 _EXPORTS: dict[str, str] = {

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-from asraudit import __version__
+from asraudit.version import __version__
 from asraudit.errors import InputError
 
 # Modules under asraudit.commands, in the order `asraudit --help` lists them.

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from asraudit import __version__
+from asraudit.version import __version__
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, Flag
 from asraudit.audit.rows import (

@@ -17,6 +17,7 @@ from pathlib import Path
 from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
+from asraudit.data.paths import ensure_writable_dir
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
@@ -135,8 +136,6 @@ def _check_names(where: str, names: tuple[str, ...], identities: dict, spec: Aud
 
 def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
-    from asraudit.data.paths import ensure_writable_dir
-
     ensure_writable_dir(spec.out, "the audit's out")
     corpus = open_corpus(spec)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)

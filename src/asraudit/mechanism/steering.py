@@ -36,7 +36,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit import __version__
+from asraudit.version import __version__
 from asraudit.errors import InputError
 from asraudit.models.whitebox.interventions import Frames
 

@@ -9,7 +9,7 @@ joined with its neighbours and moved to one canonical place.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from asraudit.probes.refdis_cells import (
     EditKey,
@@ -21,9 +21,7 @@ from asraudit.probes.refdis_cells import (
     place_of,
     reading,
 )
-
-if TYPE_CHECKING:  # annotations only: refdis imports this module
-    from asraudit.probes.refdis import MinerParams
+from asraudit.probes.refdis_params import MinerParams
 
 
 @dataclass
