@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.out} ({len(rows)} row(s))")
     if args.json:
         def js(s):
-            return {"n": s.n, "mean": s.mean, "low": s.interval.low, "high": s.interval.high,
+            return {"n": s.n, "mean": s.mean, "mean_interval": s.interval.to_json(),
                     "share_positive": s.share_positive}
 
         args.json.parent.mkdir(parents=True, exist_ok=True)
