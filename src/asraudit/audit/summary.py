@@ -168,9 +168,13 @@ def to_plain(value):
     return value
 
 
+def plain_summary(summary: Summary) -> dict[str, Any]:
+    """summary.json's content of a typed ``Summary`` (the sections of stages that did not run left out)."""
+    return {k: v for k, v in to_plain(summary).items() if v is not None}
+
+
 def summary_json(result: "AuditResult") -> dict[str, Any]:
-    plain = to_plain(build_summary(result))
-    return {k: v for k, v in plain.items() if v is not None}
+    return plain_summary(build_summary(result))
 
 
 def write_json(payload: dict, path: Path) -> Path:
