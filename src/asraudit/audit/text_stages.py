@@ -156,7 +156,8 @@ def conventions(ctx: AuditContext, done: AuditResult) -> ConventionsStage:
                           a.rendered) for a in measured.agreement]   # a bootstrap over clips (probes.rendering)
     # The report shows the pooled groups (one row per model and pool); per-family rows go to the Parquet table.
     shown = [r for r in rows if r.pooled] or rows
-    table = [{"model": r.model, "group": r.group, "pooled": r.pooled, "s": r.s, "lo": r.s_interval.low, "hi": r.s_interval.high,
+    table = [{"model": r.model, "group": r.group, "pooled": r.pooled, "s": r.s, "lo": r.s_interval.low,
+              "hi": r.s_interval.high,  # Parquet: flat bound columns, as before layout 2.0
               "measurable": r.measurable, "note": r.note} for r in rows]
     per_model = {}
     for name in names:
