@@ -305,7 +305,8 @@ def test_steer_experiments_run_through_the_store_and_rerun_from_cache(small_audi
     assert rows[2]["control_of"] == "ablate k=1" and rows[5]["control_of"] == "add a=2"
     for base in (rows[0], rows[3]):
         # each clip's record adds "Madam/Mr President," which nobody said; the clean model writes what was said
-        assert base["n_eligible"] >= 1 and base["value"] == 0.0 and base["value_interval"]["low"] == 0.0 < base["value_interval"]["high"]
+        assert base["n_eligible"] >= 1 and base["value"] == 0.0
+        assert base["value_interval"]["low"] == 0.0 < base["value_interval"]["high"]
         assert base["delta"] is None and base["changed"] == 0
     # (baseline, intervention, control) x 2 clips per experiment; the ablate and induce clips differ
     assert stored == 12

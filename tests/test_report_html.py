@@ -99,7 +99,7 @@ def iv(low, high, method: str = "bootstrap") -> dict:
 
 
 def model_row(spec: str = "m", **fields) -> dict:
-    return {"spec": spec, "panel": False, "can_score": False, **fields}
+    return {"spec": spec, "panel": False, "can_score": False, "rtfx": None, **fields}
 
 
 def summary_of(**sections) -> dict:
@@ -434,7 +434,7 @@ def test_axis_ticks_are_round_and_cover_the_range():
 @pytest.mark.parametrize("value", [float("inf"), "0.5", True])
 def test_non_numbers_in_rates_show_as_a_dash(value):
     # Built in Python, a row can hold anything; the page still shows no number it cannot stand behind.
-    summary = Summary(SCHEMA_VERSION, "", "", {"m": ModelRow("m", False, False, wer=value)})
+    summary = Summary(SCHEMA_VERSION, "", "", {"m": ModelRow("m", False, False, None, wer=value)})
     tree = parse_page(render_report(summary))
     assert rows_of(tree.by_id("headline"))[0][1] == "–"
 

@@ -68,7 +68,7 @@ class ModelRow:
     spec: str
     panel: bool
     can_score: bool
-    rtfx: float | None = None
+    rtfx: float | None              # always written: null says the speed is unknown (no durations, no audio)
     accept_ref: float | None = None
     accept_ref_interval: Bounds | None = None
     n_ref: int | None = None

@@ -6,6 +6,13 @@ serializer (``to_plain``) is the only place where NaN and infinities become
 null (JSON has no NaN, and a reader must not mistake one for a number) and
 where tuples become lists; a section of a stage that did not run is left
 out of the file.
+
+``Summary`` is also what the report and the terminal tables read: the
+published view of an ``AuditResult`` (whose stages also hold what the file
+does not carry, such as every mined edit and the transcripts).  A live audit
+hands them ``build_summary(result)``; a summary.json file is read back into
+the same ``Summary`` by ``audit.schema.from_json`` / ``read_summary``, so a
+page rendered from the file is the audit's own page.
 """
 
 from __future__ import annotations
@@ -152,11 +159,15 @@ def build_summary(result: "AuditResult") -> Summary:
 
 
 def to_plain(value):
-    """JSON-ready: dataclasses as objects (None fields left out where the row says so), NaN as null."""
+    """JSON-ready: dataclasses as objects, NaN as null.
+
+    Where a row says so (``OMIT_NONE``), a None field it may lack (one with a
+    default: optional in the schema) is left out; a field without a default
+    is required by the schema and always written, null included."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         omit = getattr(value, "OMIT_NONE", False)
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not (omit and getattr(value, f.name) is None)}
+                if not (omit and getattr(value, f.name) is None and _optional(f))}
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -171,6 +182,10 @@ def to_plain(value):
 def plain_summary(summary: Summary) -> dict[str, Any]:
     """summary.json's content of a typed ``Summary`` (the sections of stages that did not run left out)."""
     return {k: v for k, v in to_plain(summary).items() if v is not None}
+
+
+def _optional(f: dataclasses.Field) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 
 
 def summary_json(result: "AuditResult") -> dict[str, Any]:
