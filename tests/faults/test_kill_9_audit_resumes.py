@@ -44,6 +44,8 @@ def _spec(tmp, out_name: str):
         '[executor]\nbatch_size = 1\n'
         '[[model]]\nspec = "whisper-tiny.en"\npanel = true\noptions = { beam_size = 1 }\n'
         f'[[model]]\npredictions = "{spoken}"\nname = "spoken"\npanel = true\n'
+        # a two-member panel: the audit's panel settings before the miner's defaults (0.8, 3) became the audit's
+        '[refdis]\nmajority = 0.66\nmin_panel = 2\n'
         '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\nmax_targets = 2\n'
         '[lift]\nmax_edits = 2\n', encoding="utf-8")
     return spec, tmp / out_name / "asraudit.sqlite"
