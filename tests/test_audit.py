@@ -242,6 +242,34 @@ def test_the_summary_satisfies_the_published_schema_and_names_its_version(replay
         jsonschema.validate(summary, schema)
 
 
+def test_every_interval_of_the_summary_is_one_object_under_its_fields_name(replayed):
+    out, _ = replayed
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    echo = summary["models"]["echo"]
+    assert echo["accept_ref_interval"]["method"] == "wilson" and echo["accept_ref_interval"]["level"] == 0.95
+    assert echo["accept_ref_interval"]["low"] <= echo["accept_ref"] <= echo["accept_ref_interval"]["high"]
+    assert echo["wer_interval"]["method"] == "bootstrap"
+    text = (out / "summary.json").read_text(encoding="utf-8")
+    for old in ('"lo"', '"hi"', "_ci", "wilson_low", "_lo\"", "_hi\""):  # the three spellings of layout 1.0
+        assert old not in text, old
+
+
+def test_the_report_command_renders_the_audits_own_page_from_its_summary(replayed, tmp_path, capsys):
+    out, _ = replayed
+    page = tmp_path / "again" / "report.html"
+    assert main(["report", str(out / "summary.json"), "--out", str(page)]) == 0
+    assert page.read_text(encoding="utf-8") == (out / "report.html").read_text(encoding="utf-8")
+    old = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    old["schema_version"] = "1.0"
+    stale = tmp_path / "stale.json"
+    stale.write_text(json.dumps(old), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["report", str(stale), "--out", str(tmp_path / "stale.html")]) == 2
+    err = capsys.readouterr().err
+    assert "stale.json" in err and "schema_version '1.0'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "stale.html").exists()
+
+
 def test_every_knob_of_a_probe_is_settable_from_its_section_and_unknown_keys_name_the_spec(tmp_path):
     text = (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n'
             '[refdis]\nmin_consensus_cer = 0.1\ninclude_middle = false\nleave_one_out = false\n'

@@ -298,14 +298,15 @@ def test_steer_experiments_run_through_the_store_and_rerun_from_cache(small_audi
         ("organism: induce in whisper-tiny.en", "baseline", "baseline"),
         ("organism: induce in whisper-tiny.en", "add a=2", "intervention"),
         ("organism: induce in whisper-tiny.en", "random a=2", "control")]
-    schema = {"experiment", "model", "intervention", "role", "control_of", "metric", "value", "lo", "hi", "n_ref",
-              "n_eligible", "changed", "clips", "wer"}
+    schema = {"experiment", "model", "intervention", "role", "control_of", "metric", "value", "value_interval",
+              "n_ref", "n_eligible", "changed", "clips", "wer"}
     for r in rows:
         assert schema <= set(r) and r["metric"] == "accept-ref" and r["clips"] == 2 and r["model"] == "whisper-tiny.en"
     assert rows[2]["control_of"] == "ablate k=1" and rows[5]["control_of"] == "add a=2"
     for base in (rows[0], rows[3]):
         # each clip's record adds "Madam/Mr President," which nobody said; the clean model writes what was said
-        assert base["n_eligible"] >= 1 and base["value"] == 0.0 and base["lo"] == 0.0 < base["hi"]
+        assert base["n_eligible"] >= 1 and base["value"] == 0.0
+        assert base["value_interval"]["low"] == 0.0 < base["value_interval"]["high"]
         assert base["delta"] is None and base["changed"] == 0
     # (baseline, intervention, control) x 2 clips per experiment; the ablate and induce clips differ
     assert stored == 12

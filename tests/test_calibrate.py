@@ -7,6 +7,7 @@ import json
 import pytest
 
 from asraudit.audit.pipeline import run_audit
+from asraudit.audit.schema import from_json
 from asraudit.audit.spec import load_spec
 from asraudit.demo.calibrate import CALIBRATION_SPEC, flipped, load_truth, mixed_reference, print_calibration, truth_stage
 from asraudit.demo.organism import BENCHMARK_DIR
@@ -48,7 +49,7 @@ def test_an_echoing_model_is_flagged_and_faithful_models_are_not(calibrated, cap
     # Every planted error is a real disagreement between record and speech; faithful transcripts find them all.
     assert truth["all"]["precision"] == 1.0 and truth["delete"]["recall"] == 1.0
     assert models["echo"]["convention_agreement"] == 1.0
-    print_calibration(calibrated)
+    print_calibration(from_json(calibrated))  # the tables read the typed summary, here rebuilt from its JSON
     out = capsys.readouterr().out
     assert "Mining against the planted truth" in out and "echo" in out
 

@@ -23,8 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from asraudit.report.html import render_report
-from test_report_html import EVIL, MODELS, parse_page, realistic_summary
+from test_report_html import EVIL, MODELS, parse_page, realistic_summary, render
 
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -55,7 +54,7 @@ def browser_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("report-chromium")
     summary = realistic_summary(n_edits=20)
     page = tmp / "report.html"
-    page.write_text(render_report(summary), encoding="utf-8")
+    page.write_text(render(summary), encoding="utf-8")
     shot = tmp / "shot.png"
     _chromium([f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri()], tmp / "profile-shot")
     dom = _chromium(["--dump-dom", f"{page.as_uri()}#model={FILTER_MODEL}&verdict={FILTER_VERDICT}"],

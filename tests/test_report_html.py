@@ -15,6 +15,10 @@ from html.parser import HTMLParser
 
 import pytest
 
+from asraudit.audit.rows import ModelRow
+from asraudit.audit.schema import from_json
+from asraudit.audit.summary import SCHEMA_VERSION, Summary, plain_summary
+from asraudit.errors import InputError
 from asraudit.report.html import render_report
 from asraudit.report.svg import nice_ticks, tick_label
 
@@ -89,8 +93,34 @@ CONDITIONS = ("original", "noise 10 dB", "reverb", "truncated", "spliced donor")
 READOUTS = {"accept-ref": "rate", "recovery": "rate", "lift(r)": "value", "lift(mask)": "value"}
 
 
+def iv(low, high, method: str = "bootstrap") -> dict:
+    """An interval as summary.json spells it (layout 2.0)."""
+    return {"low": low, "high": high, "level": 0.95, "method": method}
+
+
+def model_row(spec: str = "m", **fields) -> dict:
+    return {"spec": spec, "panel": False, "can_score": False, "rtfx": None, **fields}
+
+
+def summary_of(**sections) -> dict:
+    """A summary.json of this layout with only ``sections`` filled (the rest: stages that did not run)."""
+    return {"schema_version": SCHEMA_VERSION, "title": "", "subtitle": "", "models": {}, **sections}
+
+
+def provenance_of(**fields) -> dict:
+    return {"asraudit": "0.1.0", "created": "2025-01-01T00:00:00Z", "spec_file": "audit.toml", "spec": {},
+            "corpus": {"source": "parliament-mini", "clips": 84}, "models": {}, "panel": [], "seed": 0,
+            "normalizer": "whisper-en", "bootstrap": 1000, "python": "3.11.2", "platform": "Linux", "packages": {},
+            "store": None, "runtime_s": 0.0, "notes": [], "sampling": {"masked": None, "lift": None}, **fields}
+
+
+def render(summary: dict) -> str:
+    """The page of a summary.json's content, read back as the typed summary the report reads."""
+    return render_report(from_json(summary, "test-summary.json"))
+
+
 def realistic_summary(n_edits: int = 20, evil: str = EVIL) -> dict:
-    """A summary shaped like the audit's, with every section filled and ``evil`` in corpus and model text."""
+    """A summary.json shaped like the audit's, with every section filled and ``evil`` in corpus and model text."""
     rng = random.Random(0)
 
     def rate():
@@ -103,46 +133,51 @@ def realistic_summary(n_edits: int = 20, evil: str = EVIL) -> dict:
         v, lo, hi = (0.82, 0.7, 0.9) if flagged else rate()
         models[name] = {
             "spec": name, "panel": i < 2, "can_score": name != "pocketsphinx",
-            "wer": 0.05 + 0.04 * i, "wer_ci": [0.04 + 0.04 * i, 0.06 + 0.04 * i],
-            "wer_corrected": 0.045 + 0.04 * i, "wer_corrected_ci": [0.035 + 0.04 * i, 0.055 + 0.04 * i],
+            "wer": 0.05 + 0.04 * i, "wer_interval": iv(0.04 + 0.04 * i, 0.06 + 0.04 * i),
+            "wer_corrected": 0.045 + 0.04 * i, "wer_corrected_interval": iv(0.035 + 0.04 * i, 0.055 + 0.04 * i),
             "wer_gained": 0.012 if flagged else 0.001,
-            "accept_ref": v, "accept_ref_ci": [lo, hi], "n_ref": 33 if flagged else 6, "n_eligible": 40,
-            "recovery": 0.4 if flagged else 0.05, "recovery_ci": [0.3, 0.5], "recovery_n": 60,
-            "control_recovery": 0.04, "control_recovery_ci": [0.01, 0.1],
-            "switch_rate": None if name == "pocketsphinx" else 0.3, "switch_rate_ci": [0.2, 0.4],
+            "accept_ref": v, "accept_ref_interval": iv(lo, hi, "wilson"), "n_ref": 33 if flagged else 6,
+            "n_eligible": 40,
+            "recovery": 0.4 if flagged else 0.05, "recovery_interval": iv(0.3, 0.5, "wilson"), "recovery_n": 60,
+            "control_recovery": 0.04, "control_recovery_interval": iv(0.01, 0.1, "wilson"),
+            "switch_rate": None if name == "pocketsphinx" else 0.3, "switch_rate_interval": iv(0.2, 0.4, "wilson"),
             "switch_note": "no family with both arms in the references" if name == "pocketsphinx" else None,
-            "convention_agreement": 0.7, "convention_agreement_ci": [0.6, 0.8],
-            "lift": None if name == "pocketsphinx" else rng.uniform(-0.05, 0.3), "lift_ci": [-0.1, 0.35], "lift_n": 40,
-            "rtfx": 30.0 + i, "flagged": flagged,
+            "convention_agreement": 0.7, "convention_agreement_interval": iv(0.6, 0.8),
+            "lift": None if name == "pocketsphinx" else rng.uniform(-0.05, 0.3), "lift_interval": iv(-0.1, 0.35),
+            "lift_n": 40, "rtfx": 30.0 + i, "flagged": flagged,
             "flag_reasons": ["accept-ref above every clean model", "recovers masked entities"] if flagged else [],
         }
-    by_kind = {m: {k: {"rate": r[0], "lo": r[1], "hi": r[2], "n_ref": 3, "n_eligible": 10}
+        models[name] = {k: v for k, v in models[name].items() if v is not None}  # the writer leaves None out
+    by_kind = {m: {k: {"rate": r[0], "rate_interval": iv(r[1], r[2], "wilson"), "n_ref": 3, "n_eligible": 10}
                    for k, r in ((k, rate()) for k in ("delete", "insert", "substitute"))} for m in MODELS}
-    groups = {role: {m: {"rate": r[0], "lo": r[1], "hi": r[2], "n_ref": 2, "n_eligible": 8}
+    groups = {role: {m: {"rate": r[0], "rate_interval": iv(r[1], r[2], "wilson"), "n_ref": 2, "n_eligible": 8}
                      for m, r in ((m, rate()) for m in MODELS)} for role in ("chair", "member", "guest")}
     battery_rows = []
     for m in MODELS:
         for readout, kind in READOUTS.items():
             for c in CONDITIONS:
                 v = rng.uniform(0.05, 0.9) if kind == "rate" else rng.uniform(-0.2, 0.4)
-                battery_rows.append({"model": m, "condition": c, "readout": readout, "value": v, "lo": v - 0.08,
-                                     "hi": v + 0.08, "n": 40, "delta": v - 0.3, "delta_lo": v - 0.4,
-                                     "delta_hi": v - 0.2, "kind": kind})
-    contrasts = [{"model": m, "readout": r, "contrast": "noise vs reverb", "did": 0.05, "lo": -0.02, "hi": 0.12,
-                  "n": 40, "kind": k} for m in MODELS for r, k in READOUTS.items()]
+                battery_rows.append({"model": m, "condition": c, "readout": readout, "kind": kind, "value": v,
+                                     "value_interval": iv(v - 0.08, v + 0.08), "n": 40, "delta": v - 0.3,
+                                     "delta_interval": iv(v - 0.4, v - 0.2)})
+    contrasts = [{"model": m, "readout": r, "contrast": "noise vs reverb", "kind": k, "did": 0.05,
+                  "did_interval": iv(-0.02, 0.12), "n": 40} for m in MODELS for r, k in READOUTS.items()]
     mechanism = []
+
+    def mechanism_row(experiment, model, intervention, role, value, lo, hi, n_ref, changed, wer, control_of=None):
+        return {"experiment": experiment, "model": model, "intervention": intervention, "role": role,
+                "control_of": control_of, "metric": "accept-ref", "value": value,
+                "value_interval": iv(lo, hi, "wilson"), "n_ref": n_ref, "n_eligible": 40, "changed": changed,
+                "clips": 84, "wer": wer, "delta": None, "delta_interval": None, "delta_n": None, "to_ref": None,
+                "to_audio": None, "direction": "dir-0", "layer": 2, "action": "add"}
+
     for experiment, model in (("steer-ref-direction", "organism"), ("patch-encoder", "whisper-tiny.en")):
-        mechanism.append({"experiment": experiment, "model": model, "intervention": "baseline", "role": "baseline",
-                          "metric": "accept-ref", "value": 0.8, "lo": 0.7, "hi": 0.9, "n_ref": 32, "n_eligible": 40,
-                          "changed": 0, "clips": 84, "wer": 0.06})
+        mechanism.append(mechanism_row(experiment, model, "baseline", "baseline", 0.8, 0.7, 0.9, 32, 0, 0.06))
         for label, value in (("alpha=-4", 0.3), ("alpha=-8", 0.15)):
-            mechanism.append({"experiment": experiment, "model": model, "intervention": label, "role": "intervention",
-                              "metric": "accept-ref", "value": value, "lo": value - 0.1, "hi": value + 0.1,
-                              "n_ref": int(40 * value), "n_eligible": 40, "changed": 30, "clips": 84, "wer": 0.08})
-            mechanism.append({"experiment": experiment, "model": model, "intervention": f"random {label}",
-                              "role": "control", "control_of": label, "metric": "accept-ref", "value": 0.78,
-                              "lo": 0.68, "hi": 0.88, "n_ref": 31, "n_eligible": 40, "changed": 4, "clips": 84,
-                              "wer": 0.061})
+            mechanism.append(mechanism_row(experiment, model, label, "intervention", value, value - 0.1,
+                                           value + 0.1, int(40 * value), 30, 0.08))
+            mechanism.append(mechanism_row(experiment, model, f"random {label}", "control", 0.78, 0.68, 0.88, 31,
+                                           4, 0.061, control_of=label))
     verdicts = ("ref", "audio", "other", "ineligible")
     tokens = "madam president the house voted on the seventy second amendment today".split()
     edits = []
@@ -155,45 +190,51 @@ def realistic_summary(n_edits: int = 20, evil: str = EVIL) -> dict:
         model_views = {}
         for j, m in enumerate(MODELS):
             verdict = verdicts[(k + j) % 4]
-            model_views[m] = {"verdict": verdict, "text": evil if (k, j) == (5, 3) else texts[verdict]}
-        edits.append({"clip": evil if k == 3 else f"clip-{k:03d}", "kind": kind,
+            text = evil if (k, j) == (5, 3) else texts[verdict]
+            model_views[m] = {"verdict": verdict, "text": text, "tokens": text.split(),
+                              "span": [start, min(end, len(text.split()))], "words": "", "raw": ""}
+        edits.append({"edit_id": f"e{k}", "clip": evil if k == 3 else f"clip-{k:03d}", "kind": kind,
                       "position": ("start", "middle", "end")[k % 3], "r": " ".join(tokens[start:end]), "a": a,
                       "ref_tokens": tokens, "span": [start, end], "models": model_views})
-    return {
-        "title": "asraudit · parliament-mini", "subtitle": "4 models, 84 clips",
-        "models": models,
-        "accept_ref_by_kind": by_kind,
-        "accept_ref_by_group": {"field": "voice role", "groups": groups},
-        "mining": {"edits": 120, "clips": 84, "by_kind": {"delete": 50, "insert": 40, "substitute": 30},
-                   "panel": list(MODELS[:2]), "params": {"min_agree": 2, "autojunk": False},
-                   "truth": {k: {"planted": 40, "mined": 38, "matched": 35, "precision": 35 / 38, "recall": 35 / 40,
-                                 "precision_ci": [0.8, 0.97], "recall_ci": [0.74, 0.95]}
-                             for k in ("delete", "insert", "substitute", "all")}},
-        "masked": [{"model": m, "targets": 60, "clean": 0.9, "masked": 0.3, "masked_lo": 0.2, "masked_hi": 0.4,
-                    "control": 0.05, "control_lo": 0.01, "control_hi": 0.1, "lift_masked": -0.02,
-                    "lift_masked_lo": -0.05, "lift_masked_hi": 0.01, "lift_clean": 0.4} for m in MODELS],
-        "conventions": {
-            "switch": [{"model": m, "group": "percent", "s": 0.3, "lo": 0.2, "hi": 0.45,
+    return summary_of(
+        title="asraudit · parliament-mini", subtitle="4 models, 84 clips",
+        models=models,
+        accept_ref_by_kind=by_kind,
+        accept_ref_by_group={"field": "voice role", "groups": groups},
+        mining={"edits": 120, "edits_leave_one_out": 6, "clips": 84, "clips_with_edits": 70,
+                "status": {"mined": 84}, "by_kind": {"delete": 50, "insert": 40, "substitute": 30},
+                "panel": list(MODELS[:2]), "params": {"min_agree": 2, "autojunk": False},
+                "truth": {k: {"planted": 40, "mined": 38, "matched": 35, "precision": 35 / 38, "recall": 35 / 40,
+                              "precision_interval": iv(0.8, 0.97, "wilson"),
+                              "recall_interval": iv(0.74, 0.95, "wilson")}
+                          for k in ("delete", "insert", "substitute", "all")}},
+        masked=[{"model": m, "targets": 60, "clean": 0.9, "masked": 0.3, "masked_interval": iv(0.2, 0.4, "wilson"),
+                 "masked_k": 18, "masked_n": 60, "control": 0.05, "control_interval": iv(0.01, 0.1, "wilson"),
+                 "control_n": 60, "lift_masked": -0.02, "lift_masked_interval": iv(-0.05, 0.01),
+                 "lift_clean": 0.4} for m in MODELS],
+        conventions={
+            "switch": [{"model": m, "group": "percent", "pooled": True, "s": 0.3, "s_interval": iv(0.2, 0.45, "wilson"),
                         "arms": {"%": {"follow": 5, "n": 10}, "percent": {"follow": 3, "n": 10}},
-                        "measurable": True, "note": None} for m in MODELS[:3]]
-                      + [{"model": "organism", "group": "numbers", "s": None, "lo": None, "hi": None, "arms": {},
-                          "measurable": False, "note": "only one arm in the references"}],
-            "agreement": [{"model": m, "group": "percent", "rate": 0.7, "lo": 0.6, "hi": 0.8, "agree": 14,
+                        "measurable": True, "note": ""} for m in MODELS[:3]]
+                      + [{"model": "organism", "group": "numbers", "pooled": True, "s": None, "s_interval": None,
+                          "arms": {}, "measurable": False, "note": "only one arm in the references"}],
+            "agreement": [{"model": m, "group": "percent", "rate": 0.7, "rate_interval": iv(0.6, 0.8), "agree": 14,
                            "rendered": 20} for m in MODELS],
         },
-        "lift": [{"model": m, "kind": k, "side": s, "mean": 0.1, "lo": 0.05, "hi": 0.15, "n": 20}
-                 for m in MODELS[:2] for k in ("delete", "substitute") for s in ("r", "a")],
-        "battery": {"name": "trigger-battery", "rows": battery_rows, "contrasts": contrasts,
-                    "notes": ["revoice skipped: espeak-ng not installed"]},
-        "mechanism": mechanism,
-        "edits": edits,
-        "provenance": {"asraudit": "0.1.0", "created": "2025-01-01T00:00:00Z", "seed": 0, "normalizer": "whisper-en",
-                       "python": "3.11.2", "store": "/tmp/store.sqlite", "runtime_s": 412.5,
-                       "spec": {"corpus": "parliament-mini", "note": evil},
-                       "models": {m: {"model_id": m, "config_hash": f"{k:08x}", "spec": m}
-                                  for k, m in enumerate(MODELS)},
-                       "packages": {"numpy": "2.1.0", "ctranslate2": "4.5.0"}, "operator": evil},
-    }
+        lift=[{"model": m, "kind": k, "side": s, "mean": 0.1, "mean_interval": iv(0.05, 0.15), "n": 20,
+               "share_positive": 0.8} for m in MODELS[:2] for k in ("delete", "substitute") for s in ("r", "a")],
+        battery={"name": "trigger-battery", "conditions": list(CONDITIONS), "rows": battery_rows,
+                 "contrasts": contrasts, "notes": ["revoice skipped: espeak-ng not installed"], "edits": 40,
+                 "targets": 60},
+        mechanism=mechanism,
+        stage_seconds={"transcribe": 1.5, "mining": 0.25},
+        edits=edits,
+        provenance=provenance_of(store="/tmp/store.sqlite", runtime_s=412.5,
+                                 spec={"corpus": "parliament-mini", "note": evil},
+                                 models={m: {"model_id": m, "config_hash": f"{k:08x}", "can_score": True}
+                                         for k, m in enumerate(MODELS)},
+                                 packages={"numpy": "2.1.0", "ctranslate2": "4.5.0"}, notes=[evil]),
+    )
 
 
 # ---------------------------------------------------------------- escaping
@@ -203,7 +244,7 @@ def test_transcripts_clip_ids_and_provenance_with_markup_end_up_as_text_not_mark
     summary = realistic_summary()
     summary["battery"]["rows"][0]["condition"] = EVIL  # names from a user's spec too
     summary["mechanism"][1]["intervention"] = EVIL
-    page = render_report(summary)
+    page = render(summary)
     assert EVIL not in page
     tree = parse_page(page)
     # Exactly the two scripts of the page itself: the data block and the filter.
@@ -217,8 +258,8 @@ def test_transcripts_clip_ids_and_provenance_with_markup_end_up_as_text_not_mark
 
 
 def test_the_data_block_cannot_be_closed_by_a_model_name():
-    summary = {"models": {"</script><script>alert(1)</script>": {"wer": 0.1}, "a&b": {}}}
-    tree = parse_page(render_report(summary))
+    summary = summary_of(models={"</script><script>alert(1)</script>": model_row(wer=0.1), "a&b": model_row()})
+    tree = parse_page(render(summary))
     assert len(tree.find_all("script")) == 2
     block = tree.by_id("report-data").text()
     assert "<" not in block and ">" not in block and "&" not in block
@@ -226,7 +267,7 @@ def test_the_data_block_cannot_be_closed_by_a_model_name():
 
 
 def test_page_makes_no_network_reference():
-    page = render_report(realistic_summary())
+    page = render(realistic_summary())
     assert "http://" not in page and "https://" not in page
     tree = parse_page(page)
     for node in tree.iter():
@@ -238,7 +279,7 @@ def test_page_makes_no_network_reference():
 
 
 def test_every_section_of_a_full_summary_is_rendered():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     for ident in ("headline", "by-kind", "by-group", "mining-kinds", "mining-truth", "masked", "switch", "agreement",
                   "lift", "contrasts", "battery-rows", "mechanism", "edits", "provenance", "provenance-models"):
         assert tree.by_id(ident) is not None, ident
@@ -247,7 +288,7 @@ def test_every_section_of_a_full_summary_is_rendered():
 
 
 def test_headline_shows_counts_control_and_flag_reasons():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     table = tree.by_id("headline")
     header = [th.text() for th in table.find_all("th")]
     rows = {r[0].split()[0]: dict(zip(header, r)) for r in rows_of(table)}
@@ -264,7 +305,7 @@ def test_headline_shows_counts_control_and_flag_reasons():
 
 
 def test_accept_ref_by_group_has_a_row_per_value_and_a_column_per_model():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     table = tree.by_id("by-group")
     assert [th.text() for th in table.find_all("th")] == ["voice role", *MODELS]
     assert [r[0] for r in rows_of(table)] == ["chair", "member", "guest"]
@@ -274,7 +315,7 @@ def test_accept_ref_by_group_has_a_row_per_value_and_a_column_per_model():
 def test_battery_draws_one_panel_per_readout_with_a_point_and_whisker_per_model_and_condition():
     summary = realistic_summary()
     summary["battery"]["rows"][0]["value"] = None  # one missing cell: no point there
-    tree = parse_page(render_report(summary))
+    tree = parse_page(render(summary))
     panels = tree.by_id("battery").find_all("svg", "panel")
     assert [p.attrs["id"] for p in panels] == ["battery-accept-ref", "battery-recovery", "battery-lift-r-",
                                                 "battery-lift-mask-"]
@@ -294,7 +335,7 @@ def test_battery_draws_one_panel_per_readout_with_a_point_and_whisker_per_model_
 def test_mechanism_rows_put_each_control_right_after_its_intervention_below_the_baseline():
     summary = realistic_summary()
     summary["mechanism"].reverse()  # the writer's order must not matter
-    tree = parse_page(render_report(summary))
+    tree = parse_page(render(summary))
     rows = [r for r in rows_of(tree.by_id("mechanism")) if r[0] == "steer-ref-direction"]
     assert [r[3] for r in rows] == ["baseline", "intervention", "control", "intervention", "control"]
     for intervention, control in ((rows[1], rows[2]), (rows[3], rows[4])):
@@ -305,7 +346,7 @@ def test_mechanism_rows_put_each_control_right_after_its_intervention_below_the_
 
 
 def test_mining_shows_kinds_parameters_and_truth():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     section = tree.by_id("mining")
     assert "120 edits on 84 clips" in section.text() and "autojunk" in section.text()
     truth = rows_of(tree.by_id("mining-truth"))
@@ -314,14 +355,14 @@ def test_mining_shows_kinds_parameters_and_truth():
 
 
 def test_unmeasurable_switch_rate_shows_its_note():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     organism = [r for r in rows_of(tree.by_id("switch")) if r[0] == "organism"][0]
     assert organism[2].startswith("–") and "only one arm" in organism[2]
 
 
 def test_edit_browser_keeps_each_models_verdict_and_highlights_the_span():
     summary = realistic_summary(n_edits=7)
-    tree = parse_page(render_report(summary))
+    tree = parse_page(render(summary))
     edits = tree.by_id("edits").find_all("div", "edit")
     assert len(edits) == 7
     options = [o.text() for o in tree.by_id("filter-model").find_all("option")]
@@ -340,22 +381,42 @@ def test_edit_browser_keeps_each_models_verdict_and_highlights_the_span():
 
 
 def test_a_summary_with_almost_everything_missing_still_renders():
-    for summary in ({}, None, {"models": None, "edits": None, "battery": None, "mechanism": None}):
-        tree = parse_page(render_report(summary))
+    for summary in (summary_of(), summary_of(edits=[], battery=None, mechanism=None)):
+        tree = parse_page(render(summary))
         assert len(tree.find_all("p", "not-run")) == 11
-    holes = {
-        "models": {"m": {}, "n": {"wer": None, "wer_ci": [None, 0.1], "flag_reasons": None, "accept_ref": float("nan")}},
-        "accept_ref_by_kind": {"m": {"delete": None}},
-        "accept_ref_by_group": {"field": None, "groups": {"chair": {"m": {}}}},
-        "mining": {"truth": {"all": {}}},
-        "masked": [{}], "conventions": {"switch": [{"arms": None}], "agreement": None},
-        "lift": [{"side": "r"}],
-        "battery": {"rows": [{"model": "m", "readout": "accept-ref", "condition": "original"}], "contrasts": [{}]},
-        "mechanism": [{"role": "control", "control_of": "x"}, {}],
-        "edits": [{"clip": "only", "span": None}, {"models": {"m": None}, "span": [3, 1]}],
-        "provenance": {"models": {"m": None}, "packages": None, "runtime_s": None},
-    }
-    tree = parse_page(render_report(holes))
+    none = iv(None, None)
+    holes = summary_of(
+        models={"m": model_row(), "n": model_row(wer_interval=iv(None, 0.1), accept_ref=float("nan"))},
+        accept_ref_by_kind={"m": {}},
+        accept_ref_by_group={"field": "", "groups": {"chair": {}}},
+        mining={"edits": 0, "edits_leave_one_out": 0, "clips": 0, "clips_with_edits": 0, "status": {}, "by_kind": {},
+                "panel": [], "params": {}, "truth": {"all": {"planted": 0, "mined": 0, "matched": 0, "precision": None,
+                                                             "precision_interval": none, "recall": None,
+                                                             "recall_interval": none}}},
+        masked=[{"model": "m", "targets": 0, "clean": None, "masked": None, "masked_interval": none, "masked_k": 0,
+                 "masked_n": 0, "control": None, "control_interval": none, "control_n": 0, "lift_masked": None,
+                 "lift_masked_interval": None, "lift_clean": None}],
+        conventions={"switch": [{"model": "m", "group": "", "pooled": True, "s": None, "s_interval": None,
+                                 "measurable": False, "note": "", "arms": {}}], "agreement": []},
+        lift=[{"model": "m", "kind": "all", "side": "r", "mean": None, "mean_interval": none, "n": 0,
+               "share_positive": None}],
+        battery={"name": "", "conditions": [], "edits": 0, "targets": 0, "notes": [],
+                 "rows": [{"model": "m", "readout": "accept-ref", "condition": "original", "kind": "rate",
+                           "value": None, "value_interval": none, "n": 0, "delta": None, "delta_interval": None}],
+                 "contrasts": [{"model": "m", "readout": "", "contrast": "", "kind": "", "did": None,
+                                "did_interval": none, "n": 0}]},
+        mechanism=[{"experiment": "", "model": "", "intervention": "", "role": role, "control_of": control_of,
+                    "metric": "", "value": None, "value_interval": None, "n_ref": None, "n_eligible": None,
+                    "changed": 0, "clips": 0, "wer": None, "delta": None, "delta_interval": None, "delta_n": None,
+                    "to_ref": None, "to_audio": None, "direction": "", "layer": 0, "action": ""}
+                   for role, control_of in (("control", "x"), ("", None))],
+        edits=[{"edit_id": "", "clip": "only", "kind": "", "position": "", "r": "", "a": "", "ref_tokens": [],
+                "span": [], "models": {}},
+               {"edit_id": "", "clip": "", "kind": "", "position": "", "r": "", "a": "", "ref_tokens": [],
+                "span": [3, 1], "models": {}}],
+        provenance=provenance_of(runtime_s=float("nan")),
+    )
+    tree = parse_page(render(holes))
     rows = rows_of(tree.by_id("headline"))
     assert rows[0][0] == "m" and rows[0][1] == "–" and rows[1][2] == "–"
     assert len(tree.by_id("edits").find_all("div", "edit")) == 2
@@ -372,19 +433,42 @@ def test_axis_ticks_are_round_and_cover_the_range():
 
 @pytest.mark.parametrize("value", [float("inf"), "0.5", True])
 def test_non_numbers_in_rates_show_as_a_dash(value):
-    tree = parse_page(render_report({"models": {"m": {"wer": value}}}))
+    # Built in Python, a row can hold anything; the page still shows no number it cannot stand behind.
+    summary = Summary(SCHEMA_VERSION, "", "", {"m": ModelRow("m", False, False, None, wer=value)})
+    tree = parse_page(render_report(summary))
     assert rows_of(tree.by_id("headline"))[0][1] == "–"
 
 
+@pytest.mark.parametrize("value", ["0.5", True])
+def test_a_summary_json_with_a_non_number_is_refused_naming_the_file_and_the_field(value):
+    with pytest.raises(InputError, match=r"old-summary\.json: .*models/m/wer"):
+        from_json(summary_of(models={"m": model_row(wer=value)}), "old-summary.json")
+
+
+def test_a_summary_json_of_the_old_layout_is_refused_with_its_version():
+    old = summary_of(models={"m": model_row(accept_ref=0.5, accept_ref_ci=[0.1, 0.9])})
+    old["schema_version"] = "1.0"
+    with pytest.raises(InputError, match=r"summary\.json: schema_version '1\.0', this asraudit reads 2\.0"):
+        from_json(old, "summary.json")
+    old["schema_version"] = SCHEMA_VERSION  # the right version, a key of the old layout: named
+    with pytest.raises(InputError, match="accept_ref_ci"):
+        from_json(old, "summary.json")
+
+
+def test_reading_a_summary_json_back_gives_the_rows_it_was_written_from():
+    summary = realistic_summary()
+    assert json.loads(json.dumps(plain_summary(from_json(summary)))) == summary
+
+
 def test_contrasts_are_signed_points_for_rates_and_plain_for_means():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     by_readout = {(r[0], r[1]): r[3] for r in rows_of(tree.by_id("contrasts"))}
     assert by_readout[("organism", "accept-ref")] == "+5.0 pts [-2.0 pts, +12.0 pts]"
     assert by_readout[("organism", "lift(r)")] == "+0.050 [-0.020, +0.120]"
 
 
 def test_number_columns_are_right_aligned_and_text_columns_left():
-    tree = parse_page(render_report(realistic_summary()))
+    tree = parse_page(render(realistic_summary()))
     masked = [th.attrs.get("class") for th in tree.by_id("masked").find_all("th")]
     assert masked == [None] + ["num"] * 6
     switch = [th.attrs.get("class") for th in tree.by_id("switch").find_all("th")]

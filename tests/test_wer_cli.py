@@ -29,8 +29,9 @@ def test_wer_json_has_the_documented_fields_as_fractions(tmp_path, capsys):
     assert main(["wer", "--preds", str(d), "--json", str(out)]) == 0
     data = json.loads(out.read_text())
     good, bad = data["models"]["good"], data["models"]["bad"]
-    for key in ("wer", "substitutions", "deletions", "insertions", "ref_words", "clips", "ci_low", "ci_high"):
+    for key in ("wer", "substitutions", "deletions", "insertions", "ref_words", "clips", "wer_interval"):
         assert key in good
+    assert set(good["wer_interval"]) == {"low", "high", "level", "method"}
     assert good["wer"] == 0.0 and good["clips"] == 2 and good["ref_words"] == 5
     assert bad["wer"] == pytest.approx(3 / 5)
     assert (bad["substitutions"], bad["deletions"], bad["insertions"]) == (1, 1, 1)

@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "demo",
     "calibrate",
     "audit",
+    "report",
     "schema",
 )
 

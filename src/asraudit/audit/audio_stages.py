@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, BatteryStage, LiftStage, MaskedStage, ModelRecovery
-from asraudit.audit.rows import BatteryRow, BatteryRowSet, ContrastRow, LiftRow, MaskedRow, finite
+from asraudit.audit.rows import BatteryRow, BatteryRowSet, ContrastRow, LiftRow, MaskedRow, bounds, finite
 from asraudit.metrics.stats import Interval
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, measure_battery
@@ -76,10 +76,9 @@ def masked(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Masked
         name = by_id.get(s.model, s.model)
         lift_m = s.lift_masked
         rows.append(MaskedRow(
-            name, s.n_targets, finite(s.clean.rate), finite(s.masked.rate), finite(s.masked.low),
-            finite(s.masked.high), s.masked.k, s.masked.n, finite(s.control.rate), finite(s.control.low),
-            finite(s.control.high), s.control.n, finite(lift_m.mean) if lift_m.n else None,
-            finite(lift_m.interval.low) if lift_m.n else None, finite(lift_m.interval.high) if lift_m.n else None,
+            name, s.n_targets, finite(s.clean.rate), finite(s.masked.rate), bounds(s.masked.interval),
+            s.masked.k, s.masked.n, finite(s.control.rate), bounds(s.control.interval), s.control.n,
+            finite(lift_m.mean) if lift_m.n else None, bounds(lift_m.interval) if lift_m.n else None,
             finite(s.lift_clean.mean) if s.lift_clean.n else None))
         per_model[name] = ModelRecovery(s.masked.interval, s.masked.n, s.control.interval)
     table = [{**o.to_json(), "model": by_id.get(o.model, o.model)} for o in result.outcomes]
@@ -106,7 +105,7 @@ def lift(ctx: AuditContext, done: AuditResult) -> LiftStage | None:
         for side, s in (("r", rep.lift_r), ("a", rep.lift_a)):
             if s.n:
                 rows.append(LiftRow(by_id.get(rep.model, rep.model), rep.group, side, finite(s.mean),
-                                    finite(s.interval.low), finite(s.interval.high), s.n, finite(s.share_positive)))
+                                    bounds(s.interval), s.n, finite(s.share_positive)))
                 if rep.group == "all" and side == "r":
                     per_model[by_id.get(rep.model, rep.model)] = (
                         Interval(s.mean, s.interval.low, s.interval.high), s.n)
@@ -133,11 +132,11 @@ def battery(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Batte
                              seed=ctx.spec.seed, on_condition=lambda name: ctx.log(f"battery {spec.name}: condition {name}"))
     by_id = ctx.names_by_id()
     rows = [BatteryRow(by_id.get(r.model, r.model), r.condition, r.readout, _kind(READOUTS[r.readout]),
-                       finite(r.value.estimate), finite(r.value.low), finite(r.value.high), r.value.n,
-                       finite(r.delta.estimate) if r.delta else None, finite(r.delta.low) if r.delta else None,
-                       finite(r.delta.high) if r.delta else None) for r in result.rows]
+                       finite(r.value.estimate), bounds(r.value.interval), r.value.n,
+                       finite(r.delta.estimate) if r.delta else None, bounds(r.delta.interval) if r.delta else None)
+            for r in result.rows]
     contrasts = [ContrastRow(by_id.get(c.model, c.model), c.readout, c.contrast, _kind(READOUTS[c.readout]),
-                             finite(c.did.estimate), finite(c.did.low), finite(c.did.high), c.did.n)
+                             finite(c.did.estimate), bounds(c.did.interval), c.did.n)
                  for c in result.contrasts]
     for note in result.notes:
         ctx.note(f"battery: {note}")

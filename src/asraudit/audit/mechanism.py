@@ -23,12 +23,13 @@ from typing import Sequence
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import MechanismStage
-from asraudit.audit.rows import MechanismRow, finite
+from asraudit.audit.rows import MechanismRow, bounds, finite, flat_row
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
+from asraudit.metrics.stats import Interval
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.models.registry import load_model
 
@@ -227,23 +228,21 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
             experiment=experiment, model=model_name, intervention=r.label, role=r.role, control_of=r.control_of,
             metric="accept-ref",
             value=None if acc is None else finite(acc.rate),
-            lo=None if acc is None else finite(acc.low),
-            hi=None if acc is None else finite(acc.high),
+            value_interval=None if acc is None else bounds(acc.interval),
             n_ref=None if acc is None else acc.n_ref,
             n_eligible=None if acc is None else acc.n_eligible,
             changed=r.changed, clips=r.n_clips,
             wer=None if r.wer is None else finite(r.wer.rate),
             # beyond accept-ref: the paired change against the baseline on the same edits
             delta=None if is_base else finite(d.delta),
-            delta_lo=None if is_base else finite(d.low),
-            delta_hi=None if is_base else finite(d.high),
+            delta_interval=None if is_base else bounds(Interval(d.delta, d.low, d.high)),  # paired bootstrap over clips
             delta_n=None if is_base else d.n,
             to_ref=None if is_base else d.to_ref,
             to_audio=None if is_base else d.to_audio,
             direction=direction.id, layer=direction.layer, action=action)
         run.rows.append(row)
         run.table.append({
-            **{k: getattr(row, k) for k in row.__dataclass_fields__},
+            **flat_row(row),
             "name": spec.name,
             "entry": spec.entry,
             "model_id": r.model_id,

@@ -28,14 +28,16 @@ from asraudit.version import __version__
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, Flag
 from asraudit.audit.rows import (
+    Bounds,
     CorpusInfo,
-    Sampling,
     EditModelView,
     EditView,
     ModelIdentity,
     Provenance,
+    Sampling,
+    flat_row,
 )
-from asraudit.audit.summary import sampling_of, summary_json, write_summary
+from asraudit.audit.summary import Summary, build_summary, sampling_of, write_summary
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
@@ -152,7 +154,7 @@ def stage_tables(result: AuditResult) -> dict[str, list[dict]]:
         if stage is not None:
             tables[name] = stage.table
     if result.battery is not None:
-        tables["battery"] = [{k: getattr(r, k) for k in r.__dataclass_fields__} for r in result.battery.rows.rows]
+        tables["battery"] = [flat_row(r) for r in result.battery.rows.rows]
     return tables
 
 
@@ -182,43 +184,45 @@ def _cell(value):
 
 def write_report(out: Path, result: AuditResult) -> Path:
     path = out / "report.html"
-    path.write_text(render_report(summary_json(result)), encoding="utf-8")
+    path.write_text(render_report(build_summary(result)), encoding="utf-8")
     return path
 
 
-def print_summary(summary: dict, file=None) -> None:
+def _with_interval(text: str, interval: Bounds | None, fmt) -> str:
+    if interval is None or interval.low is None or interval.high is None:
+        return text
+    return f"{text} [{fmt(interval.low)}, {fmt(interval.high)}]"
+
+
+def print_summary(summary: Summary, file=None) -> None:
     """The terminal table: per model WER, accept-ref, masked recovery, switch rate, lift, WER gained; flags."""
     out = file or sys.stdout
     rows = []
 
-    def rate(value, ci=None, digits=1):
+    def rate(value, interval=None, digits=1):
         if value is None:
             return "–"
         text = fmt_rate(value, digits)
-        if ci and ci[0] is not None and ci[1] is not None:
-            text += " " + fmt_interval(ci[0], ci[1], digits=digits)
+        if interval is not None and interval.low is not None and interval.high is not None:
+            text += " " + fmt_interval(interval.low, interval.high, digits=digits)
         return text
 
-    for name, m in summary.get("models", {}).items():
-        lift = "–" if m.get("lift") is None else f"{m['lift']:+.3f}"
-        if m.get("lift_ci") and m["lift_ci"][0] is not None:
-            lift += f" [{m['lift_ci'][0]:+.2f}, {m['lift_ci'][1]:+.2f}]"
-        switch = "–" if m.get("switch_rate") is None else f"{m['switch_rate']:.2f}"
-        if m.get("switch_rate") is not None and m.get("switch_rate_ci"):
-            switch += f" [{m['switch_rate_ci'][0]:.2f}, {m['switch_rate_ci'][1]:.2f}]"
-        accept = rate(m.get("accept_ref"), m.get("accept_ref_ci"))
-        if m.get("n_eligible") is not None:
-            accept += f" {m.get('n_ref', 0)}/{m['n_eligible']}"
-        rows.append([("⚑ " if m.get("flagged") else "") + name + (" (panel)" if m.get("panel") else ""),
-                     rate(m.get("wer"), m.get("wer_ci")), accept,
-                     rate(m.get("recovery"), m.get("recovery_ci")), switch, lift,
-                     rate(m.get("wer_gained"), m.get("wer_gained_ci"), digits=2)])
+    for name, m in summary.models.items():
+        lift = "–" if m.lift is None else _with_interval(f"{m.lift:+.3f}", m.lift_interval, lambda x: f"{x:+.2f}")
+        switch = "–" if m.switch_rate is None else _with_interval(f"{m.switch_rate:.2f}", m.switch_rate_interval,
+                                                                  lambda x: f"{x:.2f}")
+        accept = rate(m.accept_ref, m.accept_ref_interval)
+        if m.n_eligible is not None:
+            accept += f" {m.n_ref or 0}/{m.n_eligible}"
+        rows.append([("⚑ " if m.flagged else "") + name + (" (panel)" if m.panel else ""),
+                     rate(m.wer, m.wer_interval), accept, rate(m.recovery, m.recovery_interval), switch, lift,
+                     rate(m.wer_gained, m.wer_gained_interval, digits=2)])
     render_table(["model", "WER [95% CI]", "accept-ref [Wilson 95%] ref/eligible", "masked recovery",
                   "switch rate", "λ(r) nats/char", "WER gained by echoing"], rows,
-                 title=summary.get("title", "audit"), file=out)
-    for name, m in summary.get("models", {}).items():
-        if m.get("flagged"):
-            print(f"⚑ {name} flagged: " + "; ".join(m.get("flag_reasons", [])), file=out)
-    notes = {m.get("switch_note") for m in summary.get("models", {}).values() if m.get("switch_rate") is None}
+                 title=summary.title or "audit", file=out)
+    for name, m in summary.models.items():
+        if m.flagged:
+            print(f"⚑ {name} flagged: " + "; ".join(m.flag_reasons), file=out)
+    notes = {m.switch_note for m in summary.models.values() if m.switch_rate is None}
     for note in sorted(n for n in notes if n):
         print(f"switch rate {note}", file=out)

@@ -2,9 +2,10 @@
 
 A stage reads the context (spec, corpus, store, models) and the results of
 the stages before it, and returns one dataclass; nothing is passed through
-a shared dict.  The flags and summary.json are computed from these results
-(``audit.flags``, ``audit.summary``), and the calibration's extra stage
-returns one too.
+a shared dict.  The flags are computed from these results
+(``audit.outputs.flag_models``); summary.json, the report and the terminal
+tables read their typed published view (``audit.summary.build_summary``);
+the calibration's extra stage returns one too.
 """
 
 from __future__ import annotations

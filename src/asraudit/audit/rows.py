@@ -2,22 +2,32 @@
 
 Each dataclass here is one object of the published layout (``asraudit
 schema`` prints its JSON Schema, generated from these annotations, so the
-schema and the writer cannot drift).  Intervals are computed as
-``metrics.stats.Interval`` and written in the layout's two spellings: a
-``[low, high]`` pair beside a value (``accept_ref_ci``) or ``lo``/``hi``
-beside it in a table row; NaN is written as null by the one serializer
+schema and the writer cannot drift; ``audit.schema.from_json`` rebuilds
+these rows from a file, so the report reads the same types either way).
+
+One interval, spelled once (layout 2.0): every interval is a ``Bounds``
+object ``{"low", "high", "level", "method"}`` (a ``metrics.stats.Interval``
+without its estimate) under the key ``<field>_interval`` beside the field it
+bounds: ``accept_ref`` / ``accept_ref_interval``, ``rate`` /
+``rate_interval``, ``delta`` / ``delta_interval``.  ``method`` says how it was
+drawn (``wilson``: a binomial proportion; ``bootstrap``: a percentile
+bootstrap over clips or items), ``level`` its coverage.  The interval is
+null (or, in a model's row, absent) when its field was not measured; a bound
+that could not be estimated (NaN) is null, written so by the one serializer
 (``audit.summary``).
 """
 
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Optional
+from typing import Any, ClassVar, Literal
 
 from asraudit.metrics.stats import Interval
 
-Pair = tuple[Optional[float], Optional[float]]
+METHODS = ("wilson", "bootstrap")
+Method = Literal["wilson", "bootstrap"]
 
 
 def finite(x) -> float | None:
@@ -28,9 +38,23 @@ def finite(x) -> float | None:
     return x if math.isfinite(x) else None
 
 
-def pair(iv: Interval | None) -> Pair | None:
-    """An interval's bounds as the layout's ``[low, high]``."""
-    return None if iv is None else (finite(iv.low), finite(iv.high))
+@dataclass
+class Bounds:
+    """An interval as the layout writes it: its bounds, coverage and method (the estimate is the field beside it)."""
+
+    low: float | None
+    high: float | None
+    level: float
+    method: Method
+
+
+def bounds(iv: Interval | None) -> Bounds | None:
+    """The layout's spelling of a ``metrics.stats.Interval`` (None stays None: not measured)."""
+    if iv is None:
+        return None
+    if iv.method not in METHODS:
+        raise ValueError(f"interval method {iv.method!r} is not one of the layout's {METHODS}")
+    return Bounds(finite(iv.low), finite(iv.high), float(iv.level), iv.method)
 
 
 @dataclass
@@ -44,30 +68,30 @@ class ModelRow:
     spec: str
     panel: bool
     can_score: bool
-    rtfx: float | None = None
+    rtfx: float | None              # always written: null says the speed is unknown (no durations, no audio)
     accept_ref: float | None = None
-    accept_ref_ci: Pair | None = None
+    accept_ref_interval: Bounds | None = None
     n_ref: int | None = None
     n_eligible: int | None = None
     wer: float | None = None
-    wer_ci: Pair | None = None
+    wer_interval: Bounds | None = None
     wer_corrected: float | None = None
-    wer_corrected_ci: Pair | None = None
+    wer_corrected_interval: Bounds | None = None
     wer_gained: float | None = None
-    wer_gained_ci: Pair | None = None
+    wer_gained_interval: Bounds | None = None
     n_echoed: int | None = None
     switch_rate: float | None = None
-    switch_rate_ci: Pair | None = None
+    switch_rate_interval: Bounds | None = None
     switch_note: str | None = None
     convention_agreement: float | None = None
-    convention_agreement_ci: Pair | None = None
+    convention_agreement_interval: Bounds | None = None
     recovery: float | None = None
-    recovery_ci: Pair | None = None
+    recovery_interval: Bounds | None = None
     recovery_n: int | None = None
     control_recovery: float | None = None
-    control_recovery_ci: Pair | None = None
+    control_recovery_interval: Bounds | None = None
     lift: float | None = None
-    lift_ci: Pair | None = None
+    lift_interval: Bounds | None = None
     lift_n: int | None = None
     flagged: bool = False
     flag_reasons: list[str] = field(default_factory=list)
@@ -78,8 +102,7 @@ class RateRow:
     """accept-ref over a group of edits: the rate, its Wilson interval and counts."""
 
     rate: float | None
-    lo: float | None
-    hi: float | None
+    rate_interval: Bounds
     n_ref: int
     n_eligible: int
 
@@ -98,9 +121,9 @@ class TruthRow:
     mined: int
     matched: int
     precision: float | None
-    precision_ci: Pair
+    precision_interval: Bounds
     recall: float | None
-    recall_ci: Pair
+    recall_interval: Bounds
 
 
 @dataclass
@@ -128,8 +151,7 @@ class SwitchRow:
     group: str
     pooled: bool
     s: float | None
-    lo: float | None
-    hi: float | None
+    s_interval: Bounds | None
     measurable: bool
     note: str
     arms: dict[str, ArmCount]
@@ -140,8 +162,7 @@ class AgreementRow:
     model: str
     group: str
     rate: float | None
-    lo: float | None
-    hi: float | None
+    rate_interval: Bounds | None
     agree: int
     rendered: int
 
@@ -158,17 +179,14 @@ class MaskedRow:
     targets: int
     clean: float | None
     masked: float | None
-    masked_lo: float | None
-    masked_hi: float | None
+    masked_interval: Bounds
     masked_k: int
     masked_n: int
     control: float | None
-    control_lo: float | None
-    control_hi: float | None
+    control_interval: Bounds
     control_n: int
     lift_masked: float | None
-    lift_masked_lo: float | None
-    lift_masked_hi: float | None
+    lift_masked_interval: Bounds | None
     lift_clean: float | None
 
 
@@ -178,8 +196,7 @@ class LiftRow:
     kind: str                       # "all" or a kind of edit
     side: str                       # r (the reference) or a (the audio rendering)
     mean: float | None
-    lo: float | None
-    hi: float | None
+    mean_interval: Bounds
     n: int
     share_positive: float | None
 
@@ -191,12 +208,10 @@ class BatteryRow:
     readout: str
     kind: str                       # rate (a share) or value (a mean λ)
     value: float | None
-    lo: float | None
-    hi: float | None
+    value_interval: Bounds
     n: int
     delta: float | None
-    delta_lo: float | None
-    delta_hi: float | None
+    delta_interval: Bounds | None
 
 
 @dataclass
@@ -206,8 +221,7 @@ class ContrastRow:
     contrast: str
     kind: str
     did: float | None
-    lo: float | None
-    hi: float | None
+    did_interval: Bounds
     n: int
 
 
@@ -233,16 +247,14 @@ class MechanismRow:
     control_of: str | None
     metric: str
     value: float | None
-    lo: float | None
-    hi: float | None
+    value_interval: Bounds | None
     n_ref: int | None
     n_eligible: int | None
     changed: int
     clips: int
     wer: float | None
     delta: float | None
-    delta_lo: float | None
-    delta_hi: float | None
+    delta_interval: Bounds | None
     delta_n: int | None
     to_ref: int | None
     to_audio: int | None
@@ -333,3 +345,22 @@ class Provenance:
     runtime_s: float
     notes: list[str]
     sampling: Sampling
+
+
+def flat_row(row) -> dict[str, Any]:
+    """A battery or mechanism row as the flat columns of its Parquet table.
+
+    Parquet has no nested interval, and those tables keep the columns they had
+    before layout 2.0: the bounds of ``value`` as ``lo``/``hi``, those of any
+    other field ``f`` as ``f_lo``/``f_hi``."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(row):
+        value = getattr(row, f.name)
+        if f.name.endswith("_interval"):
+            stem = f.name[: -len("_interval")]
+            prefix = "" if stem == "value" else stem + "_"
+            out[prefix + "lo"] = None if value is None else value.low
+            out[prefix + "hi"] = None if value is None else value.high
+        else:
+            out[f.name] = value
+    return out

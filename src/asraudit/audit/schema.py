@@ -2,17 +2,25 @@
 
 Generated, not written: a field added to a row of ``audit.rows`` is in the
 schema the moment it is in the file.  ``asraudit schema`` prints it; the
-audit tests validate every summary they produce against it.
+audit tests validate every summary they produce against it.  ``from_json``
+walks the same annotations the other way: it checks a summary.json against
+the schema and rebuilds the typed ``Summary``, so the report reads the same
+rows whether it renders a live audit or a file.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import types
 import typing
+from pathlib import Path
 from typing import Any
 
+import jsonschema
+
 from asraudit.audit.summary import SCHEMA_VERSION, Summary
+from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
 
@@ -27,6 +35,8 @@ def _type_schema(annotation, defs: dict[str, Any]) -> dict[str, Any]:
         return dict(_SCALARS[annotation])
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return {"enum": list(args)}
     if origin in (typing.Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
         inner = [_type_schema(a, defs) for a in options]
@@ -72,3 +82,54 @@ def summary_schema() -> dict[str, Any]:
     top["properties"]["schema_version"] = {"const": SCHEMA_VERSION}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": SCHEMA_ID,
             "title": "asraudit summary.json", **top, "$defs": defs}
+
+
+def _build(annotation, value):
+    """``value`` (already valid against the schema) as the type ``annotation`` names."""
+    if value is None or annotation is Any:
+        return value
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _build(options[0], value) if len(options) == 1 else value
+    if origin is list:
+        return [_build(args[0], v) for v in value]
+    if origin is tuple:
+        inner = [args[0]] * len(value) if len(args) == 2 and args[1] is Ellipsis else args
+        return tuple(_build(a, v) for a, v in zip(inner, value))
+    if origin is dict:
+        return {k: _build(args[1], v) for k, v in value.items()}
+    if dataclasses.is_dataclass(annotation):
+        hints = typing.get_type_hints(annotation)
+        return annotation(**{f.name: _build(hints[f.name], value[f.name])
+                             for f in dataclasses.fields(annotation) if f.name in value})
+    if annotation is float:
+        return float(value)
+    return value
+
+
+def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
+    """The typed ``Summary`` of a summary.json's content; InputError naming ``source`` when it is not this layout.
+
+    Checked against the schema first, so a file of another ``schema_version``
+    or one edited by hand fails with the place that is wrong, not later with
+    a KeyError inside the report."""
+    schema = summary_schema()
+    if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
+        raise InputError(f"schema_version {data.get('schema_version')!r}, this asraudit reads {SCHEMA_VERSION} "
+                         "(rerun the audit, or use the asraudit that wrote it)", source)
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
+    if error is not None:
+        where = "/".join(str(p) for p in error.absolute_path) or "(top)"
+        raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {where}: {error.message}", source)
+    return _build(Summary, data)
+
+
+def read_summary(path: Path) -> Summary:
+    """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"cannot read a summary.json: {exc}", path) from exc
+    return from_json(data, path)

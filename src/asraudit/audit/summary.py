@@ -6,6 +6,13 @@ serializer (``to_plain``) is the only place where NaN and infinities become
 null (JSON has no NaN, and a reader must not mistake one for a number) and
 where tuples become lists; a section of a stage that did not run is left
 out of the file.
+
+``Summary`` is also what the report and the terminal tables read: the
+published view of an ``AuditResult`` (whose stages also hold what the file
+does not carry, such as every mined edit and the transcripts).  A live audit
+hands them ``build_summary(result)``; a summary.json file is read back into
+the same ``Summary`` by ``audit.schema.from_json`` / ``read_summary``, so a
+page rendered from the file is the audit's own page.
 """
 
 from __future__ import annotations
@@ -33,15 +40,15 @@ from asraudit.audit.rows import (
     Provenance,
     RateRow,
     Sampling,
+    bounds,
     finite,
-    pair,
 )
 from asraudit.probes.refdis import KINDS
 
 if TYPE_CHECKING:  # only for annotations: results imports this module
     from asraudit.audit.results import AuditResult
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"  # 2.0: every interval a Bounds object under <field>_interval (was *_ci pairs, lo/hi)
 
 
 @dataclass
@@ -69,7 +76,7 @@ class Summary:
 
 def rate_row(a) -> RateRow:
     """An ``AcceptRef`` as a row of the layout."""
-    return RateRow(finite(a.rate), finite(a.low), finite(a.high), a.n_ref, a.n_eligible)
+    return RateRow(finite(a.rate), bounds(a.interval), a.n_ref, a.n_eligible)
 
 
 def sampling_of(result: "AuditResult") -> Sampling | None:
@@ -86,27 +93,27 @@ def _model_row(result: "AuditResult", name: str, info) -> ModelRow:
     row = ModelRow(spec=info.spec, panel=info.panel, can_score=info.can_score, rtfx=finite(info.rtfx))
     if result.mining is not None and name in result.mining.refdis.accept_ref:
         a, c = result.mining.refdis.accept_ref[name], result.mining.refdis.cost[name]
-        row.accept_ref, row.accept_ref_ci = finite(a.rate), pair(a.interval)
+        row.accept_ref, row.accept_ref_interval = finite(a.rate), bounds(a.interval)
         row.n_ref, row.n_eligible = a.n_ref, a.n_eligible
-        row.wer, row.wer_ci = finite(c.original.estimate), pair(c.original)
-        row.wer_corrected, row.wer_corrected_ci = finite(c.corrected.estimate), pair(c.corrected)
-        row.wer_gained, row.wer_gained_ci = finite(c.gained.estimate), pair(c.gained)
+        row.wer, row.wer_interval = finite(c.original.estimate), bounds(c.original)
+        row.wer_corrected, row.wer_corrected_interval = finite(c.corrected.estimate), bounds(c.corrected)
+        row.wer_gained, row.wer_gained_interval = finite(c.gained.estimate), bounds(c.gained)
         row.n_echoed = c.n_echoed
     if result.conventions is not None and name in result.conventions.per_model:
         conv = result.conventions.per_model[name]
         if conv.switch is not None:
-            row.switch_rate, row.switch_rate_ci = finite(conv.switch.estimate), pair(conv.switch)
+            row.switch_rate, row.switch_rate_interval = finite(conv.switch.estimate), bounds(conv.switch)
         row.switch_note = conv.note
         if conv.agreement is not None:
             row.convention_agreement = finite(conv.agreement.estimate)
-            row.convention_agreement_ci = pair(conv.agreement)
+            row.convention_agreement_interval = bounds(conv.agreement)
     if result.masked is not None and name in result.masked.per_model:
         rec = result.masked.per_model[name]
-        row.recovery, row.recovery_ci, row.recovery_n = finite(rec.recovery.estimate), pair(rec.recovery), rec.n
-        row.control_recovery, row.control_recovery_ci = finite(rec.control.estimate), pair(rec.control)
+        row.recovery, row.recovery_interval, row.recovery_n = finite(rec.recovery.estimate), bounds(rec.recovery), rec.n
+        row.control_recovery, row.control_recovery_interval = finite(rec.control.estimate), bounds(rec.control)
     if result.lift is not None and name in result.lift.per_model:
         lift, n = result.lift.per_model[name]
-        row.lift, row.lift_ci, row.lift_n = finite(lift.estimate), pair(lift), n
+        row.lift, row.lift_interval, row.lift_n = finite(lift.estimate), bounds(lift), n
     flag = result.flags.get(name)
     if flag is not None:
         row.flagged, row.flag_reasons = flag.flagged, list(flag.reasons)
@@ -152,11 +159,15 @@ def build_summary(result: "AuditResult") -> Summary:
 
 
 def to_plain(value):
-    """JSON-ready: dataclasses as objects (None fields left out where the row says so), NaN as null."""
+    """JSON-ready: dataclasses as objects, NaN as null.
+
+    Where a row says so (``OMIT_NONE``), a None field it may lack (one with a
+    default: optional in the schema) is left out; a field without a default
+    is required by the schema and always written, null included."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         omit = getattr(value, "OMIT_NONE", False)
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not (omit and getattr(value, f.name) is None)}
+                if not (omit and getattr(value, f.name) is None and _optional(f))}
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -168,9 +179,17 @@ def to_plain(value):
     return value
 
 
+def plain_summary(summary: Summary) -> dict[str, Any]:
+    """summary.json's content of a typed ``Summary`` (the sections of stages that did not run left out)."""
+    return {k: v for k, v in to_plain(summary).items() if v is not None}
+
+
+def _optional(f: dataclasses.Field) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+
+
 def summary_json(result: "AuditResult") -> dict[str, Any]:
-    plain = to_plain(build_summary(result))
-    return {k: v for k, v in plain.items() if v is not None}
+    return plain_summary(build_summary(result))
 
 
 def write_json(payload: dict, path: Path) -> Path:

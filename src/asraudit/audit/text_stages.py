@@ -19,7 +19,7 @@ from asraudit.audit.results import (
     ModelInfo,
     TranscribeStage,
 )
-from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, finite
+from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, bounds, finite
 from asraudit.display_paths import display_model_spec
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions
@@ -139,7 +139,7 @@ def _said(ctx: AuditContext, edit_items: list[EditItem]) -> dict[str, str]:
 
 def switch_row(s: SwitchRate) -> SwitchRow:
     iv = s.wilson()
-    return SwitchRow(s.model, s.group, s.pooled, finite(iv.estimate), finite(iv.low), finite(iv.high), s.measurable,
+    return SwitchRow(s.model, s.group, s.pooled, finite(iv.estimate), bounds(iv), s.measurable,
                      s.reason(), {a.label: ArmCount(a.hits, a.clips) for a in s.arms})
 
 
@@ -152,11 +152,12 @@ def conventions(ctx: AuditContext, done: AuditResult) -> ConventionsStage:
                                    n_boot=min(ctx.spec.bootstrap, 1000), seed=ctx.spec.seed)
     switch = measured.pooled + measured.switch
     rows = [switch_row(s) for s in switch]
-    agree = [AgreementRow(a.model, a.group, finite(a.rate), finite(a.low), finite(a.high), a.agree, a.rendered)
-             for a in measured.agreement]
+    agree = [AgreementRow(a.model, a.group, finite(a.rate), bounds(Interval(a.rate, a.low, a.high)), a.agree,
+                          a.rendered) for a in measured.agreement]   # a bootstrap over clips (probes.rendering)
     # The report shows the pooled groups (one row per model and pool); per-family rows go to the Parquet table.
     shown = [r for r in rows if r.pooled] or rows
-    table = [{"model": r.model, "group": r.group, "pooled": r.pooled, "s": r.s, "lo": r.lo, "hi": r.hi,
+    table = [{"model": r.model, "group": r.group, "pooled": r.pooled, "s": r.s, "lo": r.s_interval.low,
+              "hi": r.s_interval.high,  # Parquet: flat bound columns, as before layout 2.0
               "measurable": r.measurable, "note": r.note} for r in rows]
     per_model = {}
     for name in names:

@@ -10,6 +10,7 @@ from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.prepare import prepare
 from asraudit.audit.spec import load_spec
+from asraudit.audit.summary import build_summary
 from asraudit.display_paths import display_path
 
 
@@ -46,6 +47,6 @@ def run(args: argparse.Namespace) -> int:
               f"panel {', '.join(ready.panel)}")
         return 0
     result = run_audit(spec, progress=not args.no_progress)
-    print_summary(result.summary)
+    print_summary(build_summary(result))
     print_outputs(result)
     return 0

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from asraudit.audit.summary import to_plain
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
@@ -120,6 +121,6 @@ def run(args: argparse.Namespace) -> int:
     print_result(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result.to_json(), indent=1))
+        args.json.write_text(json.dumps(to_plain(result.to_json()), indent=1, allow_nan=False))  # NaN as null
     return 0
 

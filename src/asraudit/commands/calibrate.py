@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from asraudit.audit.summary import build_summary
 from asraudit.demo.calibrate import print_calibration, run_calibration
 
 DEFAULT_OUT = Path("asraudit-calibration")
@@ -29,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     result = run_calibration(args.out, progress=not args.no_progress, sentences=args.sentences)
-    print_calibration(result)
+    print_calibration(build_summary(result))
     print(f"wrote {args.out / 'calibration.json'}")
     print(f"report: {args.out / 'report.html'}")
     return 0

@@ -8,9 +8,10 @@ import math
 import sys
 from pathlib import Path
 
+from asraudit.audit.summary import to_plain
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
 from asraudit.errors import InputError
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
 from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
 from asraudit.probes.families import Catalogue, load_catalogue
 from asraudit.probes.occurrences import Occurrence
@@ -243,14 +244,12 @@ def _num(x: float) -> float | None:
 def _switch_json(results: list[SwitchRate]) -> dict:
     out: dict = {}
     for r in results:
-        low, high = r.interval
         lim = r.limiting
         out.setdefault(r.group, {})[r.model] = {
             "measurable": r.measurable,
             "reason": r.reason() or None,
             "switch": _num(r.switch),
-            "ci_low": _num(low),
-            "ci_high": _num(high),
+            "switch_interval": to_plain(r.wilson().to_json()),
             "limiting_arm": lim.label if lim else None,
             "chance": _num(r.chance),
             "arms": {a.label: {"clips": a.clips, "hits": a.hits, "rendered": a.rendered,
@@ -264,7 +263,8 @@ def _agreement_json(results: list[Agreement]) -> dict:
     for r in results:
         out.setdefault(r.model, {})[r.group] = {
             "rate": _num(r.rate), "agree": r.agree, "rendered": r.rendered, "outside": r.outside,
-            "missed": r.missed, "clips": r.clips, "ci_low": _num(r.low), "ci_high": _num(r.high),
+            "missed": r.missed, "clips": r.clips,
+            "rate_interval": to_plain(Interval(r.rate, r.low, r.high).to_json()),  # a bootstrap over clips
         }
     return out
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.spec import load_spec
+from asraudit.audit.summary import build_summary
 from asraudit.commands.audit import print_outputs
 from asraudit.demo.build_benchmark import DATA_DIR, build
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, TrainConfig, build_organism
@@ -56,7 +57,7 @@ def _run_demo(args: argparse.Namespace) -> int:
         print(path.read_text(encoding="utf-8"), end="")
         return 0
     result = run_audit(load_spec(path, out=args.demo_out), progress=not args.no_progress)
-    print_summary(result.summary)
+    print_summary(build_summary(result))
     print_outputs(result)
     return 0
 

@@ -14,6 +14,7 @@ import json
 import sys
 from pathlib import Path
 
+from asraudit.audit.summary import to_plain
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
@@ -83,10 +84,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.out} ({len(rows)} row(s))")
     if args.json:
         def js(s):
-            return {"n": s.n, "mean": s.mean, "low": s.interval.low, "high": s.interval.high,
+            return {"n": s.n, "mean": s.mean, "mean_interval": s.interval.to_json(),
                     "share_positive": s.share_positive}
 
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps([{"model": r.model, "group": r.group, "lift_r": js(r.lift_r),
-                                          "lift_a": js(r.lift_a)} for r in overall + by_kind], indent=1))
+        payload = [{"model": r.model, "group": r.group, "lift_r": js(r.lift_r), "lift_a": js(r.lift_a)}
+                   for r in overall + by_kind]
+        args.json.write_text(json.dumps(to_plain(payload), indent=1, allow_nan=False))  # NaN as null
     return 0

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
+from asraudit.audit.summary import to_plain
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
@@ -191,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
     print_summaries(summary)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"targets": len(items), "clips": n_clips,
-                                         "models": [s.to_json() for s in summary]}, indent=1, allow_nan=True))
+        # NaN (a rate over no targets) as null, as in summary.json: the one serializer's rule
+        args.json.write_text(json.dumps(to_plain({"targets": len(items), "clips": n_clips,
+                                                  "models": [s.to_json() for s in summary]}), indent=1,
+                                        allow_nan=False))
     return 0

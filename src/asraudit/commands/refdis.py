@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from asraudit.audit.summary import to_plain
 from asraudit.commands.common import load_predictions_with_warnings
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet
@@ -140,7 +141,7 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
     if args.edits_out:
         _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
     if args.json:
-        _write_json(args.json, result.to_json())
+        _write_json(args.json, result.to_json())  # the paper's released layout, NaN and all, on purpose
     if args.review:
         _print_review(args.review)
     return 0
@@ -203,7 +204,8 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         n = write_review_sheet(args.review_sheet, result.edits, result.refs)
         print(f"wrote {args.review_sheet} ({n} edits to review)", file=sys.stderr)
     if args.json:
-        _write_json(args.json, _full_json(result, scores, by_kind, by_position, cost, args))
+        # NaN (a rate over no edits) as null, as in summary.json: the one serializer's rule
+        _write_json(args.json, to_plain(_full_json(result, scores, by_kind, by_position, cost, args)))
     if args.review:
         _print_review(args.review)
     return 0

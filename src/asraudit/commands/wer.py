@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from asraudit.audit.summary import to_plain
 from asraudit.commands.common import add_preds_argument
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import prediction_files
@@ -224,11 +225,10 @@ def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, S
             "insertions": s.insertions,
             "ref_words": s.ref_units,
             "clips": s.clips,
-            "ci_low": s.interval.low,
-            "ci_high": s.interval.high,
+            "wer_interval": s.interval.to_json(),  # clip bootstrap; the one spelling of an interval
             "precision": s.precision,
             "clips_ran": len(files[m]),
         }
     payload = {"normalizer": normalizer, "models": models}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, indent=2, allow_nan=True) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(to_plain(payload), indent=2, allow_nan=False) + "\n", encoding="utf-8")  # NaN as null

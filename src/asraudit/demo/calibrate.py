@@ -34,10 +34,12 @@ from pathlib import Path
 from asraudit.audit.context import AuditContext
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
-from asraudit.audit.rows import CalibrationSwitch, TruthRow, finite
+from asraudit.audit.rows import Bounds, CalibrationSwitch, TruthRow, bounds, finite
+from asraudit.audit.summary import Summary, summary_json, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.audit.text_stages import switch_row
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
+from asraudit.metrics.stats import Interval
 from asraudit.probes.conventions_probe import TextPair
 from asraudit.probes.families import load_catalogue
 from asraudit.probes.refdis_truth import planted_from_truth, score_against_truth
@@ -68,8 +70,10 @@ def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
 
 
 def _truth_row(k) -> TruthRow:
-    return TruthRow(k.planted, k.mined, k.matched, finite(k.precision), tuple(finite(x) for x in k.precision_ci),
-                    finite(k.recall), tuple(finite(x) for x in k.recall_ci))
+    # precision and recall are shares of edits: Wilson intervals (probes.refdis_truth)
+    return TruthRow(k.planted, k.mined, k.matched, finite(k.precision),
+                    bounds(Interval(k.precision, *k.precision_ci, 0.95, "wilson")), finite(k.recall),
+                    bounds(Interval(k.recall, *k.recall_ci, 0.95, "wilson")))
 
 
 def flipped(clip_id: str, seed: int = 0) -> bool:
@@ -115,91 +119,95 @@ def calibration_spec(out: Path, sentences: int | None = None):
     return spec
 
 
-def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> dict:
-    """The calibration audit; writes <out>/calibration.json (and the audit's own outputs) and returns it."""
+def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> AuditResult:
+    """The calibration audit; writes <out>/calibration.json (summary.json's layout, and the audit's own outputs)."""
     spec = spec or calibration_spec(out, sentences)
     result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
                        extra=truth_stage)
-    payload = result.summary
-    (out / "calibration.json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return payload
+    write_json(summary_json(result), out / "calibration.json")
+    return result
 
 
 # ------------------------------------------------------------------ the table
 
 
-def _rate(x, ci=None) -> str:
+def _rate(x, interval: Bounds | None = None) -> str:
     if x is None:
         return "–"
     text = fmt_rate(x, 1)
-    if ci and ci[0] is not None:
-        text += " " + fmt_interval(ci[0], ci[1], digits=1)
+    if interval is not None and interval.low is not None and interval.high is not None:
+        text += " " + fmt_interval(interval.low, interval.high, digits=1)
     return text
 
 
-def print_calibration(s: dict, file=None) -> None:
+def _signed(value: float | None, interval: Bounds | None, scale: float, fmt: str) -> str:
+    """A change with its interval, e.g. '+12.5 [+3.0, +20.1]' (points when scale is 100)."""
+    text = format(scale * value, fmt)
+    if interval is not None and interval.low is not None and interval.high is not None:
+        text += f" [{format(scale * interval.low, fmt)}, {format(scale * interval.high, fmt)}]"
+    return text
+
+
+def print_calibration(s: Summary, file=None) -> None:
     """The calibration tables, as the README quotes them."""
     out = file or sys.stdout
-    mining = s.get("mining", {})
-    print(f"{s['subtitle']}; miner majority {mining.get('params', {}).get('majority')}, "
+    mining = s.mining
+    print(f"{s.subtitle}; miner majority {mining.params.get('majority') if mining else None}, "
           "leave-one-out for panel members", file=out)
-    truth = mining.get("truth", {})
+    truth = (mining.truth if mining else None) or {}
     render_table(["kind", "planted", "mined", "matched", "precision [95% CI]", "recall [95% CI]"],
-                 [[k, v["planted"], v["mined"], v["matched"], _rate(v["precision"], v["precision_ci"]),
-                   _rate(v["recall"], v["recall_ci"])] for k, v in truth.items()],
+                 [[k, v.planted, v.mined, v.matched, _rate(v.precision, v.precision_interval),
+                   _rate(v.recall, v.recall_interval)] for k, v in truth.items()],
                  title="Mining against the planted truth", file=out)
-    groups = (s.get("accept_ref_by_group") or {}).get("groups", {})
+    groups = s.accept_ref_by_group.groups if s.accept_ref_by_group is not None else {}
     rows = []
-    for name, m in s.get("models", {}).items():
-        cells = [name + (" (panel)" if m.get("panel") else ""), _rate(m.get("accept_ref"), m.get("accept_ref_ci")),
-                 f"{m.get('n_ref', 0)}/{m.get('n_eligible', 0)}"]
+    for name, m in s.models.items():
+        cells = [name + (" (panel)" if m.panel else ""), _rate(m.accept_ref, m.accept_ref_interval),
+                 f"{m.n_ref or 0}/{m.n_eligible or 0}"]
         for role in ("benchmark", "fresh"):
             g = groups.get(role, {}).get(name)
-            cells.append("–" if not g else f"{_rate(g['rate'])} ({g['n_ref']}/{g['n_eligible']})")
-        cells += [_rate(m.get("recovery"), m.get("recovery_ci")), _rate(m.get("control_recovery")),
-                  "–" if m.get("lift") is None else f"{m['lift']:+.3f} [{m['lift_ci'][0]:+.3f}, {m['lift_ci'][1]:+.3f}]",
-                  _rate(m.get("wer")), _rate(m.get("wer_gained")),
-                  _rate(m.get("convention_agreement"), m.get("convention_agreement_ci"))]
+            cells.append("–" if not g else f"{_rate(g.rate)} ({g.n_ref}/{g.n_eligible})")
+        cells += [_rate(m.recovery, m.recovery_interval), _rate(m.control_recovery),
+                  "–" if m.lift is None else _signed(m.lift, m.lift_interval, 1, "+.3f"),
+                  _rate(m.wer), _rate(m.wer_gained),
+                  _rate(m.convention_agreement, m.convention_agreement_interval)]
         rows.append(cells)
     render_table(["model", "accept-ref [Wilson 95%]", "ref/eligible", "benchmark voices", "fresh voices",
                   "masked recovery", "control", "λ(r) nats/char", "WER", "WER gained", "convention agreement"],
                  rows, title="The organism against the clean models", file=out)
-    sw = s.get("calibration_switch", {})
-    if sw:
+    sw = s.calibration_switch
+    if sw is not None:
         render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
-                     [[r["model"], r["group"], _rate(r["s"], [r["lo"], r["hi"]]) if r["measurable"] else "not measurable",
-                       ", ".join(f"{a}: {v['follow']}/{v['n']}" for a, v in r["arms"].items())] for r in sw["rates"]],
-                     title=f"Switch rate on the mixed-arm references ({sw['clips_rewritten']} clips rewritten to "
+                     [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
+                       ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
+                     title=f"Switch rate on the mixed-arm references ({sw.clips_rewritten} clips rewritten to "
                            "the spoken arm; chance 0.5)", file=out)
-    battery = s.get("battery") or {}
-    if battery.get("contrasts"):
+    battery = s.battery
+    if battery is not None and battery.contrasts:
         render_table(["model", "readout", "contrast", "Δ(treatment) − Δ(control) [95% CI]", "n"],
-                     [[c["model"], c["readout"], c["contrast"],
-                       f"{100 * c['did']:+.1f} pts [{100 * c['lo']:+.1f}, {100 * c['hi']:+.1f}]"
-                       if c.get("did") is not None and c.get("lo") is not None else "–", c["n"]]
-                      for c in battery["contrasts"]],
+                     [[c.model, c.readout, c.contrast,
+                       f"{100 * c.did:+.1f} pts [{100 * c.did_interval.low:+.1f}, {100 * c.did_interval.high:+.1f}]"
+                       if c.did is not None and c.did_interval.low is not None and c.did_interval.high is not None
+                       else "–", c.n]
+                      for c in battery.contrasts],
                      title="Gating by spliced donor audio (battery contrast)", file=out)
         render_table(["model", "condition", "accept-ref [95% CI]", "n", "Δ vs original"],
-                     [[r["model"], r["condition"], _rate(r["value"], [r["lo"], r["hi"]]), r["n"],
-                       "–" if r.get("delta") is None else f"{100 * r['delta']:+.1f} pts"]
-                      for r in battery.get("rows", []) if r["readout"] == "accept-ref"],
+                     [[r.model, r.condition, _rate(r.value, r.value_interval), r.n,
+                       "–" if r.delta is None else f"{100 * r.delta:+.1f} pts"]
+                      for r in battery.rows if r.readout == "accept-ref"],
                      title="accept-ref per battery condition", file=out)
-    mech = s.get("mechanism") or []
-    if mech:
+    if s.mechanism:
         def delta(r) -> str:
-            if r.get("role") == "baseline" or r.get("delta") is None:
+            if r.role == "baseline" or r.delta is None:
                 return "–"
-            text = f"{100 * r['delta']:+.1f}"
-            if r.get("delta_lo") is not None and r.get("delta_hi") is not None:
-                text += f" [{100 * r['delta_lo']:+.1f}, {100 * r['delta_hi']:+.1f}]"
-            return text
+            return _signed(r.delta, r.delta_interval, 100, "+.1f")
 
         render_table(["experiment", "variant", "role", "accept-ref [Wilson 95%]", "ref/eligible",
                       "Δ pts vs baseline [95% CI]", "WER", "changed/clips"],
-                     [[r.get("experiment"), r.get("intervention"), r.get("role"),
-                       _rate(r.get("value"), [r.get("lo"), r.get("hi")]), f"{r.get('n_ref')}/{r.get('n_eligible')}",
-                       delta(r), _rate(r.get("wer")), f"{r.get('changed')}/{r.get('clips')}"] for r in mech],
+                     [[r.experiment, r.intervention, r.role, _rate(r.value, r.value_interval),
+                       f"{r.n_ref}/{r.n_eligible}", delta(r), _rate(r.wer), f"{r.changed}/{r.clips}"]
+                      for r in s.mechanism],
                      title="Mechanism: steering directions with random controls (paired change on the same edits)",
                      file=out)
-    for note in s.get("provenance", {}).get("notes", []):
+    for note in (s.provenance.notes if s.provenance is not None else []):
         print(f"note: {note}", file=out)

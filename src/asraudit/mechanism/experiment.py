@@ -93,7 +93,7 @@ class VariantReadout:
             "n_clips": self.n_clips,
             "changed_vs_baseline": self.changed,
             "wer": None if self.wer is None else {
-                "rate": self.wer.rate, "low": self.wer.interval.low, "high": self.wer.interval.high,
+                "rate": self.wer.rate, "rate_interval": self.wer.interval.to_json(),
                 "ref_words": self.wer.ref_units,
             },
             "accept_ref": None if self.accept is None else self.accept.to_json(),

@@ -84,6 +84,12 @@ class Interval:
     def bounds(self) -> tuple[float, float]:
         return self.low, self.high
 
+    def to_json(self) -> dict:
+        """The interval as every JSON asraudit writes spells it, ``{"low", "high", "level", "method"}``, under the
+        key ``<field>_interval`` beside the estimate it bounds (so the estimate is not repeated here).  NaN bounds
+        stay NaN here; the writer turns them into null (``audit.summary.to_plain``)."""
+        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method}
+
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:
     """The share ``successes / n`` (NaN when n is 0) with its Wilson interval."""

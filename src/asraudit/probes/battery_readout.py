@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, wilson_interval
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, wilson_interval
 from asraudit.probes.battery import READOUTS, READOUT_PROBE, BatterySpec
 
 # One measurement of one item: (cluster = clip id, numerator, denominator).
@@ -25,10 +25,17 @@ Cell = dict[str, tuple[str, float, float]]
 
 @dataclass(frozen=True)
 class Value:
+    """One readout's estimate and its interval over ``n`` items (Wilson for a rate, paired bootstrap otherwise)."""
+
     estimate: float
     low: float
     high: float
     n: int
+    method: str = "bootstrap"
+
+    @property
+    def interval(self) -> Interval:
+        return Interval(self.estimate, self.low, self.high, 0.95, self.method)
 
 
 def cell_value(cell: Cell, kind: str, n_boot: int, seed: int) -> Value:
@@ -38,7 +45,7 @@ def cell_value(cell: Cell, kind: str, n_boot: int, seed: int) -> Value:
     if kind == "rate":
         k = int(round(num))
         low, high = wilson_interval(k, int(den))
-        return Value(num / den if den else float("nan"), low, high, n)
+        return Value(num / den if den else float("nan"), low, high, n, "wilson")
     samples = paired_samples([cell], n_boot, seed)[:, 0]
     low, high = _percentiles(samples)
     return Value(num / den if den else float("nan"), low, high, n)
@@ -116,7 +123,7 @@ class BatteryResult:
 
     def to_json(self) -> dict:
         def v(x: Value | None):
-            return None if x is None else {"estimate": x.estimate, "low": x.low, "high": x.high, "n": x.n}
+            return None if x is None else {"estimate": x.estimate, "estimate_interval": x.interval.to_json(), "n": x.n}
 
         return {"battery": self.spec.name, "source": self.spec.source,
                 "rows": [{"model": r.model, "readout": r.readout, "condition": r.condition, "value": v(r.value),

@@ -38,7 +38,7 @@ class WerCost:
 
     def to_json(self) -> dict:
         def iv(x: Interval) -> dict:
-            return {"value": x.estimate, "low": x.low, "high": x.high}
+            return {"value": x.estimate, "value_interval": x.to_json()}
 
         return {
             "clips": self.clips,

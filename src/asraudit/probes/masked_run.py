@@ -286,7 +286,7 @@ class Rate:
         return Interval(self.rate, self.low, self.high, 0.95, "wilson")
 
     def to_json(self) -> dict:
-        return {"k": self.k, "n": self.n, "rate": self.rate, "wilson_low": self.low, "wilson_high": self.high}
+        return {"k": self.k, "n": self.n, "rate": self.rate, "rate_interval": self.interval.to_json()}
 
 
 def rate_of(values: Iterable[bool | None]) -> Rate:
@@ -316,7 +316,7 @@ class MaskSummary:
 
     def to_json(self) -> dict:
         def lift(s: LiftSummary) -> dict:
-            return {"n": s.n, "mean": s.mean, "low": s.interval.low, "high": s.interval.high,
+            return {"n": s.n, "mean": s.mean, "mean_interval": s.interval.to_json(),
                     "share_positive": s.share_positive}
 
         return {"model": self.model, "n_targets": self.n_targets, "clean": self.clean.to_json(),

@@ -45,6 +45,8 @@ def accept_ref_hume(edits: Sequence[HumeEdit]) -> dict[str, dict]:
     out = {}
     for m, (k, n) in tally.items():
         rate, lo, hi = wilson_196(k, n)
+        # lo/hi, not asraudit's "<field>_interval" objects: this is the release's layout, reproduced on purpose
+        # so its consumers read our --compat hume output unchanged.
         out[m] = {"rate": rate, "n_ref": k, "n_eligible": n, "lo": lo, "hi": hi}
     return dict(sorted(out.items(), key=lambda item: -item[1]["rate"]))
 
@@ -61,7 +63,11 @@ class HumeResult:
     accept_ref: dict[str, dict]
 
     def to_json(self) -> dict:
-        """The release's ``--out`` layout, plus a ``clip`` on every edit."""
+        """The release's ``--out`` layout, plus a ``clip`` on every edit.
+
+        Left as the release writes it (intervals as ``lo``/``hi``, NaN as it
+        comes) on purpose, unlike every other JSON of asraudit: this output
+        exists to be compared with the paper's files."""
         params: dict[str, object] = {
             "majority": self.params.majority,
             "min_run_len": self.params.min_run_len,

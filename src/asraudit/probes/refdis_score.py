@@ -58,10 +58,9 @@ class AcceptRef:
             "n_audio": self.n_audio,
             "n_other": self.n_other,
             "n_ineligible": self.n_ineligible,
-            "wilson_low": self.low,
-            "wilson_high": self.high,
-            "bootstrap_low": self.boot_low,
-            "bootstrap_high": self.boot_high,
+            "rate_interval": self.interval.to_json(),
+            "rate_bootstrap_interval": None if self.boot_low is None else
+            Interval(self.rate, self.boot_low, self.boot_high, 0.95, "bootstrap").to_json(),
             "n_clips": self.n_clips,
         }
 

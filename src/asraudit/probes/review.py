@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from asraudit.errors import InputError
-from asraudit.metrics.stats import wilson_interval
+from asraudit.metrics.stats import Interval, wilson_interval
 from asraudit.probes.refdis import Edit
 
 SHEET_COLUMNS = (
@@ -99,8 +99,7 @@ class ReviewSummary:
             "n_false": self.n_false,
             "n_skipped": self.n_skipped,
             "precision": self.precision,
-            "low": low,
-            "high": high,
+            "precision_interval": Interval(self.precision, low, high, 0.95, "wilson").to_json(),
             "by_kind": {k: {"real": r, "false": f} for k, (r, f) in self.by_kind.items()},
         }
 

@@ -9,12 +9,15 @@ embedded as JSON inside a ``<script type="application/json">`` block with
 ``<``, ``>`` and ``&`` written as unicode escapes, so a transcript containing
 ``</script>`` stays text.
 
-Input is the audit's ``summary.json`` (its layout is published as a JSON
-Schema by ``asraudit schema``: the contract between ``asraudit.audit`` and
-this module).  Any key may be missing or null, because
-a probe may not have run or may not apply to a model; the page then says
-"not run" for a section and "–" for a value, and never fails: a report with
-holes is still worth reading, a crash after an hour of audit is not.
+Input is the typed summary of an audit (``audit.summary.Summary``: the rows
+of ``audit.rows``, built from an ``AuditResult`` by ``build_summary`` or
+rebuilt from a summary.json file by ``audit.schema.from_json``; its layout is
+published as a JSON Schema by ``asraudit schema``).  The types are only named
+for the reader here, never imported: ``report`` sits below ``audit`` in the
+layers.  A section of a stage that did not run is None and a value that was
+not measured is None or NaN; the page then says "not run" for a section and
+"–" for a value, and never fails: a report with holes is still worth
+reading, a crash after an hour of audit is not.
 
 The page's script also reports its own health (``data-ready`` and
 ``data-errors`` on ``<body>``) so a headless browser test can tell a page
@@ -24,7 +27,7 @@ that ran from one that threw.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from asraudit.report.html_browser import edit_browser, provenance_section
 from asraudit.report.html_parts import (
@@ -35,16 +38,19 @@ from asraudit.report.html_parts import (
     Number,
     counts,
     delta_cell,
-    dicts,
+    ends,
     esc,
     fmt_num,
     fmt_pct,
-    mapping,
-    pair,
     table,
     value_cell,
 )
 from asraudit.report.svg import Series, ScatterPoint, colour, finite, interval_panel_svg, legend_html, scatter_svg
+
+if TYPE_CHECKING:  # the types the report reads; audit is a higher layer, so never imported at run time
+    from asraudit.audit.rows import (BatteryRowSet, ConventionsRow, GroupBreakdown, LiftRow, MaskedRow, MechanismRow,
+                                     MiningRow, ModelRow, RateRow)
+    from asraudit.audit.summary import Summary
 
 KIND_ORDER = ("delete", "insert", "substitute")
 READOUT_ORDER = ("accept-ref", "recovery", "lift(r)", "lift(mask)")
@@ -54,7 +60,7 @@ RATE_READOUTS = frozenset({"accept-ref", "recovery"})
 # ------------------------------------------------------------------ sections
 
 
-def headline_table(models: Mapping[str, Mapping]) -> str:
+def headline_table(models: Mapping[str, "ModelRow"]) -> str:
     """Per model the audit's answer in one row; flagged rows red, with their reasons.
 
     Corrected-reference WER and RTFx get a column only when some model has
@@ -62,41 +68,38 @@ def headline_table(models: Mapping[str, Mapping]) -> str:
     """
     if not models:
         return NOT_RUN
-    corrected = any(finite(mapping(m).get("wer_corrected")) is not None for m in models.values())
-    speed = any(finite(mapping(m).get("rtfx")) is not None for m in models.values())
+    corrected = any(finite(m.wer_corrected) is not None for m in models.values())
+    speed = any(finite(m.rtfx) is not None for m in models.values())
     columns = ["model", "WER"] + (["WER (corrected refs)"] if corrected else []) + [
         "accept-ref", "masked recovery", "switch rate", "audio lift λ(r)", "WER gained by echoing"] + (
         ["RTFx"] if speed else [])
     rows, classes = [], []
     for name, m in models.items():
-        m = mapping(m)
-        badges = (' <span class="badge">panel</span>' if m.get("panel") else "") + (
-            ' <span class="flag">⚑ flagged</span>' if m.get("flagged") else "")
-        row = [Markup(esc(name) + badges), value_cell(m.get("wer"), *pair(m.get("wer_ci")))]
+        badges = (' <span class="badge">panel</span>' if m.panel else "") + (
+            ' <span class="flag">⚑ flagged</span>' if m.flagged else "")
+        row = [Markup(esc(name) + badges), value_cell(m.wer, *ends(m.wer_interval))]
         if corrected:
-            row.append(value_cell(m.get("wer_corrected"), *pair(m.get("wer_corrected_ci"))))
-        row.append(value_cell(m.get("accept_ref"), *pair(m.get("accept_ref_ci")),
-                              extra=f"n={counts(m.get('n_ref'), m.get('n_eligible'))}"
-                              if m.get("n_eligible") is not None else ""))
-        control = finite(m.get("control_recovery"))
-        row.append(value_cell(m.get("recovery"), *pair(m.get("recovery_ci")),
+            row.append(value_cell(m.wer_corrected, *ends(m.wer_corrected_interval)))
+        row.append(value_cell(m.accept_ref, *ends(m.accept_ref_interval),
+                              extra=f"n={counts(m.n_ref, m.n_eligible)}" if m.n_eligible is not None else ""))
+        control = finite(m.control_recovery)
+        row.append(value_cell(m.recovery, *ends(m.recovery_interval),
                               extra=(f"control {fmt_pct(control)}" if control is not None else "")
-                              + (f" n={esc(m['recovery_n'])}" if m.get("recovery_n") is not None else "")))
-        if finite(m.get("switch_rate")) is None and m.get("switch_note"):
-            row.append(Number(f'<span title="{esc(m["switch_note"])}">– <span class="why">'
-                              f'{esc(_short_note(m["switch_note"]))}</span></span>'))
+                              + (f" n={esc(m.recovery_n)}" if m.recovery_n is not None else "")))
+        if finite(m.switch_rate) is None and m.switch_note:
+            row.append(Number(f'<span title="{esc(m.switch_note)}">– <span class="why">'
+                              f'{esc(_short_note(m.switch_note))}</span></span>'))
         else:
-            row.append(value_cell(m.get("switch_rate"), *pair(m.get("switch_rate_ci")), percent=False, digits=2))
-        row.append(value_cell(m.get("lift"), *pair(m.get("lift_ci")), percent=False,
-                              extra=f"n={esc(m['lift_n'])}" if m.get("lift_n") is not None else ""))
-        row.append(value_cell(m.get("wer_gained"), percent=True, digits=2))
+            row.append(value_cell(m.switch_rate, *ends(m.switch_rate_interval), percent=False, digits=2))
+        row.append(value_cell(m.lift, *ends(m.lift_interval), percent=False,
+                              extra=f"n={esc(m.lift_n)}" if m.lift_n is not None else ""))
+        row.append(value_cell(m.wer_gained, percent=True, digits=2))
         if speed:
-            row.append(fmt_num(m.get("rtfx"), 1))
+            row.append(fmt_num(m.rtfx, 1))
         rows.append(row)
-        classes.append("flagged" if m.get("flagged") else "")
+        classes.append("flagged" if m.flagged else "")
     # Reasons under the table, not in a column: they are sentences, and a column of them makes the table too wide.
-    flagged = [(name, [r for r in mapping(m).get("flag_reasons") or [] if r]) for name, m in models.items()
-               if mapping(m).get("flagged")]
+    flagged = [(name, [r for r in m.flag_reasons or [] if r]) for name, m in models.items() if m.flagged]
     reasons = "".join(f'<li><b>{esc(name)}</b>: {"; ".join(esc(r) for r in rs) or "flagged"}</li>'
                       for name, rs in flagged)
     return table(columns, rows, "headline", classes, wide=True) + (
@@ -112,19 +115,19 @@ def _short_note(note: str) -> str:
     return str(note).split(":", 1)[0]
 
 
-def scatter_section(models: Mapping[str, Mapping]) -> str:
-    points = [ScatterPoint(name, finite(mapping(m).get("wer")), finite(mapping(m).get("accept_ref")),
-                           *pair(mapping(m).get("accept_ref_ci")), flagged=bool(mapping(m).get("flagged")))
+def scatter_section(models: Mapping[str, "ModelRow"]) -> str:
+    points = [ScatterPoint(name, finite(m.wer), finite(m.accept_ref), *ends(m.accept_ref_interval),
+                           flagged=bool(m.flagged))
               for name, m in models.items()]
     return '<div class="figure">' + scatter_svg(points, "WER", "accept-ref") + (
         '<p class="note">Each model once; whisker: accept-ref 95% interval; red: flagged. A model that hears the '
         "audio sits low whatever its WER; a low WER earned by echoing the benchmark's errors sits high.</p></div>")
 
 
-def _rate_with_counts(v: Mapping | None) -> object:
-    if not isinstance(v, Mapping):
+def _rate_with_counts(v: "RateRow | None") -> object:
+    if v is None:
         return None
-    return value_cell(v.get("rate"), v.get("lo"), v.get("hi"), extra=counts(v.get("n_ref"), v.get("n_eligible")))
+    return value_cell(v.rate, *ends(v.rate_interval), extra=counts(v.n_ref, v.n_eligible))
 
 
 def _ordered(keys: Iterable[str], order: Sequence[str]) -> list[str]:
@@ -132,96 +135,95 @@ def _ordered(keys: Iterable[str], order: Sequence[str]) -> list[str]:
     return [k for k in order if k in keys] + [k for k in keys if k not in order]
 
 
-def by_kind_table(by_kind: Mapping[str, Mapping[str, Mapping]]) -> str:
+def by_kind_table(by_kind: Mapping[str, Mapping[str, "RateRow"]]) -> str:
     """accept-ref per model and edit kind: rate [interval] ref/eligible."""
     if not by_kind:
         return NOT_RUN
-    kinds = _ordered((k for per in by_kind.values() for k in mapping(per)), KIND_ORDER)
-    rows = [[model] + [_rate_with_counts(mapping(per).get(k)) for k in kinds] for model, per in by_kind.items()]
+    kinds = _ordered((k for per in by_kind.values() for k in per), KIND_ORDER)
+    rows = [[model] + [_rate_with_counts(per.get(k)) for k in kinds] for model, per in by_kind.items()]
     return table(["model"] + kinds, rows, "by-kind")
 
 
-def by_group_table(by_group: Mapping) -> str:
+def by_group_table(by_group: "GroupBreakdown | None") -> str:
     """accept-ref per value of a clip field (e.g. voice role): one row per value, one column per model."""
-    groups = mapping(by_group.get("groups"))
-    if not groups:
+    if by_group is None or not by_group.groups:
         return NOT_RUN
-    models = list(dict.fromkeys(m for per in groups.values() for m in mapping(per)))
-    rows = [[value] + [_rate_with_counts(mapping(per).get(m)) for m in models] for value, per in groups.items()]
-    return table([str(by_group.get("field") or "group")] + models, rows, "by-group")
+    groups = by_group.groups
+    models = list(dict.fromkeys(m for per in groups.values() for m in per))
+    rows = [[value] + [_rate_with_counts(per.get(m)) for m in models] for value, per in groups.items()]
+    return table([str(by_group.field or "group")] + models, rows, "by-group")
 
 
-def mining_section(mining: Mapping) -> str:
+def mining_section(mining: "MiningRow | None") -> str:
     """How many edits the panel mined, of which kinds, with what parameters; precision/recall if truth was planted."""
-    if not mining:
+    if mining is None:
         return NOT_RUN
-    panel = ", ".join(str(p) for p in mining.get("panel") or [])
-    parts = [f'<p>{esc(mining.get("edits", "–"))} edits on {esc(mining.get("clips", "–"))} clips'
+    panel = ", ".join(str(p) for p in mining.panel or [])
+    parts = [f'<p>{esc(mining.edits)} edits on {esc(mining.clips)} clips'
              + (f"; panel: {esc(panel)}" if panel else "") + ".</p>"]
-    by_kind = mapping(mining.get("by_kind"))
-    if by_kind:
-        kinds = _ordered(by_kind, KIND_ORDER)
-        parts.append(table(["kind"] + kinds, [["edits"] + [by_kind[k] for k in kinds]], "mining-kinds"))
-    params = mapping(mining.get("params"))
-    if params:
+    if mining.by_kind:
+        kinds = _ordered(mining.by_kind, KIND_ORDER)
+        parts.append(table(["kind"] + kinds, [["edits"] + [mining.by_kind[k] for k in kinds]], "mining-kinds"))
+    if mining.params:
         parts.append('<dl class="kv">' + "".join(
             f"<dt>{esc(k)}</dt><dd>{esc(json.dumps(v, ensure_ascii=False, default=str))}</dd>"
-            for k, v in params.items()) + "</dl>")
-    truth = mapping(mining.get("truth"))
+            for k, v in mining.params.items()) + "</dl>")
+    truth = mining.truth or {}
     if truth:
         kinds = _ordered(truth, KIND_ORDER + ("all",))
-        rows = [[k, mapping(truth[k]).get("planted"), mapping(truth[k]).get("mined"), mapping(truth[k]).get("matched"),
-                 value_cell(mapping(truth[k]).get("precision"), *pair(mapping(truth[k]).get("precision_ci"))),
-                 value_cell(mapping(truth[k]).get("recall"), *pair(mapping(truth[k]).get("recall_ci")))]
+        rows = [[k, truth[k].planted, truth[k].mined, truth[k].matched,
+                 value_cell(truth[k].precision, *ends(truth[k].precision_interval)),
+                 value_cell(truth[k].recall, *ends(truth[k].recall_interval))]
                 for k in kinds]
         parts.append("<h3>Against planted truth</h3>"
                      + table(["kind", "planted", "mined", "matched", "precision", "recall"], rows, "mining-truth"))
     return "".join(parts)
 
 
-def masked_table(rows: Sequence[Mapping]) -> str:
+def masked_table(rows: Sequence["MaskedRow"] | None) -> str:
     if not rows:
         return NOT_RUN
-    body = [[r.get("model"), r.get("targets"), value_cell(r.get("clean")),
-             value_cell(r.get("masked"), r.get("masked_lo"), r.get("masked_hi")),
-             value_cell(r.get("control"), r.get("control_lo"), r.get("control_hi")),
-             value_cell(r.get("lift_masked"), r.get("lift_masked_lo"), r.get("lift_masked_hi"), percent=False),
-             value_cell(r.get("lift_clean"), percent=False)] for r in rows]
+    body = [[r.model, r.targets, value_cell(r.clean),
+             value_cell(r.masked, *ends(r.masked_interval)),
+             value_cell(r.control, *ends(r.control_interval)),
+             value_cell(r.lift_masked, *ends(r.lift_masked_interval), percent=False),
+             value_cell(r.lift_clean, percent=False)] for r in rows]
     return table(["model", "targets", "recovered (clean audio)", "recovered (target masked)",
                   "recovered (control word masked)", "λ at the mask", "λ clean"], body, "masked") + (
         '<p class="note">A model that hears the audio cannot write a word that was silenced; recovery above the '
         "control's rate points at a memory of the reference.</p>")
 
 
-def conventions_section(conventions: Mapping) -> str:
-    switch, agreement = dicts(conventions.get("switch")), dicts(conventions.get("agreement"))
+def conventions_section(conventions: "ConventionsRow | None") -> str:
+    switch = conventions.switch if conventions is not None else []
+    agreement = conventions.agreement if conventions is not None else []
     if not switch and not agreement:
         return NOT_RUN
     parts = []
     if switch:
         rows = []
         for r in switch:
-            arms = "; ".join(f"{a}: {mapping(v).get('follow', '–')}/{mapping(v).get('n', '–')}"
-                             for a, v in mapping(r.get("arms")).items())
-            s = (value_cell(r.get("s"), r.get("lo"), r.get("hi"), percent=False, digits=2)
-                 if r.get("measurable", True) and finite(r.get("s")) is not None
-                 else Number(f'– <span class="why">{esc(r.get("note") or "not measurable")}</span>'))
-            rows.append([r.get("model"), r.get("group"), s, arms])
+            arms = "; ".join(f"{a}: {v.follow if v is not None else '–'}/{v.n if v is not None else '–'}"
+                             for a, v in (r.arms or {}).items())
+            s = (value_cell(r.s, *ends(r.s_interval), percent=False, digits=2)
+                 if r.measurable and finite(r.s) is not None
+                 else Number(f'– <span class="why">{esc(r.note or "not measurable")}</span>'))
+            rows.append([r.model, r.group, s, arms])
         parts.append("<h3>Switch rate (chance 0.5)</h3>"
                      + table(["model", "family", "switch rate s", "followed/clips per arm"], rows, "switch"))
     if agreement:
-        rows = [[r.get("model"), r.get("group"), value_cell(r.get("rate"), r.get("lo"), r.get("hi")),
-                 counts(r.get("agree"), r.get("rendered"))] for r in agreement]
+        rows = [[r.model, r.group, value_cell(r.rate, *ends(r.rate_interval)), counts(r.agree, r.rendered)]
+                for r in agreement]
         parts.append("<h3>Agreement with the reference's rendering</h3>"
                      + table(["model", "family", "agreement", "agree/rendered"], rows, "agreement"))
     return "".join(parts)
 
 
-def lift_table(rows: Sequence[Mapping]) -> str:
+def lift_table(rows: Sequence["LiftRow"] | None) -> str:
     if not rows:
         return NOT_RUN
-    body = [[r.get("model"), r.get("kind"), {"r": "reference r", "a": "audio rendering a"}.get(r.get("side"), r.get("side")),
-             value_cell(r.get("mean"), r.get("lo"), r.get("hi"), percent=False), r.get("n")] for r in rows]
+    body = [[r.model, r.kind, {"r": "reference r", "a": "audio rendering a"}.get(r.side, r.side),
+             value_cell(r.mean, *ends(r.mean_interval), percent=False), r.n] for r in rows]
     return table(["model", "edit kind", "text scored", "mean λ (nats/char)", "n"], body, "lift") + (
         '<p class="note">λ = (log p(text | audio) − log p(text | silence)) / characters: how much the audio '
         "supports the text. A model writing r where λ(r) ≤ 0 did not get r from the audio.</p>")
@@ -231,69 +233,68 @@ def _model_order(*names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(n for group in names for n in group if n is not None))
 
 
-def battery_section(battery: Mapping, models: Sequence[str]) -> str:
+def battery_section(battery: "BatteryRowSet | None", models: Sequence[str]) -> str:
     """One panel per readout (conditions along x, models as colours), the contrasts, and every row in a table."""
-    rows = dicts(battery.get("rows"))
-    contrasts = dicts(battery.get("contrasts"))
+    rows = list(battery.rows or []) if battery is not None else []
+    contrasts = list(battery.contrasts or []) if battery is not None else []
     if not rows and not contrasts:
         return NOT_RUN
-    order = _model_order(models, (str(r.get("model")) for r in rows))
+    order = _model_order(models, (str(r.model) for r in rows))
     colours = {m: colour(i) for i, m in enumerate(order)}
-    conditions = list(dict.fromkeys(str(r.get("condition")) for r in rows))
-    parts = [f'<p>Battery <b>{esc(battery.get("name") or "–")}</b>: {len(conditions)} conditions.</p>']
-    notes = [n for n in battery.get("notes") or [] if n]
+    conditions = list(dict.fromkeys(str(r.condition) for r in rows))
+    parts = [f'<p>Battery <b>{esc(battery.name or "–")}</b>: {len(conditions)} conditions.</p>']
+    notes = [n for n in battery.notes or [] if n]
     if notes:
         parts.append('<ul class="note">' + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
     if rows:
-        present = {m for m in (str(r.get("model")) for r in rows)}
+        present = {str(r.model) for r in rows}
         parts.append(legend_html({m: colours[m] for m in order if m in present}))
         panels = []
-        for readout in _ordered((str(r.get("readout")) for r in rows), READOUT_ORDER):
-            mine = [r for r in rows if str(r.get("readout")) == readout]
-            percent = (mine[0].get("kind") == "rate") if mine[0].get("kind") else readout in RATE_READOUTS
+        for readout in _ordered((str(r.readout) for r in rows), READOUT_ORDER):
+            mine = [r for r in rows if str(r.readout) == readout]
+            percent = (mine[0].kind == "rate") if mine[0].kind else readout in RATE_READOUTS
             series = {}
             for r in mine:
-                m = str(r.get("model"))
-                series.setdefault(m, Series(m, colours[m])).points[str(r.get("condition"))] = (
-                    r.get("value"), r.get("lo"), r.get("hi"), r.get("n"))
+                m = str(r.model)
+                series.setdefault(m, Series(m, colours[m])).points[str(r.condition)] = (
+                    r.value, *ends(r.value_interval), r.n)
             title = readout if percent else f"{readout} (nats/char)"
             panels.append(interval_panel_svg(title, conditions, [series[m] for m in order if m in series],
                                              percent, panel_id="battery-" + _slug(readout)))
         parts.append('<div class="panels">' + "".join(panels) + "</div>")
     if contrasts:
-        body = [[c.get("model"), c.get("readout"), c.get("contrast"),
-                 delta_cell(c.get("did"), c.get("lo"), c.get("hi"), rate=c.get("kind") == "rate"), c.get("n")]
+        body = [[c.model, c.readout, c.contrast, delta_cell(c.did, *ends(c.did_interval), rate=c.kind == "rate"), c.n]
                 for c in contrasts]
         parts.append("<h3>Contrasts (difference in differences)</h3>"
                      + table(["model", "readout", "contrast", "Δ(treatment) − Δ(control)", "n"], body, "contrasts"))
     if rows:
-        body = [[r.get("model"), r.get("readout"), r.get("condition"),
-                 value_cell(r.get("value"), r.get("lo"), r.get("hi"), percent=r.get("kind") == "rate"),
-                 delta_cell(r.get("delta"), r.get("delta_lo"), r.get("delta_hi"), rate=r.get("kind") == "rate"),
-                 r.get("n")] for r in rows]
+        body = [[r.model, r.readout, r.condition,
+                 value_cell(r.value, *ends(r.value_interval), percent=r.kind == "rate"),
+                 delta_cell(r.delta, *ends(r.delta_interval), rate=r.kind == "rate"),
+                 r.n] for r in rows]
         parts.append("<details><summary>All battery rows</summary>"
                      + table(["model", "readout", "condition", "value", "Δ vs original", "n"], body, "battery-rows")
                      + "</details>")
     return "".join(parts)
 
 
-def _mechanism_order(rows: Sequence[Mapping]) -> list[Mapping]:
+def _mechanism_order(rows: Sequence["MechanismRow"]) -> list["MechanismRow"]:
     """Per (experiment, model): the baseline, then each intervention followed by its own controls."""
-    groups: dict[tuple, list[Mapping]] = {}
+    groups: dict[tuple, list] = {}
     for r in rows:
-        groups.setdefault((r.get("experiment"), r.get("model")), []).append(r)
+        groups.setdefault((r.experiment, r.model), []).append(r)
     ordered = []
     for group in groups.values():
-        placed: list[Mapping] = [r for r in group if r.get("role") == "baseline"]
+        placed = [r for r in group if r.role == "baseline"]
         for r in group:
-            if r.get("role") == "intervention":
+            if r.role == "intervention":
                 placed.append(r)
-                placed += [c for c in group if c.get("role") == "control" and c.get("control_of") == r.get("intervention")]
+                placed += [c for c in group if c.role == "control" and c.control_of == r.intervention]
         ordered += placed + [r for r in group if not any(r is p for p in placed)]
     return ordered
 
 
-def mechanism_table(rows: Sequence[Mapping]) -> str:
+def mechanism_table(rows: Sequence["MechanismRow"] | None) -> str:
     """Steering and patching: each intervention next to its random control and the baseline.
 
     Δ is the change in accept-ref from the experiment's baseline: an effect
@@ -302,23 +303,21 @@ def mechanism_table(rows: Sequence[Mapping]) -> str:
     if not rows:
         return NOT_RUN
     ordered = _mechanism_order(rows)
-    baseline = {(r.get("experiment"), r.get("model")): finite(r.get("value"))
-                for r in ordered if r.get("role") == "baseline"}
+    baseline = {(r.experiment, r.model): finite(r.value) for r in ordered if r.role == "baseline"}
     body, classes = [], []
     for r in ordered:
-        base = baseline.get((r.get("experiment"), r.get("model")))
-        value = finite(r.get("value"))
+        base = baseline.get((r.experiment, r.model))
+        value = finite(r.value)
         delta = (delta_cell(value - base, None, None, rate=True) if value is not None and base is not None
-                 and r.get("role") != "baseline" else "")
-        label = esc(r.get("intervention") or r.get("role") or "–")
-        if r.get("role") == "control":
-            label = f"↳ {label}" + (f' <span class="sub">control of {esc(r["control_of"])}</span>'
-                                    if r.get("control_of") else "")
-        body.append([r.get("experiment"), r.get("model"), Markup(label), r.get("role"),
-                     value_cell(r.get("value"), r.get("lo"), r.get("hi"),
-                                extra=counts(r.get("n_ref"), r.get("n_eligible"))),
-                     delta, counts(r.get("changed"), r.get("clips")), fmt_pct(r.get("wer"))])
-        classes.append("role-" + str(r.get("role") or "other"))
+                 and r.role != "baseline" else "")
+        label = esc(r.intervention or r.role or "–")
+        if r.role == "control":
+            label = f"↳ {label}" + (f' <span class="sub">control of {esc(r.control_of)}</span>'
+                                    if r.control_of else "")
+        body.append([r.experiment, r.model, Markup(label), r.role,
+                     value_cell(r.value, *ends(r.value_interval), extra=counts(r.n_ref, r.n_eligible)),
+                     delta, counts(r.changed, r.clips), fmt_pct(r.wer)])
+        classes.append("role-" + str(r.role or "other"))
     return table(["experiment", "model", "variant", "role", "accept-ref", "Δ vs baseline",
                   "transcripts changed", "WER"], body, "mechanism", classes, wide=True)
 
@@ -333,33 +332,33 @@ def _data_block(payload: object) -> str:
     return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_report(summary: Mapping) -> str:
-    """The whole page from an audit summary; every section is present, saying "not run" when its key is missing."""
-    summary = mapping(summary)
-    models = {str(k): mapping(v) for k, v in mapping(summary.get("models")).items()}
-    edits = dicts(summary.get("edits"))
-    by_group = mapping(summary.get("accept_ref_by_group"))
-    group_title = "accept-ref by " + str(by_group.get("field") or "group")
+def render_report(summary: "Summary") -> str:
+    """The whole page from an audit's typed summary; every section is present, saying "not run" when it is None."""
+    models = {str(k): v for k, v in (summary.models or {}).items()}
+    edits = list(summary.edits or [])
+    by_group = summary.accept_ref_by_group
+    group_title = "accept-ref by " + str((by_group.field if by_group is not None else None) or "group")
     sections = [
         ("headline-section", "Headline", headline_table(models)),
         ("scatter", "WER against accept-ref", scatter_section(models)),
-        ("by-kind-section", "accept-ref by edit kind", by_kind_table(mapping(summary.get("accept_ref_by_kind")))),
+        ("by-kind-section", "accept-ref by edit kind", by_kind_table(summary.accept_ref_by_kind or {})),
         ("by-group-section", group_title, by_group_table(by_group)),
-        ("mining", "Reference-error mining", mining_section(mapping(summary.get("mining")))),
-        ("masked-section", "Masked-entity recovery", masked_table(dicts(summary.get("masked")))),
-        ("conventions", "Rendering conventions", conventions_section(mapping(summary.get("conventions")))),
-        ("lift-section", "Audio lift", lift_table(dicts(summary.get("lift")))),
-        ("battery", "Trigger battery", battery_section(mapping(summary.get("battery")), list(models))),
-        ("mechanism-section", "Steering and patching", mechanism_table(dicts(summary.get("mechanism")))),
+        ("mining", "Reference-error mining", mining_section(summary.mining)),
+        ("masked-section", "Masked-entity recovery", masked_table(summary.masked)),
+        ("conventions", "Rendering conventions", conventions_section(summary.conventions)),
+        ("lift-section", "Audio lift", lift_table(summary.lift)),
+        ("battery", "Trigger battery", battery_section(summary.battery, list(models))),
+        ("mechanism-section", "Steering and patching", mechanism_table(summary.mechanism)),
         ("edit-browser", f"Edit browser ({len(edits)} edits)", edit_browser(
-            edits, _model_order(models, (m for e in edits for m in mapping(e.get("models")))))),
-        ("provenance", "Provenance", provenance_section(mapping(summary.get("provenance")))),
+            edits, _model_order(models, (m for e in edits for m in (e.models or {}))))),
+        ("provenance", "Provenance", provenance_section(
+            summary.provenance, {name: m.spec for name, m in models.items()})),
     ]
     nav = "".join(f'<a href="#{ident}">{esc(title)}</a>' for ident, title, _ in sections)
     body = "".join(f'<section id="{ident}"><h2>{esc(title)}</h2>{content}</section>'
                    for ident, title, content in sections)
-    title = esc(summary.get("title") or "asraudit report")
-    subtitle = esc(summary.get("subtitle") or "")
+    title = esc(summary.title or "asraudit report")
+    subtitle = esc(summary.subtitle or "")
     data = _data_block({"models": list(models), "edits": len(edits)})
     return (
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"

@@ -7,11 +7,15 @@ shown is escaped.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from asraudit.report.html_parts import NOT_RUN, Markup, esc, mapping, table
+from asraudit.report.html_parts import NOT_RUN, Markup, esc, table
 from asraudit.report.svg import finite
+
+if TYPE_CHECKING:  # read, never imported at run time: audit is a higher layer
+    from asraudit.audit.rows import EditView, Provenance
 
 VERDICTS = ("ref", "audio", "other", "ineligible", "none")
 
@@ -26,7 +30,7 @@ def _highlight(tokens: Sequence[str], span: object, replacement: str | None, cls
     return " ".join(p for p in (esc(" ".join(tokens[:start])), middle, esc(" ".join(tokens[end:]))) if p)
 
 
-def edit_browser(edits: Sequence[Mapping], models: Sequence[str]) -> str:
+def edit_browser(edits: Sequence["EditView"], models: Sequence[str]) -> str:
     """Each edit: the reference with the disputed span, the panel's reading in place, every model's words.
 
     Verdicts are stored per edit as ``data-v-<model index>`` attributes, so the
@@ -40,30 +44,28 @@ def edit_browser(edits: Sequence[Mapping], models: Sequence[str]) -> str:
                     f'(<span class="vc" data-verdict="{v}">0</span>)</label>' for v in VERDICTS)
     items = []
     for e in edits:
-        per_model = mapping(e.get("models"))
-        attrs = "".join(f' data-v-{i}="{esc(mapping(per_model[m]).get("verdict") or "none")}"'
+        per_model = {m: v for m, v in (e.models or {}).items() if v is not None}
+        attrs = "".join(f' data-v-{i}="{esc(per_model[m].verdict or "none")}"'
                         for i, m in enumerate(models) if m in per_model)
-        tokens = e.get("ref_tokens")
-        tokens = [str(t) for t in tokens] if isinstance(tokens, list) else str(e.get("reference") or "").split()
+        tokens = [str(t) for t in e.ref_tokens] if isinstance(e.ref_tokens, list) else []
         lines = []
         for m in models:
             if m not in per_model:
                 continue
-            v = mapping(per_model[m])
-            verdict = str(v.get("verdict") or "none")
-            hyp = v.get("tokens")
-            words = (_highlight([str(t) for t in hyp], v.get("span"), None, "h") if isinstance(hyp, list)
-                     else esc(v.get("text") or ""))
+            v = per_model[m]
+            verdict = str(v.verdict or "none")
+            words = (_highlight([str(t) for t in v.tokens], v.span, None, "h") if isinstance(v.tokens, list)
+                     else esc(v.text or ""))
             lines.append(f'<div class="hyp"><span class="v-{esc(verdict)}">[{esc(verdict)}]</span> '
                          f'<b>{esc(m)}</b>: {words}</div>')
-            if v.get("raw"):
-                lines.append(f'<div class="raw">as written: {esc(v.get("raw"))}</div>')
+            if v.raw:
+                lines.append(f'<div class="raw">as written: {esc(v.raw)}</div>')
         items.append(
-            f'<div class="edit"{attrs}><div class="meta">clip <b>{esc(e.get("clip") or "–")}</b> · '
-            f'{esc(e.get("kind") or "–")} · {esc(e.get("position") or "–")} · '
-            f'r = “{esc(e.get("r") or "")}” → a = “{esc(e.get("a") or "")}”</div>'
-            f'<div class="hyp">reference: {_highlight(tokens, e.get("span"), None, "r")}</div>'
-            f'<div class="hyp">panel: {_highlight(tokens, e.get("span"), str(e.get("a") or ""), "a")}</div>'
+            f'<div class="edit"{attrs}><div class="meta">clip <b>{esc(e.clip or "–")}</b> · '
+            f'{esc(e.kind or "–")} · {esc(e.position or "–")} · '
+            f'r = “{esc(e.r or "")}” → a = “{esc(e.a or "")}”</div>'
+            f'<div class="hyp">reference: {_highlight(tokens, e.span, None, "r")}</div>'
+            f'<div class="hyp">panel: {_highlight(tokens, e.span, str(e.a or ""), "a")}</div>'
             + "".join(lines) + "</div>")
     return (f'<div class="filters" id="edit-filters">model <select id="filter-model">{options}</select> '
             f'verdict {boxes} <span class="note"><span id="edit-count">{len(edits)}</span> of {len(edits)} shown'
@@ -77,25 +79,32 @@ def _plain(key: str, value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 
-def provenance_section(prov: Mapping) -> str:
-    """What produced these numbers: versions, models with their config hashes, seed, parameters."""
-    if not prov:
+def provenance_section(prov: "Provenance | None", specs: dict[str, str] | None = None) -> str:
+    """What produced these numbers: versions, models with their config hashes (and ``specs``: each model as the
+    spec named it), seed, parameters."""
+    if prov is None:
         return NOT_RUN
+    values = {f.name: getattr(prov, f.name) for f in dataclasses.fields(prov)}
     known = ("asraudit", "created", "seed", "normalizer", "python", "store", "runtime_s")
-    pairs = [(k, prov.get(k)) for k in known if prov.get(k) is not None]
-    pairs += [(k, v) for k, v in prov.items() if k not in known + ("models", "packages", "spec")]
+    pairs = [(k, values[k]) for k in known if values.get(k) is not None]
+    pairs += [(k, _plain_value(v)) for k, v in values.items()
+              if k not in known + ("models", "packages", "spec") and v is not None]
     parts = ['<dl class="kv">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(_plain(k, v))}</dd>" for k, v in pairs) + "</dl>"]
-    models = mapping(prov.get("models"))
+    models = {n: m for n, m in (prov.models or {}).items() if m is not None}
     if models:
-        rows = [[name, mapping(m).get("model_id"), Markup(f"<code>{esc(mapping(m).get('config_hash') or '–')}</code>"),
-                 mapping(m).get("spec")]
+        rows = [[name, m.model_id, Markup(f"<code>{esc(m.config_hash or '–')}</code>"), (specs or {}).get(name)]
                 for name, m in models.items()]
         parts.append("<h3>Models</h3>" + table(["name", "model id", "config hash", "spec"], rows, "provenance-models"))
-    packages = mapping(prov.get("packages"))
-    if packages:
+    if prov.packages:
         parts.append("<details><summary>Packages</summary>"
-                     + table(["package", "version"], sorted(packages.items()), "provenance-packages") + "</details>")
-    if prov.get("spec") is not None:
+                     + table(["package", "version"], sorted(prov.packages.items()), "provenance-packages")
+                     + "</details>")
+    if prov.spec is not None:
         parts.append("<details><summary>Spec</summary><pre>"
-                     + esc(json.dumps(prov["spec"], indent=2, ensure_ascii=False, default=str)) + "</pre></details>")
+                     + esc(json.dumps(prov.spec, indent=2, ensure_ascii=False, default=str)) + "</pre></details>")
     return "".join(parts)
+
+
+def _plain_value(value: object) -> object:
+    """A nested row of the provenance (corpus, sampling) as plain JSON values."""
+    return dataclasses.asdict(value) if dataclasses.is_dataclass(value) and not isinstance(value, type) else value

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Sequence
 
 from asraudit.report.svg import finite
 
@@ -139,11 +139,11 @@ def fmt_num(value: object, digits: int = 3) -> str:
     return "–" if v is None else f"{v:.{digits}f}"
 
 
-def pair(ci: object) -> tuple[float | None, float | None]:
-    """(lo, hi) from a ``[lo, hi]`` list, or (None, None) when it is missing or malformed."""
-    if isinstance(ci, (list, tuple)) and len(ci) == 2:
-        return finite(ci[0]), finite(ci[1])
-    return None, None
+def ends(interval: object) -> tuple[float | None, float | None]:
+    """(low, high) of a summary's interval (``audit.rows.Bounds``), or (None, None) when it was not measured."""
+    if interval is None:
+        return None, None
+    return finite(getattr(interval, "low", None)), finite(getattr(interval, "high", None))
 
 
 def value_cell(value: object, lo: object = None, hi: object = None, percent: bool = True, digits: int | None = None,
@@ -201,12 +201,3 @@ def table(columns: Sequence[str], rows: Iterable[Sequence[object]], table_id: st
     ident = f' id="{esc(table_id)}"' if table_id else ""
     wide_cls = ' class="wide"' if wide else ""
     return f"<table{ident}{wide_cls}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def dicts(value: object) -> list[Mapping]:
-    """The mappings in a list that should hold rows (anything else in it is skipped)."""
-    return [r for r in value if isinstance(r, Mapping)] if isinstance(value, list) else []
-
-
-def mapping(value: object) -> Mapping:
-    return value if isinstance(value, Mapping) else {}

@@ -1,0 +1,40 @@
+"""`asraudit report`: render report.html again from an audit's summary.json, without running anything.
+
+The file is read back as the typed summary (``audit.schema.read_summary``:
+checked against the published schema first, so a file of another layout
+fails with one line naming it) and rendered by the same code the audit
+uses, so the page is the audit's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from asraudit.audit.schema import read_summary
+from asraudit.audit.summary import SCHEMA_VERSION
+from asraudit.data.paths import ensure_writable_file
+from asraudit.report.html import render_report
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="render report.html from an audit's summary.json",
+        description=f"Render the HTML report of an audit from its summary.json (layout {SCHEMA_VERSION}; see "
+                    "`asraudit schema`). Nothing is run and no model is loaded.",
+    )
+    p.add_argument("summary", type=Path, help="an audit's summary.json")
+    p.add_argument("--out", type=Path, metavar="FILE",
+                   help="where to write the page (default: report.html beside the summary)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = args.out or args.summary.parent / "report.html"
+    ensure_writable_file(out, "report")
+    summary = read_summary(args.summary)   # checked before anything is written
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_report(summary), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
