@@ -85,7 +85,7 @@ def test_a_rerun_of_the_audio_audit_computes_nothing(audited, capsys):
 
 def test_the_audio_audit_summary_satisfies_the_published_schema(audited):
     jsonschema = pytest.importorskip("jsonschema")
-    from asraudit.audit.schema import summary_schema
+    from asraudit.report.schema import summary_schema
 
     out, _ = audited
     jsonschema.validate(json.loads((out / "summary.json").read_text(encoding="utf-8")), summary_schema())

@@ -273,7 +273,7 @@ def run_once(spec, corpus, predictions):
 
     from asraudit.audit.context import AuditContext
     from asraudit.audit.mechanism import run_mechanism
-    from asraudit.audit.summary import to_plain
+    from asraudit.report.summary import to_plain
     from asraudit.run.store import ResultStore
     from asraudit.text.normalize import get_normalizer
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from asraudit.audit.pipeline import run_audit
-from asraudit.audit.schema import from_json
+from asraudit.report.schema import from_json
 from asraudit.audit.spec import load_spec
 from asraudit.demo.calibrate import CALIBRATION_SPEC, flipped, load_truth, mixed_reference, print_calibration, truth_stage
 from asraudit.demo.organism import BENCHMARK_DIR
@@ -92,6 +92,6 @@ def test_the_embedded_calibration_spec_is_valid():
 
 def test_the_calibration_summary_satisfies_the_published_schema(calibrated):
     jsonschema = pytest.importorskip("jsonschema")
-    from asraudit.audit.schema import summary_schema
+    from asraudit.report.schema import summary_schema
 
     jsonschema.validate(json.loads(json.dumps(calibrated)), summary_schema())

@@ -15,9 +15,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from asraudit.audit.rows import ModelRow
-from asraudit.audit.schema import from_json
-from asraudit.audit.summary import SCHEMA_VERSION, Summary, plain_summary
+from asraudit.report.rows import ModelRow
+from asraudit.report.schema import from_json
+from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary
 from asraudit.errors import InputError
 from asraudit.report.html import render_report
 from asraudit.report.svg import nice_ticks, tick_label

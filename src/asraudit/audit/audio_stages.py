@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, BatteryStage, LiftStage, MaskedStage, ModelRecovery
-from asraudit.audit.rows import BatteryRow, BatteryRowSet, ContrastRow, LiftRow, MaskedRow, bounds, finite
+from asraudit.report.rows import BatteryRow, BatteryRowSet, ContrastRow, LiftRow, MaskedRow, bounds, finite
 from asraudit.metrics.stats import Interval
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, measure_battery

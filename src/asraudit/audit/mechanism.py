@@ -23,7 +23,7 @@ from typing import Sequence
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import MechanismStage
-from asraudit.audit.rows import MechanismRow, bounds, finite, flat_row
+from asraudit.report.rows import MechanismRow, bounds, finite, flat_row
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path

@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from asraudit.version import __version__
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, Flag
-from asraudit.audit.rows import (
+from asraudit.report.rows import (
     Bounds,
     CorpusInfo,
     EditModelView,
@@ -37,7 +37,8 @@ from asraudit.audit.rows import (
     Sampling,
     flat_row,
 )
-from asraudit.audit.summary import Summary, build_summary, sampling_of, write_summary
+from asraudit.audit.results import build_summary, sampling_of, write_summary
+from asraudit.report.summary import Summary
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells

@@ -23,7 +23,7 @@ from asraudit.audit.mechanism import run_mechanism
 from asraudit.audit.prepare import prepare
 from asraudit.audit.results import AuditResult
 from asraudit.audit.spec import AuditSpec, as_audit_spec
-from asraudit.audit.summary import write_summary
+from asraudit.audit.results import write_summary
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor

@@ -4,8 +4,9 @@ A stage reads the context (spec, corpus, store, models) and the results of
 the stages before it, and returns one dataclass; nothing is passed through
 a shared dict.  The flags are computed from these results
 (``audit.outputs.flag_models``); summary.json, the report and the terminal
-tables read their typed published view (``audit.summary.build_summary``);
-the calibration's extra stage returns one too.
+tables read its typed published view, built here (``build_summary``; the
+layout itself is ``report.summary.Summary``); the calibration's extra stage
+returns a result too.
 """
 
 from __future__ import annotations
@@ -14,22 +15,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asraudit.audit.rows import (
+from asraudit.metrics.stats import Interval
+from asraudit.probes.lift_run import EditItem
+from asraudit.probes.refdis import KINDS, MinerParams
+from asraudit.probes.refdis_probe import RefdisResult
+from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
     ConventionsRow,
     EditView,
+    GroupBreakdown,
     LiftRow,
+    LiftSampling,
     MaskedRow,
+    MaskedSampling,
     MechanismRow,
+    MiningRow,
+    ModelRow,
     Provenance,
+    RateRow,
+    Sampling,
     TruthRow,
+    bounds,
+    finite,
 )
-from asraudit.audit.summary import summary_json
-from asraudit.metrics.stats import Interval
-from asraudit.probes.lift_run import EditItem
-from asraudit.probes.refdis import MinerParams
-from asraudit.probes.refdis_probe import RefdisResult
+from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary, write_json
 
 
 @dataclass(frozen=True)
@@ -154,3 +164,98 @@ class AuditResult:
     def summary(self) -> dict[str, Any]:
         """summary.json's content (the published layout; see ``asraudit schema``)."""
         return summary_json(self)
+
+
+# ------------------------------------------------------------------ the published view (summary.json)
+
+
+def rate_row(a) -> RateRow:
+    """An ``AcceptRef`` as a row of the layout."""
+    return RateRow(finite(a.rate), bounds(a.interval), a.n_ref, a.n_eligible)
+
+
+def sampling_of(result: AuditResult) -> Sampling | None:
+    masked = lift = None
+    if result.masked is not None:
+        m = result.masked
+        masked = MaskedSampling(m.targets_found, m.targets_used, m.kind)
+    if result.lift is not None:
+        lift = LiftSampling(result.lift.edits_found, result.lift.edits_used)
+    return Sampling(masked, lift) if masked or lift else None
+
+
+def _model_row(result: AuditResult, name: str, info) -> ModelRow:
+    row = ModelRow(spec=info.spec, panel=info.panel, can_score=info.can_score, rtfx=finite(info.rtfx))
+    if result.mining is not None and name in result.mining.refdis.accept_ref:
+        a, c = result.mining.refdis.accept_ref[name], result.mining.refdis.cost[name]
+        row.accept_ref, row.accept_ref_interval = finite(a.rate), bounds(a.interval)
+        row.n_ref, row.n_eligible = a.n_ref, a.n_eligible
+        row.wer, row.wer_interval = finite(c.original.estimate), bounds(c.original)
+        row.wer_corrected, row.wer_corrected_interval = finite(c.corrected.estimate), bounds(c.corrected)
+        row.wer_gained, row.wer_gained_interval = finite(c.gained.estimate), bounds(c.gained)
+        row.n_echoed = c.n_echoed
+    if result.conventions is not None and name in result.conventions.per_model:
+        conv = result.conventions.per_model[name]
+        if conv.switch is not None:
+            row.switch_rate, row.switch_rate_interval = finite(conv.switch.estimate), bounds(conv.switch)
+        row.switch_note = conv.note
+        if conv.agreement is not None:
+            row.convention_agreement = finite(conv.agreement.estimate)
+            row.convention_agreement_interval = bounds(conv.agreement)
+    if result.masked is not None and name in result.masked.per_model:
+        rec = result.masked.per_model[name]
+        row.recovery, row.recovery_interval, row.recovery_n = finite(rec.recovery.estimate), bounds(rec.recovery), rec.n
+        row.control_recovery, row.control_recovery_interval = finite(rec.control.estimate), bounds(rec.control)
+    if result.lift is not None and name in result.lift.per_model:
+        lift, n = result.lift.per_model[name]
+        row.lift, row.lift_interval, row.lift_n = finite(lift.estimate), bounds(lift), n
+    flag = result.flags.get(name)
+    if flag is not None:
+        row.flagged, row.flag_reasons = flag.flagged, list(flag.reasons)
+    return row
+
+
+def build_summary(result: AuditResult) -> Summary:
+    """The typed summary of everything the audit has measured so far."""
+    models = {}
+    if result.transcribe is not None:
+        models = {name: _model_row(result, name, info) for name, info in result.transcribe.models.items()}
+    s = Summary(SCHEMA_VERSION, result.title, result.subtitle, models, stage_seconds=dict(result.stage_seconds),
+                edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result))
+    if result.mining is not None:
+        m = result.mining
+        r = m.refdis
+        s.accept_ref_by_kind = {name: {k: rate_row(r.by_kind[k][name]) for k in KINDS} for name in r.scored}
+        if m.group_field:
+            s.accept_ref_by_group = GroupBreakdown(m.group_field, {
+                g: {name: rate_row(per[name]) for name in r.scored} for g, per in r.by_group.items()})
+        full = r.mining.full_panel_edits()
+        p = m.params
+        s.mining = MiningRow(
+            edits=len(full), edits_leave_one_out=len(r.mining.edits) - len(full), clips=r.mining.n_clips,
+            clips_with_edits=len({e.clip_id for e in full}), status=dict(r.mining.status),
+            by_kind={k: sum(1 for e in full if e.kind == k) for k in KINDS}, panel=list(m.panel),
+            params={"majority": p.majority, "min_panel": p.min_panel, "min_ref_match": p.min_ref_match,
+                    "min_consensus_cer": p.min_consensus_cer, "leave_one_out": p.leave_one_out},
+            truth=result.calibration.truth if result.calibration is not None else None)
+    if result.conventions is not None:
+        s.conventions = result.conventions.shown
+    if result.masked is not None:
+        s.masked = list(result.masked.rows)
+    if result.lift is not None:
+        s.lift = list(result.lift.rows)
+    if result.battery is not None:
+        s.battery = result.battery.rows
+    if result.mechanism is not None:
+        s.mechanism = list(result.mechanism.rows)
+    if result.calibration is not None:
+        s.calibration_switch = result.calibration.switch
+    return s
+
+
+def summary_json(result: AuditResult) -> dict[str, Any]:
+    return plain_summary(build_summary(result))
+
+
+def write_summary(result: AuditResult, out: Path) -> Path:
+    return write_json(summary_json(result), out / "summary.json")

@@ -19,7 +19,7 @@ from asraudit.audit.results import (
     ModelInfo,
     TranscribeStage,
 )
-from asraudit.audit.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, bounds, finite
+from asraudit.report.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, bounds, finite
 from asraudit.display_paths import display_model_spec
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions

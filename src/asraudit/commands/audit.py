@@ -10,7 +10,7 @@ from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.prepare import prepare
 from asraudit.audit.spec import load_spec
-from asraudit.audit.summary import build_summary
+from asraudit.audit.results import build_summary
 from asraudit.display_paths import display_path
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from asraudit.audit.summary import build_summary
+from asraudit.audit.results import build_summary
 from asraudit.demo.calibrate import print_calibration, run_calibration
 
 DEFAULT_OUT = Path("asraudit-calibration")

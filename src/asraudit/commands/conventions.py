@@ -8,7 +8,7 @@ import math
 import sys
 from pathlib import Path
 
-from asraudit.audit.summary import to_plain
+from asraudit.report.summary import to_plain
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval

@@ -18,7 +18,7 @@ from pathlib import Path
 from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.spec import load_spec
-from asraudit.audit.summary import build_summary
+from asraudit.audit.results import build_summary
 from asraudit.commands.audit import print_outputs
 from asraudit.demo.build_benchmark import DATA_DIR, build
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, TrainConfig, build_organism

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.audit.summary import to_plain
+from asraudit.report.summary import to_plain
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
-from asraudit.audit.summary import to_plain
+from asraudit.report.summary import to_plain
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from asraudit.audit.summary import to_plain
+from asraudit.report.summary import to_plain
 from asraudit.commands.common import load_predictions_with_warnings
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet

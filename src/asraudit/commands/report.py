@@ -1,6 +1,6 @@
 """`asraudit report`: render report.html again from an audit's summary.json, without running anything.
 
-The file is read back as the typed summary (``audit.schema.read_summary``:
+The file is read back as the typed summary (``report.schema.read_summary``:
 checked against the published schema first, so a file of another layout
 fails with one line naming it) and rendered by the same code the audit
 uses, so the page is the audit's own.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from asraudit.audit.schema import read_summary
-from asraudit.audit.summary import SCHEMA_VERSION
+from asraudit.report.schema import read_summary
+from asraudit.report.summary import SCHEMA_VERSION
 from asraudit.data.paths import ensure_writable_file
 from asraudit.report.html import render_report
 

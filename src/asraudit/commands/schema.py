@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from asraudit.audit.schema import summary_schema
-from asraudit.audit.summary import SCHEMA_VERSION
+from asraudit.report.schema import summary_schema
+from asraudit.report.summary import SCHEMA_VERSION
 
 
 def register(sub: argparse._SubParsersAction) -> None:

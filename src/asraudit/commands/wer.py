@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.audit.summary import to_plain
+from asraudit.report.summary import to_plain
 from asraudit.commands.common import add_preds_argument
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import prediction_files

@@ -34,8 +34,9 @@ from pathlib import Path
 from asraudit.audit.context import AuditContext
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
-from asraudit.audit.rows import Bounds, CalibrationSwitch, TruthRow, bounds, finite
-from asraudit.audit.summary import Summary, summary_json, write_json
+from asraudit.report.rows import Bounds, CalibrationSwitch, TruthRow, bounds, finite
+from asraudit.audit.results import summary_json
+from asraudit.report.summary import Summary, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.audit.text_stages import switch_row
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID

@@ -87,7 +87,7 @@ class Interval:
     def to_json(self) -> dict:
         """The interval as every JSON asraudit writes spells it, ``{"low", "high", "level", "method"}``, under the
         key ``<field>_interval`` beside the estimate it bounds (so the estimate is not repeated here).  NaN bounds
-        stay NaN here; the writer turns them into null (``audit.summary.to_plain``)."""
+        stay NaN here; the writer turns them into null (``report.summary.to_plain``)."""
         return {"low": self.low, "high": self.high, "level": self.level, "method": self.method}
 
 

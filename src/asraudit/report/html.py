@@ -9,9 +9,9 @@ embedded as JSON inside a ``<script type="application/json">`` block with
 ``<``, ``>`` and ``&`` written as unicode escapes, so a transcript containing
 ``</script>`` stays text.
 
-Input is the typed summary of an audit (``audit.summary.Summary``: the rows
-of ``audit.rows``, built from an ``AuditResult`` by ``build_summary`` or
-rebuilt from a summary.json file by ``audit.schema.from_json``; its layout is
+Input is the typed summary of an audit (``report.summary.Summary``: the rows
+of ``report.rows``, built from an ``AuditResult`` by ``build_summary`` or
+rebuilt from a summary.json file by ``report.schema.from_json``; its layout is
 published as a JSON Schema by ``asraudit schema``).  The types are only named
 for the reader here, never imported: ``report`` sits below ``audit`` in the
 layers.  A section of a stage that did not run is None and a value that was
@@ -27,7 +27,7 @@ that ran from one that threw.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from asraudit.report.html_browser import edit_browser, provenance_section
 from asraudit.report.html_parts import (
@@ -45,12 +45,20 @@ from asraudit.report.html_parts import (
     table,
     value_cell,
 )
+from asraudit.report.rows import (
+    BatteryRowSet,
+    ConventionsRow,
+    GroupBreakdown,
+    LiftRow,
+    MaskedRow,
+    MechanismRow,
+    MiningRow,
+    ModelRow,
+    RateRow,
+)
+from asraudit.report.summary import Summary
 from asraudit.report.svg import Series, ScatterPoint, colour, finite, interval_panel_svg, legend_html, scatter_svg
 
-if TYPE_CHECKING:  # the types the report reads; audit is a higher layer, so never imported at run time
-    from asraudit.audit.rows import (BatteryRowSet, ConventionsRow, GroupBreakdown, LiftRow, MaskedRow, MechanismRow,
-                                     MiningRow, ModelRow, RateRow)
-    from asraudit.audit.summary import Summary
 
 KIND_ORDER = ("delete", "insert", "substitute")
 READOUT_ORDER = ("accept-ref", "recovery", "lift(r)", "lift(mask)")

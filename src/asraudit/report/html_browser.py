@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from asraudit.report.html_parts import NOT_RUN, Markup, esc, table
+from asraudit.report.rows import EditView, Provenance
 from asraudit.report.svg import finite
-
-if TYPE_CHECKING:  # read, never imported at run time: audit is a higher layer
-    from asraudit.audit.rows import EditView, Provenance
 
 VERDICTS = ("ref", "audio", "other", "ineligible", "none")
 

@@ -140,7 +140,7 @@ def fmt_num(value: object, digits: int = 3) -> str:
 
 
 def ends(interval: object) -> tuple[float | None, float | None]:
-    """(low, high) of a summary's interval (``audit.rows.Bounds``), or (None, None) when it was not measured."""
+    """(low, high) of a summary's interval (``report.rows.Bounds``), or (None, None) when it was not measured."""
     if interval is None:
         return None, None
     return finite(getattr(interval, "low", None)), finite(getattr(interval, "high", None))

@@ -2,7 +2,7 @@
 
 Each dataclass here is one object of the published layout (``asraudit
 schema`` prints its JSON Schema, generated from these annotations, so the
-schema and the writer cannot drift; ``audit.schema.from_json`` rebuilds
+schema and the writer cannot drift; ``report.schema.from_json`` rebuilds
 these rows from a file, so the report reads the same types either way).
 
 One interval, spelled once (layout 2.0): every interval is a ``Bounds``
@@ -14,7 +14,7 @@ drawn (``wilson``: a binomial proportion; ``bootstrap``: a percentile
 bootstrap over clips or items), ``level`` its coverage.  The interval is
 null (or, in a model's row, absent) when its field was not measured; a bound
 that could not be estimated (NaN) is null, written so by the one serializer
-(``audit.summary``).
+(``report.summary``).
 """
 
 from __future__ import annotations

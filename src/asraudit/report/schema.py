@@ -1,6 +1,6 @@
 """The JSON Schema of summary.json, generated from the ``Summary`` dataclass's annotations.
 
-Generated, not written: a field added to a row of ``audit.rows`` is in the
+Generated, not written: a field added to a row of ``report.rows`` is in the
 schema the moment it is in the file.  ``asraudit schema`` prints it; the
 audit tests validate every summary they produce against it.  ``from_json``
 walks the same annotations the other way: it checks a summary.json against
@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from asraudit.audit.summary import SCHEMA_VERSION, Summary
+from asraudit.report.summary import SCHEMA_VERSION, Summary
 from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location

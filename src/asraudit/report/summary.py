@@ -1,0 +1,105 @@
+"""summary.json's layout, ``Summary``, and the one serializer that writes it, versioned.
+
+``Summary`` is the whole file as a dataclass; ``asraudit schema`` prints the
+JSON Schema generated from its annotations (``report.schema``).  The
+serializer (``to_plain``) is the only place where NaN and infinities become
+null (JSON has no NaN, and a reader must not mistake one for a number) and
+where tuples become lists; a section of a stage that did not run is left
+out of the file.
+
+The layout lives with the report, below the audit: the report and the
+terminal tables read a ``Summary``, whether the audit built it from its
+typed result (``audit.results.build_summary``) or it was read back from a
+file (``report.schema.from_json``), so a page rendered from the file is the
+audit's own page, and the report never needs to know how an audit runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from asraudit.data.paths import unique_temp_path
+from asraudit.report.rows import (
+    BatteryRowSet,
+    CalibrationSwitch,
+    ConventionsRow,
+    EditView,
+    GroupBreakdown,
+    LiftRow,
+    MaskedRow,
+    MechanismRow,
+    MiningRow,
+    ModelRow,
+    Provenance,
+    RateRow,
+    Sampling,
+)
+
+SCHEMA_VERSION = "2.0"  # 2.0: every interval a Bounds object under <field>_interval (was *_ci pairs, lo/hi)
+
+
+@dataclass
+class Summary:
+    """The whole of summary.json (``schema_version`` says which layout a file has)."""
+
+    schema_version: str
+    title: str
+    subtitle: str
+    models: dict[str, ModelRow]
+    accept_ref_by_kind: dict[str, dict[str, RateRow]] = field(default_factory=dict)   # model -> kind -> rate
+    accept_ref_by_group: GroupBreakdown | None = None
+    mining: MiningRow | None = None
+    conventions: ConventionsRow | None = None
+    masked: list[MaskedRow] | None = None
+    lift: list[LiftRow] | None = None
+    battery: BatteryRowSet | None = None
+    mechanism: list[MechanismRow] | None = None
+    calibration_switch: CalibrationSwitch | None = None
+    sampling: Sampling | None = None
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    edits: list[EditView] = field(default_factory=list)
+    provenance: Provenance | None = None
+
+
+def to_plain(value):
+    """JSON-ready: dataclasses as objects, NaN as null.
+
+    Where a row says so (``OMIT_NONE``), a None field it may lack (one with a
+    default: optional in the schema) is left out; a field without a default
+    is required by the schema and always written, null included."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        omit = getattr(value, "OMIT_NONE", False)
+        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not (omit and getattr(value, f.name) is None and _optional(f))}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def plain_summary(summary: Summary) -> dict[str, Any]:
+    """summary.json's content of a typed ``Summary`` (the sections of stages that did not run left out)."""
+    return {k: v for k, v in to_plain(summary).items() if v is not None}
+
+
+def _optional(f: dataclasses.Field) -> bool:
+    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+
+
+def write_json(payload: dict, path: Path) -> Path:
+    """Write atomically (a reader never sees half a file)."""
+    tmp = unique_temp_path(path)  # concurrent writers never share a temporary file
+    tmp.write_text(json.dumps(to_plain(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+                   encoding="utf-8")
+    tmp.replace(path)
+    return path
