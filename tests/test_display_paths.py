@@ -80,3 +80,23 @@ def test_an_audit_run_from_a_folder_writes_and_prints_no_absolute_path_of_it(tmp
     assert prov["corpus"]["source"] == "preds/a.jsonl" and prov["spec"]["out"] == "out"
     assert s["models"]["echo"]["spec"] == "replay:preds/echo.jsonl"
     assert "report: audits/out/report.html" in printed.out  # printed relative to the working directory
+
+
+def test_an_out_folder_given_outside_the_spec_folder_is_shown_relative_to_the_working_directory(
+        tmp_path, monkeypatch, capsys):
+    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()][:14]
+    specs = tmp_path / "specs"
+    for name in ("a", "b", "c"):
+        _write_preds(specs / "preds" / f"{name}.jsonl", rows, "spoken")
+    spec = specs / "audit.toml"
+    spec.write_text('name = "paths"\nbootstrap = 20\n[corpus]\npredictions = "preds/a.jsonl"\n'
+                    + "".join(f'[[model]]\npredictions = "preds/{m}.jsonl"\npanel = true\n' for m in "abc")
+                    + "[refdis]\nmajority = 0.66\nmin_panel = 2\n", encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert main(["audit", str(spec), "--out", str(work / "result"), "--no-progress"]) == 0
+    capsys.readouterr()
+    summary = (work / "result" / "summary.json").read_text(encoding="utf-8")
+    assert str(tmp_path) not in summary
+    assert json.loads(summary)["provenance"]["spec"]["out"] == "result"

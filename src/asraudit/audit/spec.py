@@ -176,12 +176,15 @@ class AuditSpec:
         return source.resolve().parent if source.is_file() else Path.cwd()
 
     def to_json(self) -> dict:
-        """The spec as resolved, for the provenance section; paths relative to the spec's folder where under it."""
+        """The spec as resolved, for the provenance section; paths relative to the spec's folder, else to the
+        working directory, where under either (an embedded spec's out is under neither's folder but the cwd)."""
+        bases = (self.spec_folder, Path.cwd())
+
         def plain(value):
             if isinstance(value, Path):
-                return display_path(value, self.spec_folder)
+                return display_path(value, *bases)
             if isinstance(value, str):
-                return display_model_spec(value, self.spec_folder)
+                return display_model_spec(value, *bases)
             if isinstance(value, tuple):
                 return [plain(v) for v in value]
             if isinstance(value, Mapping):
