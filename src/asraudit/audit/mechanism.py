@@ -23,15 +23,17 @@ from typing import Sequence
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import MechanismStage
-from asraudit.report.rows import MechanismRow, bounds, finite, flat_row
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
-from asraudit.metrics.stats import Interval
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
+from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.metrics.stats import Interval
 from asraudit.models.registry import load_model
+from asraudit.models.whitebox.frames import Frames
+from asraudit.report.rows import MechanismRow, bounds, finite, flat_row
 
 CACHE_FORMAT = "asraudit-mechanism-direction/1"
 
@@ -144,14 +146,11 @@ def _pair_audio(pair: ClipPair, condition) -> tuple:
 def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
     """Learn the plan's direction (the slow part: an encoder pass per clip of every pair)."""
     if spec.site == "decoder":
-        from asraudit.mechanism.decoder_steering import learn_model_contrast
+        from asraudit.mechanism.decoder_steering import learn_model_contrast  # torch
 
         clips = [(p.positive.id, p.positive.decode(), p.positive.reference) for p in plan.learn]
         return learn_model_contrast(model, contrast, clips, spec.layer, positions=spec.positions, rank=spec.rank,
                                     description=f"{model.name} minus {contrast.name} on {spec.positive.describe()}")
-    from asraudit.mechanism.steering import learn_direction
-    from asraudit.models.whitebox.interventions import Frames
-
     condition = parse_audio_source(spec.negative_source) if spec.negative_source else None
     pairs = [_pair_audio(p, condition) for p in plan.learn]
     return learn_direction(model, pairs, spec.layer, frames=Frames.parse(spec.frames), rank=spec.rank,
@@ -163,11 +162,9 @@ def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
 
 def _load_direction(spec: SteerSpec, path: Path):
     if spec.site == "decoder":
-        from asraudit.mechanism.decoder_steering import load_any_direction
+        from asraudit.mechanism.decoder_steering import load_any_direction  # torch
 
         return load_any_direction(path)
-    from asraudit.mechanism.steering import Direction
-
     return Direction.load(path)
 
 
@@ -285,11 +282,11 @@ def _fits(spec: SteerSpec, target, direction) -> str | None:
 def _interventions(spec: SteerSpec, direction):
     """(ablate(direction, k), add(direction, alpha)) for the spec's site."""
     if spec.site == "decoder":
-        from asraudit.mechanism.decoder_steering import DecoderSteerAblate, DecoderSteerAdd
+        from asraudit.mechanism.decoder_steering import DecoderSteerAblate, DecoderSteerAdd  # torch
 
         return (lambda d, k: DecoderSteerAblate(direction=d, rank=k, layer=direction.layer, positions=spec.positions),
                 lambda d, a: DecoderSteerAdd(direction=d, alpha=a, layer=direction.layer, positions=spec.positions))
-    from asraudit.models.whitebox.interventions import Frames, SteerAblate, SteerAdd
+    from asraudit.models.whitebox.interventions import SteerAblate, SteerAdd  # torch
 
     frames = Frames.parse(spec.frames)
     return (lambda d, k: SteerAblate(direction=d, rank=k, layer=direction.layer, frames=frames),

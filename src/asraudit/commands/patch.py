@@ -21,6 +21,7 @@ from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import Variant, parse_audio_source
+from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,8 +63,6 @@ def _positions(text: str) -> tuple[int, ...]:
 
 def _per_clip_sources(spec: str, clips):
     """Each clip's source: the clip with the same id in another corpus (looked up by audio at run time)."""
-    from asraudit.models.whitebox.interventions import SourcesByAudio  # torch
-
     path = spec.split(":", 1)[1]
     others = load_corpus(path)
     missing = [c.id for c in clips if c.id not in others]
@@ -76,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
     model = load_whitebox(args)
-    from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask, Frames  # torch
+    from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch
 
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]

@@ -25,6 +25,8 @@ from asraudit.data.corpus import load_corpus
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
+from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
 
@@ -83,9 +85,7 @@ def corpus_clips(args: argparse.Namespace):
     return clips
 
 
-def parse_frames(text: str):
-    from asraudit.models.whitebox.interventions import Frames
-
+def parse_frames(text: str) -> Frames:
     try:
         return Frames.parse(text)
     except ValueError as exc:
@@ -209,8 +209,6 @@ def _pairs(args: argparse.Namespace, clips):
 
 def run_learn(args: argparse.Namespace) -> int:
     model = load_whitebox(args)
-    from asraudit.mechanism.steering import learn_direction
-
     clips = corpus_clips(args)
     pairs, labels = _pairs(args, clips)
     frames = parse_frames(args.frames)
@@ -227,8 +225,6 @@ def run_learn(args: argparse.Namespace) -> int:
 
 
 def _load_direction(args: argparse.Namespace):
-    from asraudit.mechanism.steering import Direction
-
     direction = Direction.load(args.direction)
     return direction
 

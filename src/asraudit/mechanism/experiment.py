@@ -31,6 +31,7 @@ from asraudit.errors import InputError
 from asraudit.mechanism.paired import PairedDelta, paired_deltas
 from asraudit.metrics.stats import DEFAULT_SEED
 from asraudit.metrics.wer import CorpusScore, corpus_wer
+from asraudit.models.whitebox.frames import FixedAudio
 from asraudit.probes.refdis import ClipInput, Edit, MinerParams
 from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
 from asraudit.probes.refdis_score import AcceptRef
@@ -245,9 +246,7 @@ def parse_audio_source(spec: str):
             t0, _, t1 = rest.partition("-")
             return SpanMask(float(t0), float(t1))
         if kind == "audio" and rest:
-            audio = load_audio(rest)  # a bad path is an InputError before torch is needed
-            from asraudit.models.whitebox.interventions import FixedAudio  # torch
-
+            audio = load_audio(rest)
             return FixedAudio(audio, label=Path(rest).name)
     except ValueError as exc:
         raise InputError(f"bad audio source {spec!r}: {exc}") from None

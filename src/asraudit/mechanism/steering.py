@@ -38,7 +38,7 @@ import numpy as np
 
 from asraudit.version import __version__
 from asraudit.errors import InputError
-from asraudit.models.whitebox.interventions import Frames
+from asraudit.models.whitebox.frames import Frames, audio_frames
 
 FORMAT = "asraudit-direction/1"
 
@@ -196,7 +196,6 @@ def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer
     Each input is pooled over ``frames`` of its own length; the pair's
     difference is positive minus negative.
     """
-    from asraudit.models.whitebox.interventions import audio_frames
 
     if not pairs:
         raise ValueError("learning a direction needs at least one pair")
