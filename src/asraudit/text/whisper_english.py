@@ -1,0 +1,247 @@
+"""The Whisper English normalizer, fast and identical to transformers' ``EnglishTextNormalizer``.
+
+transformers runs ~64 regular-expression passes over every whole string and
+a Python loop over its characters.  Almost all of that work is local to one
+whitespace-separated token, and text repeats its tokens (Zipf), so this
+implementation splits the lowercased string once and computes each
+distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
+(``s`` is the lowercased string, a *token* a maximal run of non-whitespace):
+
+- Every pattern of the ignore list, the replacers (except the six
+  "perfect tense" ones, which contain a space), the digit-comma and the
+  period rule matches no whitespace, and its assertions (``\\b``,
+  ``[^0-9]``, ``$``) see a whitespace neighbour exactly as they see the
+  string's edge (``\\s``, ``str.isspace`` and "not a word character" agree
+  on every code point).  So applying the cascade token by token and joining
+  with spaces equals applying it to ``s``, up to the amount of whitespace,
+  which every later step ignores.  The symbol step decides per character,
+  and NFKD never reorders across whitespace (a starter).
+- Two rules reach across tokens: ``\\s+'`` (joins an apostrophe to the
+  previous word) and the perfect-tense replacers ("'d been").  A string
+  where either could fire (whitespace or an ignored word before an
+  apostrophe, or one of the literal texts) takes the string-level path,
+  which applies those steps to the whole string exactly as transformers does.
+- The number normalizer is a state machine over words.  A word that is not
+  a number word and has no digit ("inert") leaves it empty and is output
+  unchanged, and as a neighbour it reads like the start or end of the list.
+  So each maximal run of non-inert words is processed on its own (memoized
+  per run), and its ``postprocess`` matches stay inside the run (they need
+  digits, which inert words lack).  Its ``preprocess`` splits letters from
+  digits and joins "5 th"; it runs on the whole string when a digit or the
+  word "half" is present, and is the identity otherwise.
+- Spelling is a per-word map; the last two symbol rules are applied to the
+  whole string when it holds one of their symbols.
+
+The number state machine itself is the maintained port's
+(``whisper_normalizer.english.EnglishNumberNormalizer``); parity with
+transformers is tested on tens of thousands of strings.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
+
+IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
+SPACE_BEFORE_APOSTROPHE = re.compile(r"\s+'")
+
+# (pattern, replacement) in transformers' order; each pattern's literal text
+# is the cheap test for whether it can match at all.
+_REPLACERS = [
+    *((rf"\b{w}\b", r) for w, r in [
+        ("won't", "will not"), ("can't", "can not"), ("let's", "let us"), ("ain't", "aint"),
+        ("y'all", "you all"), ("wanna", "want to"), ("gotta", "got to"), ("gonna", "going to"),
+        ("i'ma", "i am going to"), ("imma", "i am going to"), ("woulda", "would have"),
+        ("coulda", "could have"), ("shoulda", "should have"), ("ma'am", "madam"),
+        ("mr", "mister "), ("mrs", "missus "), ("st", "saint "), ("dr", "doctor "), ("prof", "professor "),
+        ("capt", "captain "), ("gov", "governor "), ("ald", "alderman "), ("gen", "general "),
+        ("sen", "senator "), ("rep", "representative "), ("pres", "president "), ("rev", "reverend "),
+        ("hon", "honorable "), ("asst", "assistant "), ("assoc", "associate "), ("lt", "lieutenant "),
+        ("col", "colonel "), ("jr", "junior "), ("sr", "senior "), ("esq", "esquire "),
+    ]),
+    *((rf"{w}\b", r) for w, r in [
+        ("'d been", " had been"), ("'s been", " has been"), ("'d gone", " had gone"),
+        ("'s gone", " has gone"), ("'d done", " had done"), ("'s got", " has got"),
+        ("n't", " not"), ("'re", " are"), ("'s", " is"), ("'d", " would"), ("'ll", " will"),
+        ("'t", " not"), ("'ve", " have"), ("'m", " am"),
+    ]),
+]
+REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+DIGIT_COMMA = re.compile(r"(\d),(\d)")
+PERIOD = re.compile(r"\.([^0-9]|$)")
+LEADING_SYMBOL = re.compile(r"[.$¢€£]([^0-9])")
+TRAILING_PERCENT = re.compile(r"([^0-9])%")
+FINAL_SYMBOLS = re.compile(r"[.$¢€£%]")
+DIGIT = re.compile(r"\d")
+# Where a string-level rule could fire: whitespace or an ignored word before an
+# apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
+CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+
+_CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when full
+
+
+def _word_cascade(s: str, ignore: bool = True) -> str:
+    """The steps before the number normalizer that need no cross-token context, on ``s``."""
+    if ignore and ("mm" in s or "uh" in s or "um" in s or "mhm" in s):
+        s = IGNORE.sub("", s)
+    for pattern, replacement, literal in REPLACERS:
+        if literal in s:
+            s = pattern.sub(replacement, s)
+    if "," in s:
+        s = DIGIT_COMMA.sub(r"\1\2", s)
+    if "." in s:
+        s = PERIOD.sub(r" \1", s)
+    return remove_symbols_and_diacritics(s)
+
+
+@lru_cache(maxsize=1)
+def _number_normalizer():
+    from whisper_normalizer.english import EnglishNumberNormalizer
+
+    return EnglishNumberNormalizer()
+
+
+LETTER_DIGIT = re.compile(r"([a-z])([0-9])")
+DIGIT_LETTER = re.compile(r"([0-9])([a-z])")
+NUMBER_SUFFIX = re.compile(r"([0-9])\s+(st|nd|rd|th|s)\b")
+NON_INERT_RUN = re.compile(rb"[\x01\x02]+")  # over a string of word kinds
+
+# Token codes: what a token's words are to the number normalizer.
+INERT, SELF, ACTIVE, EMPTY, DIGITS = 0, 1, 2, 3, 4
+
+
+class EnglishNormalizer:
+    """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
+
+    Per distinct token it keeps its words after the word-level steps, their
+    final spelling, and a code: INERT (no number word, no digit), SELF (one
+    number word that, between inert words, comes out as itself: "and",
+    "point", "per", "one"), EMPTY (no words left: "um", a dash), DIGITS
+    (a digit or "half": the number preprocess must run) or ACTIVE.
+    A string of INERT tokens, with SELF ones never next to each other, is
+    the joined final spellings; any other goes word by word through
+    ``_finish``.
+    """
+
+    def __init__(self, spelling: dict[str, str]):
+        numbers = _number_normalizer()
+        self._numbers = numbers
+        self._number_words = frozenset(numbers.words)
+        self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
+        # A value with whitespace would need a final re-split; none has one, but stay exact if so.
+        self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
+        self._codes: dict[str, int] = {}
+        self._spelled: dict[str, str] = {}
+        self._words: dict[str, tuple[str, ...]] = {}
+        self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._active: dict[str, int] = {}
+
+    # -- per word -------------------------------------------------------------------------------
+
+    def _kind(self, word: str) -> int:
+        """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (digit, "half")."""
+        kind = self._active.get(word)
+        if kind is None:
+            if DIGIT.search(word) or "half" in word:
+                kind = 2
+            else:
+                kind = 1 if word in self._number_words else 0
+            if len(self._active) >= _CACHE_LIMIT:
+                self._active.clear()
+            self._active[word] = kind
+        return kind
+
+    def _learn(self, token: str) -> None:
+        """Fill the three per-token tables for ``token``."""
+        words = tuple(_word_cascade(token).split())
+        kind = max((self._kind(w) for w in words), default=0)
+        spelled = " ".join(self._spelling.get(w, w) for w in words)
+        if not words:
+            code = EMPTY
+        elif kind == 2:
+            code = DIGITS
+        elif kind == 0:
+            code = INERT
+        elif kind == 1 and len(words) == 1 and self._run(words) == (spelled,):
+            code = SELF
+        else:
+            code = ACTIVE
+        if len(self._codes) >= _CACHE_LIMIT:
+            self._codes.clear(), self._spelled.clear(), self._words.clear()
+        self._codes[token], self._spelled[token], self._words[token] = code, spelled, words
+
+    def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
+        """A maximal run of non-inert words through the number normalizer, then spelling."""
+        out = self._runs.get(run)
+        if out is None:
+            numbers = self._numbers
+            text = numbers.postprocess(" ".join(w for w in numbers.process_words(list(run)) if w is not None))
+            out = tuple(self._spelling.get(w, w) for w in text.split())
+            if len(self._runs) >= _CACHE_LIMIT:
+                self._runs.clear()
+            self._runs[run] = out
+        return out
+
+    # -- per string -----------------------------------------------------------------------------
+
+    def __call__(self, text: str) -> str:
+        s = text.lower()
+        if "[" in s or "<" in s or "(" in s:
+            s = remove_bracketed(s)
+        if "'" in s and CROSS_TOKEN.search(s):
+            words = self._string_level(s)
+            return self._finish(words, max((self._kind(w) for w in words), default=0))
+        tokens = s.split()
+        try:
+            codes = bytes(map(self._codes.get, tokens))
+        except TypeError:  # a token seen for the first time
+            for t in tokens:
+                if t not in self._codes:
+                    self._learn(t)
+            codes = bytes(map(self._codes.get, tokens))
+        if (ACTIVE not in codes and DIGITS not in codes
+                and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
+            return self._symbols(" ".join(filter(None, map(self._spelled.get, tokens))))
+        words = self._words
+        return self._finish([w for t in tokens for w in words[t]], 2 if DIGITS in codes else 1)
+
+    def _string_level(self, s: str) -> list[str]:
+        """The steps before the number normalizer on the whole string (the rare cross-token case)."""
+        s = IGNORE.sub("", s)
+        s = SPACE_BEFORE_APOSTROPHE.sub("'", s)
+        return _word_cascade(s, ignore=False).split()
+
+    def _preprocess(self, s: str) -> str:
+        """The number normalizer's ``preprocess`` (its "and a half" step only where "half" occurs)."""
+        if "half" in s:
+            return self._numbers.preprocess(s)
+        return NUMBER_SUFFIX.sub(r"\1\2", DIGIT_LETTER.sub(r"\1 \2", LETTER_DIGIT.sub(r"\1 \2", s)))
+
+    def _finish(self, words: list[str], kind: int) -> str:
+        """Numbers (run by run), spelling and the last symbol rules, from the word-level output.
+
+        ``kind`` 2 (a digit or "half" somewhere) runs the number preprocess on the whole string first."""
+        if kind == 2:
+            words = self._preprocess(" ".join(words)).split()
+        try:
+            kinds = bytes(map(self._active.get, words))
+        except TypeError:  # a word seen for the first time
+            kinds = bytes(map(self._kind, words))
+        spell = self._spelling.get
+        out: list[str] = []
+        pos = 0
+        for m in NON_INERT_RUN.finditer(kinds):
+            start, end = m.span()
+            out.extend(map(spell, words[pos:start], words[pos:start]))
+            out.extend(self._run(tuple(words[start:end])))
+            pos = end
+        out.extend(map(spell, words[pos:], words[pos:]))
+        return self._symbols(" ".join(out))
+
+    def _symbols(self, s: str) -> str:
+        if FINAL_SYMBOLS.search(s):
+            s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
+            return " ".join(s.split())
+        return " ".join(s.split()) if self._resplit else s
