@@ -26,10 +26,13 @@ the normalized one; nothing in asraudit stores normalized text only.
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
 import unicodedata
+from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Sequence
 
 from asraudit.text.symbols import basic_normalize
 from asraudit.text.whisper_english import EnglishNormalizer
@@ -138,3 +141,39 @@ def english_spelling_mapping() -> dict[str, str]:
 def _spelling_table() -> dict[str, str]:
     with resources.files("whisper_normalizer").joinpath("normalizers/english.json").open(encoding="utf-8") as fh:
         return json.load(fh)
+
+
+# Below this many strings the process pool's start-up (~0.5 s per worker) costs more than it saves.
+PARALLEL_THRESHOLD = 20_000
+_CHUNK = 5_000
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (the affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _normalize_chunk(args: tuple[str, list[str]]) -> list[str]:
+    name, texts = args
+    normalize = get_normalizer(name)
+    return [normalize(t) for t in texts]
+
+
+def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | None = None,
+                   threshold: int = PARALLEL_THRESHOLD) -> list[str]:
+    """``[get_normalizer(name)(t) for t in texts]``, over ``workers`` processes (default: every CPU)
+    when there are at least ``threshold`` texts.
+
+    Workers are spawned, not forked: a caller may hold threads (torch, Ray) that
+    a fork would copy mid-operation.  Each worker builds its own token tables.
+    """
+    normalize = get_normalizer(name)
+    workers = available_cpus() if workers is None else workers
+    if workers <= 1 or len(texts) < max(threshold, 1):
+        return [normalize(t) for t in texts]
+    chunks = [(name, list(texts[i : i + _CHUNK])) for i in range(0, len(texts), _CHUNK)]
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return [s for part in pool.map(_normalize_chunk, chunks) for s in part]

@@ -168,8 +168,6 @@ class EnglishNormalizer:
             code = SELF
         else:
             code = ACTIVE
-        if len(self._codes) >= _CACHE_LIMIT:
-            self._codes.clear(), self._spelled.clear(), self._words.clear()
         self._codes[token], self._spelled[token], self._words[token] = code, spelled, words
 
     def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
@@ -194,6 +192,8 @@ class EnglishNormalizer:
             words = self._string_level(s)
             return self._finish(words, max((self._kind(w) for w in words), default=0))
         tokens = s.split()
+        if len(self._codes) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
+            self._codes.clear(), self._spelled.clear(), self._words.clear()
         try:
             codes = bytes(map(self._codes.get, tokens))
         except TypeError:  # a token seen for the first time
