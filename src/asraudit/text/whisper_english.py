@@ -109,7 +109,9 @@ NUMBER_SUFFIX = re.compile(r"([0-9])\s+(st|nd|rd|th|s)\b")
 NON_INERT_RUN = re.compile(rb"[\x01\x02]+")  # over a string of word kinds
 
 # Token codes: what a token's words are to the number normalizer.
-INERT, SELF, ACTIVE, EMPTY, DIGITS = 0, 1, 2, 3, 4
+INERT, SELF, ACTIVE, EMPTY, DIGITS, SUFFIX, HALF = 0, 1, 2, 3, 4, 5, 6
+SUFFIX_WORD = re.compile(r"(?:st|nd|rd|th|s)\b")  # what the number preprocess joins to a digit before it
+NOT_INERT = re.compile(rb"[^\x00]+")  # over a string of token codes
 
 
 class EnglishNormalizer:
@@ -119,10 +121,18 @@ class EnglishNormalizer:
     final spelling, and a code: INERT (no number word, no digit), SELF (one
     number word that, between inert words, comes out as itself: "and",
     "point", "per", "one"), EMPTY (no words left: "um", a dash), DIGITS
-    (a digit or "half": the number preprocess must run) or ACTIVE.
-    A string of INERT tokens, with SELF ones never next to each other, is
-    the joined final spellings; any other goes word by word through
-    ``_finish``.
+    (a digit: the number preprocess must run), SUFFIX (inert, but its first
+    word is one the preprocess joins to a preceding number: "th", "s"), HALF
+    (the word "half": the preprocess's "and a half" rule works on the whole
+    string) or ACTIVE.
+
+    A string of INERT (and SUFFIX) tokens, with SELF ones never next to each
+    other, is the joined final spellings.  Otherwise each maximal span of
+    non-INERT tokens goes word by word through the number step (memoized per
+    span; INERT tokens bound the number normalizer's runs, and the
+    preprocess's "5 th" join needs a DIGITS and a SUFFIX token, both in one
+    span), and the rest keep their final spellings.  A string with HALF goes
+    word by word through ``_finish`` whole.
     """
 
     def __init__(self, spelling: dict[str, str]):
@@ -136,6 +146,7 @@ class EnglishNormalizer:
         self._spelled: dict[str, str] = {}
         self._words: dict[str, tuple[str, ...]] = {}
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._spans: dict[tuple[str, ...], str] = {}
         self._active: dict[str, int] = {}
 
     # -- per word -------------------------------------------------------------------------------
@@ -160,10 +171,12 @@ class EnglishNormalizer:
         spelled = " ".join(self._spelling.get(w, w) for w in words)
         if not words:
             code = EMPTY
+        elif any("half" in w for w in words):
+            code = HALF
         elif kind == 2:
             code = DIGITS
         elif kind == 0:
-            code = INERT
+            code = SUFFIX if SUFFIX_WORD.match(words[0]) else INERT
         elif kind == 1 and len(words) == 1 and self._run(words) == (spelled,):
             code = SELF
         else:
@@ -201,11 +214,35 @@ class EnglishNormalizer:
                 if t not in self._codes:
                     self._learn(t)
             codes = bytes(map(self._codes.get, tokens))
-        if (ACTIVE not in codes and DIGITS not in codes
+        spelled = self._spelled
+        if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
                 and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
-            return self._symbols(" ".join(filter(None, map(self._spelled.get, tokens))))
-        words = self._words
-        return self._finish([w for t in tokens for w in words[t]], 2 if DIGITS in codes else 1)
+            return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
+        if HALF in codes:
+            words = self._words
+            return self._finish([w for t in tokens for w in words[t]], 2)
+        out: list[str] = []
+        pos = 0
+        for m in NOT_INERT.finditer(codes):
+            start, end = m.span()
+            out.extend(map(spelled.get, tokens[pos:start]))
+            out.append(self._span(tuple(tokens[start:end])))
+            pos = end
+        out.extend(map(spelled.get, tokens[pos:]))
+        return self._symbols(" ".join(filter(None, out)))
+
+    def _span(self, span: tuple[str, ...]) -> str:
+        """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
+        out = self._spans.get(span)
+        if out is None:
+            words = [w for t in span for w in self._words[t]]
+            if any(self._codes[t] == DIGITS for t in span):
+                words = self._preprocess(" ".join(words)).split()
+            out = " ".join(self._numbers_and_spelling(words))
+            if len(self._spans) >= _CACHE_LIMIT:
+                self._spans.clear()
+            self._spans[span] = out
+        return out
 
     def _string_level(self, s: str) -> list[str]:
         """The steps before the number normalizer on the whole string (the rare cross-token case)."""
@@ -225,6 +262,10 @@ class EnglishNormalizer:
         ``kind`` 2 (a digit or "half" somewhere) runs the number preprocess on the whole string first."""
         if kind == 2:
             words = self._preprocess(" ".join(words)).split()
+        return self._symbols(" ".join(self._numbers_and_spelling(words)))
+
+    def _numbers_and_spelling(self, words: list[str]) -> list[str]:
+        """The number normalizer run by run of non-inert words, and every word's spelling."""
         try:
             kinds = bytes(map(self._active.get, words))
         except TypeError:  # a word seen for the first time
@@ -238,7 +279,7 @@ class EnglishNormalizer:
             out.extend(self._run(tuple(words[start:end])))
             pos = end
         out.extend(map(spell, words[pos:], words[pos:]))
-        return self._symbols(" ".join(out))
+        return out
 
     def _symbols(self, s: str) -> str:
         if FINAL_SYMBOLS.search(s):
