@@ -13,7 +13,6 @@ by the same functions (``decode_line``, ``jsonl_object``, ``prediction_row``).
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import pickle
 from array import array
 from concurrent.futures import ProcessPoolExecutor
@@ -24,9 +23,9 @@ from asraudit.data.predictions import PredictionRow, prediction_row
 from asraudit.data.rows import decode_line, jsonl_object
 from asraudit.errors import InputError
 from asraudit.metrics.wer import clip_counts
-from asraudit.text.normalize import available_cpus
+from asraudit.text.normalize import available_cpus, worker_context
 
-# Smaller files are scored in-process: spawning workers costs about a second.
+# Smaller files are scored in-process: starting workers costs up to a second (spawned).
 PARALLEL_MIN_BYTES = 16 * 2**20
 CHUNK_BYTES = 8 * 2**20
 
@@ -129,11 +128,11 @@ def can_parallelize(path: Path, normalize: Callable[[str], str], workers: int, m
 
 def score_file_parallel(path: Path, normalize: Callable[[str], str], workers: int | None = None,
                         chunk_bytes: int = CHUNK_BYTES) -> RowScores:
-    """``score_rows`` over every row of a JSONL file, by ``workers`` spawned processes (default: every CPU)."""
+    """``score_rows`` over every row of a JSONL file, by ``workers`` processes (default: every CPU)."""
     workers = workers or available_cpus()
     tasks = [(path, start, end, line, normalize) for start, end, line in plan_ranges(path, chunk_bytes)]
     out = RowScores()
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
         for part in pool.map(_score_range, tasks):  # in file order: the first bad row is the one reported
             if isinstance(part, tuple):
                 message, source, row = part

@@ -28,6 +28,8 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
+import threading
 import unicodedata
 from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
@@ -156,6 +158,18 @@ def available_cpus() -> int:
         return os.cpu_count() or 1
 
 
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start: fork where that is safe, else spawn.
+
+    Fork (Linux, only the main thread running, torch not loaded) starts a worker in
+    milliseconds and needs no importable main module, so it also works from a script
+    without a ``__main__`` guard.  A process holding other threads (torch, Ray) could
+    be copied mid-operation, so there workers are spawned instead."""
+    if sys.platform == "linux" and threading.active_count() == 1 and "torch" not in sys.modules:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
 def _normalize_chunk(args: tuple[str, list[str]]) -> list[str]:
     name, texts = args
     normalize = get_normalizer(name)
@@ -167,13 +181,12 @@ def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | N
     """``[get_normalizer(name)(t) for t in texts]``, over ``workers`` processes (default: every CPU)
     when there are at least ``threshold`` texts.
 
-    Workers are spawned, not forked: a caller may hold threads (torch, Ray) that
-    a fork would copy mid-operation.  Each worker builds its own token tables.
+    Workers start as ``worker_context`` says; each builds its own token tables.
     """
     normalize = get_normalizer(name)
     workers = available_cpus() if workers is None else workers
     if workers <= 1 or len(texts) < max(threshold, 1):
         return [normalize(t) for t in texts]
     chunks = [(name, list(texts[i : i + _CHUNK])) for i in range(0, len(texts), _CHUNK)]
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
         return [s for part in pool.map(_normalize_chunk, chunks) for s in part]
