@@ -19,8 +19,11 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
 - Two rules reach across tokens: ``\\s+'`` (joins an apostrophe to the
   previous word) and the perfect-tense replacers ("'d been").  A string
   where either could fire (whitespace or an ignored word before an
-  apostrophe, or one of the literal texts) takes the string-level path,
-  which applies those steps to the whole string exactly as transformers does.
+  apostrophe, or one of the literal texts) gets the ignore list and the
+  apostrophe join on the whole string first, exactly as transformers does
+  (the ignore list removes whole words only, so applying it again per token
+  changes nothing); if a perfect-tense text is then present, the whole
+  cascade runs on the whole string.
 - The number normalizer is a state machine over words.  A word that is not
   a number word and has no digit ("inert") leaves it empty and is output
   unchanged, and as a neighbour it reads like the start or end of the list.
@@ -78,6 +81,7 @@ DIGIT = re.compile(r"\d")
 # Where a string-level rule could fire: whitespace or an ignored word before an
 # apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
 CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+PERFECT_TENSE = re.compile(r"'[sd] (?:been|gone|done|got)")
 
 _CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when full
 
@@ -202,8 +206,12 @@ class EnglishNormalizer:
         if "[" in s or "<" in s or "(" in s:
             s = remove_bracketed(s)
         if "'" in s and CROSS_TOKEN.search(s):
-            words = self._string_level(s)
-            return self._finish(words, max((self._kind(w) for w in words), default=0))
+            # The ignore list and the apostrophe join on the whole string; the ignore list
+            # removes whole words only, so the token path may apply it again unchanged.
+            s = SPACE_BEFORE_APOSTROPHE.sub("'", IGNORE.sub("", s))
+            if PERFECT_TENSE.search(s):
+                words = _word_cascade(s, ignore=False).split()
+                return self._finish(words, max((self._kind(w) for w in words), default=0))
         tokens = s.split()
         if len(self._codes) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
             self._codes.clear(), self._spelled.clear(), self._words.clear()
@@ -243,12 +251,6 @@ class EnglishNormalizer:
                 self._spans.clear()
             self._spans[span] = out
         return out
-
-    def _string_level(self, s: str) -> list[str]:
-        """The steps before the number normalizer on the whole string (the rare cross-token case)."""
-        s = IGNORE.sub("", s)
-        s = SPACE_BEFORE_APOSTROPHE.sub("'", s)
-        return _word_cascade(s, ignore=False).split()
 
     def _preprocess(self, s: str) -> str:
         """The number normalizer's ``preprocess`` (its "and a half" step only where "half" occurs)."""
