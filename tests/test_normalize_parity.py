@@ -89,3 +89,16 @@ def test_normalize_many_equals_one_at_a_time(name):
 
 def test_normalize_many_of_nothing():
     assert normalize_many([], "whisper", workers=2, threshold=0) == []
+
+
+def test_one_normalizer_shared_by_threads_with_tiny_caches(monkeypatch):
+    """Tables are replaced, never cleared in place, so a call in another thread never loses a token."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
+    shared = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    texts = CORPUS[:1500]
+    expected = [get_normalizer("whisper")(s) for s in texts]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda s: shared(strip_format_characters(s)), texts * 2))
+    assert got == expected * 2

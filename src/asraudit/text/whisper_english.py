@@ -146,9 +146,9 @@ class EnglishNormalizer:
         self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
         # A value with whitespace would need a final re-split; none has one, but stay exact if so.
         self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
-        self._codes: dict[str, int] = {}
-        self._spelled: dict[str, str] = {}
-        self._words: dict[str, tuple[str, ...]] = {}
+        # Per token: code, final spelling, words.  Replaced whole (never cleared in place) when
+        # full, so a call in another thread keeps the tables it started with.
+        self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]]] = ({}, {}, {})
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._spans: dict[tuple[str, ...], str] = {}
         self._active: dict[str, int] = {}
@@ -168,8 +168,8 @@ class EnglishNormalizer:
             self._active[word] = kind
         return kind
 
-    def _learn(self, token: str) -> None:
-        """Fill the three per-token tables for ``token``."""
+    def _learn(self, token: str, tables: tuple[dict, dict, dict]) -> None:
+        """Fill the three per-token ``tables`` for ``token``."""
         words = tuple(_word_cascade(token).split())
         kind = max((self._kind(w) for w in words), default=0)
         spelled = " ".join(self._spelling.get(w, w) for w in words)
@@ -185,7 +185,7 @@ class EnglishNormalizer:
             code = SELF
         else:
             code = ACTIVE
-        self._codes[token], self._spelled[token], self._words[token] = code, spelled, words
+        tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
 
     def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
         """A maximal run of non-inert words through the number normalizer, then spelling."""
@@ -213,38 +213,38 @@ class EnglishNormalizer:
                 words = _word_cascade(s, ignore=False).split()
                 return self._finish(words, max((self._kind(w) for w in words), default=0))
         tokens = s.split()
-        if len(self._codes) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
-            self._codes.clear(), self._spelled.clear(), self._words.clear()
+        tables = self._tables
+        if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
+            tables = self._tables = ({}, {}, {})
+        code_of, spelled, words = tables
         try:
-            codes = bytes(map(self._codes.get, tokens))
+            codes = bytes(map(code_of.get, tokens))
         except TypeError:  # a token seen for the first time
             for t in tokens:
-                if t not in self._codes:
-                    self._learn(t)
-            codes = bytes(map(self._codes.get, tokens))
-        spelled = self._spelled
+                if t not in code_of:
+                    self._learn(t, tables)
+            codes = bytes(map(code_of.get, tokens))
         if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
                 and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
             return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
         if HALF in codes:
-            words = self._words
             return self._finish([w for t in tokens for w in words[t]], 2)
         out: list[str] = []
         pos = 0
         for m in NOT_INERT.finditer(codes):
             start, end = m.span()
             out.extend(map(spelled.get, tokens[pos:start]))
-            out.append(self._span(tuple(tokens[start:end])))
+            out.append(self._span(tuple(tokens[start:end]), tables))
             pos = end
         out.extend(map(spelled.get, tokens[pos:]))
         return self._symbols(" ".join(filter(None, out)))
 
-    def _span(self, span: tuple[str, ...]) -> str:
+    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict]) -> str:
         """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
         out = self._spans.get(span)
         if out is None:
-            words = [w for t in span for w in self._words[t]]
-            if any(self._codes[t] == DIGITS for t in span):
+            words = [w for t in span for w in tables[2][t]]
+            if any(tables[0][t] == DIGITS for t in span):
                 words = self._preprocess(" ".join(words)).split()
             out = " ".join(self._numbers_and_spelling(words))
             if len(self._spans) >= _CACHE_LIMIT:
