@@ -93,6 +93,10 @@ HANDMADE = [
     "two dollars and seven cents",
     "per cent per",
     "o o o",
+    "on behalf of one and a half million",
+    "two and a half$ each",
+    "two and a halfway point",
+    "and a half-time score of 2",
 ]
 
 

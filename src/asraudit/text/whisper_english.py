@@ -82,6 +82,8 @@ DIGIT = re.compile(r"\d")
 # apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
 CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
 PERFECT_TENSE = re.compile(r"'[sd] (?:been|gone|done|got)")
+# A word the "and a half" rule (\band\s+a\s+half\b) can end on: "half", "half$", not "behalf" or "halfway".
+HALF_WORD = re.compile(r"half\b")
 
 _CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when full
 
@@ -156,10 +158,10 @@ class EnglishNormalizer:
     # -- per word -------------------------------------------------------------------------------
 
     def _kind(self, word: str) -> int:
-        """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (digit, "half")."""
+        """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (a digit, "half")."""
         kind = self._active.get(word)
         if kind is None:
-            if DIGIT.search(word) or "half" in word:
+            if DIGIT.search(word) or HALF_WORD.match(word):
                 kind = 2
             else:
                 kind = 1 if word in self._number_words else 0
@@ -175,7 +177,7 @@ class EnglishNormalizer:
         spelled = " ".join(self._spelling.get(w, w) for w in words)
         if not words:
             code = EMPTY
-        elif any("half" in w for w in words):
+        elif any(HALF_WORD.match(w) for w in words):
             code = HALF
         elif kind == 2:
             code = DIGITS
