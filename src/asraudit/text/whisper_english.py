@@ -72,6 +72,11 @@ _REPLACERS = [
     ]),
 ]
 REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+# A plain word, maybe followed by punctuation that the symbol step turns into spaces and no
+# other rule reads.  Only the whole-word replacers can touch it, and the ignore list.
+PLAIN_TOKEN = re.compile(r"([a-z]+)[,;:!?\"]*\.?")  # a lone final "." is a space too
+WHOLE_WORD = {p[2:-2]: r for p, r in _REPLACERS if p.startswith(r"\b") and "'" not in p}
+IGNORED = frozenset({"hmm", "mm", "mhm", "mmm", "uh", "um"})
 DIGIT_COMMA = re.compile(r"(\d),(\d)")
 PERIOD = re.compile(r"\.([^0-9]|$)")
 LEADING_SYMBOL = re.compile(r"[.$¢€£]([^0-9])")
@@ -90,6 +95,10 @@ _CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when fu
 
 def _word_cascade(s: str, ignore: bool = True) -> str:
     """The steps before the number normalizer that need no cross-token context, on ``s``."""
+    plain = PLAIN_TOKEN.fullmatch(s) if ignore else None
+    if plain:  # the cascade's result on such a token, without running its ~50 tests
+        word = plain.group(1)
+        return "" if word in IGNORED else WHOLE_WORD.get(word, word)
     if ignore and ("mm" in s or "uh" in s or "um" in s or "mhm" in s):
         s = IGNORE.sub("", s)
     for pattern, replacement, literal in REPLACERS:
