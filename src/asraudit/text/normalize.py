@@ -58,7 +58,8 @@ _FORMAT_CHARACTERS = _FormatCharacters()
 
 def strip_format_characters(text: str) -> str:
     """``text`` without Unicode format characters (category Cf; see the module docstring)."""
-    return text if text.isascii() else text.translate(_FORMAT_CHARACTERS)  # no Cf character is ASCII
+    # No Cf character is ASCII or printable (Cf is "Other"), and both tests run in C.
+    return text if text.isascii() or text.isprintable() else text.translate(_FORMAT_CHARACTERS)
 
 
 def _identity(text: str) -> str:
