@@ -54,7 +54,7 @@ def main() -> int:
         print(f"\n=== {name}: {' '.join(argv)}", flush=True)
         if skip:
             print(f"skipped: {skip}")
-            ratios.append(f"{name}: skipped ({skip})")
+            ratios.append(f"{name}: skipped, {skip}")
             continue
         t0 = time.perf_counter()
         proc = subprocess.Popen([sys.executable, str(HERE / argv[0]), *argv[1:]], stdout=subprocess.PIPE,

@@ -69,7 +69,7 @@ def main() -> None:
     print(f"peak RSS {peak_kb / 1e3:.1f} MB = {peak_kb * 1e3 / size:.2f}x the file (largest process, /usr/bin/time); "
           f"whole process tree {tree_peak / 1e3:.1f} MB = {tree_peak * 1e3 / size:.2f}x (sampled every 50 ms)")
     print(f"wall {wall}, CPU {cpu:.1f} s (all processes)")
-    print(f"RATIO wer-{args.rows:,}-rows: goal <= 30 s and <= 2x the file ({size / 1e6:.0f} MB); asraudit {wall} "
+    print(f"RATIO wer-{args.rows:,}-rows: goal (1,000,000 rows) <= 30 s and <= 2x the file ({size / 1e6:.0f} MB); asraudit {wall} "
           f"wall, {cpu:.0f} s CPU, peak RSS {tree_peak / 1e3:.0f} MB for all processes = {tree_peak * 1e3 / size:.2f}x")
 
 
