@@ -30,7 +30,9 @@ from asraudit.probes.refdis import ClipInput, mine, prepare_clips
 from asraudit.text.align import edit_counts
 from asraudit.text.normalize import get_normalizer
 
-DEFAULT_PREDS = Path(__file__).resolve().parents[2] / "shared" / "reference" / "hume-voxpopuli-150" / "predictions"
+_HERE = Path(__file__).resolve()
+DEFAULT_PREDS = next((b / "reference" / "hume-voxpopuli-150" / "predictions" for b in (_HERE.parents[2] / "shared",
+                      _HERE.parents[3] / "shared") if (b / "reference").is_dir()), _HERE.parents[2] / "shared")
 PANEL = ["wav2vec2-base-960h", "whisper-tiny.en", "whisper-base.en", "whisper-small.en"]
 REPLICAS = 12
 VARIANTS = 8
@@ -123,6 +125,8 @@ def main() -> int:
           f"{1e6 * t_mine / (n_clips * n_models):6.1f} us per clip-model")
     print(f"WER pass: {t_wer:7.2f} s  {n_clips / t_wer:8.1f} clips/s  (peer: edit-distance counts only)")
     print(f"mining costs {t_mine / t_wer:.1f}x a plain WER pass over the same pairs")
+    print(f"RATIO refdis-mining: peer (edit-distance WER pass) {n_clips / t_wer:,.0f} clips/s, asraudit miner "
+          f"{n_clips / t_mine:,.0f} clips/s, the miner takes {t_mine / t_wer:.1f}x the peer's time")
 
     print("\nlinearity (cost per clip-model pair should stay flat):")
     print(f"{'clips':>6} {'models':>6} {'pairs':>7} {'seconds':>8} {'us/pair':>8}")

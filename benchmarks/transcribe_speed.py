@@ -164,6 +164,8 @@ def main() -> None:
     for name in ("asraudit", "asraudit job grid", "asraudit, 8 windows/call"):
         print(f"speed ratio {name} / faster-whisper: wall {min(walls['faster-whisper']) / min(walls[name]):.2f}x, "
               f"CPU {min(cpus['faster-whisper']) / min(cpus[name]):.2f}x")
+    fw, ours = audio_seconds / min(cpus["faster-whisper"]), audio_seconds / min(cpus["asraudit"])
+    print(f"RATIO transcribe: faster-whisper RTFx {fw:.1f} (CPU), asraudit RTFx {ours:.1f} (CPU), {ours / fw:.2f}x")
 
 if __name__ == "__main__":
     main()

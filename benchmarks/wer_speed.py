@@ -22,7 +22,9 @@ from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.metrics.wer import corpus_wer
 from asraudit.text.normalize import get_normalizer
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "reference" / "hume-voxpopuli-150" / "predictions"
+_HERE = Path(__file__).resolve()
+SHARED = next((b / "reference" / "hume-voxpopuli-150" / "predictions" for b in (_HERE.parents[2] / "shared",
+               _HERE.parents[3] / "shared") if (b / "reference").is_dir()), _HERE.parents[2] / "shared")
 
 
 def best_of(fn, repeats: int) -> tuple[float, object]:
@@ -60,6 +62,8 @@ def main() -> None:
     print(f"asraudit corpus_wer : {t_ours:8.3f} s  ({len(pairs) / t_ours:,.0f} clips/s)  WER {ours.rate:.6f}")
     print(f"jiwer process_words : {t_jiwer:8.3f} s  ({len(pairs) / t_jiwer:,.0f} clips/s)  WER {theirs.wer:.6f}")
     print(f"speed-up over jiwer : {t_jiwer / t_ours:.2f}x (best of {args.repeats})")
+    print(f"RATIO wer-scoring: jiwer {len(pairs) / t_jiwer:,.0f} clips/s, asraudit {len(pairs) / t_ours:,.0f} clips/s, "
+          f"{t_jiwer / t_ours:.1f}x (same normalized text, equal WER)")
 
     t_boot, scored = best_of(lambda: corpus_wer(refs, hyps, n_boot=1000), 1)
     print(f"with 1000-resample clip bootstrap: {t_boot:.3f} s, 95% CI "

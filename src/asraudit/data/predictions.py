@@ -178,20 +178,25 @@ def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
     if not path.is_file():
         raise InputError("no such prediction file", path)
     for lineno, rec in read_rows(path, "prediction file"):
-        id_f, ref_f, hyp_f = _fields(rec, path, lineno)
-        clip_id = rec[id_f]
-        if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
-            clip_id = str(clip_id)
-        clip_id = _as_text(clip_id, "clip id", path, lineno)
-        if not clip_id or not clip_id.strip():
-            raise InputError("empty clip id", path, lineno)
-        reference = _as_text(rec[ref_f], "reference", path, lineno)
-        if reference is None:
-            raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
-        hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
-        dur_f = pick_field(rec, DURATION_FIELDS)
-        duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
-        yield PredictionRow(clip_id, reference, hypothesis, duration, lineno)
+        yield prediction_row(rec, path, lineno)
+
+
+def prediction_row(rec: dict, path: Path, lineno: int) -> PredictionRow:
+    """One record of a prediction file, checked (the rules ``iter_prediction_rows`` applies to every row)."""
+    id_f, ref_f, hyp_f = _fields(rec, path, lineno)
+    clip_id = rec[id_f]
+    if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
+        clip_id = str(clip_id)
+    clip_id = _as_text(clip_id, "clip id", path, lineno)
+    if not clip_id or not clip_id.strip():
+        raise InputError("empty clip id", path, lineno)
+    reference = _as_text(rec[ref_f], "reference", path, lineno)
+    if reference is None:
+        raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
+    hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
+    dur_f = pick_field(rec, DURATION_FIELDS)
+    duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
+    return PredictionRow(clip_id, reference, hypothesis, duration, lineno)
 
 
 def _fields(rec: dict, path: Path, lineno: int) -> tuple:

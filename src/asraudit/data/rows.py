@@ -51,14 +51,18 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
     offset = 0
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):  # binary files split on b"\n" only
-            try:
-                text = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(
-                    f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})", path, lineno
-                ) from None
+            yield lineno, decode_line(raw, lineno, offset, path)
             offset += len(raw)
-            yield lineno, text
+
+
+def decode_line(raw: bytes, lineno: int, offset: int, path: Path) -> str:
+    """Line ``lineno`` (starting at byte ``offset``) as text; a BOM is dropped on line 1 only."""
+    try:
+        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})", path, lineno
+        ) from None
 
 
 def _is_json_array(path: Path) -> bool:
@@ -82,15 +86,22 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
             yield i, item
         return
     for lineno, line in text_lines(path):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
-        if not isinstance(item, dict):
-            raise InputError("expected a JSON object on each line", path, lineno)
-        yield lineno, item
+        item = jsonl_object(line, path, lineno)
+        if item is not None:
+            yield lineno, item
+
+
+def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
+    """The JSON object on one JSONL line; None for a blank line."""
+    if not line.strip():
+        return None
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
+    if not isinstance(item, dict):
+        raise InputError("expected a JSON object on each line", path, lineno)
+    return item
 
 
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:

@@ -7,8 +7,6 @@ normalizer is the slow part of scoring, not the alignment.
 
 from __future__ import annotations
 
-import hashlib
-from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -18,7 +16,16 @@ import numpy as np
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio
+from asraudit.metrics.stream_rows import (
+    CHUNK_BYTES,
+    PARALLEL_MIN_BYTES,
+    can_parallelize,
+    score_file_parallel,
+    score_rows,
+    text_hash,
+)
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
+from asraudit.text.normalize import available_cpus
 
 
 class NormalizedCache:
@@ -88,12 +95,6 @@ def score_model(
 _MEMO_LIMIT = 50_000
 
 
-def text_hash(text: str) -> int:
-    """A signed 64-bit hash of a string, stable across processes (unlike ``hash``)."""
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "little", signed=True)
-
-
 class BoundedCache(NormalizedCache):
     """``NormalizedCache`` that forgets everything once it holds ``limit`` strings."""
 
@@ -142,35 +143,26 @@ class StreamedFile:
         return found
 
 
-def stream_file(path: Path, normalize: Callable[[str], str], model: str | None = None) -> StreamedFile:
+def stream_file(path: Path, normalize: Callable[[str], str], model: str | None = None, workers: int | None = None,
+                min_parallel_bytes: int = PARALLEL_MIN_BYTES, chunk_bytes: int = CHUNK_BYTES) -> StreamedFile:
     """Score every row of one prediction file as it is read; a duplicate clip id is an InputError.
 
     Only references go through ``normalize``'s memo (they repeat across models' files;
-    hypotheses seldom do), so a bounded memo holds one text per clip, not two."""
+    hypotheses seldom do), so a bounded memo holds one text per clip, not two.  A JSONL
+    file of ``min_parallel_bytes`` or more is scored by ``workers`` processes (default:
+    every CPU; ``stream_rows`` says why that changes nothing but the time)."""
     normalize_hyp = getattr(normalize, "normalize", normalize)
-    clip_hash, ref_hash, rows, counts = array("q"), array("q"), array("i"), array("i")
-    skipped_hash, skipped_rows = array("q"), array("i")
-    empty: list[str] = []
-    for r in iter_prediction_rows(path):
-        if r.hypothesis is None:  # the model did not run this clip
-            skipped_hash.append(text_hash(r.clip_id))
-            skipped_rows.append(r.row)
-            continue
-        ref = normalize(r.reference).split()
-        hyp = normalize_hyp(r.hypothesis).split()
-        if ref:
-            c = clip_counts(ref, hyp)
-            counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
-        else:  # no defined WER: left out of the score and listed
-            empty.append(r.clip_id)
-            counts.extend((0, 0, 0, 0, len(hyp)))
-        clip_hash.append(text_hash(r.clip_id))
-        ref_hash.append(text_hash(" ".join(r.reference.split())))
-        rows.append(r.row)
-    out = StreamedFile(model or path.stem, path, np.frombuffer(clip_hash, dtype=np.int64),
-                       np.frombuffer(ref_hash, dtype=np.int64), np.frombuffer(rows, dtype=np.int32),
-                       np.frombuffer(counts, dtype=np.int32).reshape(-1, 5), len(skipped_rows), empty)
-    _check_unique(out, np.frombuffer(skipped_hash, dtype=np.int64), np.frombuffer(skipped_rows, dtype=np.int32))
+    workers = available_cpus() if workers is None else workers
+    if can_parallelize(path, normalize_hyp, workers, min_parallel_bytes):
+        scores = score_file_parallel(path, normalize_hyp, workers, chunk_bytes)
+    else:
+        scores = score_rows(iter_prediction_rows(path), normalize, normalize_hyp)
+    out = StreamedFile(model or path.stem, path, np.frombuffer(scores.clip_hash, dtype=np.int64),
+                       np.frombuffer(scores.ref_hash, dtype=np.int64), np.frombuffer(scores.rows, dtype=np.int32),
+                       np.frombuffer(scores.counts, dtype=np.int32).reshape(-1, 5), len(scores.skipped_rows),
+                       scores.empty)
+    _check_unique(out, np.frombuffer(scores.skipped_hash, dtype=np.int64),
+                  np.frombuffer(scores.skipped_rows, dtype=np.int32))
     return out
 
 

@@ -1,9 +1,14 @@
 """Text normalizers: Whisper English, basic (language-independent) and none.
 
 The Whisper English normalizer is what the paper, the Open ASR Leaderboard and
-published WERs use, so asraudit delegates to the maintained port in the
-``whisper-normalizer`` package rather than re-implementing it; a test proves
-parity with transformers' ``EnglishTextNormalizer`` on hundreds of strings.
+published WERs use.  It is the hot spot of every text probe, so asraudit runs
+its own implementation (``whisper_english.py``: each distinct token is
+normalized once, see there for why that is exact) whose output is identical
+to transformers' ``EnglishTextNormalizer``; tests prove parity on tens of
+thousands of generated and real strings.  ``reference_normalizer`` keeps the
+slow path (the ``whisper-normalizer`` package's port, as transformers does
+it) for those tests and the benchmark.  ``normalize_many`` spreads a large
+corpus over the CPU cores.
 
 Unicode format characters (category Cf: zero-width space U+200B, zero-width
 (non-)joiner U+200C/U+200D, word joiner U+2060, BOM U+FEFF, soft hyphen
@@ -20,28 +25,41 @@ the normalized one; nothing in asraudit stores normalized text only.
 
 from __future__ import annotations
 
-import re
+import json
+import multiprocessing
+import os
 import sys
+import threading
 import unicodedata
+from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Sequence
+
+from asraudit.text.symbols import basic_normalize
+from asraudit.text.whisper_english import EnglishNormalizer
 
 Normalizer = Callable[[str], str]
 
 NORMALIZERS = ("whisper", "basic", "none")
 
 
-def _format_characters() -> re.Pattern:
-    chars = "".join(chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf")
-    return re.compile(f"[{re.escape(chars)}]")
+class _FormatCharacters(dict):
+    """A translate table deleting category-Cf characters, deciding each code point when first seen
+    (scanning all of Unicode up front cost a second at every start)."""
+
+    def __missing__(self, code: int) -> str | None:
+        out = self[code] = None if unicodedata.category(chr(code)) == "Cf" else chr(code)
+        return out
 
 
-_FORMAT_CHARACTERS = _format_characters()
+_FORMAT_CHARACTERS = _FormatCharacters()
 
 
 def strip_format_characters(text: str) -> str:
     """``text`` without Unicode format characters (category Cf; see the module docstring)."""
-    return text if text.isascii() else _FORMAT_CHARACTERS.sub("", text)  # no Cf character is ASCII
+    # No Cf character is ASCII or printable (Cf is "Other"), and both tests run in C.
+    return text if text.isascii() or text.isprintable() else text.translate(_FORMAT_CHARACTERS)
 
 
 def _identity(text: str) -> str:
@@ -50,7 +68,7 @@ def _identity(text: str) -> str:
 
 
 @lru_cache(maxsize=None)
-def _whisper_english() -> Normalizer:
+def _reference_english() -> Normalizer:
     from whisper_normalizer.english import EnglishTextNormalizer
 
     normalizer = EnglishTextNormalizer()
@@ -63,27 +81,18 @@ def _whisper_english() -> Normalizer:
 
 
 @lru_cache(maxsize=None)
-def _basic() -> Normalizer:
+def _reference_basic() -> Normalizer:
     from whisper_normalizer.basic import BasicTextNormalizer
 
     return BasicTextNormalizer()
 
 
-def get_normalizer(name: str) -> Normalizer:
-    """Return the normalizer called ``name`` (one of ``NORMALIZERS``).
+@lru_cache(maxsize=None)
+def _fast_english() -> Normalizer:
+    return EnglishNormalizer(_spelling_table())
 
-    Every returned function maps a raw string to a string of space-separated
-    tokens with no leading, trailing or repeated spaces.
-    """
-    if name == "none":
-        return _identity
-    if name == "whisper":
-        inner = _whisper_english()
-    elif name == "basic":
-        inner = _basic()
-    else:
-        raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
+def _collapsed(name: str, inner: Normalizer) -> Normalizer:
     def normalize(text: str) -> str:
         return " ".join(inner(strip_format_characters(text)).split())
 
@@ -91,6 +100,94 @@ def get_normalizer(name: str) -> Normalizer:
     return normalize
 
 
+def get_normalizer(name: str) -> Normalizer:
+    """Return the normalizer called ``name`` (one of ``NORMALIZERS``).
+
+    Every returned function maps a raw string to a string of space-separated
+    tokens with no leading, trailing or repeated spaces.  The functions are
+    plain module-level objects, so they can be sent to worker processes.
+    """
+    if name == "none":
+        return _identity
+    if name == "whisper":
+        return normalize_whisper
+    if name == "basic":
+        return normalize_basic
+    raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
+
+
+def normalize_whisper(text: str) -> str:
+    """The Whisper English normalizer (transformers' ``EnglishTextNormalizer``), format characters removed."""
+    return _fast_english()(strip_format_characters(text))
+
+
+def normalize_basic(text: str) -> str:
+    """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
+    return basic_normalize(strip_format_characters(text))
+
+
+def reference_normalizer(name: str) -> Normalizer:
+    """The slow, string-at-a-time path of ``name`` ("whisper" or "basic"), for parity tests and benchmarks."""
+    if name == "whisper":
+        return _collapsed(name, _reference_english())
+    if name == "basic":
+        return _collapsed(name, _reference_basic())
+    raise ValueError(f"no reference path for normalizer {name!r}")
+
+
 def english_spelling_mapping() -> dict[str, str]:
-    """The British-to-American spelling table the Whisper normalizer applies."""
-    return dict(_whisper_english().standardize_spellings.mapping)
+    """The British-to-American spelling table the Whisper normalizer applies (the tokenizer's normalizer.json)."""
+    return dict(_spelling_table())
+
+
+@lru_cache(maxsize=1)
+def _spelling_table() -> dict[str, str]:
+    with resources.files("whisper_normalizer").joinpath("normalizers/english.json").open(encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+# Below this many strings the process pool's start-up (~0.5 s per worker) costs more than it saves.
+PARALLEL_THRESHOLD = 20_000
+_CHUNK = 5_000
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (the affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_context() -> multiprocessing.context.BaseContext:
+    """How worker processes start: fork where that is safe, else spawn.
+
+    Fork (Linux, only the main thread running, torch not loaded) starts a worker in
+    milliseconds and needs no importable main module, so it also works from a script
+    without a ``__main__`` guard.  A process holding other threads (torch, Ray) could
+    be copied mid-operation, so there workers are spawned instead."""
+    if sys.platform == "linux" and threading.active_count() == 1 and "torch" not in sys.modules:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def _normalize_chunk(args: tuple[str, list[str]]) -> list[str]:
+    name, texts = args
+    normalize = get_normalizer(name)
+    return [normalize(t) for t in texts]
+
+
+def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | None = None,
+                   threshold: int = PARALLEL_THRESHOLD) -> list[str]:
+    """``[get_normalizer(name)(t) for t in texts]``, over ``workers`` processes (default: every CPU)
+    when there are at least ``threshold`` texts.
+
+    Workers start as ``worker_context`` says; each builds its own token tables.
+    """
+    normalize = get_normalizer(name)
+    workers = available_cpus() if workers is None else workers
+    if workers <= 1 or len(texts) < max(threshold, 1):
+        return [normalize(t) for t in texts]
+    chunks = [(name, list(texts[i : i + _CHUNK])) for i in range(0, len(texts), _CHUNK)]
+    with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
+        return [s for part in pool.map(_normalize_chunk, chunks) for s in part]

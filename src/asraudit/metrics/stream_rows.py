@@ -1,0 +1,141 @@
+"""Per-row scoring of a streamed prediction file, on one process or on every CPU.
+
+A leaderboard file of a million rows is parsed, normalized and aligned row by
+row; on one core that is about a minute.  The rows are independent, so a
+large JSONL file is cut into byte ranges of whole lines and each range is
+scored by a worker process that reads it itself (only the compact arrays
+come back).  Line numbers, byte offsets in error messages and the first
+error in file order are exactly those of the one-process reader: the ranges
+are planned with the number of their first line, and each line is checked
+by the same functions (``decode_line``, ``jsonl_object``, ``prediction_row``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from array import array
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Callable, Iterable
+
+from asraudit.data.predictions import PredictionRow, prediction_row
+from asraudit.data.rows import decode_line, jsonl_object
+from asraudit.errors import InputError
+from asraudit.metrics.wer import clip_counts
+from asraudit.text.normalize import available_cpus, worker_context
+
+# Smaller files are scored in-process: starting workers costs up to a second (spawned).
+PARALLEL_MIN_BYTES = 16 * 2**20
+CHUNK_BYTES = 8 * 2**20
+
+
+def text_hash(text: str) -> int:
+    """A signed 64-bit hash of a string, stable across processes (unlike ``hash``)."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "little", signed=True)
+
+
+class RowScores:
+    """The compact per-row results of part of a file, in file order (what a worker sends back)."""
+
+    def __init__(self) -> None:
+        self.clip_hash, self.ref_hash, self.rows, self.counts = array("q"), array("q"), array("i"), array("i")
+        self.skipped_hash, self.skipped_rows = array("q"), array("i")
+        self.empty: list[str] = []
+
+    def add(self, r: PredictionRow, normalize_ref: Callable[[str], str], normalize_hyp: Callable[[str], str]) -> None:
+        if r.hypothesis is None:  # the model did not run this clip
+            self.skipped_hash.append(text_hash(r.clip_id))
+            self.skipped_rows.append(r.row)
+            return
+        ref = normalize_ref(r.reference).split()
+        hyp = normalize_hyp(r.hypothesis).split()
+        if ref:
+            c = clip_counts(ref, hyp)
+            self.counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
+        else:  # no defined WER: left out of the score and listed
+            self.empty.append(r.clip_id)
+            self.counts.extend((0, 0, 0, 0, len(hyp)))
+        self.clip_hash.append(text_hash(r.clip_id))
+        self.ref_hash.append(text_hash(" ".join(r.reference.split())))
+        self.rows.append(r.row)
+
+    def extend(self, other: "RowScores") -> None:
+        for name in ("clip_hash", "ref_hash", "rows", "counts", "skipped_hash", "skipped_rows", "empty"):
+            getattr(self, name).extend(getattr(other, name))
+
+
+def score_rows(rows: Iterable[PredictionRow], normalize: Callable[[str], str],
+               normalize_hyp: Callable[[str], str]) -> RowScores:
+    out = RowScores()
+    for r in rows:
+        out.add(r, normalize, normalize_hyp)
+    return out
+
+
+def plan_ranges(path: Path, chunk_bytes: int = CHUNK_BYTES) -> list[tuple[int, int, int]]:
+    """(start byte, end byte, number of the first line) of ranges of whole lines covering ``path``."""
+    out = []
+    start, line = 0, 1
+    with path.open("rb") as fh:
+        while True:
+            block = fh.read(chunk_bytes)
+            if not block:
+                return out
+            if not block.endswith(b"\n"):
+                block += fh.readline()  # to the end of the line (binary readline splits on b"\n" only)
+            out.append((start, start + len(block), line))
+            line += block.count(b"\n")
+            start += len(block)
+
+
+def _range_rows(path: Path, start: int, end: int, first_line: int) -> Iterable[PredictionRow]:
+    with path.open("rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    pieces = data.split(b"\n")
+    offset = start
+    for i, piece in enumerate(pieces):
+        raw = piece + b"\n" if i < len(pieces) - 1 else piece  # the last piece: b"" or an unended last line
+        if not raw:
+            break
+        lineno = first_line + i
+        rec = jsonl_object(decode_line(raw, lineno, offset, path), path, lineno)
+        offset += len(raw)
+        if rec is not None:
+            yield prediction_row(rec, path, lineno)
+
+
+def _score_range(task) -> RowScores | tuple[str, str | None, int | None]:
+    path, start, end, first_line, normalize = task
+    try:
+        return score_rows(_range_rows(path, start, end, first_line), normalize, normalize)
+    except InputError as exc:  # sent back as fields: the parent raises it with the same place
+        return (exc.message, exc.source, exc.row)
+
+
+def can_parallelize(path: Path, normalize: Callable[[str], str], workers: int, min_bytes: int) -> bool:
+    """A JSONL file big enough to be worth the workers, and a normalizer a worker can import."""
+    if workers <= 1 or path.suffix.lower() != ".jsonl" or path.stat().st_size < min_bytes:
+        return False
+    try:
+        pickle.dumps(normalize)
+    except Exception:  # a lambda or closure: score in-process
+        return False
+    return True
+
+
+def score_file_parallel(path: Path, normalize: Callable[[str], str], workers: int | None = None,
+                        chunk_bytes: int = CHUNK_BYTES) -> RowScores:
+    """``score_rows`` over every row of a JSONL file, by ``workers`` processes (default: every CPU)."""
+    workers = workers or available_cpus()
+    tasks = [(path, start, end, line, normalize) for start, end, line in plan_ranges(path, chunk_bytes)]
+    out = RowScores()
+    with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
+        for part in pool.map(_score_range, tasks):  # in file order: the first bad row is the one reported
+            if isinstance(part, tuple):
+                message, source, row = part
+                raise InputError(message, source, row)
+            out.extend(part)
+    return out

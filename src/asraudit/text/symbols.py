@@ -1,0 +1,112 @@
+"""Character-level steps of the Whisper normalizers, as ``str.translate`` tables.
+
+transformers' ``remove_symbols_and_diacritics`` and ``remove_symbols`` look
+up the Unicode category of every character of every string in a Python
+loop.  The decision depends on the character alone, so it is made once per
+distinct character and kept in a table that ``str.translate`` applies in C:
+the same output, computed per character instead of per occurrence.
+
+The rules (transformers ``models/whisper/english_normalizer.py``):
+
+- English (after NFKD): a kept symbol stays; a letter in
+  ``ADDITIONAL_DIACRITICS`` becomes its ASCII spelling; a nonspacing mark
+  (Mn) is dropped; any other mark, symbol or punctuation (M*, S*, P*)
+  becomes a space; everything else stays.
+- Basic (after NFKC): marks, symbols and punctuation become a space.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Letters NFKD leaves whole, spelled out as the Whisper normalizer spells them.
+ADDITIONAL_DIACRITICS = {
+    "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "ß": "ss", "ẞ": "SS",
+    "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "þ": "th", "Þ": "th", "ł": "l", "Ł": "L",
+}
+
+# Symbols the English normalizer keeps for its number step ("$20", "5%", "3.5").
+NUMERIC_SYMBOLS = ".%$¢€£"
+
+# Whole bracketed spans, removed before anything else by both normalizers.
+BRACKETS = re.compile(r"[<\[][^>\]]*[>\]]")
+PARENTHESES = re.compile(r"\(([^)]+?)\)")
+
+
+def remove_bracketed(s: str) -> str:
+    """``s`` without ``[...]``/``<...>`` and then ``(...)`` spans (a no-op, and cheap, when it has none)."""
+    if "[" in s or "<" in s:
+        s = BRACKETS.sub("", s)
+    if "(" in s:
+        s = PARENTHESES.sub("", s)
+    return s
+
+
+def _english_rule(char: str) -> str:
+    if char in NUMERIC_SYMBOLS:
+        return char
+    if char in ADDITIONAL_DIACRITICS:
+        return ADDITIONAL_DIACRITICS[char]
+    category = unicodedata.category(char)
+    if category == "Mn":
+        return ""
+    return " " if category[0] in "MSP" else char
+
+
+def _basic_rule(char: str) -> str:
+    return " " if unicodedata.category(char)[0] in "MSP" else char
+
+
+class _Table(dict):
+    """A translate table that decides each character the first time it is seen."""
+
+    def __init__(self, rule):
+        super().__init__()
+        self.rule = rule
+        for code in range(128):  # ASCII decided up front: most text never misses
+            self[code] = rule(chr(code))
+
+    def __missing__(self, code: int) -> str:
+        out = self[code] = self.rule(chr(code))
+        return out
+
+
+_ENGLISH = _Table(_english_rule)
+_BASIC = _Table(_basic_rule)
+# ASCII text goes through bytes.translate (a 256-byte table, several times faster than
+# str.translate); every ASCII character maps to exactly one ASCII character under both rules.
+_ENGLISH_ASCII = bytes(ord(_english_rule(chr(c))) if c < 128 else c for c in range(256))
+_BASIC_ASCII = bytes(ord(_basic_rule(chr(c))) if c < 128 else c for c in range(256))
+
+
+def remove_symbols_and_diacritics(s: str) -> str:
+    """transformers' ``remove_symbols_and_diacritics(s, keep=".%$¢€£")``, table-driven."""
+    if s.isascii():  # NFKD leaves ASCII unchanged
+        return s.encode("ascii").translate(_ENGLISH_ASCII).decode("ascii")
+    return unicodedata.normalize("NFKD", s).translate(_ENGLISH)
+
+
+def remove_symbols(s: str) -> str:
+    """transformers' ``remove_symbols(s)`` (NFKC, then M/S/P to a space), table-driven."""
+    if s.isascii():
+        return s.encode("ascii").translate(_BASIC_ASCII).decode("ascii")
+    return unicodedata.normalize("NFKC", s).translate(_BASIC)
+
+
+# For ASCII text the basic normalizer's table, with the separators \x1c-\x1f (whitespace to
+# str.split and to re's \s, but not to bytes.split) also mapped to a space.
+_BASIC_ASCII_SPLIT = bytes(32 if 0x1C <= c <= 0x1F else t for c, t in enumerate(_BASIC_ASCII))
+
+
+def basic_normalize(s: str) -> str:
+    """transformers' ``BasicTextNormalizer()`` with whitespace collapsed to single spaces.
+
+    Every step is a C-level string operation here: lowercase, bracketed spans,
+    the symbol table, lowercase again (NFKC can produce capitals, e.g. from
+    the "ℌ" letterlike symbols), split and join; ASCII text stays in bytes.
+    """
+    s = remove_bracketed(s.lower())
+    if s.isascii():  # already lowercase, and the table maps letters to themselves
+        return b" ".join(s.encode("ascii").translate(_BASIC_ASCII_SPLIT).split()).decode("ascii")
+    return " ".join(remove_symbols(s).lower().split())

@@ -1,0 +1,301 @@
+"""The Whisper English normalizer, fast and identical to transformers' ``EnglishTextNormalizer``.
+
+transformers runs ~64 regular-expression passes over every whole string and
+a Python loop over its characters.  Almost all of that work is local to one
+whitespace-separated token, and text repeats its tokens (Zipf), so this
+implementation splits the lowercased string once and computes each
+distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
+(``s`` is the lowercased string, a *token* a maximal run of non-whitespace):
+
+- Every pattern of the ignore list, the replacers (except the six
+  "perfect tense" ones, which contain a space), the digit-comma and the
+  period rule matches no whitespace, and its assertions (``\\b``,
+  ``[^0-9]``, ``$``) see a whitespace neighbour exactly as they see the
+  string's edge (``\\s``, ``str.isspace`` and "not a word character" agree
+  on every code point).  So applying the cascade token by token and joining
+  with spaces equals applying it to ``s``, up to the amount of whitespace,
+  which every later step ignores.  The symbol step decides per character,
+  and NFKD never reorders across whitespace (a starter).
+- Two rules reach across tokens: ``\\s+'`` (joins an apostrophe to the
+  previous word) and the perfect-tense replacers ("'d been").  A string
+  where either could fire (whitespace or an ignored word before an
+  apostrophe, or one of the literal texts) gets the ignore list and the
+  apostrophe join on the whole string first, exactly as transformers does
+  (the ignore list removes whole words only, so applying it again per token
+  changes nothing); if a perfect-tense text is then present, the whole
+  cascade runs on the whole string.
+- The number normalizer is a state machine over words.  A word that is not
+  a number word and has no digit ("inert") leaves it empty and is output
+  unchanged, and as a neighbour it reads like the start or end of the list.
+  So each maximal run of non-inert words is processed on its own (memoized
+  per run), and its ``postprocess`` matches stay inside the run (they need
+  digits, which inert words lack).  Its ``preprocess`` splits letters from
+  digits and joins "5 th"; it runs on the whole string when a digit or the
+  word "half" is present, and is the identity otherwise.
+- Spelling is a per-word map; the last two symbol rules are applied to the
+  whole string when it holds one of their symbols.
+
+The number state machine itself is the maintained port's
+(``whisper_normalizer.english.EnglishNumberNormalizer``); parity with
+transformers is tested on tens of thousands of strings.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
+
+IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
+SPACE_BEFORE_APOSTROPHE = re.compile(r"\s+'")
+
+# (pattern, replacement) in transformers' order; each pattern's literal text
+# is the cheap test for whether it can match at all.
+_REPLACERS = [
+    *((rf"\b{w}\b", r) for w, r in [
+        ("won't", "will not"), ("can't", "can not"), ("let's", "let us"), ("ain't", "aint"),
+        ("y'all", "you all"), ("wanna", "want to"), ("gotta", "got to"), ("gonna", "going to"),
+        ("i'ma", "i am going to"), ("imma", "i am going to"), ("woulda", "would have"),
+        ("coulda", "could have"), ("shoulda", "should have"), ("ma'am", "madam"),
+        ("mr", "mister "), ("mrs", "missus "), ("st", "saint "), ("dr", "doctor "), ("prof", "professor "),
+        ("capt", "captain "), ("gov", "governor "), ("ald", "alderman "), ("gen", "general "),
+        ("sen", "senator "), ("rep", "representative "), ("pres", "president "), ("rev", "reverend "),
+        ("hon", "honorable "), ("asst", "assistant "), ("assoc", "associate "), ("lt", "lieutenant "),
+        ("col", "colonel "), ("jr", "junior "), ("sr", "senior "), ("esq", "esquire "),
+    ]),
+    *((rf"{w}\b", r) for w, r in [
+        ("'d been", " had been"), ("'s been", " has been"), ("'d gone", " had gone"),
+        ("'s gone", " has gone"), ("'d done", " had done"), ("'s got", " has got"),
+        ("n't", " not"), ("'re", " are"), ("'s", " is"), ("'d", " would"), ("'ll", " will"),
+        ("'t", " not"), ("'ve", " have"), ("'m", " am"),
+    ]),
+]
+REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+# A plain word, maybe followed by punctuation that the symbol step turns into spaces and no
+# other rule reads.  Only the whole-word replacers can touch it, and the ignore list.
+PLAIN_TOKEN = re.compile(r"([a-z]+)[,;:!?\"]*\.?")  # a lone final "." is a space too
+WHOLE_WORD = {p[2:-2]: r for p, r in _REPLACERS if p.startswith(r"\b") and "'" not in p}
+IGNORED = frozenset({"hmm", "mm", "mhm", "mmm", "uh", "um"})
+DIGIT_COMMA = re.compile(r"(\d),(\d)")
+PERIOD = re.compile(r"\.([^0-9]|$)")
+LEADING_SYMBOL = re.compile(r"[.$¢€£]([^0-9])")
+TRAILING_PERCENT = re.compile(r"([^0-9])%")
+FINAL_SYMBOLS = re.compile(r"[.$¢€£%]")
+DIGIT = re.compile(r"\d")
+# Where a string-level rule could fire: whitespace or an ignored word before an
+# apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
+CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+PERFECT_TENSE = re.compile(r"'[sd] (?:been|gone|done|got)")
+# A word the "and a half" rule (\band\s+a\s+half\b) can end on: "half", "half$", not "behalf" or "halfway".
+HALF_WORD = re.compile(r"half\b")
+
+_CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when full
+
+
+def _word_cascade(s: str, ignore: bool = True) -> str:
+    """The steps before the number normalizer that need no cross-token context, on ``s``."""
+    plain = PLAIN_TOKEN.fullmatch(s) if ignore else None
+    if plain:  # the cascade's result on such a token, without running its ~50 tests
+        word = plain.group(1)
+        return "" if word in IGNORED else WHOLE_WORD.get(word, word)
+    if ignore and ("mm" in s or "uh" in s or "um" in s or "mhm" in s):
+        s = IGNORE.sub("", s)
+    for pattern, replacement, literal in REPLACERS:
+        if literal in s:
+            s = pattern.sub(replacement, s)
+    if "," in s:
+        s = DIGIT_COMMA.sub(r"\1\2", s)
+    if "." in s:
+        s = PERIOD.sub(r" \1", s)
+    return remove_symbols_and_diacritics(s)
+
+
+@lru_cache(maxsize=1)
+def _number_normalizer():
+    from whisper_normalizer.english import EnglishNumberNormalizer
+
+    return EnglishNumberNormalizer()
+
+
+LETTER_DIGIT = re.compile(r"([a-z])([0-9])")
+DIGIT_LETTER = re.compile(r"([0-9])([a-z])")
+NUMBER_SUFFIX = re.compile(r"([0-9])\s+(st|nd|rd|th|s)\b")
+NON_INERT_RUN = re.compile(rb"[\x01\x02]+")  # over a string of word kinds
+
+# Token codes: what a token's words are to the number normalizer.
+INERT, SELF, ACTIVE, EMPTY, DIGITS, SUFFIX, HALF = 0, 1, 2, 3, 4, 5, 6
+SUFFIX_WORD = re.compile(r"(?:st|nd|rd|th|s)\b")  # what the number preprocess joins to a digit before it
+NOT_INERT = re.compile(rb"[^\x00]+")  # over a string of token codes
+
+
+class EnglishNormalizer:
+    """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
+
+    Per distinct token it keeps its words after the word-level steps, their
+    final spelling, and a code: INERT (no number word, no digit), SELF (one
+    number word that, between inert words, comes out as itself: "and",
+    "point", "per", "one"), EMPTY (no words left: "um", a dash), DIGITS
+    (a digit: the number preprocess must run), SUFFIX (inert, but its first
+    word is one the preprocess joins to a preceding number: "th", "s"), HALF
+    (the word "half": the preprocess's "and a half" rule works on the whole
+    string) or ACTIVE.
+
+    A string of INERT (and SUFFIX) tokens, with SELF ones never next to each
+    other, is the joined final spellings.  Otherwise each maximal span of
+    non-INERT tokens goes word by word through the number step (memoized per
+    span; INERT tokens bound the number normalizer's runs, and the
+    preprocess's "5 th" join needs a DIGITS and a SUFFIX token, both in one
+    span), and the rest keep their final spellings.  A string with HALF goes
+    word by word through ``_finish`` whole.
+    """
+
+    def __init__(self, spelling: dict[str, str]):
+        numbers = _number_normalizer()
+        self._numbers = numbers
+        self._number_words = frozenset(numbers.words)
+        self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
+        # A value with whitespace would need a final re-split; none has one, but stay exact if so.
+        self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
+        # Per token: code, final spelling, words.  Replaced whole (never cleared in place) when
+        # full, so a call in another thread keeps the tables it started with.
+        self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]]] = ({}, {}, {})
+        self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._spans: dict[tuple[str, ...], str] = {}
+        self._active: dict[str, int] = {}
+
+    # -- per word -------------------------------------------------------------------------------
+
+    def _kind(self, word: str) -> int:
+        """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (a digit, "half")."""
+        kind = self._active.get(word)
+        if kind is None:
+            if DIGIT.search(word) or HALF_WORD.match(word):
+                kind = 2
+            else:
+                kind = 1 if word in self._number_words else 0
+            if len(self._active) >= _CACHE_LIMIT:
+                self._active.clear()
+            self._active[word] = kind
+        return kind
+
+    def _learn(self, token: str, tables: tuple[dict, dict, dict]) -> None:
+        """Fill the three per-token ``tables`` for ``token``."""
+        words = tuple(_word_cascade(token).split())
+        kind = max((self._kind(w) for w in words), default=0)
+        spelled = " ".join(self._spelling.get(w, w) for w in words)
+        if not words:
+            code = EMPTY
+        elif any(HALF_WORD.match(w) for w in words):
+            code = HALF
+        elif kind == 2:
+            code = DIGITS
+        elif kind == 0:
+            code = SUFFIX if SUFFIX_WORD.match(words[0]) else INERT
+        elif kind == 1 and len(words) == 1 and self._run(words) == (spelled,):
+            code = SELF
+        else:
+            code = ACTIVE
+        tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
+
+    def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
+        """A maximal run of non-inert words through the number normalizer, then spelling."""
+        out = self._runs.get(run)
+        if out is None:
+            numbers = self._numbers
+            text = numbers.postprocess(" ".join(w for w in numbers.process_words(list(run)) if w is not None))
+            out = tuple(self._spelling.get(w, w) for w in text.split())
+            if len(self._runs) >= _CACHE_LIMIT:
+                self._runs.clear()
+            self._runs[run] = out
+        return out
+
+    # -- per string -----------------------------------------------------------------------------
+
+    def __call__(self, text: str) -> str:
+        s = text.lower()
+        if "[" in s or "<" in s or "(" in s:
+            s = remove_bracketed(s)
+        if "'" in s and CROSS_TOKEN.search(s):
+            # The ignore list and the apostrophe join on the whole string; the ignore list
+            # removes whole words only, so the token path may apply it again unchanged.
+            s = SPACE_BEFORE_APOSTROPHE.sub("'", IGNORE.sub("", s))
+            if PERFECT_TENSE.search(s):
+                words = _word_cascade(s, ignore=False).split()
+                return self._finish(words, max((self._kind(w) for w in words), default=0))
+        tokens = s.split()
+        tables = self._tables
+        if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
+            tables = self._tables = ({}, {}, {})
+        code_of, spelled, words = tables
+        try:
+            codes = bytes(map(code_of.get, tokens))
+        except TypeError:  # a token seen for the first time
+            for t in tokens:
+                if t not in code_of:
+                    self._learn(t, tables)
+            codes = bytes(map(code_of.get, tokens))
+        if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
+                and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
+            return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
+        if HALF in codes:
+            return self._finish([w for t in tokens for w in words[t]], 2)
+        out: list[str] = []
+        pos = 0
+        for m in NOT_INERT.finditer(codes):
+            start, end = m.span()
+            out.extend(map(spelled.get, tokens[pos:start]))
+            out.append(self._span(tuple(tokens[start:end]), tables))
+            pos = end
+        out.extend(map(spelled.get, tokens[pos:]))
+        return self._symbols(" ".join(filter(None, out)))
+
+    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict]) -> str:
+        """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
+        out = self._spans.get(span)
+        if out is None:
+            words = [w for t in span for w in tables[2][t]]
+            if any(tables[0][t] == DIGITS for t in span):
+                words = self._preprocess(" ".join(words)).split()
+            out = " ".join(self._numbers_and_spelling(words))
+            if len(self._spans) >= _CACHE_LIMIT:
+                self._spans.clear()
+            self._spans[span] = out
+        return out
+
+    def _preprocess(self, s: str) -> str:
+        """The number normalizer's ``preprocess`` (its "and a half" step only where "half" occurs)."""
+        if "half" in s:
+            return self._numbers.preprocess(s)
+        return NUMBER_SUFFIX.sub(r"\1\2", DIGIT_LETTER.sub(r"\1 \2", LETTER_DIGIT.sub(r"\1 \2", s)))
+
+    def _finish(self, words: list[str], kind: int) -> str:
+        """Numbers (run by run), spelling and the last symbol rules, from the word-level output.
+
+        ``kind`` 2 (a digit or "half" somewhere) runs the number preprocess on the whole string first."""
+        if kind == 2:
+            words = self._preprocess(" ".join(words)).split()
+        return self._symbols(" ".join(self._numbers_and_spelling(words)))
+
+    def _numbers_and_spelling(self, words: list[str]) -> list[str]:
+        """The number normalizer run by run of non-inert words, and every word's spelling."""
+        try:
+            kinds = bytes(map(self._active.get, words))
+        except TypeError:  # a word seen for the first time
+            kinds = bytes(map(self._kind, words))
+        spell = self._spelling.get
+        out: list[str] = []
+        pos = 0
+        for m in NON_INERT_RUN.finditer(kinds):
+            start, end = m.span()
+            out.extend(map(spell, words[pos:start], words[pos:start]))
+            out.extend(self._run(tuple(words[start:end])))
+            pos = end
+        out.extend(map(spell, words[pos:], words[pos:]))
+        return out
+
+    def _symbols(self, s: str) -> str:
+        if FINAL_SYMBOLS.search(s):
+            s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
+            return " ".join(s.split())
+        return " ".join(s.split()) if self._resplit else s

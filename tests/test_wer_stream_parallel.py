@@ -1,0 +1,94 @@
+"""A JSONL prediction file scored by worker processes gives what one process gives, errors included."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from asraudit.errors import InputError
+from asraudit.metrics.model_wer import BoundedCache, stream_file
+from asraudit.metrics.stream_rows import plan_ranges
+from asraudit.text.normalize import get_normalizer
+
+# Tiny ranges, so a small file spans many workers' tasks and every range edge is exercised.
+PARALLEL = dict(workers=2, min_parallel_bytes=0, chunk_bytes=700)
+SERIAL = dict(workers=1)
+
+
+def _rows(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        row = {"audio_filepath": f"clip-{i}", "text": f"Mr. Smith paid ${i}.50 on the {i}th, colour {i % 7}",
+               "pred_text": f"mister smith paid {i} dollars on the {i}th color"}
+        if i % 11 == 3:
+            row["pred_text"] = None  # the model did not run this clip
+        if i % 13 == 5:
+            row["text"] = "(laughs)"  # empty once normalized
+        out.append(json.dumps(row, ensure_ascii=i % 2 == 0))
+    return out
+
+
+def _write(tmp_path, lines: list[str], end: str = "\n", bom: bool = False):
+    path = tmp_path / "model.jsonl"
+    path.write_bytes(("\ufeff" if bom else "").encode() + (("\n".join(lines)) + end).encode("utf-8"))
+    return path
+
+
+def _same(a, b):
+    for name in ("clip_hash", "ref_hash", "rows", "counts"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+    assert a.skipped_missing_hypothesis == b.skipped_missing_hypothesis
+    assert a.empty_reference_clips == b.empty_reference_clips
+
+
+@pytest.mark.parametrize("end", ["\n", ""])
+def test_parallel_scoring_equals_one_process(tmp_path, end):
+    lines = _rows(300)
+    lines[40:40] = ["", "   "]  # blank lines still count as lines
+    path = _write(tmp_path, lines, end=end, bom=True)
+    normalize = BoundedCache(get_normalizer("whisper"))
+    assert len(plan_ranges(path, 700)) > 10
+    _same(stream_file(path, normalize, **PARALLEL), stream_file(path, normalize, **SERIAL))
+
+
+def _error(path, **kw) -> str:
+    with pytest.raises(InputError) as exc:
+        stream_file(path, BoundedCache(get_normalizer("whisper")), **kw)
+    return str(exc.value)
+
+
+def test_the_first_bad_row_is_reported_the_same(tmp_path):
+    lines = _rows(200)
+    lines[150] = '{"audio_filepath": "x", "text": "a"'  # broken JSON, late in the file
+    lines[170] = "[1, 2]"
+    path = _write(tmp_path, lines)
+    serial = _error(path, **SERIAL)
+    assert "row 151" in serial
+    assert _error(path, **PARALLEL) == serial
+
+
+def test_bad_utf8_offset_is_the_same(tmp_path):
+    path = _write(tmp_path, _rows(120))
+    data = path.read_bytes()
+    cut = data.index(b"clip-90")
+    path.write_bytes(data[:cut] + b"\xff" + data[cut:])
+    serial = _error(path, **SERIAL)
+    assert "offset" in serial
+    assert _error(path, **PARALLEL) == serial
+
+
+def test_duplicate_clip_across_ranges_is_found(tmp_path):
+    lines = _rows(200)
+    lines[190] = lines[2]
+    path = _write(tmp_path, lines)
+    serial = _error(path, **SERIAL)
+    assert "duplicate clip id" in serial
+    assert _error(path, **PARALLEL) == serial
+
+
+def test_a_closure_normalizer_is_scored_in_process(tmp_path):
+    path = _write(tmp_path, _rows(50))
+    plain = get_normalizer("basic")
+    _same(stream_file(path, lambda s: plain(s), **PARALLEL), stream_file(path, plain, **SERIAL))
