@@ -35,6 +35,7 @@ def test_empty_prediction_file_is_warned_about_and_left_out_of_the_panel(tmp_pat
     assert "panel: m1, m2, m3 (3)" in four.out
     three = cli("refdis", "--preds", tmp_path / "three", "--panel", "m1,m2,m3", "--json", tmp_path / "three.json",
                 "--bootstrap", "0")
+    assert three.code == 0, three.err
     got, want = (json.loads((tmp_path / f).read_text()) for f in ("four.json", "three.json"))
     assert got["panel"] == ["m1", "m2", "m3"] and got["n_edits"] == want["n_edits"] == len(REFS)
     assert got["accept_ref"] == want["accept_ref"]

@@ -16,15 +16,16 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.report.summary import to_plain
 from asraudit.commands.common import add_preds_argument
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
-from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file, text_hash
-from asraudit.metrics.wer import CorpusScore
+from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
+from asraudit.metrics.stream_rows import text_hash
+from asraudit.metrics.wer import CorpusScore
 from asraudit.report.alignment_view import alignment_lines
+from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.align import align
 from asraudit.text.normalize import NORMALIZERS, get_normalizer

@@ -22,7 +22,6 @@ from asraudit.metrics.stream_rows import (
     can_parallelize,
     score_file_parallel,
     score_rows,
-    text_hash,
 )
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
 from asraudit.text.normalize import available_cpus
