@@ -36,7 +36,8 @@ from asraudit.probes.refdis import ClipInput, Edit, MinerParams
 from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
 from asraudit.probes.refdis_score import AcceptRef
 from asraudit.run.executor import LocalExecutor
-from asraudit.run.spec import ORIGINAL, TRANSCRIBE, Transcribe, make_job
+from asraudit.run.prediction_files import stored_transcripts as run_stored
+from asraudit.run.spec import Transcribe
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 
@@ -123,10 +124,8 @@ def run_variants(store: ResultStore, variants: Sequence[Variant], clips: Sequenc
 
 def stored_transcripts(store: ResultStore, variant: Variant, clips: Sequence[Clip]) -> dict[str, str]:
     """clip id -> the variant's stored transcript (clips without a result are left out)."""
-    jobs = {c.id: make_job(variant.model.model_id, variant.model.config_hash, c.id, ORIGINAL.id, TRANSCRIBE)
-            for c in clips}
-    found = store.get_many(jobs.values())
-    return {cid: found[job.key].text or "" for cid, job in jobs.items() if job.key in found}
+    found = run_stored(store, variant.model.model_id, variant.model.config_hash, (c.id for c in clips))
+    return {cid: result.text or "" for cid, result in found.items()}
 
 
 def panel_transcripts(panel: PredictionSet | Mapping[str, Mapping[str, str]] | None,

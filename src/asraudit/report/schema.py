@@ -54,7 +54,7 @@ def _type_schema(annotation, defs: dict[str, Any]) -> dict[str, Any]:
     if dataclasses.is_dataclass(annotation):
         name = annotation.__name__
         if name not in defs:
-            defs[name] = {}  # placeholder: a recursive reference finds it
+            defs[name] = {}  # reserved first, so a dataclass that refers to itself finds its own name
             defs[name] = _object_schema(annotation, defs)
         return {"$ref": f"#/$defs/{name}"}
     raise TypeError(f"no JSON Schema for {annotation!r}")
