@@ -253,8 +253,8 @@ class _DecoderSteering(Intervention):
     def _edit(self, hidden: torch.Tensor, direction: Direction) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def install(self, model, ctx: RunContext) -> list:
-        block = _layer(model.model.decoder.layers, self._layer_index(), "decoder")
+    def install(self, sites, ctx: RunContext) -> list:
+        block = _layer(sites.require("decoder"), self._layer_index(), "decoder")
         count, _ = parse_positions(self.positions)
 
         def steer(module, inputs, output):

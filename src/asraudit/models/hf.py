@@ -55,17 +55,6 @@ def _hash(settings: dict) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def model_family(config) -> str:
-    """``"seq2seq"`` or ``"ctc"`` for a transformers config, by the auto-model mappings."""
-    from transformers import MODEL_FOR_CTC_MAPPING, MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING
-
-    if type(config) in MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING:
-        return "seq2seq"
-    if type(config) in MODEL_FOR_CTC_MAPPING:
-        return "ctc"
-    raise ValueError(f"model type {config.model_type!r} is neither a speech seq2seq nor a CTC model")
-
-
 class _HFModel:
     backend = "hf"
 

@@ -39,7 +39,7 @@ from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
 from asraudit.models.ct2_whisper import CT2Whisper
-from asraudit.models.hf import HFCTC, HFSeq2Seq, model_family
+from asraudit.models.families import family_for
 from asraudit.models.http import HTTPTranscriptionModel
 from asraudit.models.pocketsphinx import PocketSphinx
 from asraudit.models.replay import ReplayModel
@@ -183,7 +183,7 @@ def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, 
     except OSError as exc:  # not a model directory, or a hub id while offline
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot load transformers model {source!r}: {first_line}") from None
-    cls = HFSeq2Seq if model_family(config) == "seq2seq" else HFCTC
+    cls = family_for(config, source).load_class()
     return cls(source, model_id=model_id, device=device, compute_type=compute_type, **options)
 
 

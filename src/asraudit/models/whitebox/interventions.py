@@ -51,6 +51,7 @@ from asraudit.models.whitebox.frames import (
     audio_frames,
     changed_frames,
 )
+from asraudit.models.whitebox.sites import InterventionSites
 
 # The torch-free names (frames, paired-run sources) live in ``frames``; they
 # are listed here too because importers of this module predate the split.
@@ -79,8 +80,8 @@ class Intervention:
         """What goes into the model's config hash."""
         return {"kind": self.kind, **{k: str(v) for k, v in self.params().items()}}
 
-    def install(self, model, ctx: RunContext) -> list:
-        """Register hooks on ``model`` (a ``WhisperForConditionalGeneration``); return their handles."""
+    def install(self, sites: InterventionSites, ctx: RunContext) -> list:
+        """Register hooks on the modules of ``sites``; return their handles."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -128,12 +129,12 @@ class ActivationPatch(Intervention):
         where = self.frames.id if self.site == "encoder" else (",".join(map(str, self.positions)) or "all")
         return {"site": self.site, "layer": self.layer, "at": where, "source": self.source.id}
 
-    def install(self, model, ctx: RunContext) -> list:
+    def install(self, sites: InterventionSites, ctx: RunContext) -> list:
         if not ctx.paired:
             raise RuntimeError("an activation patch runs only in a paired batch")
         n = ctx.n_targets
         if self.site == "encoder":
-            layer = _layer(model.model.encoder.layers, self.layer, "encoder")
+            layer = _layer(sites.require("encoder"), self.layer, "encoder")
 
             def patch_encoder(module, inputs, output):
                 patched = output.clone()
@@ -144,7 +145,7 @@ class ActivationPatch(Intervention):
 
             return [layer.register_forward_hook(patch_encoder)]
 
-        layer = _layer(model.model.decoder.layers, self.layer, "decoder")
+        layer = _layer(sites.require("decoder"), self.layer, "decoder")
         wanted = set(self.positions)
 
         def patch_decoder(module, inputs, output):
@@ -177,9 +178,9 @@ class CrossAttentionMask(Intervention):
     def params(self):
         return {"frames": self.frames.id, "layers": ",".join(map(str, self.layers)) or "all"}
 
-    def install(self, model, ctx: RunContext) -> list:
-        decoder_layers = model.model.decoder.layers
-        chosen = [_layer(decoder_layers, i, "decoder") for i in self.layers] if self.layers else list(decoder_layers)
+    def install(self, sites: InterventionSites, ctx: RunContext) -> list:
+        attention = sites.require("cross-attention")
+        chosen = [_layer(attention, i, "decoder") for i in self.layers] if self.layers else list(attention)
         n_rows = ctx.n_targets * (2 if ctx.paired else 1)
         cache: dict[str, torch.Tensor] = {}
 
@@ -204,7 +205,7 @@ class CrossAttentionMask(Intervention):
             kwargs["attention_mask"] = mask
             return args, kwargs
 
-        return [layer.encoder_attn.register_forward_pre_hook(block, with_kwargs=True) for layer in chosen]
+        return [module.register_forward_pre_hook(block, with_kwargs=True) for module in chosen]
 
 
 class _Steering(Intervention):
@@ -220,8 +221,8 @@ class _Steering(Intervention):
     def _edit(self, hidden: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def install(self, model, ctx: RunContext) -> list:
-        layer = _layer(model.model.encoder.layers, self._layer_index(), "encoder")
+    def install(self, sites: InterventionSites, ctx: RunContext) -> list:
+        layer = _layer(sites.require("encoder"), self._layer_index(), "encoder")
 
         def steer(module, inputs, output):
             steered = output.clone()

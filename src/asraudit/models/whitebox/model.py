@@ -30,6 +30,7 @@ from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.frames import RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, needs_pairing
+from asraudit.models.whitebox.sites import InterventionSites
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 
 TEXT_CONTEXT = 448
@@ -157,11 +158,21 @@ class WhiteboxWhisper:
         handles = []
         try:
             for intervention in self.interventions:
-                handles.extend(intervention.install(self.hf, ctx))
+                handles.extend(intervention.install(self.intervention_sites(), ctx))
             yield
         finally:
             for handle in handles:
                 handle.remove()
+
+    def intervention_sites(self) -> InterventionSites:
+        """Whisper's hookable modules: encoder blocks, decoder blocks and their cross-attention."""
+        model = self.hf.model
+        return InterventionSites(
+            family="whisper",
+            encoder_layers=model.encoder.layers,
+            decoder_layers=model.decoder.layers,
+            cross_attention=[layer.encoder_attn for layer in model.decoder.layers],
+        )
 
     def _encode(self, rows: Sequence[np.ndarray]) -> torch.Tensor:
         with _cpu_threads(self.threads if self.device == "cpu" else None):

@@ -1,0 +1,97 @@
+"""The transformers model families asraudit can load, and how a folder is recognised.
+
+A local folder saved with ``save_pretrained`` or a hub id (``hf:ORG/NAME``)
+carries a ``config.json`` whose ``model_type`` names its architecture.  This
+table maps model types to the asraudit class that transcribes and scores
+that architecture, and says, for ``asraudit models``, what each family can
+do.  Families are imported lazily (``loader`` is ``module:Class``): most
+need torch and transformers, which are the optional ``hf`` extra.
+
+Why a table rather than transformers' auto-model mappings alone: the
+mappings say which *head* a model has, not how to build its prompt, force
+its target text or reach its layers; a speech LLM and a transducer both
+need their own scoring recipe.  The mappings remain the fallback for any
+speech seq2seq or CTC model not listed here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from asraudit.errors import InputError
+
+KINDS = ("encoder-decoder", "speech-llm", "transducer", "ctc")
+
+
+@dataclass(frozen=True)
+class Family:
+    """One architecture family: what loads it and what it can do."""
+
+    name: str  # shown in `asraudit models`, e.g. "whisper", "parakeet-tdt"
+    kind: str  # one of KINDS
+    model_types: tuple[str, ...]  # config.model_type values this family accepts
+    loader: str  # "asraudit.models.<module>:<Class>", imported only when used
+    transcribe: str  # e.g. "greedy, beam"
+    score: str  # how the teacher-forced score is computed
+    whitebox_sites: str  # intervention sites, or "-" when none
+    example: str  # a spec entry a user would write
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"family {self.name!r}: kind {self.kind!r} is not one of {KINDS}")
+
+    def load_class(self):
+        module, _, name = self.loader.partition(":")
+        return getattr(importlib.import_module(module), name)
+
+
+_GENERIC_SEQ2SEQ = Family(
+    name="speech-seq2seq", kind="encoder-decoder", model_types=(),
+    loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam", score="teacher-forced",
+    whitebox_sites="-", example='spec = "hf:ORG/NAME"  (any AutoModelForSpeechSeq2Seq)',
+)
+_GENERIC_CTC = Family(
+    name="ctc", kind="ctc", model_types=(),
+    loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+    whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"  (any AutoModelForCTC)',
+)
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        name="whisper", kind="encoder-decoder", model_types=("whisper",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam", score="teacher-forced",
+        whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:<dir>)",
+        example='spec = "hf:openai/whisper-large-v3"',
+    ),
+    Family(
+        name="wav2vec2-ctc", kind="ctc", model_types=("wav2vec2", "hubert", "wavlm", "data2vec-audio", "unispeech", "unispeech-sat", "sew", "sew-d", "wav2vec2-conformer"),
+        loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"',
+    ),
+)
+
+
+def families() -> tuple[Family, ...]:
+    """Every listed family, then the generic fallbacks."""
+    return FAMILIES + (_GENERIC_SEQ2SEQ, _GENERIC_CTC)
+
+
+def family_for(config, source: str) -> Family:
+    """The family of a loaded transformers ``config``; an InputError naming ``source`` when none fits."""
+    model_type = getattr(config, "model_type", None)
+    for family in FAMILIES:
+        if model_type in family.model_types:
+            return family
+    from transformers import MODEL_FOR_CTC_MAPPING, MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING
+
+    if type(config) in MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING:
+        return _GENERIC_SEQ2SEQ
+    if type(config) in MODEL_FOR_CTC_MAPPING:
+        return _GENERIC_CTC
+    supported = sorted({t for f in FAMILIES for t in f.model_types})
+    raise InputError(
+        f"model {source!r} has model_type {model_type!r}, which asraudit cannot load as a speech model "
+        f"(supported: {', '.join(supported)}, or any speech seq2seq or CTC model); "
+        "check that the folder holds a speech recognition model"
+    )
