@@ -169,6 +169,17 @@ def test_the_echoing_model_is_flagged_and_the_faithful_ones_are_not(replayed):
     assert summary["provenance"]["models"]["echo"]["model_id"].startswith("replay:")
 
 
+def test_the_echoing_model_leads_the_record_ranking_and_loses_it_on_corrected_references(replayed):
+    out, _ = replayed
+    ranking = json.loads((out / "summary.json").read_text(encoding="utf-8"))["wer_ranking"]
+    assert ranking["ranking"]["record"][0] == "echo"
+    assert ranking["models"]["echo"]["rank_corrected_loo"] > 1
+    for name in ("clean0", "clean1", "clean2"):  # the panel: each judged by the other two's corrections
+        row = ranking["models"][name]
+        assert row["panel_member"] and row["wer_corrected_loo"] < row["wer_record"]
+    assert ranking["truth_field"] is None and "truth" not in ranking["ranking"]
+
+
 def test_every_output_is_written_and_parquet_tables_read_back(replayed):
     import pyarrow.parquet as pq
 

@@ -102,6 +102,22 @@ def model_row(spec: str = "m", **fields) -> dict:
     return {"spec": spec, "panel": False, "can_score": False, "rtfx": None, **fields}
 
 
+def wer_ranking_of() -> dict:
+    """The organism first on the record and last on the truth; two panel members, one scored on the record once."""
+    wers = {"whisper-tiny.en": (0.12, 0.10, 0.09), "whisper-base": (0.10, 0.08, 0.07),
+            "pocketsphinx": (0.30, 0.29, 0.28), "organism": (0.05, 0.14, 0.15)}
+    order = {k: sorted(wers, key=lambda m: wers[m][i]) for i, k in enumerate(("record", "corrected_loo", "truth"))}
+    models = {m: {"panel_member": m in MODELS[:2], "wer_record": r, "wer_record_interval": iv(r - 0.01, r + 0.01),
+                  "wer_corrected_loo": c, "wer_corrected_loo_interval": iv(c - 0.01, c + 0.01),
+                  "record_fallback_clips": 1 if m == "whisper-base" else 0,
+                  "rank_record": order["record"].index(m) + 1, "rank_corrected_loo": order["corrected_loo"].index(m) + 1,
+                  "wer_truth": t, "wer_truth_interval": iv(t - 0.01, t + 0.01), "corrected_minus_truth": c - t,
+                  "corrected_minus_truth_interval": iv(c - t - 0.005, c - t + 0.005),
+                  "rank_truth": order["truth"].index(m) + 1}
+              for m, (r, c, t) in wers.items()}
+    return {"clips": 84, "truth_field": "spoken", "ranking": order, "models": models}
+
+
 def summary_of(**sections) -> dict:
     """A summary.json of this layout with only ``sections`` filled (the rest: stages that did not run)."""
     return {"schema_version": SCHEMA_VERSION, "title": "", "subtitle": "", "models": {}, **sections}
@@ -208,6 +224,7 @@ def realistic_summary(n_edits: int = 20, evil: str = EVIL) -> dict:
                               "precision_interval": iv(0.8, 0.97, "wilson"),
                               "recall_interval": iv(0.74, 0.95, "wilson")}
                           for k in ("delete", "insert", "substitute", "all")}},
+        wer_ranking=wer_ranking_of(),
         masked=[{"model": m, "targets": 60, "clean": 0.9, "masked": 0.3, "masked_interval": iv(0.2, 0.4, "wilson"),
                  "masked_k": 18, "masked_n": 60, "control": 0.05, "control_interval": iv(0.01, 0.1, "wilson"),
                  "control_n": 60, "lift_masked": -0.02, "lift_masked_interval": iv(-0.05, 0.01),
@@ -280,11 +297,25 @@ def test_page_makes_no_network_reference():
 
 def test_every_section_of_a_full_summary_is_rendered():
     tree = parse_page(render(realistic_summary()))
-    for ident in ("headline", "by-kind", "by-group", "mining-kinds", "mining-truth", "masked", "switch", "agreement",
+    for ident in ("headline", "by-kind", "by-group", "mining-kinds", "mining-truth", "wer-ranking", "masked", "switch",
+                  "agreement",
                   "lift", "contrasts", "battery-rows", "mechanism", "edits", "provenance", "provenance-models"):
         assert tree.by_id(ident) is not None, ident
     assert len(tree.find_all("svg", "scatter")) == 1
     assert not tree.find_all("p", "not-run")
+
+
+def test_wer_ranking_shows_each_scheme_and_its_first_place():
+    tree = parse_page(render(realistic_summary()))
+    table = tree.by_id("wer-ranking")
+    header = [th.text() for th in table.find_all("th")]
+    rows = {r[0].split()[0]: dict(zip(header, r)) for r in rows_of(table)}
+    assert rows["organism"]["WER record"].startswith("5.0%") and rows["organism"]["rank (record)"] == "1"
+    assert rows["organism"]["rank (corrected)"] == "3" and rows["organism"]["rank (truth)"] == "3"
+    assert rows["organism"]["corrected − truth"].startswith("-1.0 pts")
+    note = tree.by_id("wer-ranking-section").text()
+    assert "record (official): organism" in note and "truth: whisper-base" in note
+    assert "1 member-clips had none" in note
 
 
 def test_headline_shows_counts_control_and_flag_reasons():
@@ -383,7 +414,7 @@ def test_edit_browser_keeps_each_models_verdict_and_highlights_the_span():
 def test_a_summary_with_almost_everything_missing_still_renders():
     for summary in (summary_of(), summary_of(edits=[], battery=None, mechanism=None)):
         tree = parse_page(render(summary))
-        assert len(tree.find_all("p", "not-run")) == 11
+        assert len(tree.find_all("p", "not-run")) == 12  # one per section, the three-WER ranking included
     none = iv(None, None)
     holes = summary_of(
         models={"m": model_row(), "n": model_row(wer_interval=iv(None, 0.1), accept_ref=float("nan"))},

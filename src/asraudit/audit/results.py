@@ -19,6 +19,7 @@ from asraudit.metrics.stats import Interval
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.refdis import KINDS, MinerParams
 from asraudit.probes.refdis_probe import RefdisResult
+from asraudit.probes.wer_ranking import WerRanking
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -36,6 +37,8 @@ from asraudit.report.rows import (
     RateRow,
     Sampling,
     TruthRow,
+    WerRankingRow,
+    WerViewRow,
     bounds,
     finite,
 )
@@ -66,6 +69,8 @@ class MiningStage:
     edit_items: list[EditItem]                 # the whole panel's edits, for lift and the battery
     said: dict[str, str]                       # clip -> what was said (said_field, else the corrected reference)
     tables: dict[str, list[dict]]
+    ranking: WerRanking                        # record / leave-one-out corrected / truth WER, and the rankings
+    truth_field: str | None                    # the corpus field the truth WER read (None: no truth WER)
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,26 @@ def rate_row(a) -> RateRow:
     return RateRow(finite(a.rate), bounds(a.interval), a.n_ref, a.n_eligible)
 
 
+def wer_ranking_row(ranking: WerRanking, truth_field: str | None) -> WerRankingRow:
+    """The three-WER ranking as a row of the layout (the corrected scheme is leave-one-out for members)."""
+    rows = {}
+    for name, w in ranking.models.items():
+        row = WerViewRow(
+            panel_member=w.panel_member,
+            wer_record=finite(w.record.estimate), wer_record_interval=bounds(w.record),
+            wer_corrected_loo=finite(w.corrected.estimate), wer_corrected_loo_interval=bounds(w.corrected),
+            record_fallback_clips=w.record_fallback_clips,
+            rank_record=ranking.rank_of(name, "record"), rank_corrected_loo=ranking.rank_of(name, "corrected"))
+        if w.truth is not None:
+            row.wer_truth, row.wer_truth_interval = finite(w.truth.estimate), bounds(w.truth)
+            row.corrected_minus_truth = finite(w.corrected_minus_truth.estimate)
+            row.corrected_minus_truth_interval = bounds(w.corrected_minus_truth)
+            row.rank_truth = ranking.rank_of(name, "truth")
+        rows[name] = row
+    order = {("corrected_loo" if k == "corrected" else k): list(v) for k, v in ranking.ranking.items()}
+    return WerRankingRow(ranking.clips, truth_field, order, rows)
+
+
 def sampling_of(result: AuditResult) -> Sampling | None:
     masked = lift = None
     if result.masked is not None:
@@ -238,6 +263,7 @@ def build_summary(result: AuditResult) -> Summary:
             params={"majority": p.majority, "min_panel": p.min_panel, "min_ref_match": p.min_ref_match,
                     "min_consensus_cer": p.min_consensus_cer, "leave_one_out": p.leave_one_out},
             truth=result.calibration.truth if result.calibration is not None else None)
+        s.wer_ranking = wer_ranking_row(m.ranking, m.truth_field)
     if result.conventions is not None:
         s.conventions = result.conventions.shown
     if result.masked is not None:

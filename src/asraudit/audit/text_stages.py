@@ -30,6 +30,7 @@ from asraudit.probes.conventions_probe import measure_conventions, text_pairs
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.refdis_probe import clip_inputs, measure_refdis
 from asraudit.probes.rendering import SwitchRate
+from asraudit.probes.wer_ranking import measure_wer_ranking
 from asraudit.run.prediction_files import stored_transcripts
 from asraudit.run.spec import Transcribe
 
@@ -100,8 +101,15 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
                       "text": e.texts.get(m, "")} for e in result.edits for m, v in e.verdicts.items()],
         "clips": _clip_rows(result.clips, result.corrected, transcripts),
     }
+    truth_field = ctx.spec.corpus.said_field
+    truth = None
+    if truth_field:
+        truth = {c.id: tuple(ctx.normalize(v).split()) for c in ctx.corpus
+                 if isinstance(v := c.metadata.get(truth_field), str)}
+    ranking = measure_wer_ranking(result.clips, result.edits, names, ctx.panel, truth,
+                                  n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed)
     return MiningStage(result, ctx.spec.refdis, tuple(ctx.panel), group_field, edit_items, _said(ctx, edit_items),
-                       tables)
+                       tables, ranking, truth_field)
 
 
 def _edit_row(e) -> dict:

@@ -45,6 +45,7 @@ from asraudit.report.html_parts import (
     table,
     value_cell,
 )
+from asraudit.report.html_ranking import wer_ranking_section
 from asraudit.report.rows import (
     BatteryRowSet,
     ConventionsRow,
@@ -352,6 +353,7 @@ def render_report(summary: "Summary") -> str:
         ("by-kind-section", "accept-ref by edit kind", by_kind_table(summary.accept_ref_by_kind or {})),
         ("by-group-section", group_title, by_group_table(by_group)),
         ("mining", "Reference-error mining", mining_section(summary.mining)),
+        ("wer-ranking-section", "WER three ways, and the ranking each gives", wer_ranking_section(summary.wer_ranking)),
         ("masked-section", "Masked-entity recovery", masked_table(summary.masked)),
         ("conventions", "Rendering conventions", conventions_section(summary.conventions)),
         ("lift-section", "Audio lift", lift_table(summary.lift)),

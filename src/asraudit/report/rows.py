@@ -140,6 +140,37 @@ class MiningRow:
 
 
 @dataclass
+class WerViewRow:
+    """One model's WER against the record, the leave-one-out corrected references and the truth, and its ranks."""
+
+    OMIT_NONE: ClassVar[bool] = True
+
+    panel_member: bool
+    wer_record: float | None
+    wer_record_interval: Bounds
+    wer_corrected_loo: float | None          # a panel member against its leave-one-out panel's corrections
+    wer_corrected_loo_interval: Bounds
+    record_fallback_clips: int               # member: panel-corrected clips it is scored on uncorrected
+    rank_record: int
+    rank_corrected_loo: int
+    wer_truth: float | None = None           # only with a truth field (what was said)
+    wer_truth_interval: Bounds | None = None
+    corrected_minus_truth: float | None = None
+    corrected_minus_truth_interval: Bounds | None = None
+    rank_truth: int | None = None
+
+
+@dataclass
+class WerRankingRow:
+    """Three WERs over the clips every ranked model ran, and the ranking (best first) each gives."""
+
+    clips: int
+    truth_field: str | None                  # the corpus field holding what was said (None: no truth WER)
+    ranking: dict[str, list[str]]            # "record" / "corrected_loo" / "truth" -> models, lowest WER first
+    models: dict[str, WerViewRow]
+
+
+@dataclass
 class ArmCount:
     follow: int
     n: int

@@ -38,6 +38,7 @@ from asraudit.report.rows import (
     Provenance,
     RateRow,
     Sampling,
+    WerRankingRow,
 )
 
 SCHEMA_VERSION = "2.0"  # 2.0: every interval a Bounds object under <field>_interval (was *_ci pairs, lo/hi)
@@ -54,6 +55,7 @@ class Summary:
     accept_ref_by_kind: dict[str, dict[str, RateRow]] = field(default_factory=dict)   # model -> kind -> rate
     accept_ref_by_group: GroupBreakdown | None = None
     mining: MiningRow | None = None
+    wer_ranking: WerRankingRow | None = None
     conventions: ConventionsRow | None = None
     masked: list[MaskedRow] | None = None
     lift: list[LiftRow] | None = None
