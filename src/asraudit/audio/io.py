@@ -31,6 +31,7 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
 RAW_SUFFIXES = (".raw", ".pcm")
@@ -60,7 +61,7 @@ class Origin:
 
 def _fail(message: str, audio: str | Path, origin: Origin | None) -> InputError:
     if origin is not None and origin.source is not None:
-        return InputError(f"audio file {audio}: {message}", origin.source, origin.row)
+        return InputError(f"audio file {display_path(audio, Path.cwd())}: {message}", origin.source, origin.row)
     return InputError(message, audio)
 
 

@@ -39,6 +39,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
 from asraudit.data.rows import ROW_SUFFIXES, decode_text, optional_seconds, read_rows
+from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
 MANIFEST_SUFFIXES = ROW_SUFFIXES
@@ -160,7 +161,8 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
             audio_path = base / audio_path
         if check_files and not audio_path.is_file():
             what = "missing" if not audio_path.exists() else "not a regular file"
-            raise InputError(f"audio file {audio_path} is {what}", path, row)
+            # Named relative to the working directory when it lies under it: the path the user can type.
+            raise InputError(f"audio file {display_path(audio_path, Path.cwd())} is {what}", path, row)
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
         clips.append(
             Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
