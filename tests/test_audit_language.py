@@ -163,3 +163,10 @@ def test_the_spanish_summary_satisfies_the_published_schema(spanish_audit):
     from asraudit.report.schema import summary_schema
 
     jsonschema.validate(spanish_audit, summary_schema())
+
+
+def test_summaries_written_before_the_language_field_still_read_as_english():
+    from asraudit.report.schema import summary_schema
+
+    corpus = summary_schema()["$defs"]["CorpusInfo"]
+    assert "language" in corpus["properties"] and "language" not in corpus["required"]
