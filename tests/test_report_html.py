@@ -125,7 +125,7 @@ def summary_of(**sections) -> dict:
 
 def provenance_of(**fields) -> dict:
     return {"asraudit": "0.1.0", "created": "2025-01-01T00:00:00Z", "spec_file": "audit.toml", "spec": {},
-            "corpus": {"source": "parliament-mini", "clips": 84}, "models": {}, "panel": [], "seed": 0,
+            "corpus": {"source": "parliament-mini", "clips": 84, "language": "en"}, "models": {}, "panel": [], "seed": 0,
             "normalizer": "whisper-en", "bootstrap": 1000, "python": "3.11.2", "platform": "Linux", "packages": {},
             "store": None, "runtime_s": 0.0, "notes": [], "sampling": {"masked": None, "lift": None}, **fields}
 

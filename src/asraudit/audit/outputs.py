@@ -128,7 +128,8 @@ def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Prov
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         spec_file=display_path(ctx.spec.source, ctx.spec.spec_folder),
         spec=ctx.spec.to_json(),
-        corpus=CorpusInfo(display_model_spec(str(ctx.corpus.source), *bases), len(ctx.corpus)),
+        corpus=CorpusInfo(display_model_spec(str(ctx.corpus.source), *bases), len(ctx.corpus),
+                          ctx.spec.corpus.language),
         models={n: ModelIdentity(display_model_spec(i.model_id, *bases), i.config_hash, bool(i.can_score))
                 for n, i in ctx.identities.items()},
         panel=list(ctx.panel),

@@ -10,13 +10,16 @@ can travel together::
     name = "my leaderboard audit"
     out = "audit-out"               # folder for the store, tables and report
     seed = 0
-    normalizer = "whisper"          # whisper | basic | none
+    normalizer = "whisper"          # whisper | basic | none | basic-es, basic-fr, ... (default: whisper for
+                                    # English, basic-<language> for another corpus language)
     bootstrap = 1000
 
     [corpus]
     manifest = "test.jsonl"         # or folder = "...", dataset = "hf:NAME" / a saved dataset folder,
                                     # or predictions = "x.jsonl" (a prediction file: text probes only)
     # split = "test"; config = "en"; limit = 200
+    # language = "es"               # the corpus's language (default "en"): picks the convention catalogue
+    #                               # and the default normalizer; en es fr de it nl pl pt
     # said_field = "spoken"         # a field with what was said (masked targets); default: the reference
     # group_field = "voice_role"    # accept-ref is also reported per value of this field
     # select = { field = "sentence", first = 10 }   # or values = ["s001", "s013"]
@@ -71,6 +74,7 @@ from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
 from asraudit.probes.battery_run import BatteryParams
 from asraudit.probes.conventions_probe import ConventionsParams
+from asraudit.probes.families import LANGUAGES
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
@@ -102,6 +106,8 @@ class CorpusSpec:
     select_field: str | None = None
     select_values: tuple[str, ...] | None = None
     select_first: int | None = None
+    # the language spoken and written (ISO 639-1): picks the convention catalogue and the default normalizer
+    language: str = "en"
 
     @property
     def location(self) -> str:
@@ -225,9 +231,23 @@ def _corpus(s: Section) -> CorpusSpec:
     spec = CorpusSpec(manifest=manifest, predictions=predictions, folder=folder, dataset=dataset, split=s.get("split", str),
                       config=s.get("config", str), limit=s.integer("limit", None, minimum=1),
                       said_field=s.get("said_field", str), group_field=s.get("group_field", str),
-                      select_field=select_field, select_values=select_values, select_first=select_first)
+                      select_field=select_field, select_values=select_values, select_first=select_first,
+                      language=s.choice("language", LANGUAGES, "en"))
     s.done()
     return spec
+
+
+def _normalizer_for(top: Section, normalizer: str, given: bool, language: str) -> str:
+    """The normalizer for the corpus's language: by default Whisper's for English and that language's basic one
+    otherwise; a given one that cannot read the language (Whisper's English one, another language's) is refused."""
+    if language == "en":
+        return normalizer
+    if not given:
+        return f"basic-{language}"
+    if normalizer == "whisper" or (normalizer.startswith("basic-") and normalizer != f"basic-{language}"):
+        raise top.fail(f"normalizer {normalizer!r} does not fit the corpus language {language!r}; "
+                       f"use basic-{language}, basic or none")
+    return normalizer
 
 
 def _model(s: Section) -> ModelSpec:
@@ -277,11 +297,13 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     out = top.path("out", must_exist=False) or base / "audit-out"
     seed = top.integer("seed", 0)
     normalizer = top.choice("normalizer", tuple(NORMALIZERS), "whisper")
+    given_normalizer = "normalizer" in data
     bootstrap = top.integer("bootstrap", 1000, minimum=0)
     description = top.get("description", str, "")
     if "corpus" not in data:
         raise top.fail("needs a [corpus] table")
     corpus = _corpus(Section(data["corpus"], "[corpus]", source, base))
+    normalizer = _normalizer_for(top, normalizer, given_normalizer, corpus.language)
     raw_models = top.get("model", list, [])
     if not raw_models:
         raise top.fail("needs at least one [[model]]")
@@ -295,7 +317,12 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     ex.done()
 
     refdis = _params(data, "refdis", MinerParams, source, base)
-    conventions = _params(data, "conventions", ConventionsParams, source, base) if "conventions" in data else None
+    conventions = None
+    if "conventions" in data:
+        # the corpus's language picks the catalogue unless the section names one itself
+        own = isinstance(data["conventions"], dict) and "language" in data["conventions"]
+        conventions = _params(data, "conventions", ConventionsParams, source, base,
+                              None if own else {"language": corpus.language})
     masked = _probe(data, "masked", MaskedParams, source, base)
     lift = _probe(data, "lift", LiftParams, source, base)
     battery = _probe(data, "battery", BatteryParams, source, base, given=_battery_spec)

@@ -13,7 +13,7 @@ from asraudit.commands.common import add_preds_argument, load_predictions_with_w
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
 from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
-from asraudit.probes.families import Catalogue, load_catalogue
+from asraudit.probes.families import LANGUAGES, Catalogue, load_catalogue
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
     DEFAULT_MIN_PER_ARM,
@@ -37,9 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(Mr/Mister, 21/twenty-one, colour/color)? Works on raw text.",
     )
     add_preds_argument(p)
+    p.add_argument("--language", choices=LANGUAGES, default="en",
+                   help="the transcripts' language: picks the built-in catalogue (default %(default)s)")
     p.add_argument("--families", action="append", metavar="FILE",
-                   help="a TOML/JSON family file used instead of the built-in English catalogue; "
-                        "repeat to combine, and pass 'en' to keep the built-in one too")
+                   help="a TOML/JSON family file used instead of the built-in catalogue; "
+                        "repeat to combine, and pass a language code (en, es, ...) to keep a built-in one too")
     p.add_argument("--pool", action="store_true",
                    help="also print switch rates pooled across the families of each pool (arms by position)")
     p.add_argument("--min-per-arm", type=int, default=DEFAULT_MIN_PER_ARM, metavar="N",
@@ -56,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
-    catalogue = load_catalogue(args.families or ["en"])
+    catalogue = load_catalogue(args.families or [args.language])
     pset = load_predictions_with_warnings(args.preds)
     measured = measure_conventions({m: p.rows for m, p in pset.models.items()},
                                    ConventionsParams(min_per_arm=args.min_per_arm), catalogue=catalogue,

@@ -27,7 +27,8 @@ from asraudit.probes.rendering import (
 class ConventionsParams:
     """Knobs of the rendering-conventions probe (the audit spec's ``[conventions]``)."""
 
-    # the built-in catalogue of convention families to scan (or a catalogue file)
+    # the built-in catalogue of convention families to scan (a language code: en es fr de it nl pl pt),
+    # or a catalogue file; in an audit it defaults to the corpus's language
     language: str = "en"
     # an arm used by fewer clips gives a rate too noisy to enter the minimum over arms
     min_per_arm: int = field(default=DEFAULT_MIN_PER_ARM, metadata={"minimum": 1})

@@ -31,6 +31,17 @@ same words: "21" pairs with "twenty-one", never with "twenty-two".
 
 ``exclude`` lists regexes; a match whose whole text fits one is dropped (the
 generic -ise/-ize rule uses it for "advise", "surprise", "size", ...).
+``not_after`` and ``not_before`` are regexes for the text just before and
+just after a match that rule it out, on every arm alike (a number word right
+after "ciento" is part of a longer number; digits followed by ",5" are a
+decimal), so the rows stay plain literals (write groups in them as (?:...),
+so the named key groups of a pattern row keep their numbers).
+
+``match`` and ``no_match`` are examples: each ``match`` text must hold an
+occurrence of the family and each ``no_match`` text none.  They are checked
+whenever the family is loaded, so a family file whose own examples fail is
+refused with the example named; the built-in catalogues give both for every
+family.
 Families in one ``pool`` are also scored together, arm by arm position, so the
 positions must mean the same thing in each (the pool names them).
 """
@@ -56,7 +67,9 @@ from asraudit.probes.family_matchers import (
     strings,
 )
 
-BUILTIN = {"en": "conventions_en.toml"}
+# One built-in catalogue per language (ISO 639-1 code); a corpus's ``language`` picks one.
+LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pl", "pt")
+BUILTIN = {code: f"conventions_{code}.toml" for code in LANGUAGES}
 CLASSES = ("spelling", "initialism", "number", "lexical", "honorific", "spacing")
 GENERATORS = ("cardinal", "ordinal", "year", "initialism")
 _GENERATOR_ARMS = {
@@ -247,7 +260,8 @@ def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> F
     name = _str(raw, "name", where, label)
     where = f"{where} ({name!r})"
     allowed = {"name", "class", "arms", "pool", "note", "case_sensitive", "forms", "suffixes",
-               "patterns", "generate", "range", "letters", "exclude"}
+               "patterns", "generate", "range", "letters", "exclude", "not_after", "not_before",
+               "match", "no_match"}
     unknown = set(raw) - allowed
     if unknown:
         raise InputError(f"{where}: unknown key(s) {sorted(unknown)}", label)
@@ -277,7 +291,42 @@ def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> F
         else:
             matchers = pattern_matchers(rows, arms, flags, where, label)
     exclude = tuple(compile_pattern(p, flags, where, label) for p in strings(raw.get("exclude", []), where, "exclude", label))
+    matchers = _in_context(matchers, raw, where, label)
     pool = raw.get("pool")
     if pool is not None and (not isinstance(pool, str) or not pool):
         raise InputError(f"{where}: 'pool' must be a pool name", label)
-    return Family(name, cls, arms, tuple(matchers), pool, str(raw.get("note", "")).strip(), label, exclude)
+    family = Family(name, cls, arms, tuple(matchers), pool, str(raw.get("note", "")).strip(), label, exclude)
+    _check_examples(family, raw, where, label)
+    return family
+
+
+def _in_context(matchers: list[Matcher], raw: dict, where: str, label: str) -> list[Matcher]:
+    """``matchers`` with the family's ``not_after`` / ``not_before`` look-arounds around each pattern.
+
+    Look-behinds of any width need the ``regex`` module, which every family uses."""
+    before = strings(raw.get("not_after", []), where, "not_after", label)
+    after = strings(raw.get("not_before", []), where, "not_before", label)
+    if not before and not after:
+        return matchers
+    out = []
+    for m in matchers:
+        # Each piece is checked on its own first, so a broken one is named, not the combined pattern.
+        for piece in before + after:
+            compile_pattern(piece, m.pattern.flags, where, label)
+        source = "".join(f"(?<!{p})" for p in before) + f"(?:{m.pattern.pattern})" + "".join(
+            f"(?!{p})" for p in after)
+        out.append(Matcher(m.arm, compile_pattern(source, m.pattern.flags, where, label), m.key_of))
+    return out
+
+
+def _check_examples(family: Family, raw: dict, where: str, label: str) -> None:
+    """Refuse the family when one of its own ``match`` examples has no occurrence, or a ``no_match`` one has."""
+    for text in strings(raw.get("match", []), where, "match", label):
+        if not family.find(text):
+            raise InputError(f"{where}: example {text!r} under 'match' has no occurrence of the family", label)
+    for text in strings(raw.get("no_match", []), where, "no_match", label):
+        found = family.find(text)
+        if found:
+            start, end = found[0][:2]
+            raise InputError(f"{where}: example {text!r} under 'no_match' has an occurrence "
+                             f"({text[start:end]!r})", label)

@@ -78,7 +78,12 @@ def literal_patterns(literals: list[str]) -> list[str]:
 
 
 def literal_key(text: str, case_sensitive: bool) -> str:
-    """The dictionary key of a matched literal: whitespace collapsed, case folded
-    unless the family is case-sensitive."""
+    """The dictionary key of a matched literal: whitespace collapsed, lower-cased
+    unless the family is case-sensitive.
+
+    ``lower`` rather than ``casefold``: casefolding turns "ß" into "ss", which
+    would make the German "Straße" and the Swiss "Strasse" one literal (and
+    the regex's case-insensitive match, which folds simply, would then never
+    find "Straße")."""
     text = " ".join(text.split())
-    return text if case_sensitive else text.casefold()
+    return text if case_sensitive else text.lower()

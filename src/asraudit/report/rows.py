@@ -355,6 +355,7 @@ class ModelIdentity:
 class CorpusInfo:
     source: str
     clips: int
+    language: str = "en"  # ISO 639-1; absent in summaries written before languages other than English
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Text normalizers: Whisper English, basic (language-independent) and none.
+"""Text normalizers: Whisper English, basic (language-independent), basic for one language, and none.
 
 The Whisper English normalizer is what the paper, the Open ASR Leaderboard and
 published WERs use.  It is the hot spot of every text probe, so asraudit runs
@@ -18,6 +18,11 @@ invisible, carry no word, and the Whisper normalizer keeps them, so
 asraudit departs from transformers' EnglishTextNormalizer; on text without
 format characters the output is identical.
 
+``basic-es``, ``basic-fr``, ... (``text/basic_languages.py``) are the basic
+normalizer made for one language: its letters, diacritics and word-internal
+apostrophes kept, French and Italian elisions split off;
+``get_normalizer("basic", language="fr")`` is the same as ``"basic-fr"``.
+
 Normalization erases spellings that sound alike (Mr/Mister, 20/twenty).  The
 rendering-convention probe needs those, so callers keep the raw text next to
 the normalized one; nothing in asraudit stores normalized text only.
@@ -36,6 +41,7 @@ from importlib import resources
 from functools import lru_cache
 from typing import Callable, Sequence
 
+from asraudit.text.basic_languages import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_basic_normalizer
 from asraudit.text.symbols import basic_normalize
 from asraudit.text.whisper_english import EnglishNormalizer
 
@@ -65,6 +71,50 @@ def strip_format_characters(text: str) -> str:
 def _identity(text: str) -> str:
     """The ``none`` normalizer: drops format characters and collapses whitespace, so tokenization is stable."""
     return " ".join(strip_format_characters(text).split())
+
+
+# The basic normalizer of each language with a convention catalogue ("basic-es", "basic-fr", ...).
+NORMALIZERS = NORMALIZERS + LANGUAGE_NORMALIZERS
+
+
+class _WithoutFormatCharacters:
+    """A language's basic normalizer after the format characters are removed (a plain object: picklable)."""
+
+    def __init__(self, language: str):
+        self.language = language
+        self.inner = language_basic_normalizer(language)
+
+    def __call__(self, text: str) -> str:
+        return self.inner(strip_format_characters(text))
+
+    def __reduce__(self):
+        return (_language_normalizer, (self.language,))
+
+
+@lru_cache(maxsize=None)
+def _language_normalizer(language: str) -> Normalizer:
+    return _WithoutFormatCharacters(language)
+
+
+def _for_language(name: str, language: str | None) -> Normalizer:
+    """``name`` for ``language``: "basic" (or "basic-xx") becomes that language's basic normalizer; the
+    Whisper normalizer is English only; "none" is the same in every language."""
+    if name.startswith("basic-"):
+        name, named = "basic", name[len("basic-"):]
+        if language not in (None, named):
+            raise ValueError(f"normalizer {name}-{named} does not match language {language!r}")
+        language = named
+    if language in (None, "en"):
+        return get_normalizer(name)
+    if name == "none":
+        return _identity
+    if name == "basic":
+        if language not in BASIC_LANGUAGES:
+            raise ValueError(f"no basic normalizer for language {language!r}; choose one of en, "
+                             f"{', '.join(BASIC_LANGUAGES)}")
+        return _language_normalizer(language)
+    raise ValueError(f"normalizer {name!r} is for English text; for language {language!r} use "
+                     f"basic (basic-{language}) or none")
 
 
 @lru_cache(maxsize=None)
@@ -100,13 +150,17 @@ def _collapsed(name: str, inner: Normalizer) -> Normalizer:
     return normalize
 
 
-def get_normalizer(name: str) -> Normalizer:
-    """Return the normalizer called ``name`` (one of ``NORMALIZERS``).
+def get_normalizer(name: str, language: str | None = None) -> Normalizer:
+    """Return the normalizer called ``name`` (one of ``NORMALIZERS``), for ``language`` when given.
 
     Every returned function maps a raw string to a string of space-separated
     tokens with no leading, trailing or repeated spaces.  The functions are
     plain module-level objects, so they can be sent to worker processes.
+    ``language`` (an ISO 639-1 code; None or "en": English) turns "basic" into
+    that language's basic normalizer, the same as the name ``basic-<code>``.
     """
+    if language is not None or name.startswith("basic-"):
+        return _for_language(name, language)
     if name == "none":
         return _identity
     if name == "whisper":
