@@ -10,7 +10,8 @@ can travel together::
     name = "my leaderboard audit"
     out = "audit-out"               # folder for the store, tables and report
     seed = 0
-    normalizer = "whisper"          # whisper | basic | none
+    normalizer = "whisper"          # whisper | basic | none | leaderboard (default: the scorer's own)
+    scorer = "asraudit"             # how WER is counted: asraudit | leaderboard (its normalizer and merge_compounds)
     bootstrap = 1000
 
     [corpus]
@@ -74,12 +75,14 @@ from asraudit.probes.conventions_probe import ConventionsParams
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
+from asraudit.errors import InputError
+from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.text.normalize import NORMALIZERS
 
 __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection", "ReportSpec", "SpecError",
            "as_audit_spec", "load_spec", "parse_spec"]
 
-TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "bootstrap", "corpus", "executor", "model",
+TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "scorer", "bootstrap", "corpus", "executor", "model",
             "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report"}
 
 P = TypeVar("P")
@@ -161,6 +164,7 @@ class AuditSpec:
     report: ReportSpec = ReportSpec()
     seed: int = 0
     normalizer: str = "whisper"
+    scorer: str = "asraudit"  # metrics.scorers: how the audit's WER counts errors
     bootstrap: int = 1000
     description: str = ""
     source: str = "<spec>"
@@ -276,7 +280,12 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     name = top.get("name", str, "asraudit audit")
     out = top.path("out", must_exist=False) or base / "audit-out"
     seed = top.integer("seed", 0)
-    normalizer = top.choice("normalizer", tuple(NORMALIZERS), "whisper")
+    scorer = top.choice("scorer", SCORERS, "asraudit")
+    normalizer = top.choice("normalizer", tuple(NORMALIZERS), DEFAULT_NORMALIZER[scorer])
+    try:
+        get_scorer(scorer, normalizer)  # its library is there (kaldialign for leaderboard), before any model runs
+    except InputError as exc:
+        raise top.fail(f"scorer {scorer}: {exc.message}") from None
     bootstrap = top.integer("bootstrap", 1000, minimum=0)
     description = top.get("description", str, "")
     if "corpus" not in data:
@@ -306,7 +315,7 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
                      conventions=conventions, masked=masked, lift=lift, battery=battery, mechanism=mechanism,
-                     report=report, seed=seed, normalizer=normalizer, bootstrap=bootstrap, description=description,
+                     report=report, seed=seed, normalizer=normalizer, scorer=scorer, bootstrap=bootstrap, description=description,
                      source=source)
 
 
