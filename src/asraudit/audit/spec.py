@@ -66,6 +66,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Mapping, TypeVar
 
+from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
 from asraudit.display_paths import display_model_spec, display_path
@@ -83,7 +84,7 @@ __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection
            "as_audit_spec", "load_spec", "parse_spec"]
 
 TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "scorer", "bootstrap", "corpus", "executor", "model",
-            "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report"}
+            "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report", "published"}
 
 P = TypeVar("P")
 
@@ -162,6 +163,7 @@ class AuditSpec:
     battery: ProbeSection[BatteryParams] | None = None
     mechanism: tuple[MechanismSpec, ...] = ()
     report: ReportSpec = ReportSpec()
+    published: PublishedSpec | None = None  # the paper's results to show beside a matching audit
     seed: int = 0
     normalizer: str = "whisper"
     scorer: str = "asraudit"  # metrics.scorers: how the audit's WER counts errors
@@ -311,11 +313,15 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     entries = top.get("mechanism", list, [])
     mechanism = parse_mechanism(entries, source, base)
     report = _params(data, "report", ReportSpec, source, base)
-    top.used |= {"corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
+    published = None
+    if "published" in data:
+        published = parse_published(Section(data["published"], "[published]", source, base))
+    top.used |= {"published", "corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
                      conventions=conventions, masked=masked, lift=lift, battery=battery, mechanism=mechanism,
-                     report=report, seed=seed, normalizer=normalizer, scorer=scorer, bootstrap=bootstrap, description=description,
+                     report=report, published=published, seed=seed, normalizer=normalizer, scorer=scorer,
+                     bootstrap=bootstrap, description=description,
                      source=source)
 
 
