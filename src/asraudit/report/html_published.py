@@ -77,8 +77,8 @@ def published_section(comparisons: Sequence[PublishedComparison] | None, models:
         settings = ", ".join(f"{k} {v}" for k, v in c.settings.items())
         out.append(f"<h3>{esc(c.name)}: {esc(c.corpus)}</h3>"
                    f'<p class="note">Panel {esc(", ".join(c.panel))}; miner settings {esc(settings)}; '
-                   f"from {esc(c.source)}. Grey rows are {esc(PUBLISHED_NOTE)}: the release's counts with "
-                   "asraudit's Wilson 95% interval.</p>")
+                   f"from {esc(c.source)}. Orange, bold: measured by this audit; grey: {esc(PUBLISHED_NOTE)} "
+                   "(the release's counts with asraudit's Wilson 95% interval).</p>")
         out.append(_chart(f"accept-ref: this audit and the published {c.name}", points))
         rows, classes = [], []
         for label, source, value, lo, hi, n_ref, n_elig in points:
