@@ -83,3 +83,16 @@ def test_wer_both_ways_and_the_provenance_in_the_json(tmp_path, capsys):
     assert (scores["asraudit"]["ref_words"], scores["asraudit"]["wer"]) == (13, pytest.approx(8 / 13))
     # leaderboard: "the white paper from the usa" (6) matches exactly; "it is 4 30" both sides.
     assert (scores["leaderboard"]["ref_words"], scores["leaderboard"]["wer"]) == (10, 0.0)
+
+
+def test_the_parallel_reader_counts_with_the_scorers_alignment(tmp_path):
+    from asraudit.metrics.model_wer import BoundedCache, stream_file
+
+    f = tmp_path / "m.jsonl"
+    f.write_text("".join(json.dumps({"audio_filepath": f"c{i}", "text": "the white paper is here, uh",
+                                     "pred_text": "the whitepaper is hear"}) + "\n" for i in range(40)),
+                 encoding="utf-8")
+    s = get_scorer("leaderboard")
+    one = stream_file(f, BoundedCache(s.normalize), counts=s.counts, workers=1)
+    many = stream_file(f, BoundedCache(s.normalize), counts=s.counts, workers=2, min_parallel_bytes=0, chunk_bytes=256)
+    assert (one.counts == many.counts).all() and int(one.counts[:, :3].sum()) == 40  # "hear": one error a clip
