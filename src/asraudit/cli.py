@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "audit",
     "report",
     "schema",
+    "reference",
 )
 
 

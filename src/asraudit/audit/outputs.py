@@ -135,6 +135,7 @@ def provenance(ctx: AuditContext, result: AuditResult, runtime_s: float) -> Prov
         panel=list(ctx.panel),
         seed=ctx.spec.seed,
         normalizer=ctx.spec.normalizer,
+        scorer=ctx.spec.scorer,
         bootstrap=ctx.spec.bootstrap,
         python=sys.version.split()[0],
         platform=platform.platform(),

@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping
 from asraudit.audit import audio_stages, outputs, text_stages
 from asraudit.audit.context import AuditContext
 from asraudit.audit.mechanism import run_mechanism
+from asraudit.audit.published import compare_published
 from asraudit.audit.prepare import prepare
 from asraudit.audit.results import AuditResult
 from asraudit.audit.spec import AuditSpec, as_audit_spec
@@ -101,6 +102,11 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
 def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResult:
     result.flags = outputs.flag_models(ctx, result)
     result.edits = outputs.report_edits(ctx, result)
+    if ctx.spec.published is not None:
+        result.published, notes = compare_published(ctx.spec.published, ctx.panel, ctx.spec.refdis,
+                                                    ctx.spec.spec_folder)
+        for note in notes:
+            ctx.note(note)
     result.seconds = time.perf_counter() - started
     result.provenance = outputs.provenance(ctx, result, result.seconds)
     result.summary_path = write_summary(result, ctx.out)

@@ -42,6 +42,7 @@ from asraudit.report.rows import (
     bounds,
     finite,
 )
+from asraudit.report.published_rows import PublishedComparison
 from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary, write_json
 
 
@@ -158,6 +159,7 @@ class AuditResult:
     flags: dict[str, Flag] = field(default_factory=dict)
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
+    published: list[PublishedComparison] | None = None  # the paper's sets that match the audit ([published])
     stage_seconds: dict[str, float] = field(default_factory=dict)
     out: Path | None = None
     summary_path: Path | None = None
@@ -246,7 +248,8 @@ def build_summary(result: AuditResult) -> Summary:
     if result.transcribe is not None:
         models = {name: _model_row(result, name, info) for name, info in result.transcribe.models.items()}
     s = Summary(SCHEMA_VERSION, result.title, result.subtitle, models, stage_seconds=dict(result.stage_seconds),
-                edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result))
+                edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result),
+                published=result.published)
     if result.mining is not None:
         m = result.mining
         r = m.refdis

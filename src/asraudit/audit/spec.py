@@ -10,8 +10,9 @@ can travel together::
     name = "my leaderboard audit"
     out = "audit-out"               # folder for the store, tables and report
     seed = 0
-    normalizer = "whisper"          # whisper | basic | none | basic-es, basic-fr, ... (default: whisper for
-                                    # English, basic-<language> for another corpus language)
+    normalizer = "whisper"          # whisper | basic | none | leaderboard | basic-es, basic-fr, ... (default: the
+                                    # scorer's own for English, basic-<language> for another corpus language)
+    scorer = "asraudit"             # how WER is counted: asraudit | leaderboard (its normalizer and merge_compounds)
     bootstrap = 1000
 
     [corpus]
@@ -68,6 +69,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Mapping, TypeVar
 
+from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
 from asraudit.display_paths import display_model_spec, display_path
@@ -78,13 +80,15 @@ from asraudit.probes.families import LANGUAGES
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
+from asraudit.errors import InputError
+from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.text.normalize import NORMALIZERS
 
 __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection", "ReportSpec", "SpecError",
            "as_audit_spec", "load_spec", "parse_spec"]
 
-TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "bootstrap", "corpus", "executor", "model",
-            "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report"}
+TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "scorer", "bootstrap", "corpus", "executor", "model",
+            "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report", "published"}
 
 P = TypeVar("P")
 
@@ -165,8 +169,10 @@ class AuditSpec:
     battery: ProbeSection[BatteryParams] | None = None
     mechanism: tuple[MechanismSpec, ...] = ()
     report: ReportSpec = ReportSpec()
+    published: PublishedSpec | None = None  # the paper's results to show beside a matching audit
     seed: int = 0
     normalizer: str = "whisper"
+    scorer: str = "asraudit"  # metrics.scorers: how the audit's WER counts errors
     bootstrap: int = 1000
     description: str = ""
     source: str = "<spec>"
@@ -238,13 +244,13 @@ def _corpus(s: Section) -> CorpusSpec:
 
 
 def _normalizer_for(top: Section, normalizer: str, given: bool, language: str) -> str:
-    """The normalizer for the corpus's language: by default Whisper's for English and that language's basic one
-    otherwise; a given one that cannot read the language (Whisper's English one, another language's) is refused."""
+    """The normalizer for the corpus's language: by default the scorer's for English and that language's basic one
+    otherwise; a given one that cannot read the language (an English one, another language's) is refused."""
     if language == "en":
         return normalizer
     if not given:
         return f"basic-{language}"
-    if normalizer == "whisper" or (normalizer.startswith("basic-") and normalizer != f"basic-{language}"):
+    if normalizer in ("whisper", "leaderboard") or (normalizer.startswith("basic-") and normalizer != f"basic-{language}"):
         raise top.fail(f"normalizer {normalizer!r} does not fit the corpus language {language!r}; "
                        f"use basic-{language}, basic or none")
     return normalizer
@@ -296,7 +302,8 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     name = top.get("name", str, "asraudit audit")
     out = top.path("out", must_exist=False) or base / "audit-out"
     seed = top.integer("seed", 0)
-    normalizer = top.choice("normalizer", tuple(NORMALIZERS), "whisper")
+    scorer = top.choice("scorer", SCORERS, "asraudit")
+    normalizer = top.choice("normalizer", tuple(NORMALIZERS), DEFAULT_NORMALIZER[scorer])
     given_normalizer = "normalizer" in data
     bootstrap = top.integer("bootstrap", 1000, minimum=0)
     description = top.get("description", str, "")
@@ -304,6 +311,10 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
         raise top.fail("needs a [corpus] table")
     corpus = _corpus(Section(data["corpus"], "[corpus]", source, base))
     normalizer = _normalizer_for(top, normalizer, given_normalizer, corpus.language)
+    try:
+        get_scorer(scorer, normalizer)  # its library is there (kaldialign for leaderboard), before any model runs
+    except InputError as exc:
+        raise top.fail(f"scorer {scorer}: {exc.message}") from None
     raw_models = top.get("model", list, [])
     if not raw_models:
         raise top.fail("needs at least one [[model]]")
@@ -329,11 +340,15 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     entries = top.get("mechanism", list, [])
     mechanism = parse_mechanism(entries, source, base)
     report = _params(data, "report", ReportSpec, source, base)
-    top.used |= {"corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
+    published = None
+    if "published" in data:
+        published = parse_published(Section(data["published"], "[published]", source, base))
+    top.used |= {"published", "corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
                      conventions=conventions, masked=masked, lift=lift, battery=battery, mechanism=mechanism,
-                     report=report, seed=seed, normalizer=normalizer, bootstrap=bootstrap, description=description,
+                     report=report, published=published, seed=seed, normalizer=normalizer, scorer=scorer,
+                     bootstrap=bootstrap, description=description,
                      source=source)
 
 

@@ -23,6 +23,7 @@ from asraudit.report.rows import AgreementRow, ArmCount, ConventionsRow, SwitchR
 from asraudit.display_paths import display_model_spec
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions
+from asraudit.metrics.scorers import get_scorer
 from asraudit.metrics.stats import Interval
 from asraudit.metrics.wer import clip_counts
 from asraudit.probes.battery_run import said_texts
@@ -89,8 +90,9 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
     clips = clip_inputs(references(ctx), transcripts, ctx.normalize, names)
     group_field = ctx.spec.corpus.group_field
     groups = {c.id: str(c.metadata.get(group_field)) for c in ctx.corpus} if group_field else None
+    counts = get_scorer(ctx.spec.scorer, ctx.spec.normalizer).counts
     result = measure_refdis(clips, ctx.panel, ctx.spec.refdis, scored=names, groups=groups,
-                            n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed)
+                            n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, counts=counts)
     full = result.mining.full_panel_edits()
     refs = result.mining.refs
     edit_items = [EditItem(e.edit_id, e.clip_id, e.kind, e.position, refs[e.clip_id], e.ref_start, e.ref_end,
@@ -99,7 +101,7 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
         "edits": [_edit_row(e) for e in result.edits],
         "verdicts": [{"edit_id": e.edit_id, "clip": e.clip_id, "kind": e.kind, "model": m, "verdict": v,
                       "text": e.texts.get(m, "")} for e in result.edits for m, v in e.verdicts.items()],
-        "clips": _clip_rows(result.clips, result.corrected, transcripts),
+        "clips": _clip_rows(result.clips, result.corrected, transcripts, counts),
     }
     truth_field = ctx.spec.corpus.said_field
     truth = None
@@ -118,13 +120,13 @@ def _edit_row(e) -> dict:
             "n_panel": e.n_panel, "in_full_panel": e.in_full_panel, "loo_for": ",".join(e.loo_for)}
 
 
-def _clip_rows(clips, fixed, transcripts) -> list[dict]:
+def _clip_rows(clips, fixed, transcripts, counts=clip_counts) -> list[dict]:
     """Per clip and model: word errors against the original and the corrected reference (``fixed``)."""
     rows = []
     for clip in clips:
         for model, hyp in clip.hyps.items():
-            orig = clip_counts(clip.ref, hyp)
-            corr = clip_counts(fixed.get(clip.clip_id, clip.ref), hyp)
+            orig = counts(clip.ref, hyp)
+            corr = counts(fixed.get(clip.clip_id, clip.ref), hyp)
             rows.append({"clip": clip.clip_id, "model": model, "ref_words": len(clip.ref),
                          "errors": orig.errors, "substitutions": orig.substitutions, "deletions": orig.deletions,
                          "insertions": orig.insertions, "corrected_ref_words": len(fixed.get(clip.clip_id, clip.ref)),

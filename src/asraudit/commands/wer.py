@@ -17,10 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.commands.common import add_preds_argument
+from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
+from asraudit.metrics.scorers import SCORERS, Scorer, get_scorer
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
 from asraudit.metrics.stream_rows import text_hash
 from asraudit.metrics.wer import CorpusScore
@@ -28,7 +30,7 @@ from asraudit.report.alignment_view import alignment_lines
 from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.align import align
-from asraudit.text.normalize import NORMALIZERS, get_normalizer
+from asraudit.text.normalize import NORMALIZERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="WER, S/D/I, transcript precision and a clip-bootstrap 95%% interval per model.",
     )
     add_preds_argument(p)
-    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper")
+    p.add_argument("--scorer", choices=SCORERS, default="asraudit",
+                   help="asraudit (default): the normalizer below and plain word alignment; leaderboard: the Open "
+                        "ASR Leaderboard's English normalizer and compound-merging alignment (needs kaldialign)")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default=None,
+                   help="default: the scorer's own (asraudit: whisper; leaderboard: leaderboard)")
+    p.add_argument("--group-field", metavar="F",
+                   help="also WER and its interval per value of column F (of --manifest, else of each prediction file)")
+    p.add_argument("--manifest", type=Path, metavar="PATH",
+                   help="the corpus manifest whose column --group-field names (joined on the clip id)")
     p.add_argument("--common", action="store_true",
                    help="score every model on the clips all models ran (fair comparison)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write the scores as JSON")
@@ -65,10 +75,15 @@ class Scored:
 def run(args: argparse.Namespace) -> int:
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the table is printed, not after
-    normalize = BoundedCache(get_normalizer(args.normalizer))
+    if args.manifest is not None and not args.group_field:
+        raise InputError("--manifest is read only for --group-field; name the column to group by")
+    scorer = get_scorer(args.scorer, args.normalizer)
+    normalize = BoundedCache(scorer.normalize)
+    paths = prediction_files(args.preds)
+    groups = read_groups(args.group_field, paths, args.manifest) if args.group_field else None
     files: dict[str, StreamedFile] = {}
-    for path in prediction_files(args.preds):
-        f = stream_file(path, normalize)
+    for path in paths:
+        f = stream_file(path, normalize, counts=scorer.counts)
         if f.model in files:
             raise InputError(f"two prediction files for model {f.model!r}: {files[f.model].source} and {path}", path)
         files[f.model] = f
@@ -83,13 +98,19 @@ def run(args: argparse.Namespace) -> int:
         score, positions = score_streamed(f, keep, n_boot=args.bootstrap, seed=args.seed)
         empty = [c for c in f.empty_reference_clips if common_set is None or text_hash(c) in common_set]
         results[m] = Scored(f, score, positions, empty)
-    _print_table(files, results, args.normalizer)
+    _print_table(files, results, scorer)
+    by_group = None
+    if groups is not None:
+        by_group = {m: score_groups(r.file, r.positions, groups[r.file.source], args.bootstrap, args.seed)
+                    for m, r in results.items()}
+        print_group_table(args.group_field, by_group)
     if args.paired:
         _print_paired(files, args)
     if args.show_alignments > 0:
         _print_alignments(results, normalize, args.show_alignments)
     if args.json:
-        _write_json(args.json, files, results, args.normalizer)
+        extra = {"groups": groups_json(args.group_field, by_group)} if by_group is not None else {}
+        _write_json(args.json, files, results, scorer, extra)
     return 0
 
 
@@ -139,7 +160,7 @@ def _common_hashes(files: dict[str, StreamedFile]) -> np.ndarray:
     return np.asarray(common if common is not None else [], dtype=np.int64)
 
 
-def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], normalizer: str) -> None:
+def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], scorer: Scorer) -> None:
     total = len(np.unique(np.concatenate([f.clip_hash for f in files.values()]))) if files else 0
     rows = []
     empty: set[str] = set()
@@ -159,7 +180,7 @@ def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], nor
     render_table(
         ["model", "WER", "95% CI", "S", "D", "I", "ref words", "precision", "scored", "ran"],
         rows,
-        title=f"WER ({normalizer} normalizer, clip bootstrap)",
+        title=f"WER ({scorer.name} scorer, {scorer.normalizer} normalizer, clip bootstrap)",
     )
 
 
@@ -215,7 +236,8 @@ def _print_alignments(results: dict[str, Scored], normalize, n: int) -> None:
                 print(line)
 
 
-def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, Scored], normalizer: str) -> None:
+def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, Scored], scorer: Scorer,
+                extra: dict) -> None:
     models = {}
     for m, r in results.items():
         s = r.score
@@ -230,6 +252,7 @@ def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, S
             "precision": s.precision,
             "clips_ran": len(files[m]),
         }
-    payload = {"normalizer": normalizer, "models": models}
+    # The scorer and normalizer behind the numbers (provenance: they move WER by tenths of a point).
+    payload = {**scorer.provenance(), "models": models, **extra}
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(to_plain(payload), indent=2, allow_nan=False) + "\n", encoding="utf-8")  # NaN as null

@@ -143,19 +143,21 @@ class StreamedFile:
 
 
 def stream_file(path: Path, normalize: Callable[[str], str], model: str | None = None, workers: int | None = None,
-                min_parallel_bytes: int = PARALLEL_MIN_BYTES, chunk_bytes: int = CHUNK_BYTES) -> StreamedFile:
+                min_parallel_bytes: int = PARALLEL_MIN_BYTES, chunk_bytes: int = CHUNK_BYTES,
+                counts: Callable[..., ClipCounts] = clip_counts) -> StreamedFile:
     """Score every row of one prediction file as it is read; a duplicate clip id is an InputError.
 
     Only references go through ``normalize``'s memo (they repeat across models' files;
     hypotheses seldom do), so a bounded memo holds one text per clip, not two.  A JSONL
     file of ``min_parallel_bytes`` or more is scored by ``workers`` processes (default:
-    every CPU; ``stream_rows`` says why that changes nothing but the time)."""
+    every CPU; ``stream_rows`` says why that changes nothing but the time).  ``counts`` aligns the
+    normalized words (a scorer's, ``metrics.scorers``; default: plain Levenshtein)."""
     normalize_hyp = getattr(normalize, "normalize", normalize)
     workers = available_cpus() if workers is None else workers
     if can_parallelize(path, normalize_hyp, workers, min_parallel_bytes):
-        scores = score_file_parallel(path, normalize_hyp, workers, chunk_bytes)
+        scores = score_file_parallel(path, normalize_hyp, workers, chunk_bytes, counts)
     else:
-        scores = score_rows(iter_prediction_rows(path), normalize, normalize_hyp)
+        scores = score_rows(iter_prediction_rows(path), normalize, normalize_hyp, counts)
     out = StreamedFile(model or path.stem, path, np.frombuffer(scores.clip_hash, dtype=np.int64),
                        np.frombuffer(scores.ref_hash, dtype=np.int64), np.frombuffer(scores.rows, dtype=np.int32),
                        np.frombuffer(scores.counts, dtype=np.int32).reshape(-1, 5), len(scores.skipped_rows),

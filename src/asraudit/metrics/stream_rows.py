@@ -22,7 +22,7 @@ from typing import Callable, Iterable
 from asraudit.data.predictions import PredictionRow, prediction_row
 from asraudit.data.rows import decode_line, jsonl_object
 from asraudit.errors import InputError
-from asraudit.metrics.wer import clip_counts
+from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.text.normalize import available_cpus, worker_context
 
 # Smaller files are scored in-process: starting workers costs up to a second (spawned).
@@ -44,7 +44,8 @@ class RowScores:
         self.skipped_hash, self.skipped_rows = array("q"), array("i")
         self.empty: list[str] = []
 
-    def add(self, r: PredictionRow, normalize_ref: Callable[[str], str], normalize_hyp: Callable[[str], str]) -> None:
+    def add(self, r: PredictionRow, normalize_ref: Callable[[str], str], normalize_hyp: Callable[[str], str],
+            counts: Callable[..., ClipCounts] = clip_counts) -> None:
         if r.hypothesis is None:  # the model did not run this clip
             self.skipped_hash.append(text_hash(r.clip_id))
             self.skipped_rows.append(r.row)
@@ -52,7 +53,7 @@ class RowScores:
         ref = normalize_ref(r.reference).split()
         hyp = normalize_hyp(r.hypothesis).split()
         if ref:
-            c = clip_counts(ref, hyp)
+            c = counts(ref, hyp)
             self.counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
         else:  # no defined WER: left out of the score and listed
             self.empty.append(r.clip_id)
@@ -67,10 +68,11 @@ class RowScores:
 
 
 def score_rows(rows: Iterable[PredictionRow], normalize: Callable[[str], str],
-               normalize_hyp: Callable[[str], str]) -> RowScores:
+               normalize_hyp: Callable[[str], str], counts: Callable[..., ClipCounts] = clip_counts) -> RowScores:
+    """Every row's counts; ``counts`` aligns normalized words (a scorer's, ``metrics.scorers``)."""
     out = RowScores()
     for r in rows:
-        out.add(r, normalize, normalize_hyp)
+        out.add(r, normalize, normalize_hyp, counts)
     return out
 
 
@@ -108,9 +110,9 @@ def _range_rows(path: Path, start: int, end: int, first_line: int) -> Iterable[P
 
 
 def _score_range(task) -> RowScores | tuple[str, str | None, int | None]:
-    path, start, end, first_line, normalize = task
+    path, start, end, first_line, normalize, counts = task
     try:
-        return score_rows(_range_rows(path, start, end, first_line), normalize, normalize)
+        return score_rows(_range_rows(path, start, end, first_line), normalize, normalize, counts)
     except InputError as exc:  # sent back as fields: the parent raises it with the same place
         return (exc.message, exc.source, exc.row)
 
@@ -127,10 +129,10 @@ def can_parallelize(path: Path, normalize: Callable[[str], str], workers: int, m
 
 
 def score_file_parallel(path: Path, normalize: Callable[[str], str], workers: int | None = None,
-                        chunk_bytes: int = CHUNK_BYTES) -> RowScores:
+                        chunk_bytes: int = CHUNK_BYTES, counts: Callable[..., ClipCounts] = clip_counts) -> RowScores:
     """``score_rows`` over every row of a JSONL file, by ``workers`` processes (default: every CPU)."""
     workers = workers or available_cpus()
-    tasks = [(path, start, end, line, normalize) for start, end, line in plan_ranges(path, chunk_bytes)]
+    tasks = [(path, start, end, line, normalize, counts) for start, end, line in plan_ranges(path, chunk_bytes)]
     out = RowScores()
     with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
         for part in pool.map(_score_range, tasks):  # in file order: the first bad row is the one reported

@@ -17,10 +17,10 @@ clips:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
-from asraudit.metrics.wer import clip_counts
+from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
 
@@ -70,8 +70,10 @@ def wer_cost(
     models: Sequence[str],
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
+    counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts,
 ) -> dict[str, WerCost]:
-    """WER original / corrected / gained for each model (see the module docstring)."""
+    """WER original / corrected / gained for each model (see the module docstring); ``counts`` is the
+    scorer's word-error count (``metrics.scorers``; default: plain alignment)."""
     echoed: dict[tuple[str, str], list[Edit]] = {}
     for e in edits:
         for m, v in e.verdicts.items():
@@ -86,16 +88,16 @@ def wer_cost(
             if hyp is None or not clip.ref:
                 continue
             ref = clip.ref
-            base = clip_counts(ref, hyp).errors
+            base = counts(ref, hyp).errors
             fixed = corrected.get(clip.clip_id, ref)
             mine = echoed.get((m, clip.clip_id), [])
             n_echoed += len(mine)
             audio_hyp = follow_audio(ref, hyp, mine)
             orig_err.append(base)
             orig_n.append(len(ref))
-            corr_err.append(clip_counts(fixed, hyp).errors)
+            corr_err.append(counts(fixed, hyp).errors)
             corr_n.append(len(fixed))
-            gain.append(clip_counts(ref, audio_hyp).errors - base if mine else 0)
+            gain.append(counts(ref, audio_hyp).errors - base if mine else 0)
         out[m] = WerCost(
             m, len(orig_n), sum(orig_n), sum(corr_n), n_echoed,
             bootstrap_ratio(orig_err, orig_n, n_boot=n_boot, seed=seed),

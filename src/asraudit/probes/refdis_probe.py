@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
 from asraudit.probes.inflation import WerCost, wer_cost
@@ -60,11 +61,13 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
 def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: MinerParams = MinerParams(), *,
                    scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
                    groups: Mapping[str, str] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
-                   accept_ref_boot: int | None = None, seed: int = DEFAULT_SEED) -> RefdisResult:
+                   accept_ref_boot: int | None = None, seed: int = DEFAULT_SEED,
+                   counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts) -> RefdisResult:
     """Mine the panel's edits (or diff ``corrections``, clip -> corrected tokens) and score ``scored`` on them.
 
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
-    clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value."""
+    clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
+    ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
     clips = tuple(clips)
     scored = tuple(scored)
     if corrections is not None:
@@ -80,7 +83,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
         values = list(dict.fromkeys(groups.values()))
         by_group = breakdown(result.edits, scored, lambda e: groups.get(e.clip_id, "None"), values)
     fixed = corrected_references(result, corrections)
-    cost = wer_cost(clips, fixed, result.edits, scored, n_boot=n_boot, seed=seed)
+    cost = wer_cost(clips, fixed, result.edits, scored, n_boot=n_boot, seed=seed, counts=counts)
     return RefdisResult(result, clips, scored, scores, by_kind, by_position, by_group, fixed, cost)
 
 

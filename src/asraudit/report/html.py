@@ -30,6 +30,7 @@ import json
 from typing import Iterable, Mapping, Sequence
 
 from asraudit.report.html_browser import edit_browser, provenance_section
+from asraudit.report.html_published import published_section
 from asraudit.report.html_parts import (
     CSS,
     NOT_RUN,
@@ -364,6 +365,9 @@ def render_report(summary: "Summary") -> str:
         ("provenance", "Provenance", provenance_section(
             summary.provenance, {name: m.spec for name, m in models.items()})),
     ]
+    if summary.published is not None:  # the paper's sets matching the audit, beside its models
+        sections.insert(2, ("published-section", "Published reference points",
+                            published_section(summary.published, models)))
     nav = "".join(f'<a href="#{ident}">{esc(title)}</a>' for ident, title, _ in sections)
     body = "".join(f'<section id="{ident}"><h2>{esc(title)}</h2>{content}</section>'
                    for ident, title, content in sections)

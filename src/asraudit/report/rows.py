@@ -360,6 +360,8 @@ class CorpusInfo:
 
 @dataclass
 class Provenance:
+    OMIT_NONE: ClassVar[bool] = True  # a summary from before the scorer was recorded reads back without one
+
     asraudit: str
     created: str
     spec_file: str
@@ -377,6 +379,7 @@ class Provenance:
     runtime_s: float
     notes: list[str]
     sampling: Sampling
+    scorer: str | None = None  # how WER counted errors (metrics.scorers); absent in older files: asraudit
 
 
 def flat_row(row) -> dict[str, Any]:

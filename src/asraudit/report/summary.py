@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.paths import unique_temp_path
+from asraudit.report.published_rows import PublishedComparison
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -66,6 +67,7 @@ class Summary:
     stage_seconds: dict[str, float] = field(default_factory=dict)
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
+    published: list[PublishedComparison] | None = None  # the paper's matching sets ([published] in the spec)
 
 
 def to_plain(value):

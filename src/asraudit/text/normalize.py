@@ -47,7 +47,7 @@ from asraudit.text.whisper_english import EnglishNormalizer
 
 Normalizer = Callable[[str], str]
 
-NORMALIZERS = ("whisper", "basic", "none")
+NORMALIZERS = ("whisper", "basic", "none", "leaderboard")  # leaderboard: text/leaderboard_english.py
 
 
 class _FormatCharacters(dict):
@@ -167,6 +167,8 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
         return normalize_whisper
     if name == "basic":
         return normalize_basic
+    if name == "leaderboard":
+        return normalize_leaderboard
     raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
 
@@ -178,6 +180,13 @@ def normalize_whisper(text: str) -> str:
 def normalize_basic(text: str) -> str:
     """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
     return basic_normalize(strip_format_characters(text))
+
+
+def normalize_leaderboard(text: str) -> str:
+    """The Open ASR Leaderboard's English normalizer (``leaderboard_english``), format characters removed."""
+    from asraudit.text.leaderboard_english import leaderboard_english
+
+    return leaderboard_english()(strip_format_characters(text))
 
 
 def reference_normalizer(name: str) -> Normalizer:

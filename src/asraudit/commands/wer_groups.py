@@ -1,0 +1,46 @@
+"""``asraudit wer --group-field F``: where the group values come from, and the per-group table and JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from asraudit.data.group_values import MISSING_GROUP, group_values
+from asraudit.metrics.group_wer import GroupWER, wer_by_group
+from asraudit.metrics.model_wer import StreamedFile
+from asraudit.metrics.stream_rows import text_hash
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+
+
+def read_groups(field: str, paths: list[Path], manifest: Path | None) -> dict[Path, dict[int, str]]:
+    """Per prediction file: clip hash -> group.  From the manifest when one is given (every file shares
+    it), else from each file's own column; an unknown field is an InputError before anything is scored."""
+    if manifest is not None:
+        shared = _by_hash(group_values(manifest, field, "manifest"))
+        return {p: shared for p in paths}
+    return {p: _by_hash(group_values(p, field)) for p in paths}
+
+
+def _by_hash(values: dict[str, str]) -> dict[int, str]:
+    return {text_hash(cid): g for cid, g in values.items()}
+
+
+def score_groups(f: StreamedFile, positions: np.ndarray, groups: dict[int, str], n_boot: int,
+                 seed: int) -> list[GroupWER]:
+    """The scored clips of one file (``positions``) split by group."""
+    labels = [groups.get(int(h), MISSING_GROUP) for h in f.clip_hash[positions]]
+    return wer_by_group(labels, f.counts[positions], n_boot=n_boot, seed=seed)
+
+
+def print_group_table(field: str, per_model: dict[str, list[GroupWER]]) -> None:
+    rows = [[g.group, m, fmt_rate(g.wer), fmt_interval(g.interval.low, g.interval.high), g.errors, g.ref_words,
+             g.clips] for m, groups in per_model.items() for g in groups]
+    render_table([field, "model", "WER", "95% CI", "errors", "ref words", "clips"], rows,
+                 title=f"WER by {field} (clip bootstrap within each group)")
+
+
+def groups_json(field: str, per_model: dict[str, list[GroupWER]]) -> dict:
+    return {"field": field, "models": {m: [{"group": g.group, "wer": g.wer, "wer_interval": g.interval.to_json(),
+                                            "errors": g.errors, "ref_words": g.ref_words, "clips": g.clips}
+                                           for g in groups] for m, groups in per_model.items()}}

@@ -1,0 +1,195 @@
+"""The paper's released aggregates, read from the folder they were released in (typed, checked).
+
+"Towards Quantifying Benchmark Optimization in ASR Models" released its
+per-model counts (not its audio or transcripts): accept-ref per model on a
+corpus with the panel and miner settings used (``*_aggregate.json``), and
+switch rates per model for convention groups (``ortho_switch.json``).  They
+are reference points an audit can be put beside, so they are read from the
+user's copy of the release and never shipped inside asraudit.
+
+Only counts and labels are read here; rates and intervals are recomputed
+from the counts by the metrics layer (``metrics.published_rates``), so a
+published number is never shown without the arithmetic that produced it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from asraudit.errors import InputError
+
+ENV_VAR = "ASRAUDIT_PAPER_RESULTS"
+AGGREGATE_SUFFIX = "_aggregate.json"
+SWITCH_FILE = "ortho_switch.json"
+
+
+@dataclass(frozen=True)
+class MinerSettings:
+    """The miner settings a published set was mined with (the release's names in comments)."""
+
+    majority: float          # majority_pct
+    min_run_len: int         # min_run_len
+    include_middle: bool     # include_middle
+    min_ref_match: float     # min_ref_match_pct
+    min_consensus_cer: float  # min_consensus_cer
+
+
+@dataclass(frozen=True)
+class PublishedAcceptRef:
+    """One model's published counts on a corpus: it wrote the reference (``ref``) or what the panel heard."""
+
+    model: str
+    in_panel: bool
+    ref: int
+    audio: int
+    eligible: int
+    published_rate: float  # as released (rounded); recompute from the counts
+
+
+@dataclass(frozen=True)
+class PublishedSet:
+    """One ``*_aggregate.json``: a corpus, its panel and settings, and every model's counts."""
+
+    name: str            # the file name without "_aggregate.json"
+    path: Path
+    corpus: str          # the release's dataset name
+    language: str
+    split: str
+    panel: tuple[str, ...]
+    settings: MinerSettings
+    clips: int           # clips analysed
+    edits: int           # edits mined (the release's n_runs)
+    rows: tuple[PublishedAcceptRef, ...]
+
+
+@dataclass(frozen=True)
+class PublishedArm:
+    hits: int
+    n: int
+
+
+@dataclass(frozen=True)
+class PublishedSwitch:
+    """One model's published switch rate: its counts per arm, and the released rate and interval."""
+
+    model: str
+    arms: dict[str, PublishedArm]
+    limiting_arm: str
+    published_rate: float
+    published_low: float
+    published_high: float
+
+
+@dataclass(frozen=True)
+class PublishedSwitchGroup:
+    """One convention group of ``ortho_switch.json``."""
+
+    name: str
+    path: Path
+    scope: str
+    arms: tuple[str, ...]
+    chance: float
+    min_per_arm: int
+    rows: tuple[PublishedSwitch, ...]
+
+
+@dataclass(frozen=True)
+class PublishedResults:
+    folder: Path
+    sets: dict[str, PublishedSet]
+    switches: dict[str, PublishedSwitchGroup]
+
+    def names(self) -> list[str]:
+        return list(self.sets) + list(self.switches)
+
+
+def results_folder(given: str | Path | None) -> Path:
+    """``given``, else the folder ``$ASRAUDIT_PAPER_RESULTS`` names; an InputError if neither is a folder."""
+    raw = given if given is not None else os.environ.get(ENV_VAR)
+    if not raw:
+        raise InputError(f"name the folder of the paper's released results with --dir or ${ENV_VAR}")
+    folder = Path(raw).expanduser()
+    if not folder.is_dir():
+        raise InputError("no such folder (the paper's released results)", folder)
+    return folder
+
+
+def load_published(folder: str | Path) -> PublishedResults:
+    """Every aggregate and switch group in ``folder`` (a folder with neither is an InputError)."""
+    folder = Path(folder)
+    sets = {}
+    for path in sorted(folder.glob(f"*{AGGREGATE_SUFFIX}")):
+        s = _published_set(path, _read(path))
+        sets[s.name] = s
+    switches = {}
+    if (folder / SWITCH_FILE).is_file():
+        data = _read(folder / SWITCH_FILE)
+        for name, group in data.items():
+            switches[name] = _switch_group(folder / SWITCH_FILE, name, group)
+    if not sets and not switches:
+        raise InputError(f"no *{AGGREGATE_SUFFIX} or {SWITCH_FILE} here: not the paper's released results", folder)
+    return PublishedResults(folder, sets, switches)
+
+
+def _read(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"not a JSON file: {exc}", path) from None
+    if not isinstance(data, dict):
+        raise InputError("expected a JSON object", path)
+    return data
+
+
+def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> Any:
+    if not isinstance(obj, dict) or key not in obj:
+        raise InputError(f"{where}: missing field {key!r}", path)
+    value = obj[key]
+    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+        raise InputError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})", path)
+    return value
+
+
+def _published_set(path: Path, d: dict) -> PublishedSet:
+    name = path.name[: -len(AGGREGATE_SUFFIX)]
+    p = _field(d, "params", dict, path, name)
+    settings = MinerSettings(
+        float(_field(p, "majority_pct", (int, float), path, "params")),
+        _field(p, "min_run_len", int, path, "params"),
+        _field(p, "include_middle", bool, path, "params"),
+        float(_field(p, "min_ref_match_pct", (int, float), path, "params")),
+        float(_field(p, "min_consensus_cer", (int, float), path, "params")),
+    )
+    prominence = _field(d, "prominence", dict, path, name)
+    rows = []
+    for i, r in enumerate(_field(d, "benchmaxx_leaderboard", list, path, name), start=1):
+        where = f"benchmaxx_leaderboard[{i}]"
+        rows.append(PublishedAcceptRef(
+            _field(r, "model", str, path, where), bool(r.get("in_whitelist", False)),
+            _field(r, "accepted_ref", int, path, where), _field(r, "followed_consensus", int, path, where),
+            _field(r, "eligible_runs", int, path, where),
+            float(_field(r, "benchmaxx_score", (int, float), path, where)),
+        ))
+    return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
+                        str(d.get("split", "")), tuple(_field(d, "whitelist", list, path, name)), settings,
+                        _field(prominence, "clips_analyzed", int, path, "prominence"),
+                        _field(prominence, "n_runs", int, path, "prominence"), tuple(rows))
+
+
+def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
+    rows = []
+    for model, r in _field(g, "results", dict, path, name).items():
+        where = f"{name}.results.{model}"
+        arms = {arm: PublishedArm(_field(a, "hits", int, path, f"{where}.{arm}"), _field(a, "n", int, path, f"{where}.{arm}"))
+                for arm, a in _field(r, "arms", dict, path, where).items()}
+        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where),
+                                    float(_field(r, "switch", (int, float), path, where)),
+                                    float(_field(r, "lo", (int, float), path, where)),
+                                    float(_field(r, "hi", (int, float), path, where))))
+    return PublishedSwitchGroup(name, path, str(g.get("scope", "")), tuple(_field(g, "arms", list, path, name)),
+                                float(_field(g, "chance", (int, float), path, name)),
+                                _field(g, "min_per_arm", int, path, name), tuple(rows))

@@ -1,0 +1,98 @@
+"""The leaderboard scorer: each place its normalizer or its alignment differs from asraudit's, and WER both ways."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asraudit.cli import main
+from asraudit.metrics.scorers import get_scorer, merged_compound_counts
+from asraudit.metrics.wer import clip_counts
+from asraudit.text.normalize import get_normalizer
+
+pytest.importorskip("kaldialign")
+
+WHISPER = get_normalizer("whisper")
+LEADERBOARD = get_normalizer("leaderboard")
+
+
+@pytest.mark.parametrize("raw, whisper, leaderboard", [
+    # fillers: Whisper drops six literal words, the leaderboard whole families with any elongation
+    ("Ummm, hmmm, erm, yes", "ummm hmmm erm yes", "yes"),
+    ("uh I see", "i see", "i see"),
+    ("ah-ha I see", "ah ha i see", "i see"),
+    # acronyms: dotted or spaced single letters become one token
+    ("The U.S.A. and the B B C", "the u s a and the b b c", "the usa and the bbc"),
+    ("the 5 G network", "the 5 g network", "the 5g network"),
+    ("a big cat", "a big cat", "a big cat"),  # a lone "a" is a word, not an acronym
+    # "'s" is "is" only after a pronoun; after a name it is a possessive
+    ("John's car", "john is car", "john s car"),
+    ("It's here", "it is here", "it is here"),
+    # a trailing ellipsis leaves no "." token
+    ("wait... what...", "wait what .", "wait what"),
+    # clock times
+    ("half past four", "half past 4", "4 30"),
+    ("quarter to five", "quarter to 5", "4 45"),
+    ("at 4:00", "at 4 0", "at 4"),
+    # spaced compounds and the extra spellings
+    ("an e-mail via wi-fi", "an e mail via wi fi", "an email via wifi"),
+    ("ok, all right", "ok all right", "okay alright"),
+    # shared with Whisper: numbers, British spellings, titles
+    ("Mr. Smith paid twenty dollars for the colour", "mister smith paid $20 for the color",
+     "mister smith paid $20 for the color"),
+])
+def test_each_difference_of_the_leaderboard_normalizer(raw, whisper, leaderboard):
+    assert WHISPER(raw) == whisper
+    assert LEADERBOARD(raw) == leaderboard
+
+
+def test_merge_compounds_makes_a_split_compound_no_error_either_way():
+    ref, hyp = "the white paper is here".split(), "the whitepaper is here".split()
+    plain = clip_counts(ref, hyp)
+    assert (plain.substitutions, plain.deletions, plain.insertions) == (1, 1, 0)
+    for r, h in ((ref, hyp), (hyp, ref)):
+        merged = merged_compound_counts(r, h)
+        assert merged.errors == 0 and merged.ref_words == len(r)
+    # a real error next to a compound still counts
+    assert merged_compound_counts(ref, "a whitepaper is here".split()).errors == 1
+
+
+def test_the_scorer_picks_its_normalizer_unless_one_is_named():
+    assert get_scorer("asraudit").normalizer == "whisper"
+    assert get_scorer("leaderboard").normalizer == "leaderboard"
+    assert get_scorer("leaderboard", "whisper").provenance() == {"scorer": "leaderboard", "normalizer": "whisper"}
+
+
+def test_wer_both_ways_and_the_provenance_in_the_json(tmp_path, capsys):
+    f = tmp_path / "m.jsonl"
+    f.write_text(
+        '{"audio_filepath": "a", "text": "The white paper, uh, from the U.S.A.", "pred_text": "the whitepaper ummm from the usa"}\n'
+        '{"audio_filepath": "b", "text": "It is half past four.", "pred_text": "it is 4:30"}\n', encoding="utf-8")
+    scores = {}
+    for scorer in ("asraudit", "leaderboard"):
+        out = tmp_path / f"{scorer}.json"
+        assert main(["wer", "--preds", str(f), "--scorer", scorer, "--json", str(out), "--bootstrap", "20"]) == 0
+        data = json.loads(out.read_text())
+        assert data["scorer"] == scorer
+        assert data["normalizer"] == {"asraudit": "whisper", "leaderboard": "leaderboard"}[scorer]
+        scores[scorer] = data["models"]["m"]
+    assert "(leaderboard scorer, leaderboard normalizer" in capsys.readouterr().out
+    # asraudit: ref "the white paper from the u s a" (8) vs "the whitepaper ummm from the usa": white->whitepaper,
+    # paper->ummm, u->usa, s, a deleted = 5 errors; ref "it is half past 4" (5) vs "it is 4 30": 3 errors.
+    assert (scores["asraudit"]["ref_words"], scores["asraudit"]["wer"]) == (13, pytest.approx(8 / 13))
+    # leaderboard: "the white paper from the usa" (6) matches exactly; "it is 4 30" both sides.
+    assert (scores["leaderboard"]["ref_words"], scores["leaderboard"]["wer"]) == (10, 0.0)
+
+
+def test_the_parallel_reader_counts_with_the_scorers_alignment(tmp_path):
+    from asraudit.metrics.model_wer import BoundedCache, stream_file
+
+    f = tmp_path / "m.jsonl"
+    f.write_text("".join(json.dumps({"audio_filepath": f"c{i}", "text": "the white paper is here, uh",
+                                     "pred_text": "the whitepaper is hear"}) + "\n" for i in range(40)),
+                 encoding="utf-8")
+    s = get_scorer("leaderboard")
+    one = stream_file(f, BoundedCache(s.normalize), counts=s.counts, workers=1)
+    many = stream_file(f, BoundedCache(s.normalize), counts=s.counts, workers=2, min_parallel_bytes=0, chunk_bytes=256)
+    assert (one.counts == many.counts).all() and int(one.counts[:, :3].sum()) == 40  # "hear": one error a clip
