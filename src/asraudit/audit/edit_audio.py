@@ -81,6 +81,8 @@ def time_edits(ctx: AuditContext, edits: list[EditView], items: Sequence[EditIte
             e.timing_note = "no word timings: the clip has no audio in this audit"
         elif e.clip in failures:
             e.timing_note = f"no word timings: {align} could not align the clip ({failures[e.clip]})"
+        elif said_span(item, items)[1] > len(timings[e.clip]):
+            e.timing_note = f"no word timings: {align} timed fewer words than the panel's reading has"
         else:
             e.start_s, e.end_s = (round(t, 3) for t in span_times(timings[e.clip], said_span(item, items)))
     if failures:
