@@ -65,7 +65,7 @@ window.addEventListener('error', function (e) {
     if (playing && playing !== audio) playing.pause();
     playing = audio;
     var start = Number(holder.getAttribute('data-start')), end = Number(holder.getAttribute('data-end'));
-    var context = 0.5;
+    var context = Number(holder.getAttribute('data-context')) || 0;
     audio._wave = holder.parentNode.querySelector('svg.wave');
     audio.currentTime = span ? Math.max(0, start - context) : 0;
     audio._stopAt = span ? end + context : null;
