@@ -12,7 +12,6 @@ parliament-mini clips, transcripts replayed from prediction files.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,13 +21,13 @@ from asraudit.audit.edit_audio import said_span, span_times
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.timing import WordTiming
 from asraudit.probes.lift_run import EditItem
-from asraudit.probes.review import SHEET_COLUMNS, context_of
+from asraudit.probes.review import SHEET_COLUMNS
 from asraudit.report.html import render_report
-from asraudit.report.html_browser import disagreement_order, review_row
+from asraudit.report.html_browser import disagreement_order, disagreements
 from asraudit.report.listen import AUDIO_FOLDER, prepare_audio, waveform_peaks
 from asraudit.report.schema import from_json
 
-from test_report_html import EVIL, MODELS, parse_page, realistic_summary
+from test_report_html import EVIL, parse_page, realistic_summary
 
 
 def tone(seconds: float, freq: float = 220.0) -> np.ndarray:
@@ -162,10 +161,19 @@ def test_the_report_identity_differs_between_reports_and_is_stable_for_one():
 # ---------------------------------------------------------------- what went wrong
 
 
+def words_differ(edit: dict) -> int:
+    """Models whose words at the edit differ from the reference's, the ineligible not counted."""
+    start, end = edit["span"]
+    ref = edit["ref_tokens"][start:end]
+    return sum(1 for v in edit["models"].values()
+               if v["verdict"] != "ineligible" and v["tokens"][v["span"][0]:v["span"][1]] != ref)
+
+
 def test_edits_are_ordered_by_how_many_models_disagree_with_the_reference_ties_in_mined_order():
     summary = realistic_summary(n_edits=8)
+    counts = [words_differ(e) for e in summary["edits"]]
+    assert len(set(counts)) > 1
     typed = from_json(summary)
-    counts = [sum(v.verdict in ("audio", "other") for v in e.models.values()) for e in typed.edits]
     order = disagreement_order(typed.edits)
     assert [counts[i] for i in order] == sorted(counts, reverse=True)
     for a, b in zip(order, order[1:]):
@@ -178,11 +186,17 @@ def test_edits_are_ordered_by_how_many_models_disagree_with_the_reference_ties_i
     assert f"({n_wrong})" in tree.by_id("edit-views").text()
 
 
-def test_an_edit_where_every_model_follows_the_reference_counts_no_disagreement():
+def test_a_model_writing_the_references_words_agrees_whatever_its_verdict_and_the_ineligible_never_count():
     summary = realistic_summary(n_edits=2)
-    for v in summary["edits"][0]["models"].values():
-        v["verdict"] = "ref"
+    first = summary["edits"][0]
+    for v in first["models"].values():   # every model writes the reference's words at the edit
+        v.update(verdict="none", tokens=list(first["ref_tokens"]), span=list(first["span"]))
+    second = summary["edits"][1]
+    for v in second["models"].values():   # nobody competent on the clip
+        v.update(verdict="ineligible", tokens=[], span=[0, 0])
+    second["models"]["organism"].update(verdict="audio", tokens=["x"], span=[0, 1])
     typed = from_json(summary)
+    assert [disagreements(e) for e in typed.edits] == [0, 1]
     assert disagreement_order(typed.edits) == [1, 0]
     assert parse_page(render_report(typed)).by_id("edits").find_all("div", "edit")[0].attrs["data-disagree"] == "0"
 

@@ -107,6 +107,9 @@ class DevTools:
             time.sleep(0.1)
 
     def open(self, url: str) -> None:
+        """A fresh load of ``url`` (through a blank page: a change of fragment alone would not rerun the script)."""
+        self.send("Page.navigate", session=True, url="about:blank")
+        assert self.wait_for("location.href === 'about:blank' && document.readyState === 'complete'")
         self.send("Page.navigate", session=True, url=url)
         assert self.wait_for("document.readyState === 'complete' && document.body.dataset.ready === '1'"), url
 

@@ -19,7 +19,7 @@ from typing import Sequence
 from asraudit.probes.review import context_of
 from asraudit.report.html_parts import NOT_RUN, Markup, esc, table
 from asraudit.report.listen import ClipSound, ReportAudio
-from asraudit.report.rows import EditView, Provenance
+from asraudit.report.rows import EditModelView, EditView, Provenance
 from asraudit.report.svg import finite
 from asraudit.report.templating import render, safe
 
@@ -39,12 +39,29 @@ def _highlight(tokens: Sequence[str], span: object, replacement: str | None, cls
 JUDGEMENTS = (("yes", "wrong"), ("no", "right"), ("unsure", "unclear"))  # the review sheet's words (probes.review)
 CONTEXT_S = 0.5     # heard on each side of a span: enough to place it in the sentence, short enough to stay on it
 WAVE_WIDTH, WAVE_MID = 240, 20  # the waveform strip's SVG units (viewBox 0 0 240 40)
-DISAGREE = frozenset({"audio", "other"})  # verdicts whose words at the span differ from the reference's
+
+
+def _words_at(tokens: object, span: object) -> list[str] | None:
+    if not (isinstance(tokens, list) and isinstance(span, list) and len(span) == 2
+            and all(isinstance(s, int) for s in span)):
+        return None
+    return [str(t) for t in tokens[max(0, span[0]):max(span[0], span[1])]]
+
+
+def disagrees(edit: "EditView", view: "EditModelView") -> bool:
+    """The model's words at the edit differ from the reference's there (a model not competent on the clip,
+    verdict ``ineligible``, says nothing either way); without words, its verdict decides (audio or other)."""
+    if view.verdict == "ineligible":
+        return False
+    ref, hyp = _words_at(edit.ref_tokens, edit.span), _words_at(view.tokens, view.span)
+    if ref is None or hyp is None:
+        return view.verdict in ("audio", "other")
+    return ref != hyp
 
 
 def disagreements(edit: "EditView") -> int:
-    """How many models' words at the edit differ from the reference (verdict audio or other)."""
-    return sum(1 for v in (edit.models or {}).values() if v is not None and v.verdict in DISAGREE)
+    """How many models' words at the edit differ from the reference's."""
+    return sum(1 for v in (edit.models or {}).values() if v is not None and disagrees(edit, v))
 
 
 def disagreement_order(edits: Sequence["EditView"]) -> list[int]:

@@ -111,7 +111,7 @@ def prepare_audio(sources: Mapping[str, Callable[[], np.ndarray]], folder: Path 
         else:
             missing += 1
         out[clip] = ClipSound(clip, src, False, duration, peaks, len(data))
-    parts = [f"{len(out) - linked - missing} clip(s) embedded ({used / 1e6:.1f} MB of the {budget_mb:g} MB budget)"]
+    parts = [f"{len(out) - linked - missing} clip(s) embedded ({used / 1e6:.2f} MB of the {budget_mb:g} MB budget)"]
     if linked:
         parts.append(f"{linked} linked as files in {AUDIO_FOLDER}/ beside this page (keep the folder with it)")
     if missing:
