@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import numpy as np
 import pytest
 import soundfile as sf
@@ -25,7 +26,7 @@ from asraudit.probes.review import SHEET_COLUMNS
 from asraudit.report.html import render_report
 from asraudit.report.html_browser import disagreement_order, disagreements
 from asraudit.report.listen import AUDIO_FOLDER, prepare_audio, waveform_peaks
-from asraudit.report.schema import from_json
+from asraudit.report.schema import from_json, summary_schema
 
 from test_report_html import EVIL, parse_page, realistic_summary
 
@@ -270,6 +271,8 @@ def test_the_audit_places_edits_in_their_clips_or_says_why_not(replayed_audit):
     madam = [e for e in timed if e["r"] == "madam president"]
     assert madam and all(e["kind"] == "delete" and e["start_s"] == e["end_s"] < 1.0 for e in madam)
     assert all("pocketsphinx" in e["timing_note"] and "digits" in e["timing_note"] for e in untimed)
+    jsonschema.validate(summary, summary_schema())   # the new fields are in the published layout
+    assert [e.start_s for e in from_json(summary).edits] == [e.get("start_s") for e in edits]
 
 
 def test_the_audits_page_embeds_clips_within_its_budget_and_links_the_rest(replayed_audit):
