@@ -132,7 +132,7 @@ def test_a_page_rendered_from_the_summary_alone_says_it_has_no_audio(tmp_path):
     assert main(["report", str(path)]) == 0
     tree = parse_page((tmp_path / "report.html").read_text(encoding="utf-8"))
     assert not tree.find_all("audio")
-    assert "No audio: this page was rendered from summary.json alone" in tree.by_id("audio-note").text()
+    assert "No audio in this page: summary.json holds no audio" in tree.by_id("audio-note").text()
     assert "No audio" in tree.by_id("edits").find_all("span", "no-audio")[0].text()
 
 

@@ -90,11 +90,12 @@ def time_edits(ctx: AuditContext, edits: list[EditView], items: Sequence[EditIte
                  "their edits play without a marked span")
 
 
-def edit_audio(ctx: AuditContext, edits: Sequence[EditView]) -> ReportAudio:
-    """The audio of every clip the report shows an edit of, within ``[report] audio_budget_mb``."""
+def edit_audio(ctx: AuditContext, edits: Sequence[EditView]) -> ReportAudio | None:
+    """The audio of every clip the report shows an edit of, within ``[report] audio_budget_mb``; None when no
+    clip has audio (the page then says so in the words of a page rebuilt from summary.json: it is that page)."""
     clips = [c for c in dict.fromkeys(e.clip for e in edits) if c in ctx.corpus]
     audible = [c for c in clips if has_audio(ctx.corpus[c])]
-    if clips and not audible:
-        return ReportAudio(note="No audio: this audit's corpus has no audio files (prediction files only).")
+    if not audible:
+        return None
     sources = {c: ctx.corpus[c].decode for c in audible}
     return prepare_audio(sources, ctx.out, ctx.spec.report.audio_budget_mb)

@@ -61,8 +61,11 @@ class ReportAudio:
         return sum(len(c.src or "") for c in self.clips.values() if c.embedded)
 
 
-NO_AUDIO = ReportAudio(note="No audio: this page was rendered from summary.json alone, which holds no audio. "
-                            "The audit's own report.html (or a rerun of the audit) plays the clips.")
+# One sentence for every page without audio, so a page rebuilt from summary.json is the audit's own page
+# whenever the audit had no audio to give it either.
+NO_AUDIO = ReportAudio(note="No audio in this page: summary.json holds no audio, so a page rebuilt from it "
+                            "(asraudit report) plays nothing, and neither does an audit of prediction files "
+                            "without audio. The report.html an audit of a corpus with audio writes plays each clip.")
 
 
 def waveform_peaks(samples: np.ndarray, columns: int = PEAK_COLUMNS) -> tuple[float, ...]:
