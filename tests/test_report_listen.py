@@ -80,6 +80,12 @@ def test_a_clip_whose_audio_cannot_be_read_is_left_out_and_counted():
     assert list(audio.clips) == ["ok"] and "1 could not be read (e.g. bad: disk gone)" in audio.note
 
 
+def test_without_an_opus_encoder_the_page_says_so_instead_of_failing(monkeypatch):
+    monkeypatch.setattr(sf, "available_subtypes", lambda fmt=None: {"VORBIS": "Vorbis"})
+    audio = prepare_audio(sources(2), None)
+    assert not audio.clips and "cannot write Ogg/Opus" in audio.note
+
+
 def test_waveform_peaks_follow_the_loudness_and_silence_stays_flat():
     x = np.concatenate([np.zeros(SAMPLE_RATE), tone(1.0)])
     peaks = waveform_peaks(x, columns=10)

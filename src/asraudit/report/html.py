@@ -1,13 +1,16 @@
 """The HTML report: one self-contained file, readable offline, safe to open.
 
-Everything is inline (CSS, a little JavaScript for the edit browser's
-filter, SVG for plots; see :mod:`asraudit.report.svg`), so the report can be
-mailed or attached to a model card and opens without a network.  Every
-string that came from a corpus, a model or a spec is escaped with
-``html.escape`` before it reaches the page, and the data the script reads is
-embedded as JSON inside a ``<script type="application/json">`` block with
-``<``, ``>`` and ``&`` written as unicode escapes, so a transcript containing
-``</script>`` stays text.
+Everything is inline (CSS, one script for the edit browser's filters,
+playback and review marks, SVG for plots, see :mod:`asraudit.report.svg`;
+the clips' audio as data: URIs within a size budget, see
+:mod:`asraudit.report.listen`), so the report can be mailed or attached to a
+model card and opens without a network.  The page and the edit browser are
+jinja2 templates with autoescape (``report/templates``, see
+:mod:`asraudit.report.templating`); the tables of the other sections are
+built from parts escaped with ``html.escape`` (:mod:`asraudit.report.html_parts`).
+The data the script reads is embedded as JSON inside a ``<script
+type="application/json">`` block with ``<``, ``>`` and ``&`` written as
+unicode escapes, so a transcript containing ``</script>`` stays text.
 
 Input is the typed summary of an audit (``report.summary.Summary``: the rows
 of ``report.rows``, built from an ``AuditResult`` by ``build_summary`` or

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 import numpy as np
+import soundfile as sf
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.encode import opus_bytes
@@ -68,6 +69,11 @@ NO_AUDIO = ReportAudio(note="No audio in this page: summary.json holds no audio,
                             "without audio. The report.html an audit of a corpus with audio writes plays each clip.")
 
 
+def can_write_opus() -> bool:
+    """Whether the libsndfile under soundfile encodes Opus (1.0.29 and later; soundfile's wheels bundle 1.2)."""
+    return "OPUS" in sf.available_subtypes("OGG")
+
+
 def waveform_peaks(samples: np.ndarray, columns: int = PEAK_COLUMNS) -> tuple[float, ...]:
     """The largest |sample| per column, scaled so the loudest column is 1 (silence stays 0)."""
     x = np.abs(np.asarray(samples, dtype=np.float32))
@@ -89,6 +95,10 @@ def prepare_audio(sources: Mapping[str, Callable[[], np.ndarray]], folder: Path 
     A clip whose audio cannot be read is left out and counted in the note:
     the page is still worth having without it.
     """
+    if sources and not can_write_opus():
+        return ReportAudio(note=f"No audio in this page: this libsndfile ({sf.__libsndfile_version__}) cannot "
+                                "write Ogg/Opus (1.0.29 or later can; the soundfile wheels carry one).",
+                           budget_mb=budget_mb)
     budget = int(budget_mb * 1_000_000)
     stems = safe_stems(sources)
     out, used, linked, missing, failures = {}, 0, 0, 0, {}
