@@ -74,7 +74,7 @@ def time_edits(ctx: AuditContext, edits: list[EditView], items: Sequence[EditIte
             failures = {f.clip_id: f.reason for f in failed}
         except (ImportError, InputError, OSError, ValueError) as exc:
             ctx.note(f"report: the edits' clips could not be aligned with {align}: {exc}")
-            failures = {c: f"{align} is not available: {exc}" for c in wanted}
+            failures = {c: str(exc) for c in wanted}
     for e in edits:
         item = by_id.get(e.edit_id)
         if e.clip not in wanted or item is None:
