@@ -290,3 +290,24 @@ def test_the_audits_page_embeds_clips_within_its_budget_and_links_the_rest(repla
     assert sum(len(s) for s in embedded) <= 50_000
     assert all((replayed_audit / s).is_file() for s in linked)
     assert "linked as files in report-audio/" in tree.by_id("audio-note").text()
+
+
+def test_an_unknown_report_aligner_is_refused_before_any_work(tmp_path, capsys):
+    from asraudit.cli import main
+    from asraudit.demo.organism import BENCHMARK_DIR
+
+    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    row = rows[0]
+    for name, field in (("a", "text"), ("b", "spoken")):
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"], "pred_text": r[field]}) + "\n"
+                    for r in rows if r["sentence"] == row["sentence"]), encoding="utf-8")
+    spec = tmp_path / "audit.toml"
+    spec.write_text(f'[corpus]\nmanifest = "{BENCHMARK_DIR / "test.jsonl"}"\n'
+                    f'select = {{ field = "sentence", values = ["{row["sentence"]}"] }}\n'
+                    + "".join(f'[[model]]\npredictions = "{n}.jsonl"\npanel = true\n' for n in "ab")
+                    + '[refdis]\nmin_panel = 2\n[report]\nalign = "no-such-aligner"\n', encoding="utf-8")
+    assert main(["audit", str(spec), "--check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "audit.toml: [report] align: unknown model 'no-such-aligner'" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "audit-out").exists()
