@@ -131,6 +131,20 @@ def test_each_edit_plays_its_span_and_marks_it_on_the_waveform():
     assert EVIL in edits[2].find_all("div", "listen")[0].text()
 
 
+def test_markup_in_a_clip_id_or_a_timing_note_stays_text_in_the_players():
+    summary = with_times(realistic_summary(n_edits=6))
+    summary["edits"][4].pop("start_s"), summary["edits"][4].pop("end_s")
+    summary["edits"][4]["timing_note"] = EVIL
+    audio = prepare_audio({e["clip"]: (lambda: tone(2.0)) for e in summary["edits"]}, None)
+    page = render_report(from_json(summary), audio)
+    assert EVIL not in page
+    tree = parse_page(page)
+    assert len(tree.find_all("script")) == 2 and all(b.text() != "bold" for b in tree.find_all("b"))
+    edits = tree.by_id("edits").find_all("div", "edit")
+    assert edits[3].attrs["data-edit"] == "e3" and edits[3].find_all("svg")[0].attrs["aria-label"] == f"waveform of clip {EVIL}"
+    assert edits[4].find_all("div", "listen")[0].text().strip().endswith(EVIL)
+
+
 def test_a_page_rendered_from_the_summary_alone_says_it_has_no_audio(tmp_path):
     from asraudit.cli import main
     path = tmp_path / "summary.json"
