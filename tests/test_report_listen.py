@@ -183,11 +183,8 @@ def test_the_report_identity_differs_between_reports_and_is_stable_for_one():
 
 
 def words_differ(edit: dict) -> int:
-    """Models whose words at the edit differ from the reference's, the ineligible not counted."""
-    start, end = edit["span"]
-    ref = edit["ref_tokens"][start:end]
-    return sum(1 for v in edit["models"].values()
-               if v["verdict"] != "ineligible" and v["tokens"][v["span"][0]:v["span"][1]] != ref)
+    """Models whose transcript of the clip differs from the reference, the ineligible not counted."""
+    return sum(1 for v in edit["models"].values() if v["verdict"] != "ineligible" and v["tokens"] != edit["ref_tokens"])
 
 
 def test_edits_are_ordered_by_how_many_models_disagree_with_the_reference_ties_in_mined_order():
@@ -204,21 +201,22 @@ def test_edits_are_ordered_by_how_many_models_disagree_with_the_reference_ties_i
     assert [int(e.attrs["data-disagree"]) for e in edits] == counts
     assert sorted(range(len(edits)), key=lambda i: int(edits[i].attrs["data-rank"])) == order
     n_wrong = sum(c > 0 for c in counts)
-    assert f"({n_wrong})" in tree.by_id("edit-views").text()
+    assert f"({n_wrong} edits)" in tree.by_id("edit-views").text()
 
 
-def test_a_model_writing_the_references_words_agrees_whatever_its_verdict_and_the_ineligible_never_count():
-    summary = realistic_summary(n_edits=2)
+def test_a_model_writing_the_reference_agrees_whatever_its_verdict_and_the_ineligible_never_count():
+    summary = realistic_summary(n_edits=3)
     first = summary["edits"][0]
-    for v in first["models"].values():   # every model writes the reference's words at the edit
+    for v in first["models"].values():   # every model writes the reference
         v.update(verdict="none", tokens=list(first["ref_tokens"]), span=list(first["span"]))
     second = summary["edits"][1]
     for v in second["models"].values():   # nobody competent on the clip
         v.update(verdict="ineligible", tokens=[], span=[0, 0])
-    second["models"]["organism"].update(verdict="audio", tokens=["x"], span=[0, 1])
+    # An insert the panel hears: the models' words at the (empty) span are the reference's, the clip's are not.
+    second["models"]["organism"].update(verdict="none", tokens=["uh"] + list(second["ref_tokens"]), span=[1, 1])
     typed = from_json(summary)
-    assert [disagreements(e) for e in typed.edits] == [0, 1]
-    assert disagreement_order(typed.edits) == [1, 0]
+    assert [disagreements(e) for e in typed.edits][:2] == [0, 1]
+    assert disagreement_order(typed.edits)[-1] == 0
     assert parse_page(render_report(typed)).by_id("edits").find_all("div", "edit")[0].attrs["data-disagree"] == "0"
 
 

@@ -41,26 +41,20 @@ CONTEXT_S = 0.5     # heard on each side of a span: enough to place it in the se
 WAVE_WIDTH, WAVE_MID = 240, 20  # the waveform strip's SVG units (viewBox 0 0 240 40)
 
 
-def _words_at(tokens: object, span: object) -> list[str] | None:
-    if not (isinstance(tokens, list) and isinstance(span, list) and len(span) == 2
-            and all(isinstance(s, int) for s in span)):
-        return None
-    return [str(t) for t in tokens[max(0, span[0]):max(span[0], span[1])]]
-
-
 def disagrees(edit: "EditView", view: "EditModelView") -> bool:
-    """The model's words at the edit differ from the reference's there (a model not competent on the clip,
-    verdict ``ineligible``, says nothing either way); without words, its verdict decides (audio or other)."""
+    """The model's normalized transcript of the clip differs from the reference's ("what went wrong" is a
+    clip, as a reader of erroneous sentences means it: the words at a zero-width span cannot show an insert).
+    A model not competent on the clip (verdict ``ineligible``) says nothing either way; without words, its
+    verdict decides (audio or other)."""
     if view.verdict == "ineligible":
         return False
-    ref, hyp = _words_at(edit.ref_tokens, edit.span), _words_at(view.tokens, view.span)
-    if ref is None or hyp is None:
+    if not (isinstance(edit.ref_tokens, list) and isinstance(view.tokens, list)):
         return view.verdict in ("audio", "other")
-    return ref != hyp
+    return [str(t) for t in view.tokens] != [str(t) for t in edit.ref_tokens]
 
 
 def disagreements(edit: "EditView") -> int:
-    """How many models' words at the edit differ from the reference's."""
+    """How many models' transcripts of the edit's clip differ from the reference."""
     return sum(1 for v in (edit.models or {}).values() if v is not None and disagrees(edit, v))
 
 
@@ -95,7 +89,7 @@ def _listen_view(e: "EditView", sound: "ClipSound | None", index: int | None, au
         return {"sound": None, "window": None, "span_label": label}
     duration = max(sound.duration_s, 1e-6)
     x = lambda t: round(min(max(t, 0.0), duration) / duration * WAVE_WIDTH, 2)  # noqa: E731
-    view = {"sound": {"index": index, "path": _wave_path(sound.peaks)}, "window": None,
+    view = {"sound": {"index": index}, "window": None,
             "span_label": e.timing_note or "no word timings for this edit"}
     if timed:
         lo, hi = x(start - CONTEXT_S), x(end + CONTEXT_S)
@@ -145,7 +139,7 @@ def edit_browser(edits: Sequence["EditView"], models: Sequence[str], audio: "Rep
     return render("edit_browser.html.j2", models=models, verdicts=VERDICTS, edits=views,
                   n_wrong=sum(1 for v in views if v["disagree"]), context_s=CONTEXT_S, audio_note=audio.note,
                   judgements=JUDGEMENTS,
-                  audio=[{"index": k, "src": c.src, "duration": f"{c.duration_s:.3f}"}
+                  audio=[{"index": k, "src": c.src, "duration": f"{c.duration_s:.3f}", "path": _wave_path(c.peaks)}
                          for k, c in enumerate(playable)])
 
 

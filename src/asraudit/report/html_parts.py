@@ -52,7 +52,8 @@ mark.r{background:#ffe0b2} mark.a{background:#c8e6c9} mark.h{background:#dbe9ff}
 .note{font-size:12px;color:#555}
 #clip-audio{display:none}
 .listen{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px;margin:4px 0}
-svg.wave{width:360px;height:40px;background:#f6f8fa;border-radius:3px} svg.wave path{stroke:#51708f;stroke-width:.7}
+svg.wave{width:360px;height:40px;background:#f6f8fa;border-radius:3px} svg.wave use{stroke:#51708f;stroke-width:.7}
+svg.wave-defs{position:absolute}
 svg.wave rect.context{fill:#ffe0b2;opacity:.45} svg.wave rect.span{fill:#f57c00;opacity:.55}
 svg.wave .playhead{stroke:#b42318;stroke-width:1}
 .review{font-size:12px;margin:4px 0 0} .review label{margin-right:8px} .review-note{width:260px;font-size:12px}
