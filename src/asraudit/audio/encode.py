@@ -10,6 +10,7 @@ clip that a resumed build would take as finished.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
@@ -31,3 +32,12 @@ def write_opus(audio: np.ndarray, path: Path, compression: float = OPUS_COMPRESS
                       compression_level=compression) as fh:
         fh.write(audio)
     tmp.replace(path)
+
+
+def opus_bytes(audio: np.ndarray, compression: float = OPUS_COMPRESSION) -> bytes:
+    """Mono ``audio`` at ``SAMPLE_RATE`` as the bytes of an Ogg/Opus file (what the report embeds)."""
+    buffer = io.BytesIO()
+    with sf.SoundFile(buffer, "w", samplerate=SAMPLE_RATE, channels=1, format="OGG", subtype="OPUS",
+                      compression_level=compression) as fh:
+        fh.write(np.asarray(audio, dtype=np.float32))
+    return buffer.getvalue()

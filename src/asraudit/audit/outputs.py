@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from asraudit.version import __version__
 from asraudit.audit.context import AuditContext
+from asraudit.audit.edit_audio import edit_audio, time_edits
 from asraudit.audit.results import AuditResult, Flag
 from asraudit.report.rows import (
     Bounds,
@@ -111,7 +112,8 @@ def report_edits(ctx: AuditContext, result: AuditResult) -> list[EditView]:
             per[name] = EditModelView(e.verdicts.get(name, "none"), " ".join(hyp), list(hyp), [lo, hi],
                                       e.texts.get(name, ""), transcripts.get(name, {}).get(e.clip_id, ""))
         out.append(EditView(e.edit_id, e.clip_id, e.kind, e.position, e.r, e.a, list(ref),
-                            [e.ref_start, e.ref_end], per))
+                            [e.ref_start, e.ref_end], per, votes=e.votes, n_panel=e.n_panel))
+    time_edits(ctx, out, result.mining.edit_items)
     return out
 
 
@@ -185,9 +187,11 @@ def _cell(value):
     return value
 
 
-def write_report(out: Path, result: AuditResult) -> Path:
+def write_report(out: Path, result: AuditResult, ctx: AuditContext | None = None) -> Path:
+    """report.html; with the audit's context, the edits' clips play in the page (``audit.edit_audio``)."""
     path = out / "report.html"
-    path.write_text(render_report(build_summary(result)), encoding="utf-8")
+    audio = edit_audio(ctx, result.edits) if ctx is not None and result.edits else None
+    path.write_text(render_report(build_summary(result), audio), encoding="utf-8")
     return path
 
 

@@ -111,5 +111,5 @@ def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResu
     result.provenance = outputs.provenance(ctx, result, result.seconds)
     result.summary_path = write_summary(result, ctx.out)
     result.tables = outputs.write_tables(ctx.out, result)
-    result.report_path = outputs.write_report(ctx.out, result)
+    result.report_path = outputs.write_report(ctx.out, result, ctx)
     return result

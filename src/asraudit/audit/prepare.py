@@ -166,6 +166,11 @@ def prepare(spec: AuditSpec) -> Prepared:
             make_aligner(spec.masked.params.align, device=spec.executor.device)
         except InputError as exc:
             raise SpecError(f"[masked] align: {exc}", spec.source) from None
+    if has_audio and spec.report.align not in ("none", "pocketsphinx"):
+        try:  # a Whisper model spec: a name nobody knows is refused now, not after the audit
+            make_aligner(spec.report.align, device=spec.executor.device)
+        except InputError as exc:
+            raise SpecError(f"[report] align: {exc}", spec.source) from None
     if spec.mechanism:
         # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
         # is installed).

@@ -153,6 +153,12 @@ class ReportSpec:
     flag_accept_ref: float = field(default=0.25, metadata={"range": (0.0, 1.0)})
     # edits shown in the report's browser (a seeded sample beyond this)
     max_edits_shown: int = field(default=400, metadata={"minimum": 0})
+    # clip audio embedded in report.html (Opus data: URIs) up to this many MB; the rest linked as files in
+    # <out>/report-audio/.  20 MB holds a few hundred clips and still opens quickly; 0 links every clip
+    audio_budget_mb: float = field(default=20.0, metadata={"range": (0.0, None)})
+    # the aligner that places each shown edit in its clip (pocketsphinx: no download, ~50 ms a clip), a Whisper
+    # model spec, or "none" (the page then plays whole clips and says the span is not placed)
+    align: str = "pocketsphinx"
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from asraudit.audit.outputs import print_summary
@@ -26,6 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: the spec's out)")
     p.add_argument("--check", action="store_true", help="only check the spec (loads the models, runs nothing)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--audio-budget-mb", type=_megabytes, metavar="MB",
+                   help="clip audio embedded in report.html up to this many MB, the rest linked as files in "
+                        "<out>/report-audio/ (default: the spec's [report] audio_budget_mb, 20)")
     p.set_defaults(func=run)
 
 
@@ -39,8 +43,20 @@ def print_outputs(result, file=None) -> None:
     print(f"report: {display_path(result.report_path, here)}", file=file)
 
 
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a size in MB, 0 or more, got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec, out=args.out)
+    if args.audio_budget_mb is not None:
+        spec = replace(spec, report=replace(spec.report, audio_budget_mb=args.audio_budget_mb))
     if args.check:
         ready = prepare(spec)
         print(f"{args.spec}: ok: {len(ready.corpus)} clips, models {', '.join(ready.identities)}, "

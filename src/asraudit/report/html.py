@@ -1,13 +1,16 @@
 """The HTML report: one self-contained file, readable offline, safe to open.
 
-Everything is inline (CSS, a little JavaScript for the edit browser's
-filter, SVG for plots; see :mod:`asraudit.report.svg`), so the report can be
-mailed or attached to a model card and opens without a network.  Every
-string that came from a corpus, a model or a spec is escaped with
-``html.escape`` before it reaches the page, and the data the script reads is
-embedded as JSON inside a ``<script type="application/json">`` block with
-``<``, ``>`` and ``&`` written as unicode escapes, so a transcript containing
-``</script>`` stays text.
+Everything is inline (CSS, one script for the edit browser's filters,
+playback and review marks, SVG for plots, see :mod:`asraudit.report.svg`;
+the clips' audio as data: URIs within a size budget, see
+:mod:`asraudit.report.listen`), so the report can be mailed or attached to a
+model card and opens without a network.  The page and the edit browser are
+jinja2 templates with autoescape (``report/templates``, see
+:mod:`asraudit.report.templating`); the tables of the other sections are
+built from parts escaped with ``html.escape`` (:mod:`asraudit.report.html_parts`).
+The data the script reads is embedded as JSON inside a ``<script
+type="application/json">`` block with ``<``, ``>`` and ``&`` written as
+unicode escapes, so a transcript containing ``</script>`` stays text.
 
 Input is the typed summary of an audit (``report.summary.Summary``: the rows
 of ``report.rows``, built from an ``AuditResult`` by ``build_summary`` or
@@ -26,11 +29,15 @@ that ran from one that threw.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Iterable, Mapping, Sequence
 
-from asraudit.report.html_browser import edit_browser, provenance_section
+from asraudit.probes.review import SHEET_COLUMNS
+from asraudit.report.html_browser import edit_browser, provenance_section, review_row
 from asraudit.report.html_published import published_section
+from asraudit.report.listen import NO_AUDIO, ReportAudio
+from asraudit.report.templating import render, safe
 from asraudit.report.html_parts import (
     CSS,
     NOT_RUN,
@@ -342,8 +349,21 @@ def _data_block(payload: object) -> str:
     return data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def render_report(summary: "Summary") -> str:
-    """The whole page from an audit's typed summary; every section is present, saying "not run" when it is None."""
+def report_identity(summary: "Summary") -> str:
+    """A short id of this report (its title, creation time and edits): the key of its review marks in the browser,
+    so the marks of two reports never mix and a page rendered again from the same audit keeps its marks."""
+    prov = summary.provenance
+    key = json.dumps([summary.title, prov.created if prov is not None else None,
+                      prov.spec_file if prov is not None else None, [e.edit_id for e in summary.edits or []]],
+                     ensure_ascii=False, default=str)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def render_report(summary: "Summary", audio: ReportAudio | None = None) -> str:
+    """The whole page from an audit's typed summary; every section is present, saying "not run" when it is None.
+
+    ``audio``: the edits' clips (``report.listen``); without it (a page rendered from summary.json alone) the
+    edit browser says there is no audio."""
     models = {str(k): v for k, v in (summary.models or {}).items()}
     edits = list(summary.edits or [])
     by_group = summary.accept_ref_by_group
@@ -361,24 +381,17 @@ def render_report(summary: "Summary") -> str:
         ("battery", "Trigger battery", battery_section(summary.battery, list(models))),
         ("mechanism-section", "Steering and patching", mechanism_table(summary.mechanism)),
         ("edit-browser", f"Edit browser ({len(edits)} edits)", edit_browser(
-            edits, _model_order(models, (m for e in edits for m in (e.models or {}))))),
+            edits, _model_order(models, (m for e in edits for m in (e.models or {}))), audio or NO_AUDIO)),
         ("provenance", "Provenance", provenance_section(
             summary.provenance, {name: m.spec for name, m in models.items()})),
     ]
     if summary.published is not None:  # the paper's sets matching the audit, beside its models
         sections.insert(2, ("published-section", "Published reference points",
                             published_section(summary.published, models)))
-    nav = "".join(f'<a href="#{ident}">{esc(title)}</a>' for ident, title, _ in sections)
-    body = "".join(f'<section id="{ident}"><h2>{esc(title)}</h2>{content}</section>'
-                   for ident, title, content in sections)
-    title = esc(summary.title or "asraudit report")
-    subtitle = esc(summary.subtitle or "")
-    data = _data_block({"models": list(models), "edits": len(edits)})
-    return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        f"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{title}</title>"
-        f"<style>{CSS}</style></head><body><header><h1>{title}</h1><p>{subtitle}</p></header>"
-        f"<nav>{nav}</nav><main>{body}</main>"
-        f'<script type="application/json" id="report-data">{data}</script>'
-        f"<script>{SCRIPT}</script></body></html>"
-    )
+    identity = report_identity(summary)
+    data = _data_block({"models": list(models), "edits": len(edits), "report": identity,
+                        "review_columns": list(SHEET_COLUMNS), "review_rows": [review_row(e) for e in edits]})
+    return render("page.html.j2", title=summary.title or "asraudit report", subtitle=summary.subtitle or "",
+                  report_id=identity, css=safe(CSS), script=safe(SCRIPT), data=safe(data),
+                  sections=[{"ident": ident, "title": title, "content": safe(content)}
+                            for ident, title, content in sections])

@@ -13,6 +13,7 @@ import re
 from typing import Iterable, Sequence
 
 from asraudit.report.svg import finite
+from asraudit.report.templating import asset
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d1d1f;background:#fafafa}
@@ -49,51 +50,21 @@ mark.r{background:#ffe0b2} mark.a{background:#c8e6c9} mark.h{background:#dbe9ff}
 .v-ineligible,.v-none{color:#999}
 .filters{margin-bottom:6px} .filters label{margin-right:12px}
 .note{font-size:12px;color:#555}
+#clip-audio{display:none}
+.listen{display:flex;flex-wrap:wrap;align-items:center;gap:4px 10px;margin:4px 0}
+svg.wave{width:360px;height:40px;background:#f6f8fa;border-radius:3px} svg.wave use{stroke:#51708f;stroke-width:.7}
+svg.wave-defs{position:absolute}
+svg.wave rect.context{fill:#ffe0b2;opacity:.45} svg.wave rect.span{fill:#f57c00;opacity:.55}
+svg.wave .playhead{stroke:#b42318;stroke-width:1}
+.review{font-size:12px;margin:4px 0 0} .review label{margin-right:8px} .review-note{width:260px;font-size:12px}
+#review-csv{display:block;width:100%;font:12px ui-monospace,Menlo,Consolas,monospace}
+#review-csv[hidden]{display:none}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:0} dl.kv dt{color:#555} dl.kv dd{margin:0}
 """
 
-# The only script in the page (besides the JSON data block).  The error
-# listener is registered first and data-ready is set last, so a page whose
-# script throws never reports ready.  A fragment such as
-# ``#model=1&verdict=ref,audio`` preselects the edit browser's filter
-# (model by its index in the selector), which makes a filtered view linkable.
-SCRIPT = """
-window.addEventListener('error', function (e) {
-  var b = document.body, m = (e && e.message) || 'error';
-  b.dataset.errors = b.dataset.errors ? b.dataset.errors + ' | ' + m : m;
-});
-(function () {
-  var sel = document.getElementById('filter-model');
-  if (sel) {
-    var boxes = Array.prototype.slice.call(document.querySelectorAll('#edit-filters input'));
-    var edits = Array.prototype.slice.call(document.querySelectorAll('#edits .edit'));
-    var apply = function () {
-      var want = {}, counts = {}, shown = 0;
-      boxes.forEach(function (cb) { want[cb.value] = cb.checked; });
-      edits.forEach(function (div) {
-        var v = div.getAttribute('data-v-' + sel.value) || 'none';
-        counts[v] = (counts[v] || 0) + 1;
-        div.hidden = want[v] !== true;
-        if (!div.hidden) shown++;
-      });
-      document.querySelectorAll('#edit-filters .vc').forEach(function (s) {
-        s.textContent = counts[s.getAttribute('data-verdict')] || 0;
-      });
-      document.getElementById('edit-count').textContent = shown;
-    };
-    var h = new URLSearchParams(location.hash.slice(1));
-    if (h.has('model')) sel.value = h.get('model');
-    if (h.has('verdict')) {
-      var keep = h.get('verdict').split(',');
-      boxes.forEach(function (cb) { cb.checked = keep.indexOf(cb.value) >= 0; });
-    }
-    boxes.concat([sel]).forEach(function (el) { el.addEventListener('change', apply); });
-    apply();
-  }
-  document.body.dataset.ready = '1';
-})();
-"""
+# The only script in the page (besides the JSON data block): filters, playback, review marks.
+SCRIPT = asset("report.js")
 
 
 class Markup(str):

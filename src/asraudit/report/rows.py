@@ -306,7 +306,15 @@ class EditModelView:
 
 @dataclass
 class EditView:
-    """One mined edit as the report's browser shows it."""
+    """One mined edit as the report's browser shows it.
+
+    ``start_s``/``end_s``: where the disputed span is in the clip (seconds,
+    from the audit's forced alignment of the panel's reading; equal for a
+    span of no words), or, when they are missing, ``timing_note`` says why;
+    ``votes`` of ``n_panel`` panel members made the edit (the review sheet's
+    columns)."""
+
+    OMIT_NONE: ClassVar[bool] = True
 
     edit_id: str
     clip: str
@@ -317,6 +325,11 @@ class EditView:
     ref_tokens: list[str]
     span: list[int]
     models: dict[str, EditModelView]
+    start_s: float | None = None
+    end_s: float | None = None
+    timing_note: str | None = None
+    votes: int | None = None
+    n_panel: int | None = None
 
 
 @dataclass
