@@ -270,6 +270,7 @@ def without_audio(page: str) -> str:
     """A report page without what only the audit, which has the clips, can show: the audio, its note, the players."""
     page = re.sub(r'<div id="clip-audio">.*?</div>', "", page, flags=re.S)
     page = re.sub(r'<p class="note" id="audio-note">.*?</p>', "", page, flags=re.S)
+    page = re.sub(r'<svg class="wave-defs".*?</svg>', "", page, flags=re.S)  # each clip's waveform, drawn once
     return re.sub(r'<div class="listen">.*?</div>', "", page, flags=re.S)
 
 
