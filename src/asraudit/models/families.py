@@ -69,6 +69,20 @@ FAMILIES: tuple[Family, ...] = (
         loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"',
     ),
+    # speech-llm: audio encoder + decoder-only LM answering a transcription prompt (models/hf_speech_llm.py)
+    Family(
+        name="qwen2-audio", kind="speech-llm", model_types=("qwen2_audio",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="audio-encoder layers, LM layers, projector",
+        example='spec = "hf:Qwen/Qwen2-Audio-7B"',
+    ),
+    Family(
+        name="qwen3-asr", kind="speech-llm", model_types=("qwen3_asr",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:Qwen/Qwen3-ASR-0.6B"',
+    ),
 )
 
 

@@ -1,0 +1,100 @@
+"""The transcription prompt of each speech-LLM family, and the check a user's prompt must pass.
+
+A speech LLM's transcript depends on the words it is asked with, so the
+prompt is part of the model: ``hf_speech_llm`` hashes the template.  A
+template is the rendered prompt text with ``{audio}`` where the clip's
+embeddings go; everything else (system turn, instruction, the assistant
+header and any answer prefix the family prefills) is literal.
+
+Defaults, per family:
+
+* Qwen3-ASR, GLM-ASR (and any processor with ``apply_transcription_request``):
+  the checkpoint's own transcription request, rendered by its processor with
+  the chat template saved beside the weights, so the default is exactly what
+  the checkpoint's authors ship.  Qwen3-ASR's request prefills
+  ``language <NAME><asr_text>`` when a language is given.
+* Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
+  ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
+  speech: <|en|>`` (the language tag follows ``language``); the base model
+  ends its answer with ``<|endoftext|>``.  For the Instruct checkpoint give a
+  chat template with ``prompt=...`` and ``end_token=<|im_end|>``.
+
+Torch-free: only the template logic lives here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from asraudit.errors import InputError
+
+AUDIO_SLOT = "{audio}"
+
+
+def check_template(template: str, model: str) -> None:
+    """An InputError unless ``template`` holds the audio exactly once."""
+    count = template.count(AUDIO_SLOT)
+    if count != 1:
+        where = "does not contain" if count == 0 else f"contains {count} times"
+        raise InputError(
+            f"model {model!r}: the prompt template {where} the audio slot {AUDIO_SLOT}; "
+            f"write the prompt with {AUDIO_SLOT} exactly once where the clip goes (got {template[:80]!r})"
+        )
+
+
+def _rendered_request(processor, language: str | None) -> str:
+    """The processor's own transcription request for one clip, with its audio placeholder as ``{audio}``."""
+    (text,) = processor.apply_transcription_request(np.zeros(SILENT_SAMPLES, dtype=np.float32), language=language, tokenize=False)
+    token = processor.audio_token
+    if text.count(token) != 1:
+        raise InputError(f"the processor's transcription request holds {text.count(token)} audio placeholders, expected one")
+    return text.replace(token, AUDIO_SLOT)
+
+
+SILENT_SAMPLES = 1600  # a placeholder clip for rendering (tokenize=False never reads it)
+
+
+def _qwen2_audio(processor, language: str | None) -> str:
+    tag = f" <|{language}|>" if language else ""
+    return f"<|audio_bos|>{AUDIO_SLOT}<|audio_eos|>Detect the language and recognize the speech:{tag}"
+
+
+def _asr_text_answer(text: str) -> str:
+    """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
+    marker = "language "
+    text = text.strip()
+    if text.startswith(marker) and "<asr_text>" in text:
+        return text.split("<asr_text>", 1)[1].strip()
+    return text
+
+
+@dataclass(frozen=True)
+class PromptFormat:
+    """What differs between speech-LLM families."""
+
+    model_class: str  # the transformers class that loads the checkpoint
+    end_token: str  # closes the assistant turn: the score's last term
+    max_seconds: float  # the longest clip one prompt takes; longer audio is windowed
+    default: Callable[[object, str | None], str] = field(default=_rendered_request)
+    clean: Callable[[str], str] = field(default=str.strip)
+
+    def default_template(self, processor, language: str | None) -> str:
+        return self.default(processor, language)
+
+
+FORMATS: dict[str, PromptFormat] = {
+    # Whisper-style encoder: 30-s feature windows (3000 frames).
+    "qwen2_audio": PromptFormat("Qwen2AudioForConditionalGeneration", "<|endoftext|>", 30.0, default=_qwen2_audio),
+    # The window is asraudit's choice (the encoder itself runs in 8-s chunks and takes more).
+    "qwen3_asr": PromptFormat("Qwen3ASRForConditionalGeneration", "<|im_end|>", 30.0, clean=_asr_text_answer),
+}
+
+
+def format_for(model_type: str) -> PromptFormat:
+    try:
+        return FORMATS[model_type]
+    except KeyError:
+        raise InputError(f"model_type {model_type!r} is not a speech LLM asraudit can prompt (known: {', '.join(FORMATS)})") from None

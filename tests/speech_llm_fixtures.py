@@ -1,0 +1,102 @@
+"""Tiny speech-LLM checkpoints for tests: a tokenizer built here, random weights, save_pretrained.
+
+Nothing is downloaded: the tokenizer is a small BPE trained on a few
+sentences (tokenizers library) with the family's special tokens added, and
+each model is its transformers config class at toy sizes (hidden 16-32, one
+or two layers), so a test loads the folder through the same path a user's
+checkpoint takes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SENTENCES = [
+    "the cat sat on the mat", "a quick brown fox jumps over the lazy dog", "hello world, how are you?",
+    "speech recognition models transcribe audio", "she sells sea shells by the sea shore",
+]
+ALPHABET = list("abcdefghijklmnopqrstuvwxyz ,.?'\n:") + [str(d) for d in range(10)]
+QWEN_CHAT = [
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>",
+]
+
+
+def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, **named):
+    """A fast tokenizer: BPE over ``ALPHABET`` whose decoding reproduces the text exactly."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    core = Tokenizer(models.BPE(unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
+    core.decoder = decoders.Metaspace(prepend_scheme="never")
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET)
+    core.train_from_iterator(SENTENCES * 4, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=core, unk_token="<unk>", **named)
+
+
+def audio(seconds: float, seed: int) -> np.ndarray:
+    """Band-limited noise at speech level (random weights need no real speech)."""
+    rng = np.random.default_rng(seed)
+    return (0.1 * rng.standard_normal(int(seconds * 16000))).astype(np.float32)
+
+
+def _save(model, processor, folder, eos_ids, pad_id):
+    model.generation_config.eos_token_id = eos_ids
+    model.generation_config.pad_token_id = pad_id
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def tiny_qwen2_audio(folder):
+    """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide)."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>", "<|en|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    processor = transformers.Qwen2AudioProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
+    config = transformers.Qwen2AudioConfig(
+        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80),
+        text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
+        audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.Qwen2AudioForConditionalGeneration(config)
+    return _save(model, processor, folder, tok.eos_token_id, tok.pad_token_id)
+
+
+# A chat template in Qwen's format (the real checkpoint ships its own beside the weights).
+QWEN3_ASR_CHAT = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'audio' %}<|audio_start|><|audio_pad|><|audio_end|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}{% if not (loop.last and m['role'] == 'assistant') %}<|im_end|>\n{% endif %}{% endfor %}"
+)
+
+
+def tiny_qwen3_asr(folder):
+    """Qwen3-ASR: chunked audio encoder (2 layers, 16 wide), Qwen3 LM (2 layers, 32 wide)."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|audio_pad|>", "<|audio_start|>", "<|audio_end|>", "<asr_text>"]
+    tok = bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>", extra_special_tokens={
+        "audio_token": "<|audio_pad|>", "audio_bos_token": "<|audio_start|>", "audio_eos_token": "<|audio_end|>"})
+    processor = transformers.Qwen3ASRProcessor(feature_extractor=transformers.Qwen3ASRFeatureExtractor(feature_size=32),
+                                               tokenizer=tok, chat_template=QWEN3_ASR_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    config = transformers.Qwen3ASRConfig(
+        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=32,
+                          output_dim=32, downsample_hidden_size=8),
+        text_config=dict(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, head_dim=16,
+                         num_key_value_heads=1, intermediate_size=64, tie_word_embeddings=True),
+        audio_token_id=tok.convert_tokens_to_ids("<|audio_pad|>"), pad_token_id=tok.pad_token_id, eos_token_id=eos,
+    )
+    torch.manual_seed(0)
+    model = transformers.Qwen3ASRForConditionalGeneration(config)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr}
