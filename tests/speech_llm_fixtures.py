@@ -99,4 +99,33 @@ def tiny_qwen3_asr(folder):
     return _save(model, processor, folder, eos, tok.pad_token_id)
 
 
-BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr}
+# A GLM-style chat template (the real checkpoint ships its own beside the weights).
+GLM_ASR_CHAT = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{% for c in m['content'] %}"
+    "{% if c['type'] == 'audio' %}<|begin_of_audio|><|pad|><|end_of_audio|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+
+def tiny_glm_asr(folder):
+    """GLM-ASR: rotary audio encoder (2 layers, 16 wide, frames merged by 4), Llama LM (2 layers, 32 wide)."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|pad|>", "<|begin_of_audio|>", "<|end_of_audio|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    processor = transformers.GlmAsrProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=32),
+                                             tokenizer=tok, chat_template=GLM_ASR_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|endoftext|>"), tok.convert_tokens_to_ids("<|user|>")]
+    config = transformers.GlmAsrConfig(
+        audio_config=dict(hidden_size=16, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, num_mel_bins=32),
+        text_config=dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, eos_token_id=eos, pad_token_id=tok.pad_token_id),
+        audio_token_id=tok.convert_tokens_to_ids("<|pad|>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.GlmAsrForConditionalGeneration(config)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr}

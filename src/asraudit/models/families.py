@@ -83,6 +83,12 @@ FAMILIES: tuple[Family, ...] = (
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
         whitebox_sites="-", example='spec = "hf:Qwen/Qwen3-ASR-0.6B"',
     ),
+    Family(
+        name="glm-asr", kind="speech-llm", model_types=("glmasr",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:zai-org/GLM-ASR-Nano-2512"',
+    ),
 )
 
 

@@ -110,11 +110,20 @@ class HFSpeechLLM(_HFModel):
             self.tokenizer.padding_side = "left"
         self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language)
         check_template(self.template, self.model_id)
-        end = self.options.end_token or self.format.end_token
-        self.end_id = int(self.tokenizer.convert_tokens_to_ids(end))
-        if self.end_id == self.tokenizer.unk_token_id or self.end_id is None:
+        end = self.options.end_token or self.format.end_token or self._generation_end()
+        end_id = self.tokenizer.convert_tokens_to_ids(end)
+        if end_id is None or end_id == self.tokenizer.unk_token_id:
             raise InputError(f"model {self.model_id!r}: end token {end!r} is not in its vocabulary; set end_token=... to the token that closes the assistant turn")
+        self.end_id = int(end_id)
         self.end_token = end
+
+    def _generation_end(self) -> str:
+        """The first token generation stops at: the end of turn for families that name none."""
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        first = eos[0] if isinstance(eos, (list, tuple)) else eos
+        return self.tokenizer.convert_ids_to_tokens(int(first))
 
     # -- identity ---------------------------------------------------------
 
@@ -187,8 +196,14 @@ class HFSpeechLLM(_HFModel):
     # -- inputs -----------------------------------------------------------
 
     @property
+    def max_seconds(self) -> float:
+        if self.format.max_seconds is not None:
+            return self.format.max_seconds
+        return float(self.processor.max_audio_len)
+
+    @property
     def max_samples(self) -> int:
-        return int(self.format.max_seconds * SAMPLE_RATE)
+        return int(self.max_seconds * SAMPLE_RATE)
 
     def prompt_text(self) -> str:
         """The rendered prompt with the processor's audio placeholder (which the processor expands)."""
@@ -197,7 +212,7 @@ class HFSpeechLLM(_HFModel):
     def _inputs(self, clips: Sequence[np.ndarray]) -> dict:
         clips = [np.asarray(c, dtype=np.float32) for c in clips]
         batch = self.processor(text=[self.prompt_text()] * len(clips), audio=clips, sampling_rate=SAMPLE_RATE,
-                               return_tensors="pt", padding=True)
+                               return_tensors="pt", text_kwargs={"padding": True})
         dtype = self.model.dtype
         return {k: (v.to(self.device, dtype) if v.is_floating_point() else v.to(self.device))
                 for k, v in batch.items() if k not in ("num_audio_tokens",) and hasattr(v, "to")}
@@ -238,7 +253,7 @@ class HFSpeechLLM(_HFModel):
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > self.max_samples:
             raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
-                             f"{self.format.max_seconds:g} s in one prompt")
+                             f"{self.max_seconds:g} s in one prompt")
         step = max(1, batch_size or self.options.batch_size)
         inputs = self._inputs([audio])
         out: list[np.ndarray] = []

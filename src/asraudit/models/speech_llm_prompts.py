@@ -13,6 +13,8 @@ Defaults, per family:
   the chat template saved beside the weights, so the default is exactly what
   the checkpoint's authors ship.  Qwen3-ASR's request prefills
   ``language <NAME><asr_text>`` when a language is given.
+  GLM-ASR's request is its ``default_transcription_prompt`` after the audio;
+  its answer ends with the generation config's first end token.
 * Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -24,6 +26,7 @@ Torch-free: only the template logic lives here.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -47,7 +50,10 @@ def check_template(template: str, model: str) -> None:
 
 def _rendered_request(processor, language: str | None) -> str:
     """The processor's own transcription request for one clip, with its audio placeholder as ``{audio}``."""
-    (text,) = processor.apply_transcription_request(np.zeros(SILENT_SAMPLES, dtype=np.float32), language=language, tokenize=False)
+    request = processor.apply_transcription_request
+    # GLM-ASR's request has no language argument (its prompt names none).
+    extra = {"language": language} if "language" in inspect.signature(request).parameters else {}
+    (text,) = request(np.zeros(SILENT_SAMPLES, dtype=np.float32), tokenize=False, **extra)
     token = processor.audio_token
     if text.count(token) != 1:
         raise InputError(f"the processor's transcription request holds {text.count(token)} audio placeholders, expected one")
@@ -76,8 +82,8 @@ class PromptFormat:
     """What differs between speech-LLM families."""
 
     model_class: str  # the transformers class that loads the checkpoint
-    end_token: str  # closes the assistant turn: the score's last term
-    max_seconds: float  # the longest clip one prompt takes; longer audio is windowed
+    end_token: str | None  # closes the assistant turn: the score's last term (None: generation's first eos)
+    max_seconds: float | None  # the longest clip one prompt takes; longer audio is windowed (None: the processor's max_audio_len)
     default: Callable[[object, str | None], str] = field(default=_rendered_request)
     clean: Callable[[str], str] = field(default=str.strip)
 
@@ -90,6 +96,8 @@ FORMATS: dict[str, PromptFormat] = {
     "qwen2_audio": PromptFormat("Qwen2AudioForConditionalGeneration", "<|endoftext|>", 30.0, default=_qwen2_audio),
     # The window is asraudit's choice (the encoder itself runs in 8-s chunks and takes more).
     "qwen3_asr": PromptFormat("Qwen3ASRForConditionalGeneration", "<|im_end|>", 30.0, clean=_asr_text_answer),
+    # The processor cuts audio into 30-s encoder chunks up to its max_audio_len (655 s, ~8192 LM tokens).
+    "glmasr": PromptFormat("GlmAsrForConditionalGeneration", None, None),
 }
 
 
