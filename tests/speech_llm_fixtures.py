@@ -48,8 +48,11 @@ def _save(model, processor, folder, eos_ids, pad_id):
     return folder
 
 
-def tiny_qwen2_audio(folder):
-    """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide)."""
+def tiny_qwen2_audio(folder, init: float = 0.02):
+    """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide).
+
+    ``init``: the weights' standard deviation; the default (transformers') leaves
+    a tiny model nearly deaf, a larger one makes its output depend on the audio."""
     import torch
     import transformers
 
@@ -57,10 +60,12 @@ def tiny_qwen2_audio(folder):
     tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
     processor = transformers.Qwen2AudioProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
     config = transformers.Qwen2AudioConfig(
-        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80),
+        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80,
+                          initializer_range=init),
         text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
-        audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"),
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                         initializer_range=init),
+        audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"), initializer_range=init,
     )
     torch.manual_seed(0)
     model = transformers.Qwen2AudioForConditionalGeneration(config)
