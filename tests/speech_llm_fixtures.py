@@ -133,4 +133,51 @@ def tiny_glm_asr(folder):
     return _save(model, processor, folder, eos, tok.pad_token_id)
 
 
-BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr}
+# A Granite-style chat template (the real checkpoint ships its own with its tokenizer).
+GRANITE_CHAT = (
+    "{% for m in messages %}<|start_of_role|>{{ m['role'] }}<|end_of_role|>{{ m['content'] }}<|end_of_text|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% endif %}"
+)
+
+
+def tiny_granite_speech(folder):
+    """Granite-Speech: conformer encoder (2 blocks, 16 wide), Q-Former projector (1 layer), Granite LM (2 layers, 32 wide).
+
+    The feature extractor is asraudit's torchaudio-free one; its settings are
+    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are."""
+    import json
+
+    import torch
+    import transformers
+
+    from asraudit.models.granite_features import granite_extractor
+
+    specials = ["<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>", "<|audio|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|end_of_text|>", pad_token="<|end_of_text|>")
+    tok.chat_template = GRANITE_CHAT
+    n_mels = 16
+    config = transformers.GraniteSpeechConfig(
+        encoder_config=dict(input_dim=2 * n_mels, num_layers=2, hidden_dim=16, feedforward_mult=2, num_heads=2, dim_head=8,
+                            output_dim=12, context_size=20, max_pos_emb=64, conv_kernel_size=5),
+        projector_config=dict(model_type="blip_2_qformer", hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                              intermediate_size=32, encoder_hidden_size=16, cross_attention_frequency=1),
+        text_config=dict(model_type="granite", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
+        audio_token_index=tok.convert_tokens_to_ids("<|audio|>"), has_lora_adapter=False,
+    )
+    torch.manual_seed(0)
+    model = transformers.GraniteSpeechForConditionalGeneration(config)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    extractor = granite_extractor(n_mels=n_mels)
+    settings = {k: v for k, v in extractor.to_dict().items() if k not in ("melspec_kwargs", "feature_extractor_type")}
+    settings.update(extractor.melspec_kwargs, feature_extractor_type="GraniteSpeechFeatureExtractor")
+    settings.pop("sample_rate")
+    (folder / "preprocessor_config.json").write_text(json.dumps(settings))
+    return folder
+
+
+BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
+            "granite_speech": tiny_granite_speech}

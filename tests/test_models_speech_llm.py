@@ -131,3 +131,17 @@ def test_long_audio_is_windowed_and_windows_batched_by_length():
     texts = transcribe_windowed(clips, decode, batch_size=2, max_samples=10)
     assert texts == ["w10 w10 w5", "w7", "w10"]
     assert seen == [[5, 7], [10, 10], [10]]  # sorted by length, so each batch pads little
+
+
+def test_granite_lora_checkpoint_without_peft_is_refused_with_what_to_install(tmp_path):
+    import importlib.util
+    import json
+
+    if importlib.util.find_spec("peft") is not None:
+        pytest.skip("peft is installed: the adapter would load")
+    folder = BUILDERS["granite_speech"](tmp_path / "granite")
+    config = json.loads((folder / "config.json").read_text())
+    config["has_lora_adapter"] = True
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(InputError, match="pip install peft"):
+        load_model(str(folder))

@@ -89,6 +89,12 @@ FAMILIES: tuple[Family, ...] = (
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
         whitebox_sites="-", example='spec = "hf:zai-org/GLM-ASR-Nano-2512"',
     ),
+    Family(
+        name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (needs peft for its LoRA adapter)',
+    ),
 )
 
 

@@ -58,3 +58,57 @@ def granite_log_mel(audio, **settings):
     if logmel.shape[1] % 2 == 1:
         logmel = logmel[:, :-1]
     return logmel.reshape(logmel.shape[0], -1, 2 * logmel.shape[-1])
+
+
+_EXTRACTOR_CLASS = None
+
+
+def granite_extractor(**config):
+    """A ``GraniteSpeechFeatureExtractor`` whose spectrogram is ``granite_log_mel`` (no torchaudio).
+
+    ``config`` is the checkpoint's preprocessor_config.json; everything but the
+    spectrogram (audio padding, the projector's output lengths and mask) is
+    transformers' own code."""
+    global _EXTRACTOR_CLASS
+    if _EXTRACTOR_CLASS is None:
+        import torch
+        from transformers import GraniteSpeechFeatureExtractor
+        from transformers.feature_extraction_sequence_utils import SequenceFeatureExtractor
+        from transformers.feature_extraction_utils import BatchFeature
+
+        class TorchGraniteSpeechFeatureExtractor(GraniteSpeechFeatureExtractor):
+            def __init__(self, sampling_rate=16000, n_fft=512, win_length=400, hop_length=160, n_mels=80,
+                         projector_window_size=15, projector_downsample_rate=5, padding_value=0.0, **kwargs):
+                kwargs.pop("feature_extractor_type", None)
+                kwargs.pop("processor_class", None)
+                feature_size = kwargs.pop("feature_size", None) or n_mels
+                SequenceFeatureExtractor.__init__(self, feature_size=feature_size, sampling_rate=sampling_rate,
+                                                  padding_value=padding_value, **kwargs)
+                self.sampling_rate = sampling_rate
+                self.melspec_kwargs = {"sample_rate": sampling_rate, "n_fft": n_fft, "win_length": win_length,
+                                       "hop_length": hop_length, "n_mels": n_mels}
+                self.projector_window_size = projector_window_size
+                self.projector_downsample_rate = projector_downsample_rate
+
+            def __call__(self, audios, device: str | None = "cpu", **_):
+                batched, lengths = self._get_audios_and_audio_lengths(audios)
+                settings = dict(self.melspec_kwargs)
+                features = granite_log_mel(batched, sample_rate=settings.pop("sample_rate"), **settings)
+                sizes = self._get_num_audio_features(lengths)
+                mask = torch.arange(max(sizes)).view(1, -1) < torch.tensor(sizes).view(-1, 1)
+                return BatchFeature(data={"input_features": features.to(device or "cpu"), "audio_embed_sizes": sizes,
+                                          "input_features_mask": mask})
+
+        _EXTRACTOR_CLASS = TorchGraniteSpeechFeatureExtractor
+    return _EXTRACTOR_CLASS(**config)
+
+
+def load_granite_processor(source: str, revision: str | None = None):
+    """Granite-Speech's processor from a checkpoint, with the torchaudio-free extractor."""
+    from transformers import AutoTokenizer, GraniteSpeechProcessor
+    from transformers.feature_extraction_utils import FeatureExtractionMixin
+
+    config, _ = FeatureExtractionMixin.get_feature_extractor_dict(source, revision=revision)
+    tokenizer = AutoTokenizer.from_pretrained(source, revision=revision)
+    return GraniteSpeechProcessor(audio_processor=granite_extractor(**config), tokenizer=tokenizer,
+                                  chat_template=getattr(tokenizer, "chat_template", None))

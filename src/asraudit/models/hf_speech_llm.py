@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
+import importlib.util
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -34,7 +36,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
-from asraudit.models.hf import _hash, _HFModel
+from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, PromptFormat, check_template, format_for
 
 
@@ -105,7 +107,14 @@ class HFSpeechLLM(_HFModel):
 
             config = AutoConfig.from_pretrained(source, revision=revision)
             self.format = format_for(config.model_type)
-            self._load(getattr(transformers, self.format.model_class))
+            if getattr(config, "has_lora_adapter", False) and importlib.util.find_spec("peft") is None:
+                raise InputError(f"model {self.model_id!r} carries a LoRA adapter for audio inputs, which transformers "
+                                 "only applies with peft installed: pip install peft")
+            model_class = getattr(transformers, self.format.model_class)
+            if self.format.processor_loader is None:
+                self._load(model_class)
+            else:
+                self._load_with_own_processor(model_class)
             # Batched generation needs the prompts aligned at their ends.
             self.tokenizer.padding_side = "left"
         self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language)
@@ -116,6 +125,22 @@ class HFSpeechLLM(_HFModel):
             raise InputError(f"model {self.model_id!r}: end token {end!r} is not in its vocabulary; set end_token=... to the token that closes the assistant turn")
         self.end_id = int(end_id)
         self.end_token = end
+
+    def _load_with_own_processor(self, model_class) -> None:
+        """``_HFModel._load`` for families whose processor AutoProcessor cannot build here (Granite-Speech)."""
+        import torch
+
+        module, _, name = self.format.processor_loader.partition(":")
+        self.processor = getattr(importlib.import_module(module), name)(self.source, self.revision)
+        self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type))
+        self.model.to(self.device).eval()
+        self._torch = torch
+
+    def _audio_adapters_on(self) -> None:
+        """Granite-Speech enables its LoRA adapter whenever audio is in the prompt (its generate() does);
+        forward passes made here must do the same, for generation and scoring alike."""
+        if getattr(self.model, "_hf_peft_config_loaded", False):
+            self.model.enable_adapters()
 
     def _generation_end(self) -> str:
         """The first token generation stops at: the end of turn for families that name none."""
@@ -148,11 +173,13 @@ class HFSpeechLLM(_HFModel):
         from asraudit.models.whitebox.sites import InterventionSites
 
         inner = self.model.model
+        encoder = getattr(inner, "audio_tower", None) or inner.encoder  # Granite-Speech names it encoder
+        projector = getattr(inner, "multi_modal_projector", None) or getattr(inner, "projector", None)
         return InterventionSites(
             family=self.model.config.model_type,
-            encoder_layers=inner.audio_tower.layers,
+            encoder_layers=encoder.layers,
             decoder_layers=inner.language_model.layers,
-            projector=inner.multi_modal_projector,
+            projector=projector,
         )
 
     @contextlib.contextmanager
@@ -257,6 +284,7 @@ class HFSpeechLLM(_HFModel):
         step = max(1, batch_size or self.options.batch_size)
         inputs = self._inputs([audio])
         out: list[np.ndarray] = []
+        self._audio_adapters_on()
         with torch.inference_mode():
             with self._installed(1, [audio]):
                 prefix = self.model(**inputs, use_cache=True)

@@ -15,6 +15,9 @@ Defaults, per family:
   ``language <NAME><asr_text>`` when a language is given.
   GLM-ASR's request is its ``default_transcription_prompt`` after the audio;
   its answer ends with the generation config's first end token.
+* Granite-Speech: the model card's user turn ``<|audio|>can you transcribe the
+  speech into a written format?`` rendered by the checkpoint's chat template
+  (no system turn); the answer ends with generation's first end token.
 * Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -68,6 +71,16 @@ def _qwen2_audio(processor, language: str | None) -> str:
     return f"<|audio_bos|>{AUDIO_SLOT}<|audio_eos|>Detect the language and recognize the speech:{tag}"
 
 
+GRANITE_REQUEST = "<|audio|>can you transcribe the speech into a written format?"
+
+
+def _granite(processor, language: str | None) -> str:
+    """The Granite-Speech model card's user turn, rendered by the checkpoint's chat template."""
+    text = processor.tokenizer.apply_chat_template([{"role": "user", "content": GRANITE_REQUEST}], tokenize=False,
+                                                   add_generation_prompt=True)
+    return text.replace(processor.audio_token, AUDIO_SLOT, 1)
+
+
 def _asr_text_answer(text: str) -> str:
     """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
     marker = "language "
@@ -86,6 +99,8 @@ class PromptFormat:
     max_seconds: float | None  # the longest clip one prompt takes; longer audio is windowed (None: the processor's max_audio_len)
     default: Callable[[object, str | None], str] = field(default=_rendered_request)
     clean: Callable[[str], str] = field(default=str.strip)
+    # "module:function" (source, revision) -> processor, when AutoProcessor cannot build it here.
+    processor_loader: str | None = None
 
     def default_template(self, processor, language: str | None) -> str:
         return self.default(processor, language)
@@ -98,6 +113,9 @@ FORMATS: dict[str, PromptFormat] = {
     "qwen3_asr": PromptFormat("Qwen3ASRForConditionalGeneration", "<|im_end|>", 30.0, clean=_asr_text_answer),
     # The processor cuts audio into 30-s encoder chunks up to its max_audio_len (655 s, ~8192 LM tokens).
     "glmasr": PromptFormat("GlmAsrForConditionalGeneration", None, None),
+    # Conformer encoder over any length; 30-s windows are asraudit's choice.
+    "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
+                                   processor_loader="asraudit.models.granite_features:load_granite_processor"),
 }
 
 
