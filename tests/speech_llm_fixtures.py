@@ -179,5 +179,48 @@ def tiny_granite_speech(folder):
     return folder
 
 
-BUILDERS = {"qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
+VOXTRAL_SPECIALS = [
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]",
+    "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]",
+    "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]", "[ARGS]", "[CALL_ID]", "[THINK]", "[/THINK]", "[AUDIO]", "[BEGIN_AUDIO]", "[TRANSCRIBE]",
+]  # [AUDIO] at 24, where VoxtralProcessor expects it
+
+
+def tiny_voxtral(folder):
+    """Voxtral: Whisper-style encoder (2 layers, 16 wide), Llama-style LM (2 layers, 32 wide), and a
+    mistral-common tekken tokenizer over the 256 bytes (no merges) with Voxtral's special tokens and
+    audio section."""
+    import base64
+    import json
+
+    import torch
+    import transformers
+
+    folder.mkdir(parents=True, exist_ok=True)
+    n_special = 32
+    vocab = [{"rank": b, "token_bytes": base64.b64encode(bytes([b])).decode(), "token_str": None} for b in range(256)]
+    tekken = {
+        "config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+                   "num_vocab_tokens": 256, "default_vocab_size": n_special + 256, "default_num_special_tokens": n_special,
+                   "version": "v7"},
+        "vocab": vocab,
+        "special_tokens": [{"rank": i, "token_str": t, "is_control": True} for i, t in enumerate(VOXTRAL_SPECIALS)],
+        "audio": {"sampling_rate": 16000, "frame_rate": 12.5, "chunk_length_s": 30.0, "transcription_format": "instruct",
+                  "audio_encoding_config": {"num_mel_bins": 32, "hop_length": 160, "window_size": 400}},
+    }
+    (folder / "tekken.json").write_text(json.dumps(tekken))
+    tok = transformers.MistralCommonBackend(tokenizer_path=str(folder / "tekken.json"))
+    processor = transformers.VoxtralProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=32), tokenizer=tok)
+    config = transformers.VoxtralConfig(
+        audio_config=dict(hidden_size=16, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, num_mel_bins=32),
+        text_config=dict(model_type="llama", vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, head_dim=16, eos_token_id=2, pad_token_id=11, bos_token_id=1),
+        audio_token_id=24,
+    )
+    torch.manual_seed(0)
+    model = transformers.VoxtralForConditionalGeneration(config)
+    return _save(model, processor, folder, 2, 11)
+
+
+BUILDERS = {"voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
             "granite_speech": tiny_granite_speech}

@@ -145,3 +145,15 @@ def test_granite_lora_checkpoint_without_peft_is_refused_with_what_to_install(tm
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(InputError, match="pip install peft"):
         load_model(str(folder))
+
+
+def test_voxtral_inputs_equal_mistral_commons_own_transcription_request(tmp_path):
+    """The template route (ids from the decoded request) rebuilds exactly what the processor sends."""
+    pytest.importorskip("mistral_common")
+    llm = load_model(str(BUILDERS["voxtral"](tmp_path / "voxtral")))
+    clip = audio(31.5, seed=8)  # two 30-s windows
+    ours = llm._inputs([clip])
+    theirs = llm.processor.apply_transcription_request(clip, model_id="x", language="en", sampling_rate=16000, format="wav")
+    assert ours["input_ids"].tolist() == theirs["input_ids"].tolist()
+    # The processor round-trips the clip through 16-bit WAV; ours does not (1/32768 of full scale).
+    torch.testing.assert_close(ours["input_features"], theirs["input_features"], atol=2e-3, rtol=0)

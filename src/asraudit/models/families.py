@@ -90,6 +90,12 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="-", example='spec = "hf:zai-org/GLM-ASR-Nano-2512"',
     ),
     Family(
+        name="voxtral", kind="speech-llm", model_types=("voxtral",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:mistralai/Voxtral-Mini-3B-2507"  (needs mistral-common)',
+    ),
+    Family(
         name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",

@@ -238,11 +238,18 @@ class HFSpeechLLM(_HFModel):
 
     def _inputs(self, clips: Sequence[np.ndarray]) -> dict:
         clips = [np.asarray(c, dtype=np.float32) for c in clips]
-        batch = self.processor(text=[self.prompt_text()] * len(clips), audio=clips, sampling_rate=SAMPLE_RATE,
-                               return_tensors="pt", text_kwargs={"padding": True})
+        if self.format.inputs_builder is not None:
+            module, _, name = self.format.inputs_builder.partition(":")
+            batch = getattr(importlib.import_module(module), name)(self, clips)
+        else:
+            batch = self._processor_inputs(clips)
         dtype = self.model.dtype
         return {k: (v.to(self.device, dtype) if v.is_floating_point() else v.to(self.device))
                 for k, v in batch.items() if k not in ("num_audio_tokens",) and hasattr(v, "to")}
+
+    def _processor_inputs(self, clips: list[np.ndarray]):
+        return self.processor(text=[self.prompt_text()] * len(clips), audio=clips, sampling_rate=SAMPLE_RATE,
+                              return_tensors="pt", text_kwargs={"padding": True})
 
     # -- transcription ----------------------------------------------------
 
@@ -266,8 +273,14 @@ class HFSpeechLLM(_HFModel):
         """Token ids of an assistant answer and their character spans in ``text``."""
         if not text:
             return [], ()
-        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-        return list(enc["input_ids"]), tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+        if getattr(self.tokenizer, "is_fast", False):
+            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+            return list(enc["input_ids"]), tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+        # No offset mapping (Voxtral's mistral-common tokenizer): spans from the growing decoded
+        # prefix, exact when decoding reproduces the text (byte-level BPE does).
+        ids = list(self.tokenizer.encode(text, add_special_tokens=False))
+        lengths = [len(self.tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
+        return ids, tuple((min(a, len(text)), min(b, len(text))) for a, b in zip(lengths, lengths[1:]))
 
     def score_ids(self, audio: np.ndarray, rows: Sequence[Sequence[int]], *, batch_size: int | None = None) -> list[np.ndarray]:
         """log p of each row's tokens, then of the end token, after the prompt with ``audio``.

@@ -18,6 +18,9 @@ Defaults, per family:
 * Granite-Speech: the model card's user turn ``<|audio|>can you transcribe the
   speech into a written format?`` rendered by the checkpoint's chat template
   (no system turn); the answer ends with generation's first end token.
+* Voxtral: mistral-common's transcription request (``encode_transcription``),
+  decoded back to text (``<s>[INST][BEGIN_AUDIO]{audio}[/INST]lang:en[TRANSCRIBE]``);
+  the answer ends with ``</s>``.  See ``speech_llm_voxtral``.
 * Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -81,6 +84,12 @@ def _granite(processor, language: str | None) -> str:
     return text.replace(processor.audio_token, AUDIO_SLOT, 1)
 
 
+def _voxtral_default(processor, language):
+    from asraudit.models.speech_llm_voxtral import voxtral_default
+
+    return voxtral_default(processor, language)
+
+
 def _asr_text_answer(text: str) -> str:
     """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
     marker = "language "
@@ -101,6 +110,8 @@ class PromptFormat:
     clean: Callable[[str], str] = field(default=str.strip)
     # "module:function" (source, revision) -> processor, when AutoProcessor cannot build it here.
     processor_loader: str | None = None
+    # "module:function" (model, clips) -> model inputs, when the processor cannot take the prompt as text.
+    inputs_builder: str | None = None
 
     def default_template(self, processor, language: str | None) -> str:
         return self.default(processor, language)
@@ -114,6 +125,11 @@ FORMATS: dict[str, PromptFormat] = {
     # The processor cuts audio into 30-s encoder chunks up to its max_audio_len (655 s, ~8192 LM tokens).
     "glmasr": PromptFormat("GlmAsrForConditionalGeneration", None, None),
     # Conformer encoder over any length; 30-s windows are asraudit's choice.
+    # mistral-common renders the request as ids; the encoder takes any number of 30-s windows in one
+    # prompt, and the model card gives 30 minutes as the transcription limit.
+    "voxtral": PromptFormat("VoxtralForConditionalGeneration", "</s>", 1800.0,
+                            default=lambda processor, language: _voxtral_default(processor, language),
+                            inputs_builder="asraudit.models.speech_llm_voxtral:voxtral_inputs"),
     "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
                                    processor_loader="asraudit.models.granite_features:load_granite_processor"),
 }
