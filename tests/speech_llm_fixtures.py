@@ -222,5 +222,33 @@ def tiny_voxtral(folder):
     return _save(model, processor, folder, 2, 11)
 
 
-BUILDERS = {"voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
+def tiny_phi4_multimodal(folder):
+    """Phi-4-Multimodal: conformer audio encoder (2 blocks, 16 wide), a 1-layer vision tower it also builds,
+    Phi LM (2 layers, 32 wide); tokenizer and audio feature extractor saved, no image processor."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|end|>", "<|endoftext10|>", "<|endoftext11|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+                        extra_special_tokens={"audio_token": "<|endoftext11|>", "image_token": "<|endoftext10|>"})
+    end = tok.convert_tokens_to_ids("<|end|>")
+    config = transformers.Phi4MultimodalConfig(
+        vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        num_key_value_heads=1, bos_token_id=tok.pad_token_id, pad_token_id=tok.pad_token_id, eos_token_id=end,
+        vision_config=dict(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, image_size=28,
+                           patch_size=14, crop_size=28, image_token_id=tok.convert_tokens_to_ids("<|endoftext10|>")),
+        audio_config=dict(hidden_size=16, intermediate_size=32, num_blocks=2, num_attention_heads=2, ext_pw_out_channel=16,
+                          depthwise_separable_out_channel=16, nemo_conv_channels=16, audio_token_id=tok.audio_token_id),
+    )
+    torch.manual_seed(0)
+    model = transformers.Phi4MultimodalForCausalLM(config)
+    model.generation_config.eos_token_id = end
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    transformers.Phi4MultimodalFeatureExtractor().save_pretrained(folder)
+    return folder
+
+
+BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
             "granite_speech": tiny_granite_speech}

@@ -96,6 +96,12 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="-", example='spec = "hf:mistralai/Voxtral-Mini-3B-2507"  (needs mistral-common)',
     ),
     Family(
+        name="phi-4-multimodal", kind="speech-llm", model_types=("phi4_multimodal",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:microsoft/Phi-4-multimodal-instruct"  (speech-lora/ needs peft)',
+    ),
+    Family(
         name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",

@@ -133,6 +133,9 @@ class HFSpeechLLM(_HFModel):
         module, _, name = self.format.processor_loader.partition(":")
         self.processor = getattr(importlib.import_module(module), name)(self.source, self.revision)
         self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type))
+        if self.format.after_load is not None:
+            module, _, name = self.format.after_load.partition(":")
+            getattr(importlib.import_module(module), name)(self.model, self.source)
         self.model.to(self.device).eval()
         self._torch = torch
 
@@ -173,7 +176,9 @@ class HFSpeechLLM(_HFModel):
         from asraudit.models.whitebox.sites import InterventionSites
 
         inner = self.model.model
-        encoder = getattr(inner, "audio_tower", None) or inner.encoder  # Granite-Speech names it encoder
+        encoder = getattr(inner, "audio_tower", None) or getattr(inner, "encoder", None)  # Granite-Speech: encoder
+        if encoder is None or not hasattr(inner, "language_model"):
+            raise ValueError(f"{self.model_id}: white-box sites are not mapped for {self.model.config.model_type} models")
         projector = getattr(inner, "multi_modal_projector", None) or getattr(inner, "projector", None)
         return InterventionSites(
             family=self.model.config.model_type,

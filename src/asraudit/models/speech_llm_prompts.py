@@ -21,6 +21,9 @@ Defaults, per family:
 * Voxtral: mistral-common's transcription request (``encode_transcription``),
   decoded back to text (``<s>[INST][BEGIN_AUDIO]{audio}[/INST]lang:en[TRANSCRIBE]``);
   the answer ends with ``</s>``.  See ``speech_llm_voxtral``.
+* Phi-4-Multimodal: the model card's request
+  ``<|user|>{audio}Transcribe the audio clip into text.<|end|><|assistant|>``,
+  ending with ``<|end|>``.  See ``speech_llm_phi4``.
 * Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -90,6 +93,12 @@ def _voxtral_default(processor, language):
     return voxtral_default(processor, language)
 
 
+def _phi4_default(processor, language):
+    from asraudit.models.speech_llm_phi4 import phi4_default
+
+    return phi4_default(processor, language)
+
+
 def _asr_text_answer(text: str) -> str:
     """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
     marker = "language "
@@ -112,6 +121,8 @@ class PromptFormat:
     processor_loader: str | None = None
     # "module:function" (model, clips) -> model inputs, when the processor cannot take the prompt as text.
     inputs_builder: str | None = None
+    # "module:function" (model, source) called after loading (an adapter to attach).
+    after_load: str | None = None
 
     def default_template(self, processor, language: str | None) -> str:
         return self.default(processor, language)
@@ -130,6 +141,10 @@ FORMATS: dict[str, PromptFormat] = {
     "voxtral": PromptFormat("VoxtralForConditionalGeneration", "</s>", 1800.0,
                             default=lambda processor, language: _voxtral_default(processor, language),
                             inputs_builder="asraudit.models.speech_llm_voxtral:voxtral_inputs"),
+    # Without the image processor (torchvision); 30-s windows are asraudit's choice.
+    "phi4_multimodal": PromptFormat("Phi4MultimodalForCausalLM", "<|end|>", 30.0, default=lambda p, lang: _phi4_default(p, lang),
+                                    processor_loader="asraudit.models.speech_llm_phi4:load_phi4_audio_processor",
+                                    after_load="asraudit.models.speech_llm_phi4:attach_speech_adapter"),
     "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
                                    processor_loader="asraudit.models.granite_features:load_granite_processor"),
 }
