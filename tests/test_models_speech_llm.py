@@ -157,3 +157,13 @@ def test_voxtral_inputs_equal_mistral_commons_own_transcription_request(tmp_path
     assert ours["input_ids"].tolist() == theirs["input_ids"].tolist()
     # The processor round-trips the clip through 16-bit WAV; ours does not (1/32768 of full scale).
     torch.testing.assert_close(ours["input_features"], theirs["input_features"], atol=2e-3, rtol=0)
+
+
+def test_bfloat16_compute_type_runs_and_is_in_the_hash(tmp_path):
+    folder = BUILDERS["qwen2_audio"](tmp_path / "q2")
+    half = load_model(str(folder), compute_type="bfloat16", max_new_tokens=3)
+    assert half.model.dtype == torch.bfloat16
+    assert half.config_hash != load_model(str(folder), max_new_tokens=3).config_hash
+    (s,) = half.score(audio(0.5, seed=9), ["the cat"])
+    assert np.isfinite(s.total) and s.token_ids[-1] == half.end_id
+    assert isinstance(half.transcribe([audio(0.5, seed=9)])[0], str)

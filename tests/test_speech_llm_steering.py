@@ -109,3 +109,13 @@ def test_steering_reaches_generation_too(model, direction):
     assert abs(generated - scored[0]) <= 1e-5 * max(1.0, abs(scored[0]))
     assert abs(scored[0] - plain[0]) > 1e-3  # and the hook did change it
     assert isinstance(steered.transcribe([clip])[0], str)
+
+
+def test_a_variants_encoder_activations_carry_its_steering(model, direction):
+    clip = [audio(SECONDS, 97)]
+    plain = model.encoder_activations(clip, [LAYER])[LAYER]
+    steered = model.variant(SteerAdd(direction=direction, alpha=2.0, layer=LAYER, frames=Frames("all")))
+    moved = steered.encoder_activations(clip, [-1 if LAYER == 1 else LAYER])[LAYER]
+    # Every frame moved by exactly 2v (float32 addition: relative rounding of the activations only).
+    np.testing.assert_allclose(moved - plain, np.broadcast_to(2.0 * direction.vector, plain.shape), rtol=0,
+                               atol=1e-5 * max(1.0, float(np.abs(plain).max())))

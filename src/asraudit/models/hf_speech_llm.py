@@ -92,13 +92,15 @@ class HFSpeechLLM(_HFModel):
     backend = "hf-speech-llm"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
-                 revision: str | None = None, interventions: Sequence = (), _shared=None, **options):
+                 revision: str | None = None, interventions: Sequence = (), base_id: str | None = None, _shared=None,
+                 **options):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options={})
         self.options = SpeechLLMOptions(**options)
         if self.options.prompt is not None:
             # Checked before anything is loaded, so a bad spec fails in a second.
             check_template(self.options.prompt, self.model_id)
         self.interventions = tuple(interventions)
+        self.base_id = base_id or self.model_id  # the id without interventions, for variants
         if _shared is not None:
             self.model, self.processor, self.format, self._torch = _shared
         else:
@@ -163,10 +165,9 @@ class HFSpeechLLM(_HFModel):
     def variant(self, *interventions) -> "HFSpeechLLM":
         """The same weights with these interventions (replacing any this model has)."""
         options = {k: getattr(self.options, k) for k in SpeechLLMOptions.__dataclass_fields__}
-        base_id = self.model_id.split("+", 1)[0]
-        model_id = base_id if not interventions else base_id + "+" + "+".join(i.id for i in interventions)
+        model_id = self.base_id if not interventions else self.base_id + "+" + "+".join(i.id for i in interventions)
         return HFSpeechLLM(self.source, model_id=model_id, device=self.device, compute_type=self.compute_type,
-                           revision=self.revision, interventions=interventions,
+                           revision=self.revision, interventions=interventions, base_id=self.base_id,
                            _shared=(self.model, self.processor, self.format, self._torch), **options)
 
     # -- white-box --------------------------------------------------------
@@ -208,22 +209,30 @@ class HFSpeechLLM(_HFModel):
                 handle.remove()
 
     def encoder_activations(self, clips: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
-        """Outputs ``[clips, frames, d]`` of the audio encoder's ``layers`` (no interventions)."""
+        """Outputs ``[clips, frames, d]`` of the audio encoder's ``layers``, with this variant's interventions.
+
+        As ``WhiteboxWhisper.encoder_activations``: capture hooks are registered
+        after the interventions', so they see what the next layer sees, and
+        clips go through in batches of ``batch_size``."""
         torch = self._torch
         stack = self.intervention_sites().encoder_layers
-        kept: dict[int, np.ndarray] = {}
-        handles = []
-        for layer in layers:
-            def keep(module, inputs, output, layer=layer):
-                kept[layer] = output.detach().float().cpu().numpy()
-            handles.append(stack[layer].register_forward_hook(keep))
-        try:
-            with torch.inference_mode():
-                self.model(**self._inputs(list(clips)))
-        finally:
-            for handle in handles:
-                handle.remove()
-        return kept
+        wanted = sorted({layer % len(stack) for layer in layers})
+        kept: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(clips), step):
+            batch = [np.asarray(c, dtype=np.float32) for c in clips[start : start + step]]
+            with torch.inference_mode(), self._installed(len(batch), batch):
+                handles = []
+                for layer in wanted:
+                    def keep(module, inputs, output, layer=layer):
+                        kept[layer].append(output.detach().float().cpu().numpy())
+                    handles.append(stack[layer].register_forward_hook(keep))
+                try:
+                    self.model(**self._inputs(batch))
+                finally:
+                    for handle in handles:
+                        handle.remove()
+        return {layer: np.concatenate(parts) for layer, parts in kept.items()}
 
     # -- inputs -----------------------------------------------------------
 
