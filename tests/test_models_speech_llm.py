@@ -167,3 +167,31 @@ def test_bfloat16_compute_type_runs_and_is_in_the_hash(tmp_path):
     (s,) = half.score(audio(0.5, seed=9), ["the cat"])
     assert np.isfinite(s.total) and s.token_ids[-1] == half.end_id
     assert isinstance(half.transcribe([audio(0.5, seed=9)])[0], str)
+
+
+def _corpus(tmp_path):
+    import json
+
+    import soundfile as sf
+
+    (tmp_path / "audio").mkdir()
+    sf.write(tmp_path / "audio" / "u0.flac", audio(0.7, seed=11), 16000)
+    (tmp_path / "manifest.jsonl").write_text(json.dumps({"audio_filepath": "audio/u0.flac", "text": "the cat"}) + "\n")
+    return tmp_path / "manifest.jsonl"
+
+
+def test_cli_transcribes_with_a_speech_llm_and_refuses_a_prompt_without_audio(tmp_path, capsys):
+    from asraudit.cli import main
+
+    folder = BUILDERS["qwen2_audio"](tmp_path / "q2")
+    corpus = _corpus(tmp_path)
+    capsys.readouterr()  # the checkpoint writer's progress bars
+    code = main(["transcribe", "--model", str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "bad"),
+                 "--option", "prompt=Transcribe please.", "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "does not contain the audio slot {audio}" in err[0]
+    assert not list((tmp_path / "bad").glob("*.jsonl"))
+    code = main(["transcribe", "--model", str(folder), "--corpus", str(corpus), "--out", str(tmp_path / "ok"),
+                 "--option", "max_new_tokens=3", "--option", "prompt=<|audio_bos|>{audio}<|audio_eos|>Say it:", "--no-progress"])
+    assert code == 0
+    assert len(list((tmp_path / "ok").glob("*.jsonl"))) == 1

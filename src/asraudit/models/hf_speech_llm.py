@@ -37,7 +37,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
-from asraudit.models.speech_llm_prompts import AUDIO_SLOT, PromptFormat, check_template, format_for
+from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 
 
 @dataclass(frozen=True)
