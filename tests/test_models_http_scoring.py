@@ -112,6 +112,9 @@ def test_a_response_that_does_not_spell_the_candidate_fails_loudly():
         candidate_scores(payload, "cat", "<|im_end|>", "srv")
     with pytest.raises(RuntimeError, match="no '</s>' token"):
         candidate_scores(payload, "dog", "</s>", "srv")
+    two = {"prompt_logprobs": [None, {"5": {"logprob": -1.0, "decoded_token": "dog"}, "7": {"logprob": -2.0, "decoded_token": "cat"}}]}
+    with pytest.raises(RuntimeError, match="not a one-token map"):
+        candidate_scores(two, "dog", "<|im_end|>", "srv")
     with pytest.raises(RuntimeError, match="no prompt_logprobs"):
         candidate_scores({"choices": []}, "dog", "<|im_end|>", "srv")
 

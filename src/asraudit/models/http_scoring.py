@@ -89,10 +89,12 @@ def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) 
         if entry is None:
             tokens.append((-1, "", 0.0))
             continue
-        if not isinstance(entry, dict) or len(entry) < 1:
-            raise RuntimeError(f"{where}: prompt_logprobs[{position}] is not a token map: {str(entry)[:120]}")
-        # prompt_logprobs=0 returns the prompt token alone; with top-k the prompt token is the first key.
-        key, value = next(iter(entry.items()))
+        # prompt_logprobs=0 asks for the prompt token alone; with more entries there is no telling which
+        # one is the prompt's, so a map of any other size is refused rather than guessed at.
+        if not isinstance(entry, dict) or len(entry) != 1:
+            raise RuntimeError(f"{where}: prompt_logprobs[{position}] is not a one-token map (the request asks for "
+                               f"prompt_logprobs=0): {str(entry)[:120]}")
+        ((key, value),) = entry.items()
         tokens.append((int(key), str(value.get("decoded_token", "")), float(value["logprob"])))
     end = max((k for k, (_, text, _) in enumerate(tokens) if text == end_token), default=None)
     if end is None:
