@@ -24,7 +24,7 @@ Defaults, per family:
 * Phi-4-Multimodal: the model card's request
   ``<|user|>{audio}Transcribe the audio clip into text.<|end|><|assistant|>``,
   ending with ``<|end|>``.  See ``speech_llm_phi4``.
-* Qwen2-Audio: the Qwen2-Audio-7B model card's speech-recognition prompt,
+* Qwen2-Audio: the Qwen2-Audio authors' speech-recognition (evaluation) prompt for the base model,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
   ends its answer with ``<|endoftext|>``.  For the Instruct checkpoint give a
