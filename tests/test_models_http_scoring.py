@@ -41,6 +41,14 @@ class _Stub(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).bodies.append((self.path, body))
+        if body["messages"][-1]["role"] == "user":  # a transcription request
+            reply = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": " heard text "}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+            return
         candidate = body["messages"][-1]["content"]
         rendered = PROMPT_HEAD + _pieces(candidate) + TAIL
         entries = [None] + [{str(100 + k): {"logprob": _logprob(k), "rank": 1, "decoded_token": tok}}
@@ -126,3 +134,16 @@ def test_settings_enter_the_hash_and_unknown_protocols_are_refused():
     assert chat_url("http://h:1/v1/audio/transcriptions") == "http://h:1/v1/chat/completions"
     with pytest.raises(InputError, match="not a scoring protocol"):
         HTTPScoringModel("http://h:1", scoring="openai-logprobs")
+
+
+def test_chat_only_servers_transcribe_through_the_chat_endpoint(server):
+    model = load_model(server, model="kimi", scoring="vllm-prompt-logprobs", transcribe_via="chat", max_tokens=64)
+    assert model.transcribe([np.zeros(1600, np.float32)]) == ["heard text"]
+    (path, body), = _Stub.bodies
+    assert path == "/v1/chat/completions"
+    assert [m["role"] for m in body["messages"]] == ["user"]
+    assert {k: v for k, v in body.items() if k != "messages"} == {
+        "model": "kimi", "max_tokens": 64, "temperature": 0, "add_generation_prompt": True}
+    assert load_model(server, model="kimi", scoring="vllm-prompt-logprobs").config_hash != model.config_hash
+    with pytest.raises(InputError, match="transcribe_via"):
+        HTTPScoringModel(server, transcribe_via="grpc")

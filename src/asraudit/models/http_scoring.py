@@ -30,6 +30,12 @@ score fails loudly rather than guessing.
 
 Candidates go up one per request, so a server's prefix cache does the work
 the in-process backends do with a copied key/value cache.
+
+Transcription goes to ``/v1/audio/transcriptions`` as for any HTTP model,
+or, with ``transcribe_via=chat`` (a chat-only server), to the chat endpoint:
+the same user turn, no assistant turn, ``"add_generation_prompt": true``,
+``"max_tokens": MAX_TOKENS`` (448), ``"temperature": 0``; the transcript is
+``choices[0].message.content``.
 """
 
 from __future__ import annotations
@@ -79,6 +85,15 @@ def scoring_request(model: str, audio: np.ndarray, candidate: str, instruction: 
     }
 
 
+def transcription_request(model: str, audio: np.ndarray, instruction: str | None, max_tokens: int) -> dict:
+    """The JSON body that asks a chat server to transcribe ``audio`` (greedy: temperature 0)."""
+    body = scoring_request(model, audio, "", instruction)
+    body["messages"] = body["messages"][:1]
+    body.update(max_tokens=max_tokens, add_generation_prompt=True)
+    del body["prompt_logprobs"], body["continue_final_message"]
+    return body
+
+
 def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) -> TokenScores:
     """The candidate's per-token scores, end-of-turn last, from a vLLM response with ``prompt_logprobs``."""
     entries = payload.get("prompt_logprobs") if isinstance(payload, dict) else None
@@ -126,7 +141,8 @@ class HTTPScoringModel(HTTPTranscriptionModel):
     backend = "http-scoring"
 
     def __init__(self, url: str, *, scoring: str = "vllm-prompt-logprobs", instruction: str | None = None,
-                 end_token: str = "<|im_end|>", **options):
+                 end_token: str = "<|im_end|>", transcribe_via: str = "transcriptions", max_tokens: int = 448,
+                 **options):
         if scoring not in SCORING_PROTOCOLS:
             from asraudit.errors import InputError
 
@@ -136,11 +152,19 @@ class HTTPScoringModel(HTTPTranscriptionModel):
         self.scoring = scoring
         self.instruction = instruction
         self.end_token = end_token
+        if transcribe_via not in ("transcriptions", "chat"):
+            from asraudit.errors import InputError
+
+            raise InputError(f"model {url!r}: transcribe_via={transcribe_via!r} is not 'transcriptions' or 'chat'")
+        # Chat-only servers (a speech LLM served without a transcription route) transcribe through the chat endpoint.
+        self.transcribe_via = transcribe_via
+        self.max_tokens = int(max_tokens)
 
     def _fields(self) -> dict[str, str]:
         fields = super()._fields()
         # The scoring settings change scores, so they enter the config hash through the fields.
-        fields.update({"scoring": self.scoring, "instruction": self.instruction or "", "end_token": self.end_token})
+        fields.update({"scoring": self.scoring, "instruction": self.instruction or "", "end_token": self.end_token,
+                       "transcribe_via": self.transcribe_via, "max_tokens": str(self.max_tokens)})
         return fields
 
     def _chat(self, body: dict) -> dict:
@@ -160,6 +184,18 @@ class HTTPScoringModel(HTTPTranscriptionModel):
             return json.loads(raw.decode("utf-8"))
         except json.JSONDecodeError:
             raise RuntimeError(f"{self.chat_url}: response is not valid JSON: {raw[:200]!r}") from None
+
+    def _chat_transcript(self, audio: np.ndarray) -> str:
+        payload = self._chat(transcription_request(self.model, audio, self.instruction, self.max_tokens))
+        try:
+            return str(payload["choices"][0]["message"]["content"]).strip()
+        except (KeyError, IndexError, TypeError):
+            raise RuntimeError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        if self.transcribe_via == "transcriptions":
+            return super().transcribe(audio)
+        return [self._chat_transcript(clip) for clip in audio]
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
         out = []
