@@ -195,3 +195,11 @@ def test_cli_transcribes_with_a_speech_llm_and_refuses_a_prompt_without_audio(tm
                  "--option", "max_new_tokens=3", "--option", "prompt=<|audio_bos|>{audio}<|audio_eos|>Say it:", "--no-progress"])
     assert code == 0
     assert len(list((tmp_path / "ok").glob("*.jsonl"))) == 1
+
+
+def test_white_box_sites_only_where_encoder_rows_are_clips(llm):
+    if llm.model.config.model_type == "qwen2_audio":
+        assert llm.intervention_sites().projector is llm.model.model.multi_modal_projector
+    else:
+        with pytest.raises(ValueError, match="white-box sites are mapped for qwen2_audio"):
+            llm.intervention_sites()

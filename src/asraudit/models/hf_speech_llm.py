@@ -81,6 +81,10 @@ def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, ma
     return [" ".join(p) for p in pieces]
 
 
+# Families whose audio encoder's batch rows are clips, one 30-s window each (so steering hooks edit the right rows).
+WHITEBOX_FAMILIES = ("qwen2_audio",)
+
+
 def _cache_of(output):
     cache = getattr(output, "cache", None)
     return cache if cache is not None else output.past_key_values
@@ -176,16 +180,18 @@ class HFSpeechLLM(_HFModel):
         """The audio encoder's blocks, the language model's blocks and the audio projector."""
         from asraudit.models.whitebox.sites import InterventionSites
 
+        model_type = self.model.config.model_type
+        if model_type not in WHITEBOX_FAMILIES:
+            # Steering edits encoder rows as clips; Qwen3-ASR and GLM-ASR batch chunks of clips
+            # instead, and the others are not tested, so they offer no sites rather than wrong ones.
+            raise ValueError(f"{self.model_id}: white-box sites are mapped for {', '.join(WHITEBOX_FAMILIES)} "
+                             f"speech LLMs, not {model_type}")
         inner = self.model.model
-        encoder = getattr(inner, "audio_tower", None) or getattr(inner, "encoder", None)  # Granite-Speech: encoder
-        if encoder is None or not hasattr(inner, "language_model"):
-            raise ValueError(f"{self.model_id}: white-box sites are not mapped for {self.model.config.model_type} models")
-        projector = getattr(inner, "multi_modal_projector", None) or getattr(inner, "projector", None)
         return InterventionSites(
-            family=self.model.config.model_type,
-            encoder_layers=encoder.layers,
+            family=model_type,
+            encoder_layers=inner.audio_tower.layers,
             decoder_layers=inner.language_model.layers,
-            projector=projector,
+            projector=inner.multi_modal_projector,
         )
 
     @contextlib.contextmanager
