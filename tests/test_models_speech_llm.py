@@ -203,3 +203,20 @@ def test_white_box_sites_only_where_encoder_rows_are_clips(llm):
     else:
         with pytest.raises(ValueError, match="white-box sites are mapped for qwen2_audio"):
             llm.intervention_sites()
+
+
+def test_cached_prompt_scores_equal_one_plain_forward_per_candidate(llm):
+    """The prompt cache copied over a batch gives what a single forward over prompt + candidate gives."""
+    clip = audio(0.9, seed=12)
+    candidates = ["the cat", "a quick brown fox jumps", ""]
+    cached = llm.score(clip, candidates, batch_size=3)
+    inputs = llm._inputs([clip])
+    length = inputs["input_ids"].shape[1]
+    for text, s in zip(candidates, cached):
+        forced = torch.tensor([list(s.token_ids)], device=inputs["input_ids"].device)
+        full = dict(inputs, input_ids=torch.cat([inputs["input_ids"], forced], 1))
+        full["attention_mask"] = torch.ones_like(full["input_ids"])
+        with torch.inference_mode():
+            logprobs = torch.log_softmax(llm.model(**full).logits[0].float(), -1)
+        plain = [logprobs[length - 1 + k, t].item() for k, t in enumerate(s.token_ids)]
+        np.testing.assert_allclose(s.logprobs, plain, atol=1e-5, rtol=LOGPROB_RTOL)
