@@ -69,6 +69,44 @@ FAMILIES: tuple[Family, ...] = (
         loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"',
     ),
+    # speech-llm: audio encoder + decoder-only LM answering a transcription prompt (models/hf_speech_llm.py)
+    Family(
+        name="qwen2-audio", kind="speech-llm", model_types=("qwen2_audio",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="audio-encoder layers, LM layers, projector",
+        example='spec = "hf:Qwen/Qwen2-Audio-7B"',
+    ),
+    Family(
+        name="qwen3-asr", kind="speech-llm", model_types=("qwen3_asr",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:Qwen/Qwen3-ASR-0.6B"',
+    ),
+    Family(
+        name="glm-asr", kind="speech-llm", model_types=("glmasr",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:zai-org/GLM-ASR-Nano-2512"',
+    ),
+    Family(
+        name="voxtral", kind="speech-llm", model_types=("voxtral",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:mistralai/Voxtral-Mini-3B-2507"  (needs mistral-common)',
+    ),
+    Family(
+        name="phi-4-multimodal", kind="speech-llm", model_types=("phi4_multimodal",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:microsoft/Phi-4-multimodal-instruct"  (speech-lora/ needs peft)',
+    ),
+    Family(
+        name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (needs peft for its LoRA adapter)',
+    ),
 )
 
 

@@ -9,7 +9,7 @@ Spec syntax (the CLI's ``--model``):
 ``whitebox:<name or dir>``   a PyTorch (transformers) Whisper that takes interventions
 ``pocketsphinx``             CMU pocketsphinx en-us (options: any decoder setting)
 ``replay:<file>``            a prediction file, answering by clip id
-``http(s)://host[:port]``    OpenAI-compatible transcription endpoint (option ``model``)
+``http(s)://host[:port]``    OpenAI-compatible transcription endpoint (option ``model``); option ``scoring=vllm-prompt-logprobs``: also scores (``http_scoring``)
 ``ct2:<dir or hub id>``      a faster-whisper / CTranslate2 Whisper model
 ``hf:<dir or hub id>``       a transformers seq2seq or CTC model
 ``<dir>``                    a local directory: CTranslate2 if it has model.bin, else transformers
@@ -235,6 +235,10 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
     if spec.startswith("replay:"):
         return ReplayModel(spec.split(":", 1)[1], **options)
     if spec.startswith(HTTP_PREFIXES):
+        if "scoring" in options:  # a server that also returns prompt log-probs (models/http_scoring.py)
+            from asraudit.models.http_scoring import HTTPScoringModel
+
+            return HTTPScoringModel(spec, **options)
         return HTTPTranscriptionModel(spec, **options)
     if spec == "pocketsphinx":
         require_modules(("pocketsphinx",), "models", "pocketsphinx")

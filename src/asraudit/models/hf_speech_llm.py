@@ -1,0 +1,364 @@
+"""Speech LLMs through transformers: an audio encoder feeding a decoder-only language model.
+
+Qwen2-Audio, Qwen3-ASR, GLM-ASR and their kin transcribe by *answering a
+chat prompt*: the audio's embeddings replace placeholder tokens inside a
+rendered prompt, and the transcript is the assistant turn the language
+model writes after it.  One recipe serves them all; a family differs only
+in its prompt, the token that closes the assistant turn, the longest audio
+its encoder takes and how its answer is cleaned (``prompts.py``).
+
+The prompt is a *template*: the rendered text with ``{audio}`` where the
+clip goes.  By default it is the transcription prompt the checkpoint itself
+prescribes (its processor's ``apply_transcription_request`` rendered with
+its own chat template, or the model card's prompt for families without
+one); a spec can replace it (``prompt=...``).  The template and the end
+token enter ``config_hash``: a different prompt is a different model.
+
+Scoring is exact teacher forcing of the assistant turn: log p(candidate
+tokens, then the end-of-turn token | audio, prompt).  The prompt with its
+audio runs through the model once per clip; its key/value cache is copied
+over the candidates of a batch, which then pay only for their own tokens.
+
+torch and transformers are imported lazily (the optional ``hf`` extra).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
+from asraudit.models.base import TokenScores
+from asraudit.models.hf import _hash, _HFModel, _torch_dtype
+from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
+
+
+@dataclass(frozen=True)
+class SpeechLLMOptions:
+    """Settings that change transcripts or scores (all enter ``config_hash``)."""
+
+    beam_size: int = 1
+    max_new_tokens: int = 224
+    batch_size: int = 8
+    language: str | None = "en"
+    prompt: str | None = None  # a template with {audio}; None = the checkpoint's own transcription prompt
+    end_token: str | None = None  # the token that closes the assistant turn; None = the family's
+
+
+def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:
+    """``clip`` cut into consecutive windows of at most ``max_samples`` (one window when it fits)."""
+    clip = np.asarray(clip, dtype=np.float32)
+    if clip.shape[0] <= max_samples:
+        return [clip]
+    return [clip[i : i + max_samples] for i in range(0, clip.shape[0], max_samples)]
+
+
+def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int) -> list[str]:
+    """One transcript per clip: clips cut at ``max_samples``, windows decoded in batches of
+    similar length (sorted, so padding stays small), each clip's window texts joined with spaces."""
+    windows: list[tuple[int, int, np.ndarray]] = []
+    for index, clip in enumerate(audio):
+        for order, window in enumerate(windows_of(clip, max_samples)):
+            windows.append((index, order, window))
+    by_length = sorted(range(len(windows)), key=lambda k: windows[k][2].shape[0])
+    texts: dict[int, str] = {}
+    step = max(1, batch_size)
+    for start in range(0, len(by_length), step):
+        chunk = by_length[start : start + step]
+        for k, text in zip(chunk, decode([windows[k][2] for k in chunk])):
+            texts[k] = text
+    pieces: list[list[str]] = [[] for _ in audio]
+    for k, (index, _, _) in enumerate(windows):
+        if texts[k]:
+            pieces[index].append(texts[k])
+    return [" ".join(p) for p in pieces]
+
+
+# Families whose audio encoder's batch rows are clips, one 30-s window each (so steering hooks edit the right rows).
+WHITEBOX_FAMILIES = ("qwen2_audio",)
+
+
+def _cache_of(output):
+    cache = getattr(output, "cache", None)
+    return cache if cache is not None else output.past_key_values
+
+
+class HFSpeechLLM(_HFModel):
+    """A transformers speech LLM (see the module docstring); white-box through ``intervention_sites``."""
+
+    backend = "hf-speech-llm"
+
+    def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
+                 revision: str | None = None, interventions: Sequence = (), base_id: str | None = None, _shared=None,
+                 **options):
+        super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options={})
+        self.options = SpeechLLMOptions(**options)
+        if self.options.prompt is not None:
+            # Checked before anything is loaded, so a bad spec fails in a second.
+            check_template(self.options.prompt, self.model_id)
+        self.interventions = tuple(interventions)
+        self.base_id = base_id or self.model_id  # the id without interventions, for variants
+        if _shared is not None:
+            self.model, self.processor, self.format, self._torch = _shared
+        else:
+            import transformers
+            from transformers import AutoConfig
+
+            config = AutoConfig.from_pretrained(source, revision=revision)
+            self.format = format_for(config.model_type)
+            if getattr(config, "has_lora_adapter", False) and importlib.util.find_spec("peft") is None:
+                raise InputError(f"model {self.model_id!r} carries a LoRA adapter for audio inputs, which transformers "
+                                 "only applies with peft installed: pip install peft")
+            model_class = getattr(transformers, self.format.model_class)
+            if self.format.processor_loader is None:
+                self._load(model_class)
+            else:
+                self._load_with_own_processor(model_class)
+            # Batched generation needs the prompts aligned at their ends.
+            self.tokenizer.padding_side = "left"
+        self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language)
+        check_template(self.template, self.model_id)
+        end = self.options.end_token or self.format.end_token or self._generation_end()
+        end_id = self.tokenizer.convert_tokens_to_ids(end)
+        if end_id is None or end_id == self.tokenizer.unk_token_id:
+            raise InputError(f"model {self.model_id!r}: end token {end!r} is not in its vocabulary; set end_token=... to the token that closes the assistant turn")
+        self.end_id = int(end_id)
+        self.end_token = end
+
+    def _load_with_own_processor(self, model_class) -> None:
+        """``_HFModel._load`` for families whose processor AutoProcessor cannot build here (Granite-Speech)."""
+        import torch
+
+        module, _, name = self.format.processor_loader.partition(":")
+        self.processor = getattr(importlib.import_module(module), name)(self.source, self.revision)
+        self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type))
+        if self.format.after_load is not None:
+            module, _, name = self.format.after_load.partition(":")
+            getattr(importlib.import_module(module), name)(self.model, self.source)
+        self.model.to(self.device).eval()
+        self._torch = torch
+
+    def _audio_adapters_on(self) -> None:
+        """Granite-Speech enables its LoRA adapter whenever audio is in the prompt (its generate() does);
+        forward passes made here must do the same, for generation and scoring alike."""
+        if getattr(self.model, "_hf_peft_config_loaded", False):
+            self.model.enable_adapters()
+
+    def _generation_end(self) -> str:
+        """The first token generation stops at: the end of turn for families that name none."""
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        first = eos[0] if isinstance(eos, (list, tuple)) else eos
+        return self.tokenizer.convert_ids_to_tokens(int(first))
+
+    # -- identity ---------------------------------------------------------
+
+    @property
+    def config_hash(self) -> str:
+        return _hash({"base": super().config_hash, "template": self.template, "end_token": self.end_token,
+                      "interventions": [i.spec() for i in self.interventions]})
+
+    def variant(self, *interventions) -> "HFSpeechLLM":
+        """The same weights with these interventions (replacing any this model has)."""
+        options = {k: getattr(self.options, k) for k in SpeechLLMOptions.__dataclass_fields__}
+        model_id = self.base_id if not interventions else self.base_id + "+" + "+".join(i.id for i in interventions)
+        return HFSpeechLLM(self.source, model_id=model_id, device=self.device, compute_type=self.compute_type,
+                           revision=self.revision, interventions=interventions, base_id=self.base_id,
+                           _shared=(self.model, self.processor, self.format, self._torch), **options)
+
+    # -- white-box --------------------------------------------------------
+
+    def intervention_sites(self):
+        """The audio encoder's blocks, the language model's blocks and the audio projector."""
+        from asraudit.models.whitebox.sites import InterventionSites
+
+        model_type = self.model.config.model_type
+        if model_type not in WHITEBOX_FAMILIES:
+            # Steering edits encoder rows as clips; Qwen3-ASR and GLM-ASR batch chunks of clips
+            # instead, and the others are not tested, so they offer no sites rather than wrong ones.
+            raise ValueError(f"{self.model_id}: white-box sites are mapped for {', '.join(WHITEBOX_FAMILIES)} "
+                             f"speech LLMs, not {model_type}")
+        inner = self.model.model
+        return InterventionSites(
+            family=model_type,
+            encoder_layers=inner.audio_tower.layers,
+            decoder_layers=inner.language_model.layers,
+            projector=inner.multi_modal_projector,
+        )
+
+    @contextlib.contextmanager
+    def _installed(self, n_rows: int, clips: Sequence[np.ndarray]) -> Iterator[None]:
+        if not self.interventions:
+            yield
+            return
+        from asraudit.models.whitebox.frames import RunContext, audio_frames
+
+        if any(getattr(i, "source", None) is not None for i in self.interventions):
+            raise ValueError(f"{self.model_id}: paired interventions (activation patches) are not supported on speech LLMs")
+        ctx = RunContext(n_targets=n_rows, audio_frames=[audio_frames(len(c)) for c in clips])
+        sites = self.intervention_sites()
+        handles = []
+        try:
+            for intervention in self.interventions:
+                handles.extend(intervention.install(sites, ctx))
+            yield
+        finally:
+            for handle in handles:
+                handle.remove()
+
+    def encoder_activations(self, clips: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
+        """Outputs ``[clips, frames, d]`` of the audio encoder's ``layers``, with this variant's interventions.
+
+        As ``WhiteboxWhisper.encoder_activations``: capture hooks are registered
+        after the interventions', so they see what the next layer sees, and
+        clips go through in batches of ``batch_size``."""
+        torch = self._torch
+        stack = self.intervention_sites().encoder_layers
+        wanted = sorted({layer % len(stack) for layer in layers})
+        kept: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(clips), step):
+            batch = [np.asarray(c, dtype=np.float32) for c in clips[start : start + step]]
+            with torch.inference_mode(), self._installed(len(batch), batch):
+                handles = []
+                for layer in wanted:
+                    def keep(module, inputs, output, layer=layer):
+                        kept[layer].append(output.detach().float().cpu().numpy())
+                    handles.append(stack[layer].register_forward_hook(keep))
+                try:
+                    self.model(**self._inputs(batch))
+                finally:
+                    for handle in handles:
+                        handle.remove()
+        return {layer: np.concatenate(parts) for layer, parts in kept.items()}
+
+    # -- inputs -----------------------------------------------------------
+
+    @property
+    def max_seconds(self) -> float:
+        if self.format.max_seconds is not None:
+            return self.format.max_seconds
+        return float(self.processor.max_audio_len)
+
+    @property
+    def max_samples(self) -> int:
+        return int(self.max_seconds * SAMPLE_RATE)
+
+    def prompt_text(self) -> str:
+        """The rendered prompt with the processor's audio placeholder (which the processor expands)."""
+        return self.template.replace(AUDIO_SLOT, self.processor.audio_token)
+
+    def _inputs(self, clips: Sequence[np.ndarray]) -> dict:
+        clips = [np.asarray(c, dtype=np.float32) for c in clips]
+        if self.format.inputs_builder is not None:
+            module, _, name = self.format.inputs_builder.partition(":")
+            batch = getattr(importlib.import_module(module), name)(self, clips)
+        else:
+            batch = self._processor_inputs(clips)
+        dtype = self.model.dtype
+        return {k: (v.to(self.device, dtype) if v.is_floating_point() else v.to(self.device))
+                for k, v in batch.items() if k not in ("num_audio_tokens",) and hasattr(v, "to")}
+
+    def _processor_inputs(self, clips: list[np.ndarray]):
+        return self.processor(text=[self.prompt_text()] * len(clips), audio=clips, sampling_rate=SAMPLE_RATE,
+                              return_tensors="pt", text_kwargs={"padding": True})
+
+    # -- transcription ----------------------------------------------------
+
+    def _generate(self, windows: list[np.ndarray]) -> list[str]:
+        torch = self._torch
+        inputs = self._inputs(windows)
+        with torch.inference_mode(), self._installed(len(windows), windows):
+            sequences = self.model.generate(**inputs, num_beams=self.options.beam_size, do_sample=False,
+                                            max_new_tokens=self.options.max_new_tokens)
+        if not isinstance(sequences, torch.Tensor):
+            sequences = sequences.sequences
+        answers = sequences[:, inputs["input_ids"].shape[1]:]
+        return [self.format.clean(t) for t in self.tokenizer.batch_decode(answers, skip_special_tokens=True)]
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        return transcribe_windowed(audio, self._generate, self.options.batch_size, self.max_samples)
+
+    # -- scoring ----------------------------------------------------------
+
+    def encode(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+        """Token ids of an assistant answer and their character spans in ``text``."""
+        if not text:
+            return [], ()
+        if getattr(self.tokenizer, "is_fast", False):
+            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+            return list(enc["input_ids"]), tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+        # No offset mapping (Voxtral's mistral-common tokenizer): spans from the growing decoded
+        # prefix, exact when decoding reproduces the text (byte-level BPE does).
+        ids = list(self.tokenizer.encode(text, add_special_tokens=False))
+        lengths = [len(self.tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
+        return ids, tuple((min(a, len(text)), min(b, len(text))) for a, b in zip(lengths, lengths[1:]))
+
+    def score_ids(self, audio: np.ndarray, rows: Sequence[Sequence[int]], *, batch_size: int | None = None) -> list[np.ndarray]:
+        """log p of each row's tokens, then of the end token, after the prompt with ``audio``.
+
+        The prompt (audio encoder included) runs once; its cache is copied for
+        each batch of rows.  Rows are right-padded: a causal model never lets a
+        padding token reach an earlier position.
+        """
+        torch = self._torch
+        audio = np.asarray(audio, dtype=np.float32)
+        if audio.shape[0] > self.max_samples:
+            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
+                             f"{self.max_seconds:g} s in one prompt")
+        step = max(1, batch_size or self.options.batch_size)
+        inputs = self._inputs([audio])
+        out: list[np.ndarray] = []
+        self._audio_adapters_on()
+        with torch.inference_mode():
+            with self._installed(1, [audio]):
+                prefix = self.model(**inputs, use_cache=True)
+            first = torch.log_softmax(prefix.logits[0, -1].float(), dim=-1)
+            length = inputs["input_ids"].shape[1]
+            for start in range(0, len(rows), step):
+                chunk = [list(r) for r in rows[start : start + step]]
+                targets = [r + [self.end_id] for r in chunk]
+                width = max(len(r) for r in chunk)
+                later = None
+                if width:
+                    ids = torch.tensor([r + [self.end_id] * (width - len(r)) for r in chunk], device=self.device)
+                    cache = copy.deepcopy(_cache_of(prefix))
+                    cache.batch_repeat_interleave(len(chunk))
+                    mask = torch.ones((len(chunk), length + width), dtype=torch.long, device=self.device)
+                    logits = self.model(input_ids=ids, attention_mask=mask, use_cache=True, **{self._cache_arg: cache}).logits
+                    later = torch.log_softmax(logits.float(), dim=-1)
+                for row, target in enumerate(targets):
+                    values = [float(first[target[0]])]
+                    values += [float(later[row, k - 1, t]) for k, t in enumerate(target) if k > 0]
+                    out.append(np.asarray(values, dtype=np.float64))
+        return out
+
+    @property
+    def _cache_arg(self) -> str:
+        # transformers renamed past_key_values to cache (5.2x); accept both.
+        import inspect
+
+        return "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int | None = None) -> list[TokenScores]:
+        encoded = [self.encode(text) for text in candidates]
+        values = self.score_ids(audio, [ids for ids, _ in encoded], batch_size=batch_size)
+        out = []
+        for text, (ids, offsets), logprobs in zip(candidates, encoded, values):
+            targets = ids + [self.end_id]
+            out.append(TokenScores(
+                text=text,
+                tokens=tuple(self.tokenizer.convert_ids_to_tokens(targets)),
+                logprobs=tuple(float(v) for v in logprobs),
+                token_ids=tuple(int(t) for t in targets),
+                offsets=offsets + ((len(text), len(text)),),
+            ))
+        return out

@@ -1,0 +1,157 @@
+"""The transcription prompt of each speech-LLM family, and the check a user's prompt must pass.
+
+A speech LLM's transcript depends on the words it is asked with, so the
+prompt is part of the model: ``hf_speech_llm`` hashes the template.  A
+template is the rendered prompt text with ``{audio}`` where the clip's
+embeddings go; everything else (system turn, instruction, the assistant
+header and any answer prefix the family prefills) is literal.
+
+Defaults, per family:
+
+* Qwen3-ASR, GLM-ASR (and any processor with ``apply_transcription_request``):
+  the checkpoint's own transcription request, rendered by its processor with
+  the chat template saved beside the weights, so the default is exactly what
+  the checkpoint's authors ship.  Qwen3-ASR's request prefills
+  ``language <NAME><asr_text>`` when a language is given.
+  GLM-ASR's request is its ``default_transcription_prompt`` after the audio;
+  its answer ends with the generation config's first end token.
+* Granite-Speech: the model card's user turn ``<|audio|>can you transcribe the
+  speech into a written format?`` rendered by the checkpoint's chat template
+  (no system turn); the answer ends with generation's first end token.
+* Voxtral: mistral-common's transcription request (``encode_transcription``),
+  decoded back to text (``<s>[INST][BEGIN_AUDIO]{audio}[/INST]lang:en[TRANSCRIBE]``);
+  the answer ends with ``</s>``.  See ``speech_llm_voxtral``.
+* Phi-4-Multimodal: the model card's request
+  ``<|user|>{audio}Transcribe the audio clip into text.<|end|><|assistant|>``,
+  ending with ``<|end|>``.  See ``speech_llm_phi4``.
+* Qwen2-Audio: the Qwen2-Audio authors' speech-recognition (evaluation) prompt for the base model,
+  ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
+  speech: <|en|>`` (the language tag follows ``language``); the base model
+  ends its answer with ``<|endoftext|>``.  For the Instruct checkpoint give a
+  chat template with ``prompt=...`` and ``end_token=<|im_end|>``.
+
+Torch-free: only the template logic lives here.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from asraudit.errors import InputError
+
+AUDIO_SLOT = "{audio}"
+
+
+def check_template(template: str, model: str) -> None:
+    """An InputError unless ``template`` holds the audio exactly once."""
+    count = template.count(AUDIO_SLOT)
+    if count != 1:
+        where = "does not contain" if count == 0 else f"contains {count} times"
+        raise InputError(
+            f"model {model!r}: the prompt template {where} the audio slot {AUDIO_SLOT}; "
+            f"write the prompt with {AUDIO_SLOT} exactly once where the clip goes (got {template[:80]!r})"
+        )
+
+
+def _rendered_request(processor, language: str | None) -> str:
+    """The processor's own transcription request for one clip, with its audio placeholder as ``{audio}``."""
+    request = processor.apply_transcription_request
+    # GLM-ASR's request has no language argument (its prompt names none).
+    extra = {"language": language} if "language" in inspect.signature(request).parameters else {}
+    (text,) = request(np.zeros(SILENT_SAMPLES, dtype=np.float32), tokenize=False, **extra)
+    token = processor.audio_token
+    if text.count(token) != 1:
+        raise InputError(f"the processor's transcription request holds {text.count(token)} audio placeholders, expected one")
+    return text.replace(token, AUDIO_SLOT)
+
+
+SILENT_SAMPLES = 1600  # a placeholder clip for rendering (tokenize=False never reads it)
+
+
+def _qwen2_audio(processor, language: str | None) -> str:
+    tag = f" <|{language}|>" if language else ""
+    return f"<|audio_bos|>{AUDIO_SLOT}<|audio_eos|>Detect the language and recognize the speech:{tag}"
+
+
+GRANITE_REQUEST = "<|audio|>can you transcribe the speech into a written format?"
+
+
+def _granite(processor, language: str | None) -> str:
+    """The Granite-Speech model card's user turn, rendered by the checkpoint's chat template."""
+    text = processor.tokenizer.apply_chat_template([{"role": "user", "content": GRANITE_REQUEST}], tokenize=False,
+                                                   add_generation_prompt=True)
+    return text.replace(processor.audio_token, AUDIO_SLOT, 1)
+
+
+def _voxtral_default(processor, language):
+    from asraudit.models.speech_llm_voxtral import voxtral_default
+
+    return voxtral_default(processor, language)
+
+
+def _phi4_default(processor, language):
+    from asraudit.models.speech_llm_phi4 import phi4_default
+
+    return phi4_default(processor, language)
+
+
+def _asr_text_answer(text: str) -> str:
+    """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
+    marker = "language "
+    text = text.strip()
+    if text.startswith(marker) and "<asr_text>" in text:
+        return text.split("<asr_text>", 1)[1].strip()
+    return text
+
+
+@dataclass(frozen=True)
+class PromptFormat:
+    """What differs between speech-LLM families."""
+
+    model_class: str  # the transformers class that loads the checkpoint
+    end_token: str | None  # closes the assistant turn: the score's last term (None: generation's first eos)
+    max_seconds: float | None  # the longest clip one prompt takes; longer audio is windowed (None: the processor's max_audio_len)
+    default: Callable[[object, str | None], str] = field(default=_rendered_request)
+    clean: Callable[[str], str] = field(default=str.strip)
+    # "module:function" (source, revision) -> processor, when AutoProcessor cannot build it here.
+    processor_loader: str | None = None
+    # "module:function" (model, clips) -> model inputs, when the processor cannot take the prompt as text.
+    inputs_builder: str | None = None
+    # "module:function" (model, source) called after loading (an adapter to attach).
+    after_load: str | None = None
+
+    def default_template(self, processor, language: str | None) -> str:
+        return self.default(processor, language)
+
+
+FORMATS: dict[str, PromptFormat] = {
+    # Whisper-style encoder: 30-s feature windows (3000 frames).
+    "qwen2_audio": PromptFormat("Qwen2AudioForConditionalGeneration", "<|endoftext|>", 30.0, default=_qwen2_audio),
+    # The window is asraudit's choice (the encoder itself runs in 8-s chunks and takes more).
+    "qwen3_asr": PromptFormat("Qwen3ASRForConditionalGeneration", "<|im_end|>", 30.0, clean=_asr_text_answer),
+    # The processor cuts audio into 30-s encoder chunks up to its max_audio_len (655 s, ~8192 LM tokens).
+    "glmasr": PromptFormat("GlmAsrForConditionalGeneration", None, None),
+    # Conformer encoder over any length; 30-s windows are asraudit's choice.
+    # mistral-common renders the request as ids; the encoder takes any number of 30-s windows in one
+    # prompt, and the model card gives 30 minutes as the transcription limit.
+    "voxtral": PromptFormat("VoxtralForConditionalGeneration", "</s>", 1800.0,
+                            default=lambda processor, language: _voxtral_default(processor, language),
+                            inputs_builder="asraudit.models.speech_llm_voxtral:voxtral_inputs"),
+    # Without the image processor (torchvision); 30-s windows are asraudit's choice.
+    "phi4_multimodal": PromptFormat("Phi4MultimodalForCausalLM", "<|end|>", 30.0, default=lambda p, lang: _phi4_default(p, lang),
+                                    processor_loader="asraudit.models.speech_llm_phi4:load_phi4_audio_processor",
+                                    after_load="asraudit.models.speech_llm_phi4:attach_speech_adapter"),
+    "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
+                                   processor_loader="asraudit.models.granite_features:load_granite_processor"),
+}
+
+
+def format_for(model_type: str) -> PromptFormat:
+    try:
+        return FORMATS[model_type]
+    except KeyError:
+        raise InputError(f"model_type {model_type!r} is not a speech LLM asraudit can prompt (known: {', '.join(FORMATS)})") from None

@@ -1,0 +1,254 @@
+"""Tiny speech-LLM checkpoints for tests: a tokenizer built here, random weights, save_pretrained.
+
+Nothing is downloaded: the tokenizer is a small BPE trained on a few
+sentences (tokenizers library) with the family's special tokens added, and
+each model is its transformers config class at toy sizes (hidden 16-32, one
+or two layers), so a test loads the folder through the same path a user's
+checkpoint takes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SENTENCES = [
+    "the cat sat on the mat", "a quick brown fox jumps over the lazy dog", "hello world, how are you?",
+    "speech recognition models transcribe audio", "she sells sea shells by the sea shore",
+]
+ALPHABET = list("abcdefghijklmnopqrstuvwxyz ,.?'\n:") + [str(d) for d in range(10)]
+QWEN_CHAT = [
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>",
+]
+
+
+def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, **named):
+    """A fast tokenizer: BPE over ``ALPHABET`` whose decoding reproduces the text exactly."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    core = Tokenizer(models.BPE(unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
+    core.decoder = decoders.Metaspace(prepend_scheme="never")
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET)
+    core.train_from_iterator(SENTENCES * 4, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=core, unk_token="<unk>", **named)
+
+
+def audio(seconds: float, seed: int) -> np.ndarray:
+    """Band-limited noise at speech level (random weights need no real speech)."""
+    rng = np.random.default_rng(seed)
+    return (0.1 * rng.standard_normal(int(seconds * 16000))).astype(np.float32)
+
+
+def _save(model, processor, folder, eos_ids, pad_id):
+    model.generation_config.eos_token_id = eos_ids
+    model.generation_config.pad_token_id = pad_id
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
+
+
+def tiny_qwen2_audio(folder, init: float = 0.02):
+    """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide).
+
+    ``init``: the weights' standard deviation; the default (transformers') leaves
+    a tiny model nearly deaf, a larger one makes its output depend on the audio."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>", "<|en|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    processor = transformers.Qwen2AudioProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
+    config = transformers.Qwen2AudioConfig(
+        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80,
+                          initializer_range=init),
+        text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
+                         initializer_range=init),
+        audio_token_index=tok.convert_tokens_to_ids("<|AUDIO|>"), initializer_range=init,
+    )
+    torch.manual_seed(0)
+    model = transformers.Qwen2AudioForConditionalGeneration(config)
+    return _save(model, processor, folder, tok.eos_token_id, tok.pad_token_id)
+
+
+# A chat template in Qwen's format (the real checkpoint ships its own beside the weights).
+QWEN3_ASR_CHAT = (
+    "{% for m in messages %}<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}{% for c in m['content'] %}"
+    "{% if c['type'] == 'audio' %}<|audio_start|><|audio_pad|><|audio_end|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}{% if not (loop.last and m['role'] == 'assistant') %}<|im_end|>\n{% endif %}{% endfor %}"
+)
+
+
+def tiny_qwen3_asr(folder):
+    """Qwen3-ASR: chunked audio encoder (2 layers, 16 wide), Qwen3 LM (2 layers, 32 wide)."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|audio_pad|>", "<|audio_start|>", "<|audio_end|>", "<asr_text>"]
+    tok = bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>", extra_special_tokens={
+        "audio_token": "<|audio_pad|>", "audio_bos_token": "<|audio_start|>", "audio_eos_token": "<|audio_end|>"})
+    processor = transformers.Qwen3ASRProcessor(feature_extractor=transformers.Qwen3ASRFeatureExtractor(feature_size=32),
+                                               tokenizer=tok, chat_template=QWEN3_ASR_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    config = transformers.Qwen3ASRConfig(
+        audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=32,
+                          output_dim=32, downsample_hidden_size=8),
+        text_config=dict(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, head_dim=16,
+                         num_key_value_heads=1, intermediate_size=64, tie_word_embeddings=True),
+        audio_token_id=tok.convert_tokens_to_ids("<|audio_pad|>"), pad_token_id=tok.pad_token_id, eos_token_id=eos,
+    )
+    torch.manual_seed(0)
+    model = transformers.Qwen3ASRForConditionalGeneration(config)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+# A GLM-style chat template (the real checkpoint ships its own beside the weights).
+GLM_ASR_CHAT = (
+    "{% for m in messages %}<|{{ m['role'] }}|>\n{% for c in m['content'] %}"
+    "{% if c['type'] == 'audio' %}<|begin_of_audio|><|pad|><|end_of_audio|>{% else %}{{ c['text'] }}{% endif %}"
+    "{% endfor %}{% endfor %}{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+
+def tiny_glm_asr(folder):
+    """GLM-ASR: rotary audio encoder (2 layers, 16 wide, frames merged by 4), Llama LM (2 layers, 32 wide)."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|pad|>", "<|begin_of_audio|>", "<|end_of_audio|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
+    processor = transformers.GlmAsrProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=32),
+                                             tokenizer=tok, chat_template=GLM_ASR_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|endoftext|>"), tok.convert_tokens_to_ids("<|user|>")]
+    config = transformers.GlmAsrConfig(
+        audio_config=dict(hidden_size=16, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, num_mel_bins=32),
+        text_config=dict(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, eos_token_id=eos, pad_token_id=tok.pad_token_id),
+        audio_token_id=tok.convert_tokens_to_ids("<|pad|>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.GlmAsrForConditionalGeneration(config)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+# A Granite-style chat template (the real checkpoint ships its own with its tokenizer).
+GRANITE_CHAT = (
+    "{% for m in messages %}<|start_of_role|>{{ m['role'] }}<|end_of_role|>{{ m['content'] }}<|end_of_text|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|start_of_role|>assistant<|end_of_role|>{% endif %}"
+)
+
+
+def tiny_granite_speech(folder):
+    """Granite-Speech: conformer encoder (2 blocks, 16 wide), Q-Former projector (1 layer), Granite LM (2 layers, 32 wide).
+
+    The feature extractor is asraudit's torchaudio-free one; its settings are
+    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are."""
+    import json
+
+    import torch
+    import transformers
+
+    from asraudit.models.granite_features import granite_extractor
+
+    specials = ["<|end_of_text|>", "<|start_of_role|>", "<|end_of_role|>", "<|audio|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|end_of_text|>", pad_token="<|end_of_text|>")
+    tok.chat_template = GRANITE_CHAT
+    n_mels = 16
+    config = transformers.GraniteSpeechConfig(
+        encoder_config=dict(input_dim=2 * n_mels, num_layers=2, hidden_dim=16, feedforward_mult=2, num_heads=2, dim_head=8,
+                            output_dim=12, context_size=20, max_pos_emb=64, conv_kernel_size=5),
+        projector_config=dict(model_type="blip_2_qformer", hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                              intermediate_size=32, encoder_hidden_size=16, cross_attention_frequency=1),
+        text_config=dict(model_type="granite", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
+        audio_token_index=tok.convert_tokens_to_ids("<|audio|>"), has_lora_adapter=False,
+    )
+    torch.manual_seed(0)
+    model = transformers.GraniteSpeechForConditionalGeneration(config)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    extractor = granite_extractor(n_mels=n_mels)
+    settings = {k: v for k, v in extractor.to_dict().items() if k not in ("melspec_kwargs", "feature_extractor_type")}
+    settings.update(extractor.melspec_kwargs, feature_extractor_type="GraniteSpeechFeatureExtractor")
+    settings.pop("sample_rate")
+    (folder / "preprocessor_config.json").write_text(json.dumps(settings))
+    return folder
+
+
+VOXTRAL_SPECIALS = [
+    "<unk>", "<s>", "</s>", "[INST]", "[/INST]", "[AVAILABLE_TOOLS]", "[/AVAILABLE_TOOLS]", "[TOOL_RESULTS]", "[/TOOL_RESULTS]",
+    "[TOOL_CALLS]", "[IMG]", "<pad>", "[IMG_BREAK]", "[IMG_END]", "[PREFIX]", "[MIDDLE]", "[SUFFIX]", "[SYSTEM_PROMPT]",
+    "[/SYSTEM_PROMPT]", "[TOOL_CONTENT]", "[ARGS]", "[CALL_ID]", "[THINK]", "[/THINK]", "[AUDIO]", "[BEGIN_AUDIO]", "[TRANSCRIBE]",
+]  # [AUDIO] at 24, where VoxtralProcessor expects it
+
+
+def tiny_voxtral(folder):
+    """Voxtral: Whisper-style encoder (2 layers, 16 wide), Llama-style LM (2 layers, 32 wide), and a
+    mistral-common tekken tokenizer over the 256 bytes (no merges) with Voxtral's special tokens and
+    audio section."""
+    import base64
+    import json
+
+    import torch
+    import transformers
+
+    folder.mkdir(parents=True, exist_ok=True)
+    n_special = 32
+    vocab = [{"rank": b, "token_bytes": base64.b64encode(bytes([b])).decode(), "token_str": None} for b in range(256)]
+    tekken = {
+        "config": {"pattern": r"[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+",
+                   "num_vocab_tokens": 256, "default_vocab_size": n_special + 256, "default_num_special_tokens": n_special,
+                   "version": "v7"},
+        "vocab": vocab,
+        "special_tokens": [{"rank": i, "token_str": t, "is_control": True} for i, t in enumerate(VOXTRAL_SPECIALS)],
+        "audio": {"sampling_rate": 16000, "frame_rate": 12.5, "chunk_length_s": 30.0, "transcription_format": "instruct",
+                  "audio_encoding_config": {"num_mel_bins": 32, "hop_length": 160, "window_size": 400}},
+    }
+    (folder / "tekken.json").write_text(json.dumps(tekken))
+    tok = transformers.MistralCommonBackend(tokenizer_path=str(folder / "tekken.json"))
+    processor = transformers.VoxtralProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=32), tokenizer=tok)
+    config = transformers.VoxtralConfig(
+        audio_config=dict(hidden_size=16, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, num_mel_bins=32),
+        text_config=dict(model_type="llama", vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, head_dim=16, eos_token_id=2, pad_token_id=11, bos_token_id=1),
+        audio_token_id=24,
+    )
+    torch.manual_seed(0)
+    model = transformers.VoxtralForConditionalGeneration(config)
+    return _save(model, processor, folder, 2, 11)
+
+
+def tiny_phi4_multimodal(folder):
+    """Phi-4-Multimodal: conformer audio encoder (2 blocks, 16 wide), a 1-layer vision tower it also builds,
+    Phi LM (2 layers, 32 wide); tokenizer and audio feature extractor saved, no image processor."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|user|>", "<|assistant|>", "<|end|>", "<|endoftext10|>", "<|endoftext11|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>",
+                        extra_special_tokens={"audio_token": "<|endoftext11|>", "image_token": "<|endoftext10|>"})
+    end = tok.convert_tokens_to_ids("<|end|>")
+    config = transformers.Phi4MultimodalConfig(
+        vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        num_key_value_heads=1, bos_token_id=tok.pad_token_id, pad_token_id=tok.pad_token_id, eos_token_id=end,
+        vision_config=dict(hidden_size=16, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2, image_size=28,
+                           patch_size=14, crop_size=28, image_token_id=tok.convert_tokens_to_ids("<|endoftext10|>")),
+        audio_config=dict(hidden_size=16, intermediate_size=32, num_blocks=2, num_attention_heads=2, ext_pw_out_channel=16,
+                          depthwise_separable_out_channel=16, nemo_conv_channels=16, audio_token_id=tok.audio_token_id),
+    )
+    torch.manual_seed(0)
+    model = transformers.Phi4MultimodalForCausalLM(config)
+    model.generation_config.eos_token_id = end
+    model.generation_config.pad_token_id = tok.pad_token_id
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    transformers.Phi4MultimodalFeatureExtractor().save_pretrained(folder)
+    return folder
+
+
+BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
+            "granite_speech": tiny_granite_speech}
