@@ -69,6 +69,19 @@ FAMILIES: tuple[Family, ...] = (
         loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"',
     ),
+    # transducers (and the CTC heads of the same encoders)
+    Family(
+        name="parakeet-tdt", kind="transducer", model_types=("parakeet_tdt",),
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        score="exact sum over alignments (TDT forward, durations included), per-token prefix terms",
+        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-tdt-0.6b-v3"',
+    ),
+    Family(
+        name="parakeet-rnnt", kind="transducer", model_types=("parakeet_rnnt",),
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        score="exact sum over alignments (RNN-T forward), per-token prefix terms",
+        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
+    ),
 )
 
 
