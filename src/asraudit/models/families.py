@@ -82,6 +82,21 @@ FAMILIES: tuple[Family, ...] = (
         score="exact sum over alignments (RNN-T forward), per-token prefix terms",
         whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
     ),
+    Family(
+        name="parakeet-ctc", kind="ctc", model_types=("parakeet_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:nvidia/parakeet-ctc-1.1b"',
+    ),
+    Family(
+        name="lasr-ctc", kind="ctc", model_types=("lasr_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:google/medasr"',
+    ),
+    Family(
+        name="omniasr-ctc", kind="ctc", model_types=("omniasr_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:hf-audio/omniasr-ctc-300m-v2"',
+    ),
 )
 
 
