@@ -39,13 +39,13 @@ def tiny_tokenizer():
     return transformers.ParakeetTokenizer(tokenizer_object=backend, unk_token="<unk>", pad_token="<unk>")
 
 
-def save_tiny(folder, kind: str):
+def save_tiny(folder, kind: str, initializer_range: float = 0.02, hidden_size: int = 16):
     tokenizer = tiny_tokenizer()
     vocab = len(tokenizer) + 1  # the blank is the joint's last output, outside the tokenizer
     encoder = transformers.ParakeetEncoderConfig(
-        hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32, subsampling_conv_channels=8,
-        conv_kernel_size=3, max_position_embeddings=MAX_FRAMES, dropout=0.0, layerdrop=0.0, activation_dropout=0.0,
-        attention_dropout=0.0,
+        hidden_size=hidden_size, num_hidden_layers=2, num_attention_heads=2, intermediate_size=2 * hidden_size,
+        subsampling_conv_channels=8, conv_kernel_size=3, max_position_embeddings=MAX_FRAMES, dropout=0.0, layerdrop=0.0, activation_dropout=0.0,
+        attention_dropout=0.0, initializer_range=initializer_range,
     )
     common = dict(vocab_size=vocab, decoder_hidden_size=16, num_decoder_layers=1, encoder_config=encoder.to_dict(),
                   blank_token_id=vocab - 1, pad_token_id=vocab - 1, decoder_start_token_id=vocab - 1)

@@ -125,8 +125,11 @@ class HFTransducer(_HFModel):
             return 0, 0
         return first // self.samples_per_frame, math.ceil(last / self.samples_per_frame)
 
-    def _encode(self, clips: Sequence[np.ndarray]):
-        """Projected encoder output ``[B, T, H]`` and valid frames per clip, interventions installed."""
+    def _encode(self, clips: Sequence[np.ndarray], capture: dict | None = None):
+        """Projected encoder output ``[B, T, H]`` and valid frames per clip, interventions installed.
+
+        ``capture`` (layer -> list) collects those encoder layers' outputs for the clips; its hooks
+        run after the interventions', so they see what the next layer sees."""
         from asraudit.models.whitebox.frames import RunContext
 
         torch = self._torch
@@ -147,6 +150,11 @@ class HFTransducer(_HFModel):
         try:
             for intervention in self.interventions:
                 handles.extend(intervention.install(self.intervention_sites(), ctx))
+            for layer, sink in (capture or {}).items():
+                def keep(module, inputs, output, sink=sink):
+                    sink.append(output[: ctx.n_targets].float().cpu().numpy())
+
+                handles.append(self.model.encoder.layers[layer].register_forward_hook(keep))
             out = self.model.get_audio_features(
                 input_features=features["input_features"].to(self.device, self.model.dtype), attention_mask=mask
             )
@@ -154,6 +162,26 @@ class HFTransducer(_HFModel):
             for handle in handles:
                 handle.remove()
         return out.pooler_output[: len(clips)], [int(n) for n in lengths[: len(clips)]]
+
+    def encoder_activations(self, audio: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
+        """Outputs of encoder ``layers``, ``[clips, frames, d_model]`` each, with this variant's interventions.
+
+        Clips are encoded one at a time, so no clip's activations depend on another's padding;
+        a shorter clip's rows past its own frames are zero."""
+        n_layers = len(self.model.encoder.layers)
+        wanted = sorted({layer % n_layers for layer in layers})
+        captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+        with self._torch.inference_mode():
+            for clip in audio:
+                self._encode([clip], captured)
+        width = max((a.shape[1] for a in captured[wanted[0]]), default=0) if wanted else 0
+        out = {}
+        for layer, chunks in captured.items():
+            stacked = np.zeros((len(chunks), width, chunks[0].shape[-1]) if chunks else (0, 0, 0), dtype=np.float32)
+            for i, chunk in enumerate(chunks):
+                stacked[i, : chunk.shape[1]] = chunk[0]
+            out[layer] = stacked
+        return out
 
     # -- prediction network -------------------------------------------------
 
