@@ -86,6 +86,15 @@ class HFTransducer(_HFModel):
         # The longest input the encoder's positions were built for: the window long audio is cut into.
         self.window_samples = int(encoder.max_position_embeddings) * self.samples_per_frame
         self.interventions = tuple(interventions)
+        for intervention in self.interventions:
+            frames = getattr(intervention, "frames", None)
+            if getattr(frames, "kind", None) == "span":
+                # Frames.bounds converts seconds with Whisper's 20-ms frames; Parakeet's are
+                # hop_length * subsampling_factor samples (80 ms), so a span would land 4x off.
+                raise ValueError(
+                    f"{intervention.id}: frame spans in seconds are not supported on {self.model_id} "
+                    f"({self.samples_per_frame / SAMPLE_RATE * 1000:.0f}-ms encoder frames); use frames 'all', 'audio' or 'changed'"
+                )
         from asraudit.models.whitebox.interventions import needs_pairing
 
         self.source_audio = needs_pairing(self.interventions)
