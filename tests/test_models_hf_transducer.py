@@ -4,8 +4,9 @@ Random weights say nothing about accuracy; what these tests pin down:
 the registry recognises each family from its config; greedy decoding agrees
 with transformers' own ``generate``; the score of the greedy transcript (a
 sum over every alignment) is at least the probability of the greedy
-alignment, and for TDT equals transformers' TDT training loss on the same
-logits; the per-token terms add up; scores do not depend on which other
+alignment, equals the enumeration of every alignment from the model's own
+logits on a 4-frame clip, and for TDT equals transformers' TDT training loss;
+the per-token terms add up; scores do not depend on which other
 candidates are in the call; silence scores; long audio is cut into windows.
 """
 
@@ -124,22 +125,45 @@ def test_score_of_greedy_transcript_bounds_its_alignment(transducer):
     assert complete >= 1, "no greedy alignment was a complete lattice path: nothing was compared"
 
 
-def test_tdt_score_equals_the_training_loss(transducer):
-    if not transducer.is_tdt:
-        pytest.skip("the TDT loss is pure torch; the RNN-T loss needs torchaudio, checked by enumeration instead")
-    from transformers.loss.loss_tdt import tdt_loss
-
-    (clip,) = clips(1)
-    text = "a cat"
-    (scored,) = transducer.score(clip, [text])
-    labels = list(scored.token_ids[:-1])
+def _joint(transducer, clip, labels):
+    """transformers' own forward: joint log-probs ``[T, U+1, V]`` (and durations) for ``labels``."""
     features = transducer.processor.feature_extractor([clip], sampling_rate=16000, return_tensors="pt", return_attention_mask=True)
     with torch.inference_mode():
         out = transducer.model(**features, decoder_input_ids=torch.tensor([[transducer.blank] + labels]))
-        frames = int(out.pooler_output.shape[1])
-        loss = tdt_loss(out.logits[..., : transducer.vocab_size], out.logits[..., transducer.vocab_size :],
-                        torch.tensor([labels]), torch.tensor([frames]), torch.tensor([len(labels)]),
-                        blank_token_id=transducer.blank, durations=transducer.durations, reduction="none")
+    logits = out.logits[0].double()
+    tokens = torch.log_softmax(logits[..., : transducer.vocab_size], -1).numpy()
+    durations = torch.log_softmax(logits[..., transducer.vocab_size :], -1).numpy() if transducer.is_tdt else None
+    return out, tokens, durations
+
+
+def test_score_equals_enumeration_over_every_alignment(transducer):
+    """On a clip of 4 encoder frames, every alignment of a 2-label text is enumerated from the model's own logits."""
+    from test_models_transducer_forward import _enumerate
+
+    clip = clips(1, seconds=0.3)[0]
+    labels = [5, 9]
+    ((per_label, end),) = transducer.label_logprobs(clip, [labels])
+    _, tokens, durations = _joint(transducer, clip, labels)
+    assert tokens.shape[0] == 4  # few enough frames to walk every path
+    brute, _ = _enumerate("tdt" if transducer.is_tdt else "rnnt", tokens, durations, labels, transducer.blank,
+                          transducer.durations)
+    # float32 network (logits), float64 sums: relative 1e-5 covers the logits' rounding.
+    assert per_label.sum() + end == pytest.approx(np.log(brute), rel=LOGPROB_RTOL)
+
+
+def test_tdt_score_equals_the_training_loss(tmp_path_factory):
+    """The TDT total equals transformers' TDT loss on the same logits (the RNN-T loss needs torchaudio)."""
+    from transformers.loss.loss_tdt import tdt_loss
+
+    transducer = load_model(str(save_tiny(tmp_path_factory.mktemp("tiny-tdt-loss"), "tdt")))
+    (clip,) = clips(1)
+    (scored,) = transducer.score(clip, ["a cat"])
+    labels = list(scored.token_ids[:-1])
+    out, _, _ = _joint(transducer, clip, labels)
+    frames = int(out.pooler_output.shape[1])
+    loss = tdt_loss(out.logits[..., : transducer.vocab_size], out.logits[..., transducer.vocab_size :],
+                    torch.tensor([labels]), torch.tensor([frames]), torch.tensor([len(labels)]),
+                    blank_token_id=transducer.blank, durations=transducer.durations, reduction="none")
     assert scored.total == pytest.approx(-float(loss[0]), rel=LOGPROB_RTOL, abs=1e-5)
 
 

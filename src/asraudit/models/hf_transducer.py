@@ -31,8 +31,8 @@ encoder's own (one per ``hop_length * subsampling_factor`` samples).
 
 from __future__ import annotations
 
-import contextlib
 import math
+from dataclasses import asdict
 from typing import Sequence
 
 import numpy as np
@@ -56,8 +56,11 @@ class HFTransducer(_HFModel):
     backend = "hf-transducer"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
-                 revision: str | None = None, interventions: Sequence = (), _loaded=None, **options):
+                 revision: str | None = None, interventions: Sequence = (), _loaded=None, _base_id: str | None = None,
+                 **options):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)
+        # The id without interventions: a variant's id is this plus each intervention's id.
+        self.base_model_id = _base_id or self.model_id
         if self.options.beam_size != 1:
             raise InputError(
                 f"model {self.model_id!r} is a transducer: asraudit decodes it greedily (beam_size 1); "
@@ -92,7 +95,7 @@ class HFTransducer(_HFModel):
                 # Frames.bounds converts seconds with Whisper's 20-ms frames; Parakeet's are
                 # hop_length * subsampling_factor samples (80 ms), so a span would land 4x off.
                 raise ValueError(
-                    f"{intervention.id}: frame spans in seconds are not supported on {self.model_id} "
+                    f"{intervention.id}: frame spans in seconds are not supported on {self.base_model_id} "
                     f"({self.samples_per_frame / SAMPLE_RATE * 1000:.0f}-ms encoder frames); use frames 'all', 'audio' or 'changed'"
                 )
         from asraudit.models.whitebox.interventions import needs_pairing
@@ -109,12 +112,10 @@ class HFTransducer(_HFModel):
 
     def variant(self, *interventions) -> "HFTransducer":
         """The same weights with these interventions (replacing any this model has)."""
-        base = self.model_id.split("+", 1)[0]
-        name = base + "".join("+" + i.id for i in interventions)
-        options = {k: v for k, v in vars(self.options).items()}
+        name = self.base_model_id + "".join("+" + i.id for i in interventions)
         return HFTransducer(self.source, model_id=name, device=self.device, compute_type=self.compute_type,
-                            revision=self.revision, interventions=interventions,
-                            _loaded=(self.processor, self.model, self._torch), **options)
+                            revision=self.revision, interventions=interventions, _base_id=self.base_model_id,
+                            _loaded=(self.processor, self.model, self._torch), **asdict(self.options))
 
     def intervention_sites(self):
         from asraudit.models.whitebox.sites import InterventionSites
@@ -141,7 +142,6 @@ class HFTransducer(_HFModel):
         run after the interventions', so they see what the next layer sees."""
         from asraudit.models.whitebox.frames import RunContext
 
-        torch = self._torch
         clips = [np.asarray(c, dtype=np.float32) for c in clips]
         rows = list(clips)
         if self.source_audio is not None:
@@ -297,7 +297,6 @@ class HFTransducer(_HFModel):
 
     def _joint_logprobs(self, f, g) -> tuple[np.ndarray, np.ndarray | None]:
         """Token ``[T, U+1, V]`` and duration log-probs of one candidate, a block of frames at a time."""
-        torch = self._torch
         T, width = f.shape[0], g.shape[0] * (self.vocab_size + len(self.durations))
         step = max(1, _JOINT_BLOCK // max(1, width))
         tokens, durations = [], []
