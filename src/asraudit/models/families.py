@@ -107,6 +107,34 @@ FAMILIES: tuple[Family, ...] = (
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
         whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (needs peft for its LoRA adapter)',
     ),
+    # transducers (and the CTC heads of the same encoders)
+    Family(
+        name="parakeet-tdt", kind="transducer", model_types=("parakeet_tdt",),
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        score="exact sum over alignments (TDT forward, durations included), per-token prefix terms",
+        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-tdt-0.6b-v3"',
+    ),
+    Family(
+        name="parakeet-rnnt", kind="transducer", model_types=("parakeet_rnnt",),
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        score="exact sum over alignments (RNN-T forward), per-token prefix terms",
+        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
+    ),
+    Family(
+        name="parakeet-ctc", kind="ctc", model_types=("parakeet_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:nvidia/parakeet-ctc-1.1b"',
+    ),
+    Family(
+        name="lasr-ctc", kind="ctc", model_types=("lasr_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:google/medasr"',
+    ),
+    Family(
+        name="omniasr-ctc", kind="ctc", model_types=("omniasr_ctc",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:hf-audio/omniasr-ctc-300m-v2"',
+    ),
 )
 
 

@@ -1,0 +1,103 @@
+"""CTC heads on feature-based encoders: Parakeet CTC, LASR and OmniASR CTC.
+
+``HFCTC`` was written for wav2vec2-style models: raw samples in
+(``input_values``), the frame count from the convolutional feature encoder,
+blank = pad.  These newer CTC models differ only at the edges, so this
+class keeps ``HFCTC``'s scoring (``ctc_prefix``: the CTC likelihood split
+into per-token prefix terms, end term last) and changes the edges:
+
+* inputs: whatever the model's feature extractor returns (log-mel
+  ``input_features`` for Parakeet and LASR, ``input_values`` with a
+  ``padding_mask`` for OmniASR), always with its mask, so that a clip's
+  frames do not depend on the other clips in the batch;
+* frames per clip: the model's own ``_get_subsampling_output_length`` of
+  the mask's length;
+* blank: ``config.blank_token_id`` where the config has one (OmniASR's blank
+  is 0 and its pad 1), else the pad token (Parakeet, LASR);
+* transcripts: the greedy path collapsed and the blank removed here, then
+  decoded without the tokenizer's own grouping (which would merge a letter
+  repeated across a blank).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from typing import Sequence
+
+import numpy as np
+
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.models.base import TokenScores
+from asraudit.models.ctc_prefix import ctc_token_logprobs
+from asraudit.models.hf import CTC_END_TOKEN, HFCTC
+
+
+class HFEncoderCTC(HFCTC):
+    """A transformers CTC model whose encoder takes features and a mask (Parakeet, LASR, OmniASR)."""
+
+    backend = "hf-encoder-ctc"
+
+    def __init__(self, source: str, **kwargs):
+        super().__init__(source, **kwargs)
+        config = self.model.config
+        blank = getattr(config, "blank_token_id", None)
+        self.blank = int(config.pad_token_id if blank is None else blank)
+        self._accepted = set(inspect.signature(self.model.forward).parameters)
+
+    def _log_probs(self, audio: Sequence[np.ndarray]) -> list[np.ndarray]:
+        torch = self._torch
+        batch = self.processor.feature_extractor(
+            [np.asarray(a, dtype=np.float32) for a in audio], sampling_rate=SAMPLE_RATE, return_tensors="pt",
+            padding=True, return_attention_mask=True,
+        )
+        mask = batch["attention_mask"] if "attention_mask" in batch else batch["padding_mask"]
+        inputs = {
+            k: (v.to(self.device, self.model.dtype) if v.is_floating_point() else v.to(self.device))
+            for k, v in batch.items() if k in self._accepted
+        }
+        with torch.inference_mode():
+            logits = self.model(**inputs).logits
+            lengths = self.model._get_subsampling_output_length(mask.reshape(len(audio), -1).sum(-1))
+            logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
+        return [logprobs[i, : int(lengths[i])] for i in range(len(audio))]
+
+    def _decode(self, frame_ids: Sequence[int]) -> str:
+        ids = [int(k) for k, _ in itertools.groupby(frame_ids) if int(k) != self.blank]
+        groups = "group_tokens" in inspect.signature(self.tokenizer._decode).parameters
+        return self.tokenizer.decode(ids, skip_special_tokens=True, **({"group_tokens": False} if groups else {})).strip()
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        texts: list[str] = []
+        step = max(1, self.options.batch_size)
+        for start in range(0, len(audio), step):
+            texts.extend(self._decode(lp.argmax(-1).tolist()) for lp in self._log_probs(audio[start : start + step]))
+        return texts
+
+    def _labels(self, text: str) -> list[int]:
+        labels = super()._labels(text)
+        if self.blank in labels:
+            raise ValueError(f"candidate {text[:60]!r} tokenises to the CTC blank: it cannot be scored")
+        return labels
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        """``HFCTC.score`` with offsets from the fast tokenizer (SentencePiece pieces such as
+        ``▁a`` are not substrings of the text, so they cannot be found in it by search)."""
+        if not getattr(self.tokenizer, "is_fast", False):
+            return super().score(audio, candidates)
+        (lp,) = self._log_probs([audio])
+        out = []
+        for text in candidates:
+            labels = self._labels(text)
+            spans = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"] if labels else []
+            per_label, end = ctc_token_logprobs(lp, labels, self.blank)
+            out.append(
+                TokenScores(
+                    text=text,
+                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(labels)) + (CTC_END_TOKEN,),
+                    logprobs=tuple(float(v) for v in per_label) + (end,),
+                    token_ids=tuple(labels) + (-1,),
+                    offsets=tuple((int(a), int(b)) for a, b in spans) + ((len(text), len(text)),),
+                )
+            )
+        return out

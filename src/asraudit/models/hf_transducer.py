@@ -1,0 +1,357 @@
+"""Parakeet transducers (RNN-T and TDT) through transformers: greedy transcripts, exact scores.
+
+A transducer has no single teacher-forced path: a text is emitted along many
+alignments with the audio frames.  ``score`` therefore gives the exact
+log-likelihood summed over every alignment (``transducer_forward``), split
+into per-token prefix terms plus an end term, like CTC's ``ctc_prefix``.
+
+The network is three parts (``ParakeetForRNNT`` / ``ParakeetForTDT``): a
+conformer encoder whose output is projected to ``f_t``; a prediction
+network (an LSTM over the labels emitted so far, started from the blank
+symbol) giving ``g_u``; and a joint ``head(act(f_t + g_u))`` over the
+vocabulary (blank is its last entry) and, for TDT, over the durations.
+Scoring runs the encoder once per clip, the prediction network once per
+candidate over its whole label sequence, and the joint over the full
+``T x (U + 1)`` grid, a block of frames at a time so that memory stays
+bounded for an 8k vocabulary.
+
+Greedy decoding is ours rather than ``generate``'s: it follows the same
+rules (argmax symbol; RNN-T advances a frame on blank, at most
+``max_symbols_per_step`` labels per frame; TDT advances by the argmax
+duration *value*, a blank by at least one) and runs over a batch with a
+per-row prediction-network state.  Beam search is not offered: transducer
+beam search (NeMo's ALSD/mAES) is its own algorithm, not ``num_beams``.
+
+White-box: the conformer blocks are the encoder sites; the prediction
+network is one multi-layer LSTM module, not blocks, so there are no decoder
+sites, and there is no cross-attention.  Interventions are installed
+around every encoder pass with a ``RunContext`` whose frames are the
+encoder's own (one per ``hop_length * subsampling_factor`` samples).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict
+from typing import Sequence
+
+import numpy as np
+
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
+from asraudit.models.base import TokenScores
+from asraudit.models.hf import _hash, _HFModel
+from asraudit.models.transducer_forward import rnnt_arcs, tdt_arcs, token_logprobs
+from asraudit.models.whisper_frontend import transcribe_in_windows
+
+END_TOKEN = "<end>"
+_CLASSES = {"parakeet_rnnt": "ParakeetForRNNT", "parakeet_tdt": "ParakeetForTDT"}
+# Joint-network logits computed at once while scoring: frames x (labels + 1) x vocabulary.
+_JOINT_BLOCK = 1 << 24
+
+
+class HFTransducer(_HFModel):
+    """A transformers Parakeet RNN-T or TDT model; implements ``ScoringModel``."""
+
+    backend = "hf-transducer"
+
+    def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
+                 revision: str | None = None, interventions: Sequence = (), _loaded=None, _base_id: str | None = None,
+                 **options):
+        super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)
+        # The id without interventions: a variant's id is this plus each intervention's id.
+        self.base_model_id = _base_id or self.model_id
+        if self.options.beam_size != 1:
+            raise InputError(
+                f"model {self.model_id!r} is a transducer: asraudit decodes it greedily (beam_size 1); "
+                f"transducer beam search is not implemented, so beam_size {self.options.beam_size} is refused"
+            )
+        if _loaded is None:
+            import transformers
+            from transformers import AutoConfig
+
+            config = AutoConfig.from_pretrained(source, revision=revision)
+            self._load(getattr(transformers, _CLASSES[config.model_type]))
+        else:
+            self.processor, self.model, self._torch = _loaded
+        config = self.model.config
+        self.is_tdt = config.model_type == "parakeet_tdt"
+        self.blank = int(config.blank_token_id)
+        self.vocab_size = int(config.vocab_size)
+        self.durations = [int(d) for d in getattr(config, "durations", ())]
+        self.max_symbols = int(config.max_symbols_per_step)
+        if self.is_tdt and 1 not in self.durations:
+            raise InputError(f"model {self.model_id!r}: a TDT model needs duration 1 among its durations {self.durations}")
+        self._one = self.durations.index(1) if self.is_tdt else 0
+        encoder = config.encoder_config
+        extractor = self.processor.feature_extractor
+        self.samples_per_frame = int(extractor.hop_length) * int(encoder.subsampling_factor)
+        # The longest input the encoder's positions were built for: the window long audio is cut into.
+        self.window_samples = int(encoder.max_position_embeddings) * self.samples_per_frame
+        self.interventions = tuple(interventions)
+        for intervention in self.interventions:
+            frames = getattr(intervention, "frames", None)
+            if getattr(frames, "kind", None) == "span":
+                # Frames.bounds converts seconds with Whisper's 20-ms frames; Parakeet's are
+                # hop_length * subsampling_factor samples (80 ms), so a span would land 4x off.
+                raise ValueError(
+                    f"{intervention.id}: frame spans in seconds are not supported on {self.base_model_id} "
+                    f"({self.samples_per_frame / SAMPLE_RATE * 1000:.0f}-ms encoder frames); use frames 'all', 'audio' or 'changed'"
+                )
+        from asraudit.models.whitebox.interventions import needs_pairing
+
+        self.source_audio = needs_pairing(self.interventions)
+
+    # -- identity ---------------------------------------------------------
+
+    @property
+    def config_hash(self) -> str:
+        if not self.interventions:
+            return super().config_hash
+        return _hash({"model": super().config_hash, "interventions": [i.spec() for i in self.interventions]})
+
+    def variant(self, *interventions) -> "HFTransducer":
+        """The same weights with these interventions (replacing any this model has)."""
+        name = self.base_model_id + "".join("+" + i.id for i in interventions)
+        return HFTransducer(self.source, model_id=name, device=self.device, compute_type=self.compute_type,
+                            revision=self.revision, interventions=interventions, _base_id=self.base_model_id,
+                            _loaded=(self.processor, self.model, self._torch), **asdict(self.options))
+
+    def intervention_sites(self):
+        from asraudit.models.whitebox.sites import InterventionSites
+
+        family = "parakeet-tdt" if self.is_tdt else "parakeet-rnnt"
+        return InterventionSites(family=family, encoder_layers=self.model.encoder.layers)
+
+    # -- encoder ----------------------------------------------------------
+
+    def _changed(self, audio: np.ndarray, source: np.ndarray) -> tuple[int, int]:
+        n = min(len(audio), len(source))
+        differs = np.flatnonzero(audio[:n] != source[:n])
+        first, last = (int(differs[0]), int(differs[-1]) + 1) if differs.size else (n, n)
+        if len(audio) != len(source):
+            first, last = min(first, n), max(len(audio), len(source))
+        if last <= first:
+            return 0, 0
+        return first // self.samples_per_frame, math.ceil(last / self.samples_per_frame)
+
+    def _encode(self, clips: Sequence[np.ndarray], capture: dict | None = None):
+        """Projected encoder output ``[B, T, H]`` and valid frames per clip, interventions installed.
+
+        ``capture`` (layer -> list) collects those encoder layers' outputs for the clips; its hooks
+        run after the interventions', so they see what the next layer sees."""
+        from asraudit.models.whitebox.frames import RunContext
+
+        clips = [np.asarray(c, dtype=np.float32) for c in clips]
+        rows = list(clips)
+        if self.source_audio is not None:
+            rows += [np.asarray(self.source_audio(c), dtype=np.float32) for c in clips]
+        features = self.processor.feature_extractor(
+            rows, sampling_rate=SAMPLE_RATE, return_tensors="pt", return_attention_mask=True, padding="longest"
+        )
+        mask = features["attention_mask"].to(self.device)
+        lengths = self.model.encoder._get_subsampling_output_length(mask.sum(-1))
+        ctx = RunContext(
+            n_targets=len(clips), audio_frames=[int(n) for n in lengths], paired=self.source_audio is not None,
+            changed=[self._changed(a, b) for a, b in zip(clips, rows[len(clips):])],
+        )
+        handles = []
+        try:
+            for intervention in self.interventions:
+                handles.extend(intervention.install(self.intervention_sites(), ctx))
+            for layer, sink in (capture or {}).items():
+                def keep(module, inputs, output, sink=sink):
+                    sink.append(output[: ctx.n_targets].float().cpu().numpy())
+
+                handles.append(self.model.encoder.layers[layer].register_forward_hook(keep))
+            out = self.model.get_audio_features(
+                input_features=features["input_features"].to(self.device, self.model.dtype), attention_mask=mask
+            )
+        finally:
+            for handle in handles:
+                handle.remove()
+        return out.pooler_output[: len(clips)], [int(n) for n in lengths[: len(clips)]]
+
+    def encoder_activations(self, audio: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
+        """Outputs of encoder ``layers``, ``[clips, frames, d_model]`` each, with this variant's interventions.
+
+        Clips are encoded one at a time, so no clip's activations depend on another's padding;
+        a shorter clip's rows past its own frames are zero."""
+        n_layers = len(self.model.encoder.layers)
+        wanted = sorted({layer % n_layers for layer in layers})
+        captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
+        with self._torch.inference_mode():
+            for clip in audio:
+                self._encode([clip], captured)
+        width = max((a.shape[1] for a in captured[wanted[0]]), default=0) if wanted else 0
+        out = {}
+        for layer, chunks in captured.items():
+            stacked = np.zeros((len(chunks), width, chunks[0].shape[-1]) if chunks else (0, 0, 0), dtype=np.float32)
+            for i, chunk in enumerate(chunks):
+                stacked[i, : chunk.shape[1]] = chunk[0]
+            out[layer] = stacked
+        return out
+
+    # -- prediction network -------------------------------------------------
+
+    def _predict(self, ids, state=None):
+        decoder = self.model.decoder
+        out, state = decoder.lstm(decoder.embedding(ids), state)
+        return decoder.decoder_projector(out), state
+
+    def _split(self, logits):
+        """(token log-probs, duration log-probs or None) from joint logits."""
+        torch = self._torch
+        tokens = torch.log_softmax(logits[..., : self.vocab_size].float(), dim=-1)
+        if not self.is_tdt:
+            return tokens, None
+        return tokens, torch.log_softmax(logits[..., self.vocab_size :].float(), dim=-1)
+
+    # -- transcription ----------------------------------------------------
+
+    def _greedy(self, windows: list[np.ndarray]) -> list[tuple[list[int], float, bool]]:
+        """Per window: (labels, log-probability of the greedy alignment, whether it is a complete lattice path)."""
+        torch = self._torch
+        with torch.inference_mode():
+            encoded, lengths = self._encode(windows)
+            B = len(windows)
+            rows = torch.arange(B, device=encoded.device)
+            limit = torch.tensor(lengths, device=encoded.device)
+            durations = torch.tensor(self.durations or [0], device=encoded.device)
+            t = torch.zeros(B, dtype=torch.long, device=encoded.device)
+            symbols = torch.zeros_like(t)
+            start = torch.full((B, 1), self.blank, dtype=torch.long, device=encoded.device)
+            g, state = self._predict(start)
+            hyps: list[list[int]] = [[] for _ in range(B)]
+            logp = torch.zeros(B, dtype=torch.float64)
+            complete = [True] * B
+            active = t < limit
+            while bool(active.any()):
+                f = encoded[rows, t.clamp(max=max(encoded.shape[1] - 1, 0))]
+                token_lp, duration_lp = self._split(self.model.joint(decoder_hidden_states=g[:, 0], encoder_hidden_states=f))
+                token = token_lp.argmax(-1)
+                is_blank = token == self.blank
+                step_lp = token_lp[rows, token].double()
+                if self.is_tdt:
+                    index = duration_lp.argmax(-1)
+                    # A blank must move: a predicted duration 0 is read as 1, as transformers' and NeMo's decoders do.
+                    forced_blank = is_blank & (durations[index] == 0)
+                    index = torch.where(forced_blank, torch.full_like(index, self._one), index)
+                    advance = durations[index]
+                    step_lp = step_lp + duration_lp[rows, index].double()
+                else:
+                    advance = is_blank.long()
+                symbols = torch.where(advance > 0, torch.zeros_like(symbols), symbols + 1)
+                # Too many labels without moving: move one frame (not an arc of the lattice).
+                forced_move = symbols >= self.max_symbols
+                advance = torch.where(forced_move, torch.ones_like(advance), advance)
+                symbols = torch.where(forced_move, torch.zeros_like(symbols), symbols)
+                for b in active.nonzero().flatten().tolist():
+                    logp[b] += float(step_lp[b])
+                    if not bool(is_blank[b]):
+                        hyps[b].append(int(token[b]))
+                    landing = int(t[b] + advance[b])
+                    if bool(forced_move[b]):
+                        complete[b] = False
+                    if landing >= lengths[b] and not (bool(is_blank[b]) and landing == lengths[b]):
+                        complete[b] = False  # ended on a label, or a blank overshooting the last frame
+                emitted = active & ~is_blank
+                if bool(emitted.any()):
+                    g_new, state_new = self._predict(token[:, None], state)
+                    keep = emitted[:, None, None]
+                    g = torch.where(keep, g_new, g)
+                    state = tuple(torch.where(emitted[None, :, None], s_new, s) for s_new, s in zip(state_new, state))
+                t = torch.where(active, t + advance, t)
+                active = t < limit
+        return [(hyps[b], float(logp[b]), complete[b]) for b in range(B)]
+
+    def _text(self, ids: list[int]) -> str:
+        return self.tokenizer.decode(ids, skip_special_tokens=True, **({"group_tokens": False} if _groups(self.tokenizer) else {})).strip()
+
+    def _decode_windows(self, windows: list[np.ndarray]) -> list[str]:
+        return [self._text(ids) for ids, _, _ in self._greedy(windows)]
+
+    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        return transcribe_in_windows(audio, self._decode_windows, self.options.batch_size,
+                                     window_samples=self.window_samples, by_length=True)
+
+    def greedy_alignments(self, audio: Sequence[np.ndarray]) -> list[tuple[list[int], float, bool]]:
+        """Greedy labels, the log-probability of the greedy alignment, and whether it is a lattice path."""
+        return self._greedy([np.asarray(a, dtype=np.float32) for a in audio])
+
+    # -- scoring ----------------------------------------------------------
+
+    def _labels(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+        if not text.strip():
+            return [], ()
+        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        ids = [int(i) for i in enc["input_ids"]]
+        unk = self.tokenizer.unk_token_id
+        if unk is not None and unk in ids:
+            unknown = sorted({ch for ch in text if ch != " " and self.tokenizer.convert_tokens_to_ids(ch) == unk})
+            raise ValueError(
+                f"candidate {text[:60]!r} has characters outside the transducer vocabulary ({''.join(unknown) or 'unknown tokens'}): "
+                "normalise candidates the way the model's training text was"
+            )
+        return ids, tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+
+    def _joint_logprobs(self, f, g) -> tuple[np.ndarray, np.ndarray | None]:
+        """Token ``[T, U+1, V]`` and duration log-probs of one candidate, a block of frames at a time."""
+        T, width = f.shape[0], g.shape[0] * (self.vocab_size + len(self.durations))
+        step = max(1, _JOINT_BLOCK // max(1, width))
+        tokens, durations = [], []
+        for start in range(0, T, step):
+            logits = self.model.joint(decoder_hidden_states=g[None, :, :], encoder_hidden_states=f[start : start + step, None, :])
+            tok, dur = self._split(logits)
+            tokens.append(tok.double().cpu().numpy())
+            if dur is not None:
+                durations.append(dur.double().cpu().numpy())
+        empty = np.zeros((0, g.shape[0], self.vocab_size))
+        return (np.concatenate(tokens) if tokens else empty), (np.concatenate(durations) if durations else None)
+
+    def label_logprobs(self, audio: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, float]]:
+        """``(per_label, end)`` for each label sequence: the exact forward terms (``score`` without the text)."""
+        torch = self._torch
+        audio = np.asarray(audio, dtype=np.float32)
+        if audio.shape[0] > self.window_samples:
+            raise ValueError(
+                f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
+                f"{self.window_samples / SAMPLE_RATE:.1f} s in one pass"
+            )
+        out = []
+        with torch.inference_mode():
+            memory, (n_frames,) = self._encode([audio])
+            f = memory[0, :n_frames]
+            for labels in sequences:
+                labels = [int(i) for i in labels]
+                g = self._predict(torch.tensor([[self.blank] + labels], device=f.device))[0][0]
+                token_lp, duration_lp = self._joint_logprobs(f, g)
+                if self.is_tdt:
+                    arcs = tdt_arcs(token_lp, duration_lp, labels, self.blank, self.durations)
+                else:
+                    arcs = rnnt_arcs(token_lp, labels, self.blank)
+                out.append(token_logprobs(arcs))
+        return out
+
+    def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        encoded = [self._labels(text) for text in candidates]
+        terms = self.label_logprobs(audio, [labels for labels, _ in encoded])
+        out: list[TokenScores] = []
+        for text, (labels, offsets), (per_label, end) in zip(candidates, encoded, terms):
+            out.append(
+                TokenScores(
+                    text=text,
+                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(labels)) + (END_TOKEN,),
+                    logprobs=tuple(float(v) for v in per_label) + (end,),
+                    token_ids=tuple(labels) + (-1,),
+                    offsets=offsets + ((len(text), len(text)),),
+                )
+            )
+        return out
+
+
+def _groups(tokenizer) -> bool:
+    """Parakeet's tokenizer merges repeated ids by default (right for CTC, wrong for a transducer)."""
+    import inspect
+
+    return "group_tokens" in inspect.signature(tokenizer._decode).parameters
