@@ -64,6 +64,35 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:<dir>)",
         example='spec = "hf:openai/whisper-large-v3"',
     ),
+    # encoder-decoder (transformers): one runner, HFSeq2Seq; prompt, features and window per family in hf_encdec
+    Family(
+        name="moonshine", kind="encoder-decoder", model_types=("moonshine",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows", score="teacher-forced",
+        whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)",
+        example='spec = "hf:UsefulSensors/moonshine-base"',
+    ),
+    Family(
+        name="moonshine-streaming", kind="encoder-decoder", model_types=("moonshine_streaming",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows", score="teacher-forced",
+        whitebox_sites="-", example='spec = "hf:UsefulSensors/moonshine-streaming-medium"',
+    ),
+    Family(
+        name="canary", kind="encoder-decoder", model_types=("canary",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 40-s windows",
+        score="teacher-forced after the multitask prompt (language, punctuation)",
+        whitebox_sites="-", example='spec = "hf:nvidia/canary-1b-v2"',
+    ),
+    Family(
+        name="cohere-asr", kind="encoder-decoder", model_types=("cohere_asr",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows",
+        score="teacher-forced after the multitask prompt (language, punctuation)",
+        whitebox_sites="-", example='spec = "hf:CohereLabs/cohere-transcribe-03-2026"',
+    ),
+    Family(
+        name="speech2text", kind="encoder-decoder", model_types=("speech_to_text",),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows", score="teacher-forced",
+        whitebox_sites="-", example='spec = "hf:facebook/s2t-small-librispeech-asr"',
+    ),
     Family(
         name="wav2vec2-ctc", kind="ctc", model_types=("wav2vec2", "hubert", "wavlm", "data2vec-audio", "unispeech", "unispeech-sat", "sew", "sew-d", "wav2vec2-conformer"),
         loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
