@@ -44,15 +44,18 @@ def _save(folder: Path, model, processor) -> Path:
     return folder
 
 
-def moonshine(folder: Path) -> Path:
+def moonshine(folder: Path, initializer_range: float = 0.02, hidden: int = 32) -> Path:
+    """``initializer_range``: larger random weights make the output depend on the input more
+    (the default 0.02 gives an encoder that barely tells a tone from noise)."""
     import torch
     import transformers
 
     tokenizer = char_tokenizer(BASE_SPECIALS)
     config = transformers.MoonshineConfig(
-        vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, encoder_num_hidden_layers=2,
+        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=2 * hidden, encoder_num_hidden_layers=2,
         decoder_num_hidden_layers=2, encoder_num_attention_heads=2, decoder_num_attention_heads=2,
         pad_token_id=0, bos_token_id=1, eos_token_id=2, decoder_start_token_id=1, max_position_embeddings=256,
+        initializer_range=initializer_range,
     )
     torch.manual_seed(0)
     model = transformers.MoonshineForConditionalGeneration(config)
@@ -177,3 +180,54 @@ def whisper_multilingual(folder: Path) -> Path:
     generation.decoder_start_token_id = ids["<|startoftranscript|>"]
     generation._from_model_config = False  # a released checkpoint's own generation_config.json, not derived
     return _save(folder, model, transformers.WhisperProcessor(transformers.WhisperFeatureExtractor(feature_size=80), tokenizer))
+
+
+def tone(rng, low_hz: float, high_hz: float, samples: int = 8000):
+    """A sine of random frequency in [low_hz, high_hz) and phase, with a little noise (float32, 16 kHz)."""
+    import numpy as np
+
+    t = np.arange(samples) / 16000
+    wave = 0.3 * np.sin(2 * np.pi * rng.uniform(low_hz, high_hz) * t + rng.uniform(0, 2 * np.pi))
+    return (wave + 0.01 * rng.standard_normal(samples)).astype(np.float32)
+
+
+LOW, HIGH = (200.0, 400.0), (1500.0, 3000.0)
+
+
+def trained_moonshine(folder: Path, steps: int = 100, hidden: int = 32) -> Path:
+    """A tiny Moonshine trained for ``steps`` Adam steps to say "low" for 200-400 Hz tones and
+    "high" for 1.5-3 kHz tones.
+
+    Random weights read no feature in particular, so on them a learned steering
+    direction and a random one of equal norm change outputs alike; a model that
+    has learned one distinction is what a steering test needs (one thread,
+    seeded: 6-20 s on a shared 2-core machine at width 64).
+    """
+    import numpy as np
+    import torch
+    import transformers
+
+    moonshine(folder, hidden=hidden)
+    model = transformers.MoonshineForConditionalGeneration.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    eos = model.config.eos_token_id
+    low = tokenizer("low", add_special_tokens=False)["input_ids"] + [eos, -100]  # -100: not a target
+    high = tokenizer("high", add_special_tokens=False)["input_ids"] + [eos]
+    rng = np.random.default_rng(0)
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+        model.train()
+        for _ in range(steps):
+            audio = [tone(rng, *LOW) for _ in range(4)] + [tone(rng, *HIGH) for _ in range(4)]
+            loss = model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 4 + [high] * 4)).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    model.save_pretrained(folder)
+    return folder
