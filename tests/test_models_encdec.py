@@ -184,3 +184,21 @@ def test_a_multilingual_whisper_scores_after_its_language_and_task_tokens(tmp_pa
         pytest.skip("the leading-space convention re-tokenises this random transcript differently")
     np.testing.assert_allclose(scores.logprobs, own, atol=1e-5, rtol=LOGPROB_RTOL)
     assert model.transcribe([audio])[0] == model.transcribe([audio, _audio(2.0)])[0]
+
+
+def test_canary_takes_its_prompt_from_the_processors_chat_template_when_the_folder_has_one(tmp_path):
+    """Released Canary folders carry a chat template; the prompt is then the template's, not asraudit's
+    copy of the NeMo format.  This template leaves out <|emo:undefined|>, so the two can be told apart."""
+    folder = encdec_tiny.canary(tmp_path / "canary")
+    processor = transformers.AutoProcessor.from_pretrained(folder)
+    processor.chat_template = (
+        "{% for message in messages %}{% for item in message['content'] %}{% if item['type'] == 'text' %}"
+        "<|startofcontext|><|startoftranscript|>{{ '<|' + item['source_language'] + '|>' }}"
+        "{{ '<|' + item['target_language'] + '|>' }}{{ '<|pnc|>' if item['punctuation'] else '<|nopnc|>' }}"
+        "<|noitn|><|notimestamp|><|nodiarize|>{% endif %}{% endfor %}{% endfor %}")
+    processor.save_pretrained(folder)
+    tokens = ["<|startofcontext|>", "<|startoftranscript|>", "<|en|>", "<|en|>", "<|nopnc|>", "<|noitn|>",
+              "<|notimestamp|>", "<|nodiarize|>"]
+    model = load_model(str(folder), punctuation=False)
+    assert model.prompt_ids() == model.tokenizer.convert_tokens_to_ids(tokens)
+    assert model.config_hash != load_model(str(folder)).config_hash
