@@ -154,3 +154,23 @@ def test_patch_runs_on_the_folder_and_its_self_patch_control_changes_nothing(fol
     controls = [v for key, v in variants.items() if key.startswith("control:")]
     assert len(controls) == 1 and controls[0]["changed_vs_baseline"] == 0
     assert any(v["model_id"].startswith("whitebox:hf:") and "+patch(" in v["model_id"] for v in variants.values())
+
+
+def test_a_mechanism_entry_takes_the_folder_and_checks_a_direction_against_its_shape(model, folder, tmp_path):
+    """[[mechanism]] model = "hf:<dir>": the spec resolves the folder, the audit loads it as white-box
+    (whitebox:<dir>), and a direction is checked against the model's own width and layer count."""
+    from asraudit.audit.mechanism import _fits
+    from asraudit.audit.spec_mechanism import parse_mechanism
+    from asraudit.mechanism.steering import Direction
+
+    entry = {"type": "steer", "model": f"hf:{folder}", "layer": 1, "positive": {"field": "band", "value": "low"},
+             "negative": {"field": "band", "value": "high"}, "pair_by": "pair",
+             "induce": {"field": "band", "value": "high"}}
+    (spec,) = parse_mechanism([entry], "spec.toml", tmp_path)
+    assert spec.model == str(folder.resolve())
+    loaded = load_model(f"whitebox:{spec.model}", max_new_tokens=6)
+    assert isinstance(loaded, WhiteboxSeq2Seq)
+    fitting = Direction(np.ones(64), np.eye(64)[:1], np.ones(1), 1, {})
+    assert _fits(spec, loaded, fitting) is None
+    too_wide = Direction(np.ones(384), np.eye(384)[:1], np.ones(1), 1, {})
+    assert "width 64" in _fits(spec, loaded, too_wide)

@@ -275,7 +275,8 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
 
 def _fits(spec: SteerSpec, target, direction) -> str | None:
     """Why ``direction`` cannot be applied to ``target`` (None when it can)."""
-    width = target.hidden_size
+    # A model that does not state its width is checked by its layer count alone.
+    width = getattr(target, "hidden_size", direction.vector.shape[-1])
     sites = target.intervention_sites()
     stack = sites.encoder_layers if spec.site == "encoder" else sites.decoder_layers
     if width != direction.vector.shape[-1] or not direction.layer < len(stack):

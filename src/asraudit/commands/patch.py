@@ -97,4 +97,4 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
-    return run_experiment(args, variants, clips, f"patch on {model.name}")
+    return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}")

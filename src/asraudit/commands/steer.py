@@ -259,7 +259,7 @@ def run_induce(args: argparse.Namespace) -> int:
         variants.append(Variant(f"random a={alpha:g}", "control",
                                 model.variant(SteerAdd(direction=control, alpha=alpha, layer=args.layer, frames=frames)),
                                 control_of=label))
-    title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {getattr(model, 'name', model.model_id)}"
     return run_experiment(args, variants, clips, title)
 
 
@@ -281,5 +281,5 @@ def run_ablate(args: argparse.Namespace) -> int:
         variants.append(Variant(f"random k={rank}", "control",
                                 model.variant(SteerAblate(direction=control, rank=rank, layer=args.layer, frames=frames)),
                                 control_of=label))
-    title = f"steer ablate {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    title = f"steer ablate {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {getattr(model, 'name', model.model_id)}"
     return run_experiment(args, variants, clips, title)

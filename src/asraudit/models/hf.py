@@ -203,7 +203,7 @@ class HFSeq2Seq(_HFModel):
             return transcribe_in_windows(audio, self._generate, self.options.batch_size)
         window = int(round(self.window_seconds * SAMPLE_RATE))
         decode = self._generate if self.recipe.pads_exactly else self._generate_equal_lengths
-        return transcribe_in_windows(audio, decode, self.options.batch_size, window=window, by_length=True)
+        return transcribe_in_windows(audio, decode, self.options.batch_size, window_samples=window, by_length=True)
 
     # -- scoring ----------------------------------------------------------
 

@@ -235,9 +235,17 @@ def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
         path = _hub_snapshot(target, options.pop("revision", None))
     model_type = _transformers_model_type(path) if path.is_dir() else None
     if model_type is not None and model_type != "whisper":
-        from asraudit.models.whitebox.seq2seq import WhiteboxSeq2Seq
+        from asraudit.models.whitebox.seq2seq import SITE_PATHS, WhiteboxSeq2Seq
 
-        return WhiteboxSeq2Seq.load(str(path.resolve()), device=device, **options)
+        source = str(path.resolve())
+        if model_type in SITE_PATHS:
+            return WhiteboxSeq2Seq.load(source, device=device, **options)
+        # A family whose own class takes interventions (a speech LLM, a transducer): loaded as hf:<dir>.
+        model = _load_hf(source, f"hf:{source}", device, options.pop("compute_type", None), options)
+        if not callable(getattr(model, "intervention_sites", None)):
+            raise InputError(f"model {name!r} ({model_type}) takes no interventions; `asraudit models` lists the "
+                             "families with white-box sites")
+        return model
     # Local: the module imports torch.
     from asraudit.models.whitebox.model import WhiteboxWhisper
 

@@ -110,42 +110,41 @@ def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80) -> np.ndarray:
     return ((log_spec + 4.0) / 4.0).astype(np.float32)
 
 
-def split_windows(audio: np.ndarray, window: int = N_SAMPLES) -> list[np.ndarray]:
-    """Cut audio into consecutive windows of ``window`` samples (30 s by default; the last one shorter).
+def split_windows(audio: np.ndarray, window_samples: int = N_SAMPLES) -> list[np.ndarray]:
+    """Cut audio into consecutive windows of ``window_samples`` (Whisper's 30 s by default; the last one shorter).
 
     A plain cut, not Whisper's timestamp-driven seeking: a word that straddles
     a boundary may be lost or doubled.  Benchmark clips are almost all under
     30 s, where this is exact; long-form audio should be segmented upstream.
     """
     audio = np.asarray(audio, dtype=np.float32)
-    if audio.shape[0] <= window:
+    if audio.shape[0] <= window_samples:
         return [audio]
-    return [audio[i : i + window] for i in range(0, audio.shape[0], window)]
+    return [audio[i : i + window_samples] for i in range(0, audio.shape[0], window_samples)]
 
 
-def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window: int = N_SAMPLES,
+def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samples: int = N_SAMPLES,
                           by_length: bool = False) -> list[str]:
-    """One transcript per clip: every clip cut into windows of ``window`` samples,
-    ``decode_windows`` called on batches of at most ``batch_size`` windows, each
-    clip's window texts joined with spaces.
+    """One transcript per clip: every clip cut into windows, ``decode_windows`` called on
+    batches of at most ``batch_size`` windows, each clip's window texts joined with spaces.
 
-    Shared by the backends so that long clips are handled the same way in each.
-    ``by_length``: batch windows of similar length together (longest first), for
-    models whose cost grows with the padded batch length (Whisper pads every
-    window to 30 s, so its backends keep the input order).
+    Shared by the Whisper backends so that long clips are handled the same way in each;
+    other models pass their own maximum input as ``window_samples``.  ``by_length``
+    batches windows of similar length together (models whose cost grows with the
+    padded length); the transcripts come back in the clips' order either way.
     """
     windows: list[np.ndarray] = []
     owner: list[int] = []
     for index, clip in enumerate(audio):
-        for piece in split_windows(clip, window):
-            windows.append(piece)
+        for window in split_windows(clip, window_samples):
+            windows.append(window)
             owner.append(index)
-    order = sorted(range(len(windows)), key=lambda i: -len(windows[i])) if by_length else list(range(len(windows)))
+    order = sorted(range(len(windows)), key=lambda i: len(windows[i])) if by_length else list(range(len(windows)))
     decoded: dict[int, str] = {}
     step = max(1, batch_size)
     for start in range(0, len(order), step):
-        chosen = order[start : start + step]
-        decoded.update(zip(chosen, decode_windows([windows[i] for i in chosen])))
+        chunk = order[start : start + step]
+        decoded.update(zip(chunk, decode_windows([windows[i] for i in chunk])))
     texts = [decoded[i] for i in range(len(windows))]
     pieces: list[list[str]] = [[] for _ in audio]
     for index, text in zip(owner, texts):

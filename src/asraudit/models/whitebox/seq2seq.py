@@ -204,7 +204,7 @@ class WhiteboxSeq2Seq:
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         window = int(round(self.runner.window_seconds * SAMPLE_RATE))
-        return transcribe_in_windows(audio, self._transcribe_windows, self.batch_size, window=window, by_length=True)
+        return transcribe_in_windows(audio, self._transcribe_windows, self.batch_size, window_samples=window, by_length=True)
 
     # -- scoring ----------------------------------------------------------
 
