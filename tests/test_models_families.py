@@ -34,7 +34,7 @@ def test_models_json_lists_every_family_with_what_it_can_do(capsys):
         row = rows[name]
         assert row["kind"] == "encoder-decoder" and row["score"].startswith("teacher-forced")
         assert row["example"].startswith('spec = "hf:') and row["model_types"]
-    assert rows["moonshine"]["whitebox_sites"].startswith("encoder layers") and rows["canary"]["whitebox_sites"] == "-"
+    assert rows["moonshine"]["whitebox_sites"].startswith("encoder layers") and rows["moonshine-streaming"]["whitebox_sites"] == "-"
     assert {"backends", "embedded"} <= set(payload)  # the catalogue it printed before stays
 
 

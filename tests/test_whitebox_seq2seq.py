@@ -174,3 +174,36 @@ def test_a_mechanism_entry_takes_the_folder_and_checks_a_direction_against_its_s
     assert _fits(spec, loaded, fitting) is None
     too_wide = Direction(np.ones(384), np.eye(384)[:1], np.ones(1), 1, {})
     assert "width 64" in _fits(spec, loaded, too_wide)
+
+
+@pytest.fixture(scope="module", params=["speech_to_text", "canary", "cohere_asr"])
+def other_family(request, tmp_path_factory):
+    folder = getattr(encdec_tiny, request.param)(tmp_path_factory.mktemp(request.param))
+    return load_model(f"whitebox:hf:{folder}", max_new_tokens=6), load_model(str(folder), max_new_tokens=6)
+
+
+def test_other_white_box_families_equal_their_runner_and_their_hooks_reach_the_model(other_family):
+    """Random weights (no trained behaviour to steer, and a decoder that barely reads the encoder): what
+    is checked is the plumbing.  No intervention: the runner's transcripts and scores.  A steer moves
+    the steered layer's output by exactly alpha * v on the clip's frames.  A cross-attention mask over
+    the whole clip changes the scores (by little: the random decoder hardly attends), one past the
+    clip's end changes nothing, bit for bit."""
+    model, plain = other_family
+    clips = [np.asarray(np.random.default_rng(s).standard_normal(12000) * 0.1, np.float32) for s in (0, 1)]
+    assert model.transcribe(clips) == plain.transcribe(clips)
+    base = model.score(clips[0], ["the cat", ""])
+    for ours, theirs in zip(base, plain.score(clips[0], ["the cat", ""])):
+        np.testing.assert_allclose(ours.logprobs, theirs.logprobs, atol=1e-5, rtol=LOGPROB_RTOL)
+    from asraudit.mechanism.steering import Direction
+
+    width = model.hidden_size
+    vector = np.random.default_rng(0).standard_normal(width)
+    direction = Direction(vector, (vector / np.linalg.norm(vector))[None], np.ones(1), 0, {})
+    before = model.encoder_activations(clips[:1], [0])[0][0]
+    after = model.variant(SteerAdd(direction=direction, alpha=2.0)).encoder_activations(clips[:1], [0])[0][0]
+    assert before.shape[1] == width
+    np.testing.assert_allclose(after - before, np.broadcast_to(2.0 * vector, before.shape), atol=1e-4)
+    masked = model.variant(CrossAttentionMask(frames=Frames("span", 0.0, 1.0))).score(clips[0], ["the cat"])
+    assert masked[0].logprobs != base[0].logprobs
+    outside = model.variant(CrossAttentionMask(frames=Frames("span", 5.0, 6.0))).score(clips[0], ["the cat"])
+    assert outside[0].logprobs == base[0].logprobs

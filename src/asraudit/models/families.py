@@ -80,18 +80,18 @@ FAMILIES: tuple[Family, ...] = (
         name="canary", kind="encoder-decoder", model_types=("canary",),
         loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 40-s windows",
         score="teacher-forced after the multitask prompt (language, punctuation)",
-        whitebox_sites="-", example='spec = "hf:nvidia/canary-1b-v2"',
+        whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)", example='spec = "hf:nvidia/canary-1b-v2"',
     ),
     Family(
         name="cohere-asr", kind="encoder-decoder", model_types=("cohere_asr",),
         loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows",
         score="teacher-forced after the multitask prompt (language, punctuation)",
-        whitebox_sites="-", example='spec = "hf:CohereLabs/cohere-transcribe-03-2026"',
+        whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)", example='spec = "hf:CohereLabs/cohere-transcribe-03-2026"',
     ),
     Family(
         name="speech2text", kind="encoder-decoder", model_types=("speech_to_text",),
         loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows", score="teacher-forced",
-        whitebox_sites="-", example='spec = "hf:facebook/s2t-small-librispeech-asr"',
+        whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)", example='spec = "hf:facebook/s2t-small-librispeech-asr"',
     ),
     Family(
         name="wav2vec2-ctc", kind="ctc", model_types=("wav2vec2", "hubert", "wavlm", "data2vec-audio", "unispeech", "unispeech-sat", "sew", "sew-d", "wav2vec2-conformer"),

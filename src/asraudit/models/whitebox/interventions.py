@@ -198,11 +198,16 @@ class CrossAttentionMask(Intervention):
 
         def block(module, args, kwargs):
             hidden = args[0] if args else kwargs["hidden_states"]
-            if kwargs.get("key_value_states") is None:
+            # The audio frames the module attends to: Whisper-style modules take them as key_value_states
+            # (None in self-attention), Canary's and Cohere ASR's cross-attention as encoder_hidden_states.
+            keys = kwargs.get("key_value_states")
+            if keys is None:
+                keys = kwargs.get("encoder_hidden_states")
+            if keys is None:
                 return None
             kwargs = dict(kwargs)
             # As many keys as the encoder has frames: 1500 for Whisper, the input's length elsewhere.
-            mask = additive_mask(hidden, kwargs["key_value_states"].shape[1])[: hidden.shape[0]]
+            mask = additive_mask(hidden, keys.shape[1])[: hidden.shape[0]]
             given = kwargs.get("attention_mask")
             if given is not None:
                 if given.dtype == torch.bool:  # some families pass a boolean keep-mask

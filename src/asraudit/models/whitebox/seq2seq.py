@@ -46,13 +46,28 @@ class SitePaths:
     encoder_layers: str
     decoder_layers: str
     cross_attention: str  # attribute of each decoder layer
-    samples_per_frame: int  # input samples per encoder output frame
+    samples_per_frame: int  # input samples per encoder output frame (0: from the config, see _samples_per_frame)
 
 
 SITE_PATHS = {
     # Moonshine's three convolutions have strides 64, 3 and 2: one encoder frame per 384 samples (24 ms).
     "moonshine": SitePaths("model.encoder.layers", "model.decoder.layers", "encoder_attn", 64 * 3 * 2),
+    # Speech2Text: 10-ms features, two stride-2 convolutions: 40 ms.
+    "speech_to_text": SitePaths("model.encoder.layers", "model.decoder.layers", "encoder_attn", 0),
+    # Canary and Cohere ASR: a FastConformer (Parakeet) encoder, 10-ms features subsampled (8x: 80 ms).
+    "canary": SitePaths("model.encoder.layers", "model.decoder.layers", "encoder_attn", 0),
+    "cohere_asr": SitePaths("model.encoder.layers", "model.decoder.layers", "encoder_attn", 0),
 }
+
+_HOP = 160  # the 10-ms feature hop of Speech2Text's and the Parakeet encoders' extractors
+
+
+def _samples_per_frame(paths: SitePaths, config) -> int:
+    if paths.samples_per_frame:
+        return paths.samples_per_frame
+    if config.model_type == "speech_to_text":
+        return _HOP * 2 ** config.num_conv_layers
+    return _HOP * config.encoder_config.subsampling_factor
 
 
 def _attribute(root, path: str):
@@ -106,11 +121,13 @@ class WhiteboxSeq2Seq:
     @property
     def hidden_size(self) -> int:
         """Width of the residual stream a direction lives in."""
-        return int(self.runner.model.config.hidden_size)
+        config = self.runner.model.config
+        encoder = getattr(config, "encoder_config", None)  # Canary, Cohere ASR: the encoder's own width
+        return int(getattr(encoder, "hidden_size", None) or getattr(config, "d_model", None) or config.hidden_size)
 
     @property
     def frame_geometry(self) -> FrameGeometry:
-        return FrameGeometry(self.paths.samples_per_frame, None)
+        return FrameGeometry(_samples_per_frame(self.paths, self.runner.model.config), None)
 
     def intervention_sites(self) -> InterventionSites:
         hf = self.runner.model
