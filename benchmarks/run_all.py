@@ -35,12 +35,15 @@ def plan(quick: bool) -> list[tuple[str, list[str], str | None]]:
     no_preds = None if preds else "the shared VoxPopuli-150 predictions are not here"
     p = ["--preds", str(preds)] if preds else []
     fw = None if importlib.util.find_spec("faster_whisper") else "faster-whisper is not installed (the bench extra)"
+    hf = None if importlib.util.find_spec("transformers") and importlib.util.find_spec("torch") \
+        else "transformers and torch are not installed (the hf extra)"
     return [
         ("normalizer", ["normalizer_speed.py", *p, "--repeat", "1" if quick else "3"], None),
         ("wer 1M rows", ["wer_memory.py", "--rows", "100000" if quick else "1000000"], None),
         ("wer scoring", ["wer_speed.py", *p, *(["--clips", "20000"] if quick else [])], no_preds),
         ("refdis mining", ["refdis_speed.py", *p, "--repeat", "1" if quick else "3"], no_preds),
         ("transcribe", ["transcribe_speed.py", *(["--repeat", "1", "--rounds", "1"] if quick else [])], fw),
+        ("scoring", ["score_speed.py", *(["--clips", "1", "--candidates", "8", "--rounds", "1"] if quick else [])], hf),
     ]
 
 

@@ -148,6 +148,10 @@ def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
     if spec.site == "decoder":
         from asraudit.mechanism.decoder_steering import learn_model_contrast  # torch
 
+        if not hasattr(model, "hf"):
+            raise ValueError(f"decoder-site steering runs on white-box Whisper models only; {model.model_id} "
+                             "takes encoder-site steering")
+
         clips = [(p.positive.id, p.positive.decode(), p.positive.reference) for p in plan.learn]
         return learn_model_contrast(model, contrast, clips, spec.layer, positions=spec.positions, rank=spec.rank,
                                     description=f"{model.name} minus {contrast.name} on {spec.positive.describe()}")
@@ -271,8 +275,10 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
 
 def _fits(spec: SteerSpec, target, direction) -> str | None:
     """Why ``direction`` cannot be applied to ``target`` (None when it can)."""
-    width = target.hf.config.d_model
-    stack = target.hf.model.encoder.layers if spec.site == "encoder" else target.hf.model.decoder.layers
+    # A model that does not state its width is checked by its layer count alone.
+    width = getattr(target, "hidden_size", direction.vector.shape[-1])
+    sites = target.intervention_sites()
+    stack = sites.encoder_layers if spec.site == "encoder" else sites.decoder_layers
     if width != direction.vector.shape[-1] or not direction.layer < len(stack):
         return (f"{target.name} has width {width} and {len(stack)} {spec.site} layers; the direction (width "
                 f"{direction.vector.shape[-1]}, layer {direction.layer}) does not fit it")

@@ -185,6 +185,8 @@ class _Entry:
         known = whitebox_names()
         if name in known:
             return name
+        # hf:<dir>: a transformers folder of another white-box family; the folder's config names it.
+        name = name[len("hf:"):] if name.startswith("hf:") else name
         path = Path(name).expanduser()
         path = path if path.is_absolute() else self.base / path
         if path.is_dir():

@@ -1,4 +1,11 @@
-"""`asraudit models`: the model backends and the embedded models present."""
+"""`asraudit models`: the model families, the backends and the embedded models present.
+
+The family table comes from ``models/families.py``: what each architecture
+can do (transcribe, score, white-box sites) and a spec entry that points at
+it.  A folder saved with ``save_pretrained`` or a hub id (``hf:ORG/NAME``)
+is recognised by the ``model_type`` in its config.json, so the example's
+hub id can be replaced by a local folder of the same family.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +14,7 @@ import json
 import sys
 from dataclasses import asdict
 
+from asraudit.models.families import families
 from asraudit.models.registry import available_models
 from asraudit.report.tables import render_table
 
@@ -14,18 +22,36 @@ from asraudit.report.tables import render_table
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "models",
-        help="list model backends and embedded models",
-        description="Model backends (with the extra that installs each) and the embedded models present.",
+        help="list model families, backends and embedded models",
+        description="Model families (recognised from a folder's config.json or a hub id), backends (with the "
+                    "extra that installs each) and the embedded models present.",
     )
     p.add_argument("--json", action="store_true", help="print the catalogue as JSON")
     p.set_defaults(func=run)
 
 
+def family_rows() -> list[dict]:
+    """One dict per family, in table order (listed families, then the generic fallbacks)."""
+    return [
+        {"family": f.name, "kind": f.kind, "model_types": list(f.model_types), "transcribe": f.transcribe,
+         "score": f.score, "whitebox_sites": f.whitebox_sites, "example": f.example}
+        for f in families()
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     catalog = available_models()
+    rows = family_rows()
     if args.json:
-        print(json.dumps(asdict(catalog), indent=2))
+        print(json.dumps({"families": rows, **asdict(catalog)}, indent=2))
         return 0
+    render_table(
+        ["family", "kind", "transcribe", "score", "white-box sites", "example spec"],
+        [(r["family"], r["kind"], r["transcribe"], r["score"], r["whitebox_sites"], r["example"]) for r in rows],
+        title="Model families (spec = \"hf:ORG/NAME\" or a save_pretrained folder; recognised by its config)",
+        right_align=[False] * 6,
+    )
+    print(file=sys.stdout)
     render_table(
         ["backend", "model spec", "installed", "extra", "what"],
         [(b.name, b.spec, "yes" if b.available else "no", b.requires, b.description) for b in catalog.backends],

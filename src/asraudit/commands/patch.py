@@ -1,4 +1,4 @@
-"""`asraudit patch`: activation patching and cross-attention masking on the white-box Whisper.
+"""`asraudit patch`: activation patching and cross-attention masking on a white-box model (Whisper, Moonshine).
 
 Patching replaces one layer's activations with those computed on a second
 input made from each clip (``--source``: silence, noise, a masked span, or
@@ -27,7 +27,7 @@ from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "patch",
-        help="activation patching / cross-attention masking on the white-box Whisper, with controls",
+        help="activation patching / cross-attention masking on a white-box model, with controls",
         description="Patch a layer's activations from a second input, or block cross-attention to a span, and "
                     "compare transcripts, WER and accept-ref with the baseline.",
     )
@@ -97,4 +97,4 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
-    return run_experiment(args, variants, clips, f"patch on {model.name}")
+    return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}")

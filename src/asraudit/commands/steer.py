@@ -1,4 +1,9 @@
-"""`asraudit steer learn|induce|ablate`: steering directions in the white-box Whisper's encoder.
+"""`asraudit steer learn|induce|ablate`: steering directions in a white-box model's encoder.
+
+Any model with ``intervention_sites()`` takes part (Whisper, and the other
+white-box families ``asraudit models`` lists); seconds map to its encoder
+frames through the model's ``frame_geometry``.
+
 
 * ``learn``: a diff-in-means direction (and its rank-k basis) at one encoder
   layer from paired inputs: a corpus and either a second corpus matched by
@@ -38,8 +43,9 @@ STORE_NAME = "asraudit.sqlite"
 
 def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="whisper-tiny.en", metavar="NAME|DIR",
-                   help="embedded model (whisper-tiny.en, whisper-base), a CTranslate2 Whisper directory, or a "
-                        "converted transformers Whisper directory (default %(default)s)")
+                   help="embedded model (whisper-tiny.en, whisper-base), a CTranslate2 Whisper directory, a "
+                        "converted transformers Whisper directory, or hf:<dir> of another white-box family "
+                        "(Moonshine; see `asraudit models`) (default %(default)s)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
     p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--corpus", required=True, metavar="PATH",
@@ -67,10 +73,18 @@ def require_whitebox() -> None:
 
 
 def load_whitebox(args: argparse.Namespace):
+    """Any model with intervention sites: a Whisper (embedded, registered, or a directory) or,
+    as ``hf:<dir>`` or a transformers folder, another white-box encoder-decoder family."""
     require_whitebox()
-    from asraudit.models.whitebox.model import WhiteboxWhisper
+    from asraudit.models.registry import load_model
 
-    return WhiteboxWhisper.load(args.model, device=args.device, batch_size=args.batch_size)
+    spec = args.model[len("whitebox:"):] if args.model.startswith("whitebox:") else args.model
+    model = load_model(f"whitebox:{spec}", device=args.device, batch_size=args.batch_size)
+    if not callable(getattr(model, "intervention_sites", None)):
+        raise InputError(f"model {args.model!r} takes no interventions: use a white-box model "
+                         "(an embedded Whisper, a Whisper directory, or hf:<dir> of a family `asraudit models` "
+                         "lists with white-box sites)")
+    return model
 
 
 def corpus_clips(args: argparse.Namespace):
@@ -150,8 +164,8 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "steer",
-        help="learn a steering direction in the white-box Whisper; induce (add) or ablate (project out) it",
-        description="Steering directions at an encoder layer of the white-box Whisper, with random controls.",
+        help="learn a steering direction in a white-box model; induce (add) or ablate (project out) it",
+        description="Steering directions at an encoder layer of a white-box model (Whisper, Moonshine), with random controls.",
     )
     actions = p.add_subparsers(dest="steer_action", metavar="ACTION", required=True)
 
@@ -245,7 +259,7 @@ def run_induce(args: argparse.Namespace) -> int:
         variants.append(Variant(f"random a={alpha:g}", "control",
                                 model.variant(SteerAdd(direction=control, alpha=alpha, layer=args.layer, frames=frames)),
                                 control_of=label))
-    title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {getattr(model, 'name', model.model_id)}"
     return run_experiment(args, variants, clips, title)
 
 
@@ -267,5 +281,5 @@ def run_ablate(args: argparse.Namespace) -> int:
         variants.append(Variant(f"random k={rank}", "control",
                                 model.variant(SteerAblate(direction=control, rank=rank, layer=args.layer, frames=frames)),
                                 control_of=label))
-    title = f"steer ablate {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {model.name}"
+    title = f"steer ablate {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {getattr(model, 'name', model.model_id)}"
     return run_experiment(args, variants, clips, title)

@@ -38,7 +38,7 @@ import numpy as np
 
 from asraudit.version import __version__
 from asraudit.errors import InputError
-from asraudit.models.whitebox.frames import Frames, audio_frames
+from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, Frames, audio_frames
 
 FORMAT = "asraudit-direction/1"
 
@@ -155,9 +155,12 @@ class Direction:
         return Direction(vector, basis.T, self.singular_values.copy(), self.layer, provenance)
 
 
-def _pooled(activations: np.ndarray, frames: Frames, n_frames: int) -> np.ndarray:
-    first, last = frames.bounds(n_frames)
-    return activations[first:last].astype(np.float64).mean(axis=0)
+def _pooled(activations: np.ndarray, frames: Frames, n_frames: int, geometry: FrameGeometry = WHISPER_FRAMES) -> np.ndarray:
+    first, last = frames.bounds(n_frames, geometry=geometry)
+    chosen = activations[first:last]
+    if chosen.shape[0] == 0:
+        raise ValueError(f"frames {frames.id} hold none of an input's {activations.shape[0]} encoder frames")
+    return chosen.astype(np.float64).mean(axis=0)
 
 
 def direction_from_differences(differences: np.ndarray, rank: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -191,22 +194,26 @@ def direction_from_differences(differences: np.ndarray, rank: int = 1) -> tuple[
 def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer: int, *,
                     frames: Frames = Frames("audio"), rank: int = 1, pair_labels: Sequence[str] = (),
                     description: str = "") -> Direction:
-    """Learn a direction at encoder ``layer`` of ``model`` (a ``WhiteboxWhisper``) from (positive, negative) pairs.
+    """Learn a direction at encoder ``layer`` of ``model`` from (positive, negative) pairs.
 
-    Each input is pooled over ``frames`` of its own length; the pair's
-    difference is positive minus negative.
+    ``model`` is any white-box model: it names its encoder layers
+    (``intervention_sites``), maps seconds to frames (``frame_geometry``)
+    and returns ``encoder_activations``.  Each input is pooled over
+    ``frames`` of its own length; the pair's difference is positive minus negative.
     """
 
     if not pairs:
         raise ValueError("learning a direction needs at least one pair")
-    n_layers = len(model.hf.model.encoder.layers)
+    n_layers = len(model.intervention_sites().encoder_layers)
+    geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
     layer = layer % n_layers
     positives = [np.asarray(p, dtype=np.float32) for p, _ in pairs]
     negatives = [np.asarray(q, dtype=np.float32) for _, q in pairs]
     acts = model.encoder_activations(positives + negatives, [layer])[layer]
     n = len(pairs)
     diffs = np.stack([
-        _pooled(acts[i], frames, audio_frames(len(positives[i]))) - _pooled(acts[n + i], frames, audio_frames(len(negatives[i])))
+        _pooled(acts[i], frames, audio_frames(len(positives[i]), geometry), geometry)
+        - _pooled(acts[n + i], frames, audio_frames(len(negatives[i]), geometry), geometry)
         for i in range(n)
     ])
     vector, basis, spread = direction_from_differences(diffs, rank)

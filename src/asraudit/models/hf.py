@@ -26,6 +26,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.ctc_prefix import ctc_token_logprobs
+from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
 
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
@@ -41,6 +42,17 @@ class HFDecodeOptions:
     language: str | None = "en"  # multilingual Whisper only; see ct2_whisper for why not detection
     task: str = "transcribe"
     batch_size: int = 8
+    # Added for non-Whisper families; None (the default) leaves existing config hashes unchanged.
+    punctuation: bool | None = None  # NeMo multitask prompt (Canary, Cohere ASR): <|pnc|> or <|nopnc|>
+    window_seconds: float | None = None  # long-audio window; None = the family's (hf_encdec.Recipe)
+
+    def hashed(self) -> dict:
+        """The settings for ``config_hash``: new fields only when set, so old hashes stay valid."""
+        settings = asdict(self)
+        for name in ("punctuation", "window_seconds"):
+            if settings[name] is None:
+                del settings[name]
+        return settings
 
 
 def _torch_dtype(compute_type: str | None):
@@ -75,7 +87,7 @@ class _HFModel:
                 "revision": self.revision,
                 "commit": getattr(self.model.config, "_commit_hash", None),
                 "compute_type": self.compute_type,
-                "options": asdict(self.options),
+                "options": self.options.hashed(),
             }
         )
 
@@ -113,15 +125,25 @@ class HFSeq2Seq(_HFModel):
         self.is_whisper = self.model.config.model_type == "whisper"
         generation = self.model.generation_config
         self.multilingual = self.is_whisper and bool(getattr(generation, "lang_to_id", None))
+        self.recipe = recipe_for(self.model, self.processor)
+        self.window_seconds = check_window(self.model_id, self.recipe, self.options.window_seconds)
+        self._prompt = self._build_prompt()
+        check_decoder_length(self.model_id, self.model, len(self._prompt), self.options.max_new_tokens)
 
     # -- inputs -----------------------------------------------------------
 
     def _inputs(self, windows: Sequence[np.ndarray]) -> dict:
-        features = self.processor.feature_extractor(
-            list(windows), sampling_rate=SAMPLE_RATE, return_tensors="pt", return_attention_mask=not self.is_whisper
-        )
+        extractor = getattr(self.processor, "feature_extractor", self.processor)
+        if self.is_whisper:
+            features = extractor(list(windows), sampling_rate=SAMPLE_RATE, return_tensors="pt", return_attention_mask=False)
+        else:
+            features = extractor(list(windows), sampling_rate=SAMPLE_RATE, return_tensors="pt", **dict(self.recipe.feature_kwargs))
         dtype = self.model.dtype
-        return {k: (v.to(self.device, dtype) if v.is_floating_point() else v.to(self.device)) for k, v in features.items()}
+        # Only tensors go to the model (Cohere ASR's extractor also returns chunk bookkeeping lists).
+        # Utterance mean/variance normalisation (Speech2Text) divides 0 by 0 on exact silence; the
+        # normalised value of a constant feature is 0, so NaN (and the +-inf of 0-std rounding) becomes 0.
+        return {k: (self._torch.nan_to_num(v, nan=0.0, posinf=0.0, neginf=0.0).to(self.device, dtype) if v.is_floating_point() else v.to(self.device))
+                for k, v in features.items() if hasattr(v, "is_floating_point")}
 
     def _eos_id(self) -> int:
         eos = self.model.generation_config.eos_token_id
@@ -130,9 +152,13 @@ class HFSeq2Seq(_HFModel):
         return int(eos[0] if isinstance(eos, (list, tuple)) else eos)
 
     def prompt_ids(self) -> list[int]:
-        """The decoder's start sequence: Whisper's special tokens, or the decoder start token."""
+        """The decoder's start sequence: Whisper's special tokens, a NeMo multitask prompt, or the start token."""
+        return list(self._prompt)
+
+    def _build_prompt(self) -> list[int]:
         if not self.is_whisper:
-            return [int(self.model.config.decoder_start_token_id)]
+            return decoder_prompt(self.model, self.processor, self.tokenizer, self.model_id,
+                                  language=self.options.language, punctuation=self.options.punctuation is not False)
         tok = self.tokenizer
         ids = [int(self.model.config.decoder_start_token_id)]
         if self.multilingual:
@@ -149,14 +175,35 @@ class HFSeq2Seq(_HFModel):
             kwargs["return_timestamps"] = False
             if self.multilingual:
                 kwargs.update(language=opts.language, task=opts.task)
+        else:
+            # The family's own prompt, forced; only what follows it is the transcript.
+            kwargs["decoder_input_ids"] = self._torch.tensor([self._prompt] * len(windows), device=self.device)
         with self._torch.inference_mode():
             sequences = self.model.generate(**self._inputs(windows), **kwargs)
         if not isinstance(sequences, self._torch.Tensor):
             sequences = sequences.sequences
+        if not self.is_whisper:
+            sequences = sequences[:, len(self._prompt):]
         return [t.strip() for t in self.tokenizer.batch_decode(sequences, skip_special_tokens=True)]
 
+    def _generate_equal_lengths(self, windows: list[np.ndarray]) -> list[str]:
+        """``_generate`` on runs of equal-length windows only (for models whose padding leaks)."""
+        texts: list[str] = []
+        start = 0
+        while start < len(windows):
+            end = start + 1
+            while end < len(windows) and len(windows[end]) == len(windows[start]):
+                end += 1
+            texts.extend(self._generate(windows[start:end]))
+            start = end
+        return texts
+
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
-        return transcribe_in_windows(audio, self._generate, self.options.batch_size)
+        if self.is_whisper:
+            return transcribe_in_windows(audio, self._generate, self.options.batch_size)
+        window = int(round(self.window_seconds * SAMPLE_RATE))
+        decode = self._generate if self.recipe.pads_exactly else self._generate_equal_lengths
+        return transcribe_in_windows(audio, decode, self.options.batch_size, window_samples=window, by_length=True)
 
     # -- scoring ----------------------------------------------------------
 
@@ -183,12 +230,15 @@ class HFSeq2Seq(_HFModel):
         audio = np.asarray(audio, dtype=np.float32)
         if self.is_whisper and audio.shape[0] > N_SAMPLES:
             raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
+        limit = self.recipe.hard_limit_seconds
+        if limit is not None and audio.shape[0] > limit * SAMPLE_RATE:
+            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.recipe.family} attends to at most {limit:g} s")
         inputs = self._inputs([audio])
         prompt, eos = self.prompt_ids(), self._eos_id()
         encoded = [self._encode_text(text) for text in candidates]
         out: list[TokenScores] = []
         with torch.inference_mode():
-            memory = self.model.get_encoder()(**{k: v for k, v in inputs.items() if k != "attention_mask"} if self.is_whisper else inputs).last_hidden_state
+            encoder_output = self.model.get_encoder()(**{k: v for k, v in inputs.items() if k != "attention_mask"} if self.is_whisper else inputs)
             for start in range(0, len(candidates), max(1, batch_size)):
                 chunk = list(range(start, min(len(candidates), start + max(1, batch_size))))
                 rows = [prompt + encoded[i][0] for i in chunk]
@@ -199,7 +249,7 @@ class HFSeq2Seq(_HFModel):
                 if "attention_mask" in inputs and not self.is_whisper:
                     extra["attention_mask"] = inputs["attention_mask"].expand(len(chunk), -1)
                 logits = self.model(
-                    encoder_outputs=(memory.expand(len(chunk), -1, -1),), decoder_input_ids=ids, **extra
+                    encoder_outputs=_expanded(encoder_output, len(chunk)), decoder_input_ids=ids, **extra
                 ).logits
                 logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
                 for row, i in enumerate(chunk):
@@ -218,6 +268,20 @@ class HFSeq2Seq(_HFModel):
                         )
                     )
         return out
+
+
+def _expanded(encoder_output, rows: int):
+    """The encoder's output (a ModelOutput of one clip) repeated for ``rows`` candidates.
+
+    Every field is kept (some families' decoders read the encoder's own
+    attention mask from it, Moonshine and Cohere ASR among them).  Copied,
+    not a view: Moonshine-Streaming's decoder adds its position embeddings
+    to the encoder states in place, which would otherwise accumulate in the
+    one encoder pass shared by every chunk of candidates."""
+    return encoder_output.__class__(**{
+        key: (value.expand(rows, *value.shape[1:]).clone() if hasattr(value, "expand") and value.shape[0] == 1 else value)
+        for key, value in encoder_output.items()
+    })
 
 
 class HFCTC(_HFModel):

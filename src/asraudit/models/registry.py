@@ -7,6 +7,7 @@ Spec syntax (the CLI's ``--model``):
 ``whisper-base``             embedded model, joined once from two wheels
 ``<registered name>``        a model a plug-in registered (the demo's ``whisper-tiny.en-organism``)
 ``whitebox:<name or dir>``   a PyTorch (transformers) Whisper that takes interventions
+``whitebox:hf:<dir>``        another white-box encoder-decoder family (Moonshine), same interventions
 ``pocketsphinx``             CMU pocketsphinx en-us (options: any decoder setting)
 ``replay:<file>``            a prediction file, answering by clip id
 ``http(s)://host[:port]``    OpenAI-compatible transcription endpoint (option ``model``); option ``scoring=vllm-prompt-logprobs``: also scores (``http_scoring``)
@@ -149,7 +150,7 @@ def available_models() -> ModelCatalog:
         BackendInfo("pocketsphinx", "pocketsphinx", importable("pocketsphinx"),
                     "asraudit[models]", "CMU pocketsphinx en-us: transcribe + forced alignment"),
         BackendInfo("whitebox", "whitebox:<name or dir>", importable("transformers", "torch"),
-                    "asraudit[hf]", "PyTorch Whisper with interventions (patching, attention masks, steering)"),
+                    "asraudit[hf]", "PyTorch Whisper (whitebox:<name or dir>) or Moonshine (whitebox:hf:<dir>) with interventions"),
         BackendInfo("replay", "replay:<prediction file>", True, "-", "a prediction file, keyed by clip id"),
         BackendInfo("http", "http://host:port (model=NAME)", True, "-", "OpenAI-compatible /v1/audio/transcriptions"),
     )
@@ -210,16 +211,45 @@ def _load_directory(directory: Path, model_id: str | None, device: str, compute_
     raise InputError("neither a CTranslate2 model (model.bin) nor a transformers model (config.json)", directory)
 
 
+def _transformers_model_type(directory: Path) -> str | None:
+    """``model_type`` from a folder's config.json (None when it has none or it cannot be read)."""
+    import json
+
+    try:
+        return json.loads((directory / "config.json").read_text(encoding="utf-8")).get("model_type")
+    except (OSError, ValueError):
+        return None
+
+
 def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
-    """A white-box (PyTorch) Whisper: an embedded model, a registered one, or a CT2/transformers directory."""
+    """A white-box (PyTorch) model: an embedded or registered Whisper, a CT2/transformers Whisper
+    directory, or (``hf:<dir or hub id>``, or a folder of another family) a transformers
+    encoder-decoder model whose family has intervention sites."""
     require_modules(("torch", "transformers"), "hf", f"white-box model {name!r}")
     registered = registered_models().get(name)
     if registered is not None and registered.load_whitebox is not None:
         return registered.load_whitebox(device=device, **options)
+    target = name[3:] if name.startswith("hf:") else name
+    path = Path(target).expanduser()
+    if name.startswith("hf:") and not path.is_dir():
+        path = _hub_snapshot(target, options.pop("revision", None))
+    model_type = _transformers_model_type(path) if path.is_dir() else None
+    if model_type is not None and model_type != "whisper":
+        from asraudit.models.whitebox.seq2seq import SITE_PATHS, WhiteboxSeq2Seq
+
+        source = str(path.resolve())
+        if model_type in SITE_PATHS:
+            return WhiteboxSeq2Seq.load(source, device=device, **options)
+        # A family whose own class takes interventions (a speech LLM, a transducer): loaded as hf:<dir>.
+        model = _load_hf(source, f"hf:{source}", device, options.pop("compute_type", None), options)
+        if not callable(getattr(model, "intervention_sites", None)):
+            raise InputError(f"model {name!r} ({model_type}) takes no interventions; `asraudit models` lists the "
+                             "families with white-box sites")
+        return model
     # Local: the module imports torch.
     from asraudit.models.whitebox.model import WhiteboxWhisper
 
-    return WhiteboxWhisper.load(name, device=device, **options)
+    return WhiteboxWhisper.load(str(path) if name.startswith("hf:") else name, device=device, **options)
 
 
 def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = None, **options: object) -> ASRModel:

@@ -27,6 +27,34 @@ SAMPLES_PER_FRAME = int(SAMPLE_RATE * FRAME_SECONDS)
 N_ENCODER_FRAMES = 1500
 
 
+@dataclass(frozen=True)
+class FrameGeometry:
+    """How a model's encoder frames map to time: what ``Frames`` needs to turn seconds into indices.
+
+    ``samples_per_frame``: input samples per encoder frame (Whisper 320 = 20 ms;
+    Moonshine 384 = 24 ms).  ``max_frames``: the encoder's fixed output length
+    (Whisper pads every input to 1500 frames), or None when it follows the
+    input (then "all" means every frame the batch has, padding included).
+    The model supplies it (``frame_geometry``); Whisper's is the default
+    everywhere, so Whisper code paths are unchanged.
+    """
+
+    samples_per_frame: int = SAMPLES_PER_FRAME
+    max_frames: int | None = N_ENCODER_FRAMES
+
+    @property
+    def seconds_per_frame(self) -> float:
+        return self.samples_per_frame / SAMPLE_RATE
+
+    def clip(self, index: int) -> int:
+        return index if self.max_frames is None else min(index, self.max_frames)
+
+
+WHISPER_FRAMES = FrameGeometry()
+# "Every frame" for an encoder whose length follows its input: slicing stops at the real length.
+_UNBOUNDED = 1 << 30
+
+
 def _fmt(value: float) -> str:
     return repr(round(float(value), 6))
 
@@ -74,28 +102,29 @@ class Frames:
             return f"{_fmt(self.start_s)}-{_fmt(self.end_s)}s"
         return self.kind
 
-    def bounds(self, audio_frames: int, changed: tuple[int, int] | None = None) -> tuple[int, int]:
+    def bounds(self, audio_frames: int, changed: tuple[int, int] | None = None,
+               geometry: FrameGeometry = WHISPER_FRAMES) -> tuple[int, int]:
         """``[first, last)`` frame indices for an input with ``audio_frames`` frames of audio
-        (and, for ``changed``, the frames where its paired source differs)."""
+        (and, for ``changed``, the frames where its paired source differs), in ``geometry``'s frames."""
         if self.kind == "all":
-            return 0, N_ENCODER_FRAMES
+            return 0, geometry.max_frames if geometry.max_frames is not None else _UNBOUNDED
         if self.kind == "changed":
             if changed is None:
                 raise ValueError("frames 'changed' need a paired source (an activation patch)")
             return changed
         if self.kind == "audio":
-            return 0, max(1, min(audio_frames, N_ENCODER_FRAMES))
-        first = int(math.floor(self.start_s / FRAME_SECONDS))
-        last = int(math.ceil(self.end_s / FRAME_SECONDS))
-        return min(first, N_ENCODER_FRAMES), min(max(last, first + 1), N_ENCODER_FRAMES)
+            return 0, max(1, geometry.clip(audio_frames))
+        first = int(math.floor(self.start_s / geometry.seconds_per_frame))
+        last = int(math.ceil(self.end_s / geometry.seconds_per_frame))
+        return geometry.clip(first), geometry.clip(max(last, first + 1))
 
 
-def audio_frames(n_samples: int) -> int:
+def audio_frames(n_samples: int, geometry: FrameGeometry = WHISPER_FRAMES) -> int:
     """Encoder frames that hold audio for a clip of ``n_samples`` samples."""
-    return int(math.ceil(n_samples / SAMPLES_PER_FRAME))
+    return int(math.ceil(n_samples / geometry.samples_per_frame))
 
 
-def changed_frames(audio: np.ndarray, source: np.ndarray) -> tuple[int, int]:
+def changed_frames(audio: np.ndarray, source: np.ndarray, geometry: FrameGeometry = WHISPER_FRAMES) -> tuple[int, int]:
     """``[first, last)`` encoder frames covering every sample where ``source`` differs from ``audio``.
 
     Samples past the shorter clip count as different (a longer or shorter
@@ -108,7 +137,8 @@ def changed_frames(audio: np.ndarray, source: np.ndarray) -> tuple[int, int]:
         first, last = min(first, n), max(len(audio), len(source))
     if last <= first:
         return 0, 0
-    return min(first // SAMPLES_PER_FRAME, N_ENCODER_FRAMES), min(math.ceil(last / SAMPLES_PER_FRAME), N_ENCODER_FRAMES)
+    step = geometry.samples_per_frame
+    return geometry.clip(first // step), geometry.clip(math.ceil(last / step))
 
 
 @dataclass
@@ -129,6 +159,8 @@ class RunContext:
     changed: list[tuple[int, int]] = field(default_factory=list)
     prompt_length: int = 0
     decoder_offset: int = 0
+    # The model's frame geometry (``Frames`` in seconds -> encoder frame indices).
+    geometry: FrameGeometry = WHISPER_FRAMES
 
 
 class AudioSource(Protocol):

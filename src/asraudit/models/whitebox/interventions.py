@@ -41,7 +41,6 @@ from typing import Sequence
 import torch
 
 from asraudit.models.whitebox.frames import (
-    N_ENCODER_FRAMES,
     AudioSource,
     FixedAudio,
     Frames,
@@ -97,7 +96,7 @@ def _layer(layers, index: int, what: str):
 
 def _row_bounds(frames: Frames, ctx: RunContext, row: int) -> tuple[int, int]:
     changed = ctx.changed[row] if row < len(ctx.changed) else None
-    return frames.bounds(ctx.audio_frames[row], changed)
+    return frames.bounds(ctx.audio_frames[row], changed, ctx.geometry)
 
 
 @dataclass(frozen=True, repr=False)
@@ -181,27 +180,39 @@ class CrossAttentionMask(Intervention):
     def install(self, sites: InterventionSites, ctx: RunContext) -> list:
         attention = sites.require("cross-attention")
         chosen = [_layer(attention, i, "decoder") for i in self.layers] if self.layers else list(attention)
-        n_rows = ctx.n_targets * (2 if ctx.paired else 1)
-        cache: dict[str, torch.Tensor] = {}
+        cache: dict[tuple, torch.Tensor] = {}
 
-        def additive_mask(reference: torch.Tensor) -> torch.Tensor:
-            if "mask" not in cache:
-                mask = torch.zeros(n_rows, 1, 1, N_ENCODER_FRAMES, dtype=reference.dtype, device=reference.device)
+        def additive_mask(reference: torch.Tensor, n_keys: int) -> torch.Tensor:
+            # Built when the batch is known: a scorer sets ctx.n_targets per chunk of candidates,
+            # after the hooks are installed, so the mask is made (and cached) per batch shape.
+            key = (ctx.n_targets, ctx.paired, n_keys, reference.dtype)
+            if key not in cache:
+                n_rows = ctx.n_targets * (2 if ctx.paired else 1)
+                mask = torch.zeros(n_rows, 1, 1, n_keys, dtype=reference.dtype, device=reference.device)
                 # Only the inputs are masked; a paired source stays the untouched reference.
                 for row in range(ctx.n_targets):
                     first, last = _row_bounds(self.frames, ctx, row)
                     mask[row, ..., first:last] = torch.finfo(reference.dtype).min
-                cache["mask"] = mask
-            return cache["mask"]
+                cache[key] = mask
+            return cache[key]
 
         def block(module, args, kwargs):
             hidden = args[0] if args else kwargs["hidden_states"]
-            if kwargs.get("key_value_states") is None:
+            # The audio frames the module attends to: Whisper-style modules take them as key_value_states
+            # (None in self-attention), Canary's and Cohere ASR's cross-attention as encoder_hidden_states.
+            keys = kwargs.get("key_value_states")
+            if keys is None:
+                keys = kwargs.get("encoder_hidden_states")
+            if keys is None:
                 return None
             kwargs = dict(kwargs)
-            mask = additive_mask(hidden)[: hidden.shape[0]]
-            if kwargs.get("attention_mask") is not None:
-                mask = mask + kwargs["attention_mask"]
+            # As many keys as the encoder has frames: 1500 for Whisper, the input's length elsewhere.
+            mask = additive_mask(hidden, keys.shape[1])[: hidden.shape[0]]
+            given = kwargs.get("attention_mask")
+            if given is not None:
+                if given.dtype == torch.bool:  # some families pass a boolean keep-mask
+                    given = torch.where(given, 0.0, torch.finfo(mask.dtype).min).to(mask.dtype)
+                mask = mask + given
             kwargs["attention_mask"] = mask
             return args, kwargs
 

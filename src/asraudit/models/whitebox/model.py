@@ -28,7 +28,7 @@ from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
-from asraudit.models.whitebox.frames import RunContext, audio_frames, changed_frames
+from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, needs_pairing
 from asraudit.models.whitebox.sites import InterventionSites
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
@@ -163,6 +163,16 @@ class WhiteboxWhisper:
         finally:
             for handle in handles:
                 handle.remove()
+
+    @property
+    def hidden_size(self) -> int:
+        """Width of the residual stream a direction lives in."""
+        return int(self.hf.config.d_model)
+
+    @property
+    def frame_geometry(self) -> FrameGeometry:
+        """20-ms frames, always 1500 of them (every input is padded to 30 s)."""
+        return WHISPER_FRAMES
 
     def intervention_sites(self) -> InterventionSites:
         """Whisper's hookable modules: encoder blocks, decoder blocks and their cross-attention."""

@@ -1,0 +1,90 @@
+"""`asraudit models` (the family table) and the bad-input checks a model folder gets before any audio.
+
+A folder is recognised by the ``model_type`` in its config.json; one that
+is not a speech model, or is a speech model no family can run, is refused
+with one line naming the folder and what to do (exit 2), before the corpus
+audio is decoded (the corpus here holds an undecodable file, so an error
+about audio would mean the model was checked too late).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from asraudit.cli import main  # noqa: E402
+from asraudit.errors import InputError  # noqa: E402
+from asraudit.models.families import FAMILIES, families  # noqa: E402
+from asraudit.models.registry import load_model  # noqa: E402
+
+ENCODER_DECODER = {"whisper", "moonshine", "moonshine-streaming", "canary", "cohere-asr", "speech2text"}
+
+
+def test_models_json_lists_every_family_with_what_it_can_do(capsys):
+    assert main(["models", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    rows = {row["family"]: row for row in payload["families"]}
+    assert ENCODER_DECODER <= set(rows)
+    assert [row["family"] for row in payload["families"]] == [f.name for f in families()]
+    for name in ENCODER_DECODER:
+        row = rows[name]
+        assert row["kind"] == "encoder-decoder" and row["score"].startswith("teacher-forced")
+        assert row["example"].startswith('spec = "hf:') and row["model_types"]
+    assert rows["moonshine"]["whitebox_sites"].startswith("encoder layers") and rows["moonshine-streaming"]["whitebox_sites"] == "-"
+    assert {"backends", "embedded"} <= set(payload)  # the catalogue it printed before stays
+
+
+def test_models_prints_the_family_table_first(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Model families")
+    for family in FAMILIES:
+        assert family.name in out and family.example in out
+
+
+def test_every_model_type_belongs_to_one_family_only():
+    seen = [t for f in FAMILIES for t in f.model_types]
+    assert len(seen) == len(set(seen))
+
+
+@pytest.fixture()
+def bad_corpus(tmp_path):
+    (tmp_path / "broken.wav").write_bytes(b"not audio at all")
+    manifest = tmp_path / "corpus.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "broken.wav", "text": "hello"}) + "\n")
+    return manifest
+
+
+def _text_model(folder):
+    config = transformers.BertConfig(vocab_size=32, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                     intermediate_size=32)
+    transformers.BertModel(config).save_pretrained(folder)
+    return folder
+
+
+def _kyutai_config(folder):
+    folder.mkdir()
+    transformers.KyutaiSpeechToTextConfig().save_pretrained(folder)
+    return folder
+
+
+@pytest.mark.parametrize("make, expected", [
+    (_text_model, "model_type 'bert', which asraudit cannot load as a speech model"),
+    (_kyutai_config, "is a kyutai_speech_to_text model, which asraudit cannot run"),
+])
+def test_a_folder_that_no_family_runs_is_one_line_and_exit_2_before_any_audio(make, expected, tmp_path, bad_corpus,
+                                                                               capsys):
+    folder = make(tmp_path / "model")
+    with pytest.raises(InputError, match=expected):
+        load_model(str(folder))
+    capsys.readouterr()  # the fixture's own save_pretrained progress
+    code = main(["transcribe", "--model", str(folder), "--corpus", str(bad_corpus), "--out", str(tmp_path / "out"),
+                 "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and str(folder) in err and expected.split(",")[0] in err
+    assert "broken.wav" not in err
