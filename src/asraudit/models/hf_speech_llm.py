@@ -28,7 +28,7 @@ import contextlib
 import copy
 import importlib
 import importlib.util
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -50,6 +50,10 @@ class SpeechLLMOptions:
     language: str | None = "en"
     prompt: str | None = None  # a template with {audio}; None = the checkpoint's own transcription prompt
     end_token: str | None = None  # the token that closes the assistant turn; None = the family's
+
+    def hashed(self) -> dict:
+        """The settings for ``config_hash`` (the contract ``hf._HFModel.config_hash`` reads): all of them."""
+        return asdict(self)
 
 
 def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:

@@ -89,15 +89,6 @@ class HFTransducer(_HFModel):
         # The longest input the encoder's positions were built for: the window long audio is cut into.
         self.window_samples = int(encoder.max_position_embeddings) * self.samples_per_frame
         self.interventions = tuple(interventions)
-        for intervention in self.interventions:
-            frames = getattr(intervention, "frames", None)
-            if getattr(frames, "kind", None) == "span":
-                # Frames.bounds converts seconds with Whisper's 20-ms frames; Parakeet's are
-                # hop_length * subsampling_factor samples (80 ms), so a span would land 4x off.
-                raise ValueError(
-                    f"{intervention.id}: frame spans in seconds are not supported on {self.base_model_id} "
-                    f"({self.samples_per_frame / SAMPLE_RATE * 1000:.0f}-ms encoder frames); use frames 'all', 'audio' or 'changed'"
-                )
         from asraudit.models.whitebox.interventions import needs_pairing
 
         self.source_audio = needs_pairing(self.interventions)
@@ -116,6 +107,13 @@ class HFTransducer(_HFModel):
         return HFTransducer(self.source, model_id=name, device=self.device, compute_type=self.compute_type,
                             revision=self.revision, interventions=interventions, _base_id=self.base_model_id,
                             _loaded=(self.processor, self.model, self._torch), **asdict(self.options))
+
+    @property
+    def frame_geometry(self):
+        """Parakeet's encoder frames: hop_length x subsampling_factor samples (80 ms), as long as the input."""
+        from asraudit.models.whitebox.frames import FrameGeometry
+
+        return FrameGeometry(self.samples_per_frame, None)
 
     def intervention_sites(self):
         from asraudit.models.whitebox.sites import InterventionSites
@@ -154,6 +152,7 @@ class HFTransducer(_HFModel):
         ctx = RunContext(
             n_targets=len(clips), audio_frames=[int(n) for n in lengths], paired=self.source_audio is not None,
             changed=[self._changed(a, b) for a, b in zip(clips, rows[len(clips):])],
+            geometry=self.frame_geometry,
         )
         handles = []
         try:
