@@ -40,6 +40,7 @@ def plan(quick: bool) -> list[tuple[str, list[str], str | None]]:
         ("wer 1M rows", ["wer_memory.py", "--rows", "100000" if quick else "1000000"], None),
         ("wer scoring", ["wer_speed.py", *p, *(["--clips", "20000"] if quick else [])], no_preds),
         ("refdis mining", ["refdis_speed.py", *p, "--repeat", "1" if quick else "3"], no_preds),
+        ("audit overhead", ["audit_overhead.py", *(["--no-mechanism"] if quick else [])], None),
         ("transcribe", ["transcribe_speed.py", *(["--repeat", "1", "--rounds", "1"] if quick else [])], fw),
     ]
 

@@ -39,7 +39,8 @@ from asraudit.report.rows import (
     bounds,
     finite,
 )
-from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary, write_json
+from asraudit.audit.timing import audit_timing
+from asraudit.report.summary import SCHEMA_VERSION, StageTiming, Summary, plain_summary, write_json
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ class AuditResult:
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    timing: dict[str, StageTiming] = field(default_factory=dict)  # stage -> model time vs overhead (audit.timing)
     out: Path | None = None
     summary_path: Path | None = None
     report_path: Path | None = None
@@ -221,7 +223,8 @@ def build_summary(result: AuditResult) -> Summary:
     if result.transcribe is not None:
         models = {name: _model_row(result, name, info) for name, info in result.transcribe.models.items()}
     s = Summary(SCHEMA_VERSION, result.title, result.subtitle, models, stage_seconds=dict(result.stage_seconds),
-                edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result))
+                edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result),
+                timing=audit_timing(result.timing) if result.timing else None)
     if result.mining is not None:
         m = result.mining
         r = m.refdis
