@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +24,7 @@ DEFAULT_SEED = 0
 # smaller corpora are unchanged.
 _CHUNK = 64
 _MAX_INDICES = 1 << 21
+_REUSE_MAX = 4_000_000  # indices kept for reuse (32 MB): a few thousand units x the default resamples
 _PREFETCH_MIN = 50_000_000  # indices in all; below this a second thread costs more than it saves
 
 
@@ -106,6 +108,9 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
     work) the next chunk is drawn on a second thread while the caller sums
     this one; numpy releases the GIL for both, and only that thread touches
     the generator, so the indices are the very same."""
+    if n_units * n_boot <= _REUSE_MAX and isinstance(seed, int):  # a None seed draws anew each time
+        yield from _drawn_indices(n_units, n_boot, seed)
+        return
     chunks = _index_chunks(n_units, n_boot, seed)
     if n_units * n_boot < _PREFETCH_MIN:
         yield from chunks
@@ -115,6 +120,20 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
         while (idx := ahead.result()) is not None:
             ahead = pool.submit(next, chunks, None)
             yield idx
+
+
+@lru_cache(maxsize=2)
+def _drawn_indices(n_units: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The chunks of ``_index_chunks``, drawn once and kept (read-only) for the next interval of the same shape.
+
+    One probe asks for many intervals over the same units with the same seed
+    (three WER intervals per model, forty models); the draws are identical
+    every time, so drawing them once gives the very same intervals at a
+    fraction of the cost.  Only small draws are kept (``_REUSE_MAX``)."""
+    chunks = tuple(_index_chunks(n_units, n_boot, seed))
+    for c in chunks:
+        c.flags.writeable = False
+    return chunks
 
 
 def _index_chunks(n_units: int, n_boot: int, seed: int):

@@ -93,7 +93,7 @@ def wer_cost(
             audio_hyp = follow_audio(ref, hyp, mine)
             orig_err.append(base)
             orig_n.append(len(ref))
-            corr_err.append(clip_counts(fixed, hyp).errors)
+            corr_err.append(base if fixed == ref else clip_counts(fixed, hyp).errors)  # most clips: no edit
             corr_n.append(len(fixed))
             gain.append(clip_counts(ref, audio_hyp).errors - base if mine else 0)
         out[m] = WerCost(

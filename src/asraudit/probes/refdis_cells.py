@@ -13,7 +13,6 @@ from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from asraudit.text.align import align
 
 
 class HypCells:
@@ -34,14 +33,19 @@ class HypCells:
         gap_len = [0] * (n + 1)
         tok_len = [0] * n
         same = [False] * n
-        for op in align(ref, self.hyp).ops:
-            if op.kind == "insert":
-                gap_len[op.ref_start] += op.hyp_len
-            elif op.kind != "delete":
-                equal = op.kind == "equal"
-                for i in range(op.ref_start, op.ref_end):
-                    tok_len[i] = 1
-                    same[i] = equal
+        # The aligner's opcodes read directly (``text.align.align`` without its per-block objects: this runs
+        # once per model and clip, the miner's hot loop); an unequal replace block is split as align splits it.
+        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(tuple(ref), self.hyp).as_list():
+            if tag == "insert":
+                gap_len[i1] += j2 - j1
+            elif tag == "equal":
+                tok_len[i1:i2] = [1] * (i2 - i1)
+                same[i1:i2] = [True] * (i2 - i1)
+            elif tag == "replace":
+                k = min(i2 - i1, j2 - j1)
+                tok_len[i1:i1 + k] = [1] * k  # substituted tokens: one hypothesis word each, not the same
+                if j2 - j1 > k:
+                    gap_len[i1 + k] += j2 - j1 - k
         bounds = [0] * (2 * n + 2)
         diff = [False] * (2 * n + 1)
         pos = 0

@@ -36,7 +36,10 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+try:  # difflib's own algorithm compiled (cydifflib): the same blocks and opcodes, several times faster
+    from cydifflib import SequenceMatcher
+except ImportError:  # pragma: no cover - the pure-Python original gives the same output, slower
+    from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 

@@ -1,0 +1,77 @@
+"""The fast paths of the miners give what the plain code they replace gives, on seeded random inputs.
+
+Each optimisation here is an exact one (no tolerance): the compiled difflib
+returns difflib's own opcodes, reused bootstrap draws are the draws a fresh
+generator makes, and the miner's cells read from raw opcodes are the cells
+built from ``text.align`` operations.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+
+import pytest
+
+from asraudit.metrics import stats
+from asraudit.probes.refdis_cells import HypCells
+from asraudit.text.align import align
+
+
+def _seqs(rng: random.Random, n: int = 3000):
+    for _ in range(n):
+        a = [rng.choice("abcdefg") for _ in range(rng.randint(0, 25))]
+        b = [rng.choice("abcdefg") for _ in range(rng.randint(0, 25))]
+        if rng.random() < 0.3:  # near-copies, as most hypotheses are of their reference
+            b = [w for w in a if rng.random() > 0.1] + b[: rng.randint(0, 2)]
+        yield a, b
+
+
+def test_the_compiled_sequence_matcher_gives_difflibs_own_opcodes_and_blocks():
+    cydifflib = pytest.importorskip("cydifflib")
+    for a, b in _seqs(random.Random(0)):
+        ours = cydifflib.SequenceMatcher(None, a, b, autojunk=False)
+        theirs = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        assert [tuple(o) for o in ours.get_opcodes()] == theirs.get_opcodes()
+        assert [tuple(m) for m in ours.get_matching_blocks()] == [tuple(m) for m in theirs.get_matching_blocks()]
+
+
+def _cells_from_alignment(ref, hyp) -> tuple[list[int], list[bool]]:
+    """The cells as the miner built them from ``text.align`` operations before reading raw opcodes."""
+    n = len(ref)
+    gap, tok, same = [0] * (n + 1), [0] * n, [False] * n
+    for op in align(ref, hyp).ops:
+        if op.kind == "insert":
+            gap[op.ref_start] += op.hyp_len
+        elif op.kind != "delete":
+            for i in range(op.ref_start, op.ref_end):
+                tok[i], same[i] = 1, op.kind == "equal"
+    bounds, diff, pos = [], [], 0
+    for i in range(n):
+        bounds.append(pos)
+        pos += gap[i]
+        diff.append(gap[i] > 0)
+        bounds.append(pos)
+        pos += tok[i]
+        diff.append(not same[i])
+    bounds += [pos, pos + gap[n]]
+    diff.append(gap[n] > 0)
+    return bounds, diff
+
+
+def test_cells_read_from_raw_opcodes_are_the_cells_of_the_alignment():
+    for a, b in _seqs(random.Random(1)):
+        cells = HypCells(a, b)
+        assert (cells.bounds, cells.diff) == _cells_from_alignment(a, b)
+
+
+def test_reused_bootstrap_draws_give_the_intervals_fresh_draws_give():
+    rng = random.Random(2)
+    errors = [rng.randint(0, 5) for _ in range(300)]
+    words = [rng.randint(1, 30) for _ in range(300)]
+    first = stats.bootstrap_ratio(errors, words, n_boot=500, seed=7)
+    again = stats.bootstrap_ratio(errors, words, n_boot=500, seed=7)  # the kept draws
+    stats._drawn_indices.cache_clear()
+    fresh = stats.bootstrap_ratio(errors, words, n_boot=500, seed=7)
+    assert first == again == fresh
+    assert stats.bootstrap_ratio(errors, words, n_boot=500, seed=8) != first  # another seed, other draws
