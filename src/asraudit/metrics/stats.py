@@ -185,13 +185,19 @@ def bootstrap_ratio(
         return Interval(estimate, float("nan"), float("nan"), confidence)
     ratios = []
     packed = _packed_counts(num, den)
+    # Gathers go into one reused buffer: a fresh megabyte-sized array per chunk is mapped and unmapped by the
+    # allocator each time (page faults cost more than the gather once the index draws are kept for reuse).
+    # mode="clip" because numpy buffers ``out`` again under the default "raise"; every index is in range.
+    buffer = None
     for idx in _resample_index_chunks(len(num), n_boot, seed):
+        if buffer is None or buffer.shape != idx.shape:
+            buffer = np.empty(idx.shape, np.int64 if packed is not None else np.float64)
         if packed is not None:  # one gather instead of two; the sums are the same integers
-            both = np.take(packed, idx).sum(axis=1)  # take releases the GIL (the next draw overlaps)
+            both = np.take(packed, idx, out=buffer, mode="clip").sum(axis=1)  # take releases the GIL (the next draw overlaps)
             n, d = (both >> 32).astype(np.float64), (both & 0xFFFFFFFF).astype(np.float64)
         else:
-            d = den[idx].sum(axis=1)
-            n = num[idx].sum(axis=1)
+            d = np.take(den, idx, out=buffer, mode="clip").sum(axis=1)
+            n = np.take(num, idx, out=buffer, mode="clip").sum(axis=1)
         ok = d > 0
         ratios.append(n[ok] / d[ok])
     values = np.concatenate(ratios)
@@ -224,11 +230,14 @@ def paired_bootstrap(
         return float("nan")
     wins = 0.0
     total = 0
+    buffer = None
     for idx in _resample_index_chunks(len(a), n_boot, seed):
-        d = den[idx].sum(axis=1)
+        if buffer is None or buffer.shape != idx.shape:
+            buffer = np.empty(idx.shape, np.float64)  # reused, as in bootstrap_ratio
+        d = np.take(den, idx, out=buffer, mode="clip").sum(axis=1)
         ok = d > 0
-        ra = a[idx].sum(axis=1)[ok] / d[ok]
-        rb = b[idx].sum(axis=1)[ok] / d[ok]
+        ra = np.take(a, idx, out=buffer, mode="clip").sum(axis=1)[ok] / d[ok]
+        rb = np.take(b, idx, out=buffer, mode="clip").sum(axis=1)[ok] / d[ok]
         wins += float(np.sum(ra < rb)) + 0.5 * float(np.sum(ra == rb))
         total += int(ok.sum())
     return wins / total if total else float("nan")
