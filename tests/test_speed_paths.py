@@ -9,6 +9,7 @@ built from ``text.align`` operations.
 from __future__ import annotations
 
 import difflib
+import json
 import random
 
 import pytest
@@ -75,3 +76,18 @@ def test_reused_bootstrap_draws_give_the_intervals_fresh_draws_give():
     fresh = stats.bootstrap_ratio(errors, words, n_boot=500, seed=7)
     assert first == again == fresh
     assert stats.bootstrap_ratio(errors, words, n_boot=500, seed=8) != first  # another seed, other draws
+
+
+def test_the_refdis_json_with_one_line_per_edit_is_the_same_json():
+    from asraudit.commands.refdis import _dumps
+
+    nan = float("nan")
+    for payload in ({"n": 1, "params": {"majority": 0.75}, "edits": [{"kind": "delete", "verdict": {"m": None}},
+                                                                      {"text": "é \u2028 \"q\"", "cer": nan}]},
+                    {"edits": [{"kind": "insert"}]}, {"n": 0, "edits": []}, {"n": 0}):
+        text = _dumps(payload)
+        assert json.dumps(json.loads(text), sort_keys=True) == json.dumps(payload, sort_keys=True)
+        if payload.get("edits"):
+            head = json.dumps({k: v for k, v in payload.items() if k != "edits"}, indent=2)
+            # one line per edit ("\n" only: U+2028 stays raw inside a JSON string)
+            assert len(text.split("\n")) == len(head.split("\n")) + 2 + len(payload["edits"])
