@@ -37,6 +37,14 @@ def test_the_compiled_sequence_matcher_gives_difflibs_own_opcodes_and_blocks():
         assert [tuple(m) for m in ours.get_matching_blocks()] == [tuple(m) for m in theirs.get_matching_blocks()]
 
 
+def test_a_hypothesis_equal_to_its_reference_gets_difflibs_opcodes_without_difflib():
+    from asraudit.probes.refdis_compat import _DiffView
+
+    for a, _ in _seqs(random.Random(3), 300):
+        assert [tuple(o) for o in _DiffView(a, " ".join(a)).opcodes] == \
+            difflib.SequenceMatcher(None, a, list(a), autojunk=False).get_opcodes()
+
+
 def _cells_from_alignment(ref, hyp) -> tuple[list[int], list[bool]]:
     """The cells as the miner built them from ``text.align`` operations before reading raw opcodes."""
     n = len(ref)

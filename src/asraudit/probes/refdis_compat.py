@@ -169,7 +169,10 @@ class _DiffView:
 
     def __init__(self, ref_tokens: Sequence[str], hyp_text: str):
         self.hyp = hyp_text.split() if hyp_text else []
-        self.opcodes = SequenceMatcher(None, ref_tokens, self.hyp, autojunk=False).get_opcodes()
+        if self.hyp == ref_tokens:  # what difflib answers for two equal sequences, without asking it
+            self.opcodes = [("equal", 0, len(self.hyp), 0, len(self.hyp))] if self.hyp else []
+        else:
+            self.opcodes = SequenceMatcher(None, ref_tokens, self.hyp, autojunk=False).get_opcodes()
         self.missed: set[int] = set()
         self.matched = 0
         self.inserted: dict[int, list[str]] = {}
