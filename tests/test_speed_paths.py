@@ -98,3 +98,10 @@ def test_the_refdis_json_with_one_line_per_edit_is_the_same_json():
         if payload.get("edits"):
             lines = [line.strip().rstrip(",") for line in text.split("\n")]  # "\n" only: U+2028 stays raw
             assert all(json.dumps(e, ensure_ascii=False) in lines for e in payload["edits"])  # one line per edit
+
+
+def test_word_errors_are_the_error_count_of_the_alignment():
+    from asraudit.metrics.wer import clip_counts, word_errors
+
+    for a, b in _seqs(random.Random(4), 2000):
+        assert word_errors(tuple(a), tuple(b)) == clip_counts(a, b).errors

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
-from asraudit.metrics.wer import clip_counts
+from asraudit.metrics.wer import word_errors
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
 
@@ -86,16 +86,16 @@ def wer_cost(
             if hyp is None or not clip.ref:
                 continue
             ref = clip.ref
-            base = clip_counts(ref, hyp).errors
+            base = word_errors(ref, hyp)
             fixed = corrected.get(clip.clip_id, ref)
             mine = echoed.get((m, clip.clip_id), [])
             n_echoed += len(mine)
             audio_hyp = follow_audio(ref, hyp, mine)
             orig_err.append(base)
             orig_n.append(len(ref))
-            corr_err.append(base if fixed == ref else clip_counts(fixed, hyp).errors)  # most clips: no edit
+            corr_err.append(base if fixed == ref else word_errors(fixed, hyp))  # most clips: no edit
             corr_n.append(len(fixed))
-            gain.append(clip_counts(ref, audio_hyp).errors - base if mine else 0)
+            gain.append(word_errors(ref, audio_hyp) - base if mine else 0)
         out[m] = WerCost(
             m, len(orig_n), sum(orig_n), sum(corr_n), n_echoed,
             bootstrap_ratio(orig_err, orig_n, n_boot=n_boot, seed=seed),
