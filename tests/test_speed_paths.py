@@ -71,7 +71,8 @@ def _cells_from_alignment(ref, hyp) -> tuple[list[int], list[bool]]:
 def test_cells_read_from_raw_opcodes_are_the_cells_of_the_alignment():
     for a, b in _seqs(random.Random(1)):
         cells = HypCells(a, b)
-        assert (cells.bounds, cells.diff) == _cells_from_alignment(a, b)
+        bounds, diff = _cells_from_alignment(a, b)
+        assert (cells.bounds, cells.diff, cells.hits) == (bounds, diff, len(a) - sum(diff[1::2]))
 
 
 def test_reused_bootstrap_draws_give_the_intervals_fresh_draws_give():
