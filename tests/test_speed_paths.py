@@ -106,3 +106,19 @@ def test_word_errors_are_the_error_count_of_the_alignment():
 
     for a, b in _seqs(random.Random(4), 2000):
         assert word_errors(tuple(a), tuple(b)) == clip_counts(a, b).errors
+
+
+def test_ratios_bootstrapped_together_are_the_ratios_bootstrapped_one_at_a_time():
+    rng = random.Random(5)
+    pairs = []
+    for n in (300, 300, 120, 0, 300):
+        errors = [rng.randint(0, 5) for _ in range(n)]
+        words = [rng.randint(0, 30) for _ in range(n)]
+        pairs.append((errors, words))
+    pairs.append(([0.5] * 120, [2.0] * 120))   # fractions: not packed
+    pairs.append(([1] * 50, [0] * 50))          # no words at all: no interval
+    together = stats.bootstrap_ratios(pairs, n_boot=300, seed=3)
+    stats._drawn_indices.cache_clear()
+    alone = [stats.bootstrap_ratio(n, d, n_boot=300, seed=3) for n, d in pairs]
+    assert [repr(iv) for iv in together] == [repr(iv) for iv in alone]  # repr: NaN equals NaN there
+    assert together[0].low == together[0].low and together[-1].low != together[-1].low  # measured; NaN

@@ -162,6 +162,47 @@ def _packed_counts(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
     return (num.astype(np.int64) << 32) | den.astype(np.int64)
 
 
+class _RatioResamples:
+    """One ratio's bootstrap fed a chunk of resample indices at a time, so ratios over the same units can share
+    each draw (``bootstrap_ratios``) and get exactly what ``bootstrap_ratio`` gives each alone."""
+
+    def __init__(self, numerators, denominators, n_boot: int):
+        self.num = np.asarray(numerators, dtype=np.float64)
+        self.den = np.asarray(denominators, dtype=np.float64)
+        if self.num.shape != self.den.shape or self.num.ndim != 1:
+            raise ValueError("numerators and denominators must be 1-D and the same length")
+        total = self.den.sum()
+        self.estimate = float(self.num.sum() / total) if total > 0 else float("nan")
+        self.drawn = len(self.num) > 0 and total != 0 and n_boot > 0
+        self.packed = _packed_counts(self.num, self.den) if self.drawn else None
+        self.ratios: list[np.ndarray] = []
+
+    def add(self, idx: np.ndarray, buffers: dict) -> None:
+        """Sum one chunk of resamples.  Gathers go into a buffer the caller reuses: a fresh megabyte-sized
+        array per chunk is mapped and unmapped by the allocator each time, and the page faults cost more than
+        the gather; mode="clip" because numpy buffers ``out`` again under "raise" (every index is in range)."""
+        dtype = np.int64 if self.packed is not None else np.float64
+        buffer = buffers.get(dtype)
+        if buffer is None or buffer.shape != idx.shape:
+            buffer = buffers[dtype] = np.empty(idx.shape, dtype)
+        if self.packed is not None:  # one gather instead of two; the sums are the same integers
+            both = np.take(self.packed, idx, out=buffer, mode="clip").sum(axis=1)  # releases the GIL
+            n, d = (both >> 32).astype(np.float64), (both & 0xFFFFFFFF).astype(np.float64)
+        else:
+            d = np.take(self.den, idx, out=buffer, mode="clip").sum(axis=1)
+            n = np.take(self.num, idx, out=buffer, mode="clip").sum(axis=1)
+        ok = d > 0
+        self.ratios.append(n[ok] / d[ok])
+
+    def interval(self, confidence: float) -> Interval:
+        values = np.concatenate(self.ratios) if self.ratios else np.empty(0)
+        if values.size == 0:
+            return Interval(self.estimate, float("nan"), float("nan"), confidence)
+        alpha = (1 - confidence) / 2
+        low, high = np.quantile(values, [alpha, 1 - alpha])
+        return Interval(self.estimate, float(low), float(high), confidence)
+
+
 def bootstrap_ratio(
     numerators,
     denominators,
@@ -175,37 +216,25 @@ def bootstrap_ratio(
     whose denominator is zero are dropped, so the interval is over the
     resamples where the ratio is defined.
     """
-    num = np.asarray(numerators, dtype=np.float64)
-    den = np.asarray(denominators, dtype=np.float64)
-    if num.shape != den.shape or num.ndim != 1:
-        raise ValueError("numerators and denominators must be 1-D and the same length")
-    total = den.sum()
-    estimate = float(num.sum() / total) if total > 0 else float("nan")
-    if len(num) == 0 or total == 0 or n_boot <= 0:
-        return Interval(estimate, float("nan"), float("nan"), confidence)
-    ratios = []
-    packed = _packed_counts(num, den)
-    # Gathers go into one reused buffer: a fresh megabyte-sized array per chunk is mapped and unmapped by the
-    # allocator each time (page faults cost more than the gather once the index draws are kept for reuse).
-    # mode="clip" because numpy buffers ``out`` again under the default "raise"; every index is in range.
-    buffer = None
-    for idx in _resample_index_chunks(len(num), n_boot, seed):
-        if buffer is None or buffer.shape != idx.shape:
-            buffer = np.empty(idx.shape, np.int64 if packed is not None else np.float64)
-        if packed is not None:  # one gather instead of two; the sums are the same integers
-            both = np.take(packed, idx, out=buffer, mode="clip").sum(axis=1)  # take releases the GIL (the next draw overlaps)
-            n, d = (both >> 32).astype(np.float64), (both & 0xFFFFFFFF).astype(np.float64)
-        else:
-            d = np.take(den, idx, out=buffer, mode="clip").sum(axis=1)
-            n = np.take(num, idx, out=buffer, mode="clip").sum(axis=1)
-        ok = d > 0
-        ratios.append(n[ok] / d[ok])
-    values = np.concatenate(ratios)
-    if values.size == 0:
-        return Interval(estimate, float("nan"), float("nan"), confidence)
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha])
-    return Interval(estimate, float(low), float(high), confidence)
+    return bootstrap_ratios([(numerators, denominators)], n_boot, seed, confidence)[0]
+
+
+def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+                     confidence: float = 0.95) -> list[Interval]:
+    """``bootstrap_ratio`` of each (numerators, denominators) pair, the very same intervals, with the
+    resamples drawn once for all pairs of the same length (a probe's many models over one corpus: drawing
+    the indices is most of the work, and the same seed draws the same indices for each anyway)."""
+    states = [_RatioResamples(num, den, n_boot) for num, den in pairs]
+    by_length: dict[int, list[_RatioResamples]] = {}
+    for state in states:
+        if state.drawn:
+            by_length.setdefault(len(state.num), []).append(state)
+    for n_units, group in by_length.items():
+        buffers: dict = {}
+        for idx in _resample_index_chunks(n_units, n_boot, seed):
+            for state in group:
+                state.add(idx, buffers)
+    return [state.interval(confidence) for state in states]
 
 
 def paired_bootstrap(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratios
 from asraudit.metrics.wer import word_errors
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
@@ -77,7 +77,7 @@ def wer_cost(
         for m, v in e.verdicts.items():
             if v == "ref":
                 echoed.setdefault((m, e.clip_id), []).append(e)
-    out = {}
+    sums = {}
     for m in models:
         orig_err, orig_n, corr_err, corr_n, gain = [], [], [], [], []
         n_echoed = 0
@@ -96,10 +96,10 @@ def wer_cost(
             corr_err.append(base if fixed == ref else word_errors(fixed, hyp))  # most clips: no edit
             corr_n.append(len(fixed))
             gain.append(word_errors(ref, audio_hyp) - base if mine else 0)
-        out[m] = WerCost(
-            m, len(orig_n), sum(orig_n), sum(corr_n), n_echoed,
-            bootstrap_ratio(orig_err, orig_n, n_boot=n_boot, seed=seed),
-            bootstrap_ratio(corr_err, corr_n, n_boot=n_boot, seed=seed),
-            bootstrap_ratio(gain, orig_n, n_boot=n_boot, seed=seed),
-        )
-    return out
+        sums[m] = (len(orig_n), sum(orig_n), sum(corr_n), n_echoed, [(orig_err, orig_n), (corr_err, corr_n),
+                                                                     (gain, orig_n)])
+    # every model's three intervals in one pass over the resamples (the same intervals as one at a time)
+    intervals = iter(bootstrap_ratios([pair for *_, pairs in sums.values() for pair in pairs], n_boot=n_boot,
+                                      seed=seed))
+    return {m: WerCost(m, n_clips, n_words, n_corrected, n_echoed, next(intervals), next(intervals), next(intervals))
+            for m, (n_clips, n_words, n_corrected, n_echoed, _) in sums.items()}
