@@ -26,14 +26,15 @@ demo: venv
 	$(VENV)/bin/asraudit demo --out demo-out
 
 # Every benchmark (normalizer, wer on 1,000,000 rows, wer scoring, refdis mining,
-# transcription on CPU), then each ratio with the peer's and asraudit's figures.
-# The bench extra adds faster-whisper, the transcription peer.
+# the audit's own overhead, transcription on CPU), then each ratio with the peer's
+# and asraudit's figures. The bench extra adds faster-whisper, the transcription
+# peer; the mining peer is not on PyPI: make bench BENCH_ARGS='--reference-cli CMD'.
 $(VENV)/.installed-bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[$(EXTRAS),bench]"
 	touch $@
 
 bench: $(VENV)/.installed-bench
-	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/run_all.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

@@ -6,7 +6,7 @@ collects them into a summary.  A benchmark whose data or peer is missing
 here (the shared VoxPopuli predictions, faster-whisper from the ``bench``
 extra) is reported as skipped, with the reason, not as a failure.
 
-    .venv/bin/python benchmarks/run_all.py [--quick]
+    .venv/bin/python benchmarks/run_all.py [--quick] [--reference-cli CMD]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def shared_predictions() -> Path | None:
     return None
 
 
-def plan(quick: bool) -> list[tuple[str, list[str], str | None]]:
+def plan(quick: bool, reference_cli: str | None = None) -> list[tuple[str, list[str], str | None]]:
     """(name, arguments, reason to skip or None)."""
     preds = shared_predictions()
     no_preds = None if preds else "the shared VoxPopuli-150 predictions are not here"
@@ -41,7 +41,10 @@ def plan(quick: bool) -> list[tuple[str, list[str], str | None]]:
         ("normalizer", ["normalizer_speed.py", *p, "--repeat", "1" if quick else "3"], None),
         ("wer 1M rows", ["wer_memory.py", "--rows", "100000" if quick else "1000000"], None),
         ("wer scoring", ["wer_speed.py", *p, *(["--clips", "20000"] if quick else [])], no_preds),
-        ("refdis mining", ["refdis_speed.py", *p, "--repeat", "1" if quick else "3"], no_preds),
+        ("refdis mining", ["refdis_speed.py", *p, "--repeat", "1" if quick else "3",
+                           *(["--sizes", "150,1800"] if quick else []),
+                           *(["--reference-cli", reference_cli] if reference_cli else [])], no_preds),
+        ("audit overhead", ["audit_overhead.py", *(["--no-mechanism"] if quick else [])], None),
         ("transcribe", ["transcribe_speed.py", *(["--repeat", "1", "--rounds", "1"] if quick else [])], fw),
         ("scoring", ["score_speed.py", *(["--clips", "1", "--candidates", "8", "--rounds", "1"] if quick else [])], hf),
     ]
@@ -50,10 +53,12 @@ def plan(quick: bool) -> list[tuple[str, list[str], str | None]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller corpora and one round (a smoke run)")
+    ap.add_argument("--reference-cli", metavar="CMD",
+                    help="the reference implementation's command, for the mining benchmark's peer (not on PyPI)")
     args = ap.parse_args()
     ratios: list[str] = []
     failed = []
-    for name, argv, skip in plan(args.quick):
+    for name, argv, skip in plan(args.quick, args.reference_cli):
         print(f"\n=== {name}: {' '.join(argv)}", flush=True)
         if skip:
             print(f"skipped: {skip}")

@@ -254,6 +254,18 @@ def test_the_summary_satisfies_the_published_schema_and_names_its_version(replay
         jsonschema.validate(summary, schema)
 
 
+def test_the_summary_splits_each_stages_time_into_model_calls_and_overhead(replayed):
+    out, _ = replayed
+    timing = json.loads((out / "summary.json").read_text(encoding="utf-8"))["timing"]
+    assert list(timing["stages"]) == ["prepare", "transcribe", "mine and score", "conventions", "outputs"]
+    for t in [*timing["stages"].values(), timing["total"]]:
+        assert t["overhead_s"] == pytest.approx(t["wall_s"] - t["model_s"], abs=2e-3)  # each rounded to 1 ms
+        assert 0 <= t["model_s"] <= t["wall_s"] and 0 <= t["model_cpu_s"] <= t["cpu_s"]
+    assert timing["total"]["wall_s"] == pytest.approx(sum(t["wall_s"] for t in timing["stages"].values()), abs=1e-2)
+    # only the transcribe stage (and loading, in prepare) calls models; mining reads the store
+    assert timing["stages"]["mine and score"]["model_s"] == 0
+
+
 def test_every_interval_of_the_summary_is_one_object_under_its_fields_name(replayed):
     out, _ = replayed
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))

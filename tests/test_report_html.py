@@ -486,6 +486,18 @@ def test_a_summary_json_of_the_old_layout_is_refused_with_its_version():
         from_json(old, "summary.json")
 
 
+def test_a_summary_json_of_the_earlier_minor_layout_is_still_read_and_a_timing_of_the_new_one_is_checked():
+    earlier = realistic_summary()
+    earlier["schema_version"] = "2.0"  # 2.1 only added the optional timing
+    assert from_json(earlier, "summary.json").models.keys() == earlier["models"].keys()
+    t = {"wall_s": 2.0, "model_s": 1.5, "overhead_s": 0.5, "overhead_share": 0.25, "cpu_s": 2.0, "model_cpu_s": 1.5}
+    current = {**realistic_summary(), "timing": {"stages": {"transcribe": t}, "total": t}}
+    assert from_json(current, "summary.json").timing.stages["transcribe"].overhead_share == 0.25
+    current["timing"]["total"] = {**t, "overhead": 0.5}  # a key the layout does not have
+    with pytest.raises(InputError, match="timing/total"):
+        from_json(current, "summary.json")
+
+
 def test_reading_a_summary_json_back_gives_the_rows_it_was_written_from():
     summary = realistic_summary()
     assert json.loads(json.dumps(plain_summary(from_json(summary)))) == summary

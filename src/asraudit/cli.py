@@ -39,20 +39,26 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or, when ``argv`` starts with a command's name, with that one only:
+    importing every command's libraries (pyarrow, jsonschema, the model backends) would cost a run of
+    ``asraudit refdis`` on a few thousand rows a second of start-up; the listing and errors of
+    ``asraudit --help`` or an unknown command still see them all."""
     parser = argparse.ArgumentParser(
         prog="asraudit",
         description="Audit ASR models for benchmark optimization.",
     )
     parser.add_argument("--version", action="version", version=f"asraudit {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    names = (argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES
+    for name in names:
         importlib.import_module(f"asraudit.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

@@ -33,6 +33,7 @@ from typing import Iterable, Protocol, Sequence
 import numpy as np
 
 from asraudit.errors import InputError
+from asraudit.model_clock import model_call
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +134,8 @@ def align_clips(aligner: Aligner, items: Iterable[tuple[str, object, str]], cach
         if found is None:
             audio = clip.decode() if hasattr(clip, "decode") else np.asarray(clip, dtype=np.float32)
             try:
-                found = aligner.align(audio, text)
+                with model_call():
+                    found = aligner.align(audio, text)
             except ValueError as exc:
                 failures.append(AlignmentFailure(clip_id, str(exc)))
                 continue

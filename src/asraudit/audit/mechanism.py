@@ -27,6 +27,7 @@ from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
+from asraudit.model_clock import model_call
 from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
@@ -186,7 +187,8 @@ def learned_direction(ctx: AuditContext, plan: SteerPlan, model, contrast=None):
             ctx.log(f"mechanism {spec.name}: cached direction unreadable ({exc}); learning it again")
     started = time.perf_counter()
     try:
-        direction = _learn(spec, plan, model, contrast)
+        with model_call():  # forward passes of the white-box models: model time, not the audit's
+            direction = _learn(spec, plan, model, contrast)
     except ValueError as exc:
         raise SpecError(f"{spec.entry}: cannot learn the direction: {exc}", ctx.spec.source) from None
     direction.save(path)

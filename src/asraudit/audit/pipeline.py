@@ -24,6 +24,7 @@ from asraudit.audit.published import compare_published
 from asraudit.audit.prepare import prepare
 from asraudit.audit.results import AuditResult
 from asraudit.audit.spec import AuditSpec, as_audit_spec
+from asraudit.audit.timing import StageClock
 from asraudit.audit.results import write_summary
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.errors import InputError
@@ -65,6 +66,7 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
     output folder.  Everything is checked before any model runs.  ``extra``
     runs last and fills ``calibration`` (calibrate's truth)."""
     started = time.perf_counter()
+    clock = StageClock()
     spec = as_audit_spec(spec, out=out)
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)
@@ -83,10 +85,12 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
                                        f"{display_model_spec(str(ready.corpus.source), spec.spec_folder, Path.cwd())}; "
                                        f"{len(ready.identities)} models; panel {', '.join(ready.panel)}"),
                              out=spec.out)
+        result.timing["prepare"] = clock.stop()
         ctx.log(f"audit {spec.name}: {len(ready.corpus)} clips, models {', '.join(ready.identities)}; "
                 f"stages: {', '.join(name for name, _, _ in stages if name != 'extra')}")
         for name, attr, stage in stages:
             t0 = time.perf_counter()
+            clock = StageClock()
             try:
                 setattr(result, attr, stage(ctx, result))
             except InputError as exc:
@@ -94,12 +98,16 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
                 raise InputError(f"audit stage {name!r} stopped (results so far are in "
                                  f"{display_path(spec.out, Path.cwd())}): {exc}") from None
             result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
+            result.timing[name] = clock.stop()
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")
             write_summary(result, spec.out)
         return _finish(ctx, result, started)
 
 
 def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResult:
+    """Flags, edits, provenance, summary.json, tables and report; then summary.json once more with the
+    ``outputs`` stage's own timing (the report renders no timing, so it stays the summary's page)."""
+    clock = StageClock()
     result.flags = outputs.flag_models(ctx, result)
     result.edits = outputs.report_edits(ctx, result)
     if ctx.spec.published is not None:
@@ -112,4 +120,6 @@ def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResu
     result.summary_path = write_summary(result, ctx.out)
     result.tables = outputs.write_tables(ctx.out, result)
     result.report_path = outputs.write_report(ctx.out, result, ctx)
+    result.timing["outputs"] = clock.stop()
+    write_summary(result, ctx.out)
     return result

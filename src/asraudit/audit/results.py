@@ -42,8 +42,9 @@ from asraudit.report.rows import (
     bounds,
     finite,
 )
+from asraudit.audit.timing import audit_timing
 from asraudit.report.published_rows import PublishedComparison
-from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary, write_json
+from asraudit.report.summary import SCHEMA_VERSION, StageTiming, Summary, plain_summary, write_json
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,7 @@ class AuditResult:
     provenance: Provenance | None = None
     published: list[PublishedComparison] | None = None  # the paper's sets that match the audit ([published])
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    timing: dict[str, StageTiming] = field(default_factory=dict)  # stage -> model time vs overhead (audit.timing)
     out: Path | None = None
     summary_path: Path | None = None
     report_path: Path | None = None
@@ -249,7 +251,7 @@ def build_summary(result: AuditResult) -> Summary:
         models = {name: _model_row(result, name, info) for name, info in result.transcribe.models.items()}
     s = Summary(SCHEMA_VERSION, result.title, result.subtitle, models, stage_seconds=dict(result.stage_seconds),
                 edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result),
-                published=result.published)
+                published=result.published, timing=audit_timing(result.timing) if result.timing else None)
     if result.mining is not None:
         m = result.mining
         r = m.refdis

@@ -123,7 +123,8 @@ class PredictionSet:
                 refs.setdefault(cid, {})[m] = p.reference
         out = []
         for cid, by_model in refs.items():
-            if len({" ".join(r.split()) for r in by_model.values()}) > 1:
+            texts = set(by_model.values())
+            if len(texts) > 1 and len({" ".join(r.split()) for r in texts}) > 1:  # equal strings: no split
                 out.append(ReferenceConflict(cid, by_model))
         return out
 
@@ -177,8 +178,27 @@ def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
     path = Path(path)
     if not path.is_file():
         raise InputError("no such prediction file", path)
+    columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
     for lineno, rec in read_rows(path, "prediction file"):
+        keys = tuple(rec)
+        fields = columns.get(keys, False)
+        if fields is False:
+            fields = columns[keys] = _plain_fields(rec)
+        if fields is not None:  # the common row, checked without the general path's per-field calls
+            clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
+            if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
+                yield PredictionRow(clip_id, reference, hypothesis, None, lineno)
+                continue
         yield prediction_row(rec, path, lineno)
+
+
+def _plain_fields(rec: dict) -> tuple | None:
+    """The id, reference and hypothesis columns of rows with these keys, when all three are present and
+    no duration is (a duration takes the general path, which checks it); else None."""
+    fields = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
+    if None in fields or pick_field(rec, DURATION_FIELDS) is not None:
+        return None
+    return fields
 
 
 def prediction_row(rec: dict, path: Path, lineno: int) -> PredictionRow:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -24,6 +25,7 @@ DEFAULT_SEED = 0
 # smaller corpora are unchanged.
 _CHUNK = 64
 _MAX_INDICES = 1 << 21
+_REUSE_MAX = 4_000_000  # indices kept for reuse (32 MB): a few thousand units x the default resamples
 _PREFETCH_MIN = 50_000_000  # indices in all; below this a second thread costs more than it saves
 
 
@@ -95,6 +97,9 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
     work) the next chunk is drawn on a second thread while the caller sums
     this one; numpy releases the GIL for both, and only that thread touches
     the generator, so the indices are the very same."""
+    if n_units * n_boot <= _REUSE_MAX and isinstance(seed, int):  # a None seed draws anew each time
+        yield from _drawn_indices(n_units, n_boot, seed)
+        return
     chunks = _index_chunks(n_units, n_boot, seed)
     if n_units * n_boot < _PREFETCH_MIN:
         yield from chunks
@@ -104,6 +109,20 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
         while (idx := ahead.result()) is not None:
             ahead = pool.submit(next, chunks, None)
             yield idx
+
+
+@lru_cache(maxsize=2)
+def _drawn_indices(n_units: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The chunks of ``_index_chunks``, drawn once and kept (read-only) for the next interval of the same shape.
+
+    One probe asks for many intervals over the same units with the same seed
+    (three WER intervals per model, forty models); the draws are identical
+    every time, so drawing them once gives the very same intervals at a
+    fraction of the cost.  Only small draws are kept (``_REUSE_MAX``)."""
+    chunks = tuple(_index_chunks(n_units, n_boot, seed))
+    for c in chunks:
+        c.flags.writeable = False
+    return chunks
 
 
 def _index_chunks(n_units: int, n_boot: int, seed: int):
@@ -132,6 +151,47 @@ def _packed_counts(num: np.ndarray, den: np.ndarray) -> np.ndarray | None:
     return (num.astype(np.int64) << 32) | den.astype(np.int64)
 
 
+class _RatioResamples:
+    """One ratio's bootstrap fed a chunk of resample indices at a time, so ratios over the same units can share
+    each draw (``bootstrap_ratios``) and get exactly what ``bootstrap_ratio`` gives each alone."""
+
+    def __init__(self, numerators, denominators, n_boot: int):
+        self.num = np.asarray(numerators, dtype=np.float64)
+        self.den = np.asarray(denominators, dtype=np.float64)
+        if self.num.shape != self.den.shape or self.num.ndim != 1:
+            raise ValueError("numerators and denominators must be 1-D and the same length")
+        total = self.den.sum()
+        self.estimate = float(self.num.sum() / total) if total > 0 else float("nan")
+        self.drawn = len(self.num) > 0 and total != 0 and n_boot > 0
+        self.packed = _packed_counts(self.num, self.den) if self.drawn else None
+        self.ratios: list[np.ndarray] = []
+
+    def add(self, idx: np.ndarray, buffers: dict) -> None:
+        """Sum one chunk of resamples.  Gathers go into a buffer the caller reuses: a fresh megabyte-sized
+        array per chunk is mapped and unmapped by the allocator each time, and the page faults cost more than
+        the gather; mode="clip" because numpy buffers ``out`` again under "raise" (every index is in range)."""
+        dtype = np.int64 if self.packed is not None else np.float64
+        buffer = buffers.get(dtype)
+        if buffer is None or buffer.shape != idx.shape:
+            buffer = buffers[dtype] = np.empty(idx.shape, dtype)
+        if self.packed is not None:  # one gather instead of two; the sums are the same integers
+            both = np.take(self.packed, idx, out=buffer, mode="clip").sum(axis=1)  # releases the GIL
+            n, d = (both >> 32).astype(np.float64), (both & 0xFFFFFFFF).astype(np.float64)
+        else:
+            d = np.take(self.den, idx, out=buffer, mode="clip").sum(axis=1)
+            n = np.take(self.num, idx, out=buffer, mode="clip").sum(axis=1)
+        ok = d > 0
+        self.ratios.append(n[ok] / d[ok])
+
+    def interval(self, confidence: float) -> Interval:
+        values = np.concatenate(self.ratios) if self.ratios else np.empty(0)
+        if values.size == 0:
+            return Interval(self.estimate, float("nan"), float("nan"), confidence)
+        alpha = (1 - confidence) / 2
+        low, high = np.quantile(values, [alpha, 1 - alpha])
+        return Interval(self.estimate, float(low), float(high), confidence)
+
+
 def bootstrap_ratio(
     numerators,
     denominators,
@@ -145,31 +205,25 @@ def bootstrap_ratio(
     whose denominator is zero are dropped, so the interval is over the
     resamples where the ratio is defined.
     """
-    num = np.asarray(numerators, dtype=np.float64)
-    den = np.asarray(denominators, dtype=np.float64)
-    if num.shape != den.shape or num.ndim != 1:
-        raise ValueError("numerators and denominators must be 1-D and the same length")
-    total = den.sum()
-    estimate = float(num.sum() / total) if total > 0 else float("nan")
-    if len(num) == 0 or total == 0 or n_boot <= 0:
-        return Interval(estimate, float("nan"), float("nan"), confidence)
-    ratios = []
-    packed = _packed_counts(num, den)
-    for idx in _resample_index_chunks(len(num), n_boot, seed):
-        if packed is not None:  # one gather instead of two; the sums are the same integers
-            both = np.take(packed, idx).sum(axis=1)  # take releases the GIL (the next draw overlaps)
-            n, d = (both >> 32).astype(np.float64), (both & 0xFFFFFFFF).astype(np.float64)
-        else:
-            d = den[idx].sum(axis=1)
-            n = num[idx].sum(axis=1)
-        ok = d > 0
-        ratios.append(n[ok] / d[ok])
-    values = np.concatenate(ratios)
-    if values.size == 0:
-        return Interval(estimate, float("nan"), float("nan"), confidence)
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(values, [alpha, 1 - alpha])
-    return Interval(estimate, float(low), float(high), confidence)
+    return bootstrap_ratios([(numerators, denominators)], n_boot, seed, confidence)[0]
+
+
+def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+                     confidence: float = 0.95) -> list[Interval]:
+    """``bootstrap_ratio`` of each (numerators, denominators) pair, the very same intervals, with the
+    resamples drawn once for all pairs of the same length (a probe's many models over one corpus: drawing
+    the indices is most of the work, and the same seed draws the same indices for each anyway)."""
+    states = [_RatioResamples(num, den, n_boot) for num, den in pairs]
+    by_length: dict[int, list[_RatioResamples]] = {}
+    for state in states:
+        if state.drawn:
+            by_length.setdefault(len(state.num), []).append(state)
+    for n_units, group in by_length.items():
+        buffers: dict = {}
+        for idx in _resample_index_chunks(n_units, n_boot, seed):
+            for state in group:
+                state.add(idx, buffers)
+    return [state.interval(confidence) for state in states]
 
 
 def paired_bootstrap(
@@ -194,11 +248,14 @@ def paired_bootstrap(
         return float("nan")
     wins = 0.0
     total = 0
+    buffer = None
     for idx in _resample_index_chunks(len(a), n_boot, seed):
-        d = den[idx].sum(axis=1)
+        if buffer is None or buffer.shape != idx.shape:
+            buffer = np.empty(idx.shape, np.float64)  # reused, as in bootstrap_ratio
+        d = np.take(den, idx, out=buffer, mode="clip").sum(axis=1)
         ok = d > 0
-        ra = a[idx].sum(axis=1)[ok] / d[ok]
-        rb = b[idx].sum(axis=1)[ok] / d[ok]
+        ra = np.take(a, idx, out=buffer, mode="clip").sum(axis=1)[ok] / d[ok]
+        rb = np.take(b, idx, out=buffer, mode="clip").sum(axis=1)[ok] / d[ok]
         wins += float(np.sum(ra < rb)) + 0.5 * float(np.sum(ra == rb))
         total += int(ok.sum())
     return wins / total if total else float("nan")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
 from asraudit.text.align import edit_counts
@@ -43,6 +44,12 @@ class ClipCounts:
     @property
     def wer(self) -> float:
         return self.errors / self.ref_words if self.ref_words else float("nan")
+
+
+def word_errors(ref_tokens: Sequence[str], hyp_tokens: Sequence[str]) -> int:
+    """``clip_counts(...).errors`` without the breakdown: S + D + I of a minimum-edit alignment is the edit
+    distance itself, which rapidfuzz computes without building the operations."""
+    return Levenshtein.distance(ref_tokens, hyp_tokens)
 
 
 def clip_counts(ref_tokens: Sequence[str], hyp_tokens: Sequence[str]) -> ClipCounts:

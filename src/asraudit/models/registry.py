@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from asraudit.errors import InputError
+from asraudit.model_clock import model_call
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
 from asraudit.models.ct2_whisper import CT2Whisper
@@ -257,9 +258,13 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
 
     ``compute_type`` is the CTranslate2 precision (``float32`` by default, so
     that scores are exact; ``int8`` transcribes faster on CPU) or the torch
-    dtype for transformers models.
+    dtype for transformers models.  Loading counts as model time (``asraudit.model_clock``).
     """
-    spec = spec.strip()
+    with model_call():
+        return _load_model(spec.strip(), device, compute_type, options)
+
+
+def _load_model(spec: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
     if not spec:
         raise InputError("empty model spec")
     if spec.startswith("replay:"):

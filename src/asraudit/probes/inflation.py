@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
-from asraudit.metrics.wer import ClipCounts, clip_counts
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratios
+from asraudit.metrics.wer import ClipCounts, clip_counts, word_errors
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
 
@@ -74,12 +74,14 @@ def wer_cost(
 ) -> dict[str, WerCost]:
     """WER original / corrected / gained for each model (see the module docstring); ``counts`` is the
     scorer's word-error count (``metrics.scorers``; default: plain alignment)."""
+    # The plain alignment's error count is the edit distance itself (no operations built); another scorer counts its way.
+    errors = word_errors if counts is clip_counts else (lambda r, h: counts(r, h).errors)
     echoed: dict[tuple[str, str], list[Edit]] = {}
     for e in edits:
         for m, v in e.verdicts.items():
             if v == "ref":
                 echoed.setdefault((m, e.clip_id), []).append(e)
-    out = {}
+    sums = {}
     for m in models:
         orig_err, orig_n, corr_err, corr_n, gain = [], [], [], [], []
         n_echoed = 0
@@ -88,20 +90,20 @@ def wer_cost(
             if hyp is None or not clip.ref:
                 continue
             ref = clip.ref
-            base = counts(ref, hyp).errors
+            base = errors(ref, hyp)
             fixed = corrected.get(clip.clip_id, ref)
             mine = echoed.get((m, clip.clip_id), [])
             n_echoed += len(mine)
             audio_hyp = follow_audio(ref, hyp, mine)
             orig_err.append(base)
             orig_n.append(len(ref))
-            corr_err.append(counts(fixed, hyp).errors)
+            corr_err.append(base if fixed == ref else errors(fixed, hyp))  # most clips: no edit
             corr_n.append(len(fixed))
-            gain.append(counts(ref, audio_hyp).errors - base if mine else 0)
-        out[m] = WerCost(
-            m, len(orig_n), sum(orig_n), sum(corr_n), n_echoed,
-            bootstrap_ratio(orig_err, orig_n, n_boot=n_boot, seed=seed),
-            bootstrap_ratio(corr_err, corr_n, n_boot=n_boot, seed=seed),
-            bootstrap_ratio(gain, orig_n, n_boot=n_boot, seed=seed),
-        )
-    return out
+            gain.append(errors(ref, audio_hyp) - base if mine else 0)
+        sums[m] = (len(orig_n), sum(orig_n), sum(corr_n), n_echoed, [(orig_err, orig_n), (corr_err, corr_n),
+                                                                     (gain, orig_n)])
+    # every model's three intervals in one pass over the resamples (the same intervals as one at a time)
+    intervals = iter(bootstrap_ratios([pair for *_, pairs in sums.values() for pair in pairs], n_boot=n_boot,
+                                      seed=seed))
+    return {m: WerCost(m, n_clips, n_words, n_corrected, n_echoed, next(intervals), next(intervals), next(intervals))
+            for m, (n_clips, n_words, n_corrected, n_echoed, _) in sums.items()}

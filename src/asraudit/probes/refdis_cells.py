@@ -9,11 +9,11 @@ operations.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
-from asraudit.text.align import align
 
 
 class HypCells:
@@ -34,33 +34,32 @@ class HypCells:
         gap_len = [0] * (n + 1)
         tok_len = [0] * n
         same = [False] * n
-        for op in align(ref, self.hyp).ops:
-            if op.kind == "insert":
-                gap_len[op.ref_start] += op.hyp_len
-            elif op.kind != "delete":
-                equal = op.kind == "equal"
-                for i in range(op.ref_start, op.ref_end):
-                    tok_len[i] = 1
-                    same[i] = equal
-        bounds = [0] * (2 * n + 2)
+        # The aligner's opcodes read directly (``text.align.align`` without its per-block objects: this runs
+        # once per model and clip, the miner's hot loop); an unequal replace block is split as align splits it.
+        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(tuple(ref), self.hyp).as_list():
+            if tag == "insert":
+                gap_len[i1] += j2 - j1
+            elif tag == "equal":
+                tok_len[i1:i2] = [1] * (i2 - i1)
+                same[i1:i2] = [True] * (i2 - i1)
+            elif tag == "replace":
+                k = min(i2 - i1, j2 - j1)
+                tok_len[i1:i1 + k] = [1] * k  # substituted tokens: one hypothesis word each, not the same
+                if j2 - j1 > k:
+                    gap_len[i1 + k] += j2 - j1 - k
+        # Cells interleave gaps and tokens (gap 0, token 0, gap 1, ..., gap n); bounds are their running sums.
+        lengths = [0] * (2 * n + 1)
+        lengths[0::2] = gap_len
+        lengths[1::2] = tok_len
+        bounds = [0, *accumulate(lengths)]
         diff = [False] * (2 * n + 1)
-        pos = 0
-        for i in range(n):
-            bounds[2 * i] = pos
-            pos += gap_len[i]
-            diff[2 * i] = gap_len[i] > 0
-            bounds[2 * i + 1] = pos
-            pos += tok_len[i]
-            diff[2 * i + 1] = not same[i]
-        bounds[2 * n] = pos
-        pos += gap_len[n]
-        diff[2 * n] = gap_len[n] > 0
-        bounds[2 * n + 1] = pos
-        if pos != len(self.hyp):
+        diff[0::2] = [g > 0 for g in gap_len]
+        diff[1::2] = [not x for x in same]
+        if bounds[-1] != len(self.hyp):
             raise AssertionError("alignment does not cover the hypothesis")
         self.bounds = bounds
         self.diff = diff
-        self.hits = n - sum(diff[1::2])
+        self.hits = sum(same)
 
     def text(self, lo: int, hi: int) -> tuple[str, ...]:
         """Hypothesis words in cells ``lo`` .. ``hi - 1``."""

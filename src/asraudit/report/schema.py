@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 
-from asraudit.report.summary import SCHEMA_VERSION, Summary
+from asraudit.report.summary import READABLE_VERSIONS, SCHEMA_VERSION, Summary
 from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
@@ -116,9 +116,12 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
     or one edited by hand fails with the place that is wrong, not later with
     a KeyError inside the report."""
     schema = summary_schema()
-    if isinstance(data, dict) and data.get("schema_version") != SCHEMA_VERSION:
-        raise InputError(f"schema_version {data.get('schema_version')!r}, this asraudit reads {SCHEMA_VERSION} "
-                         "(rerun the audit, or use the asraudit that wrote it)", source)
+    if isinstance(data, dict) and data.get("schema_version") not in READABLE_VERSIONS:
+        raise InputError(f"schema_version {data.get('schema_version')!r}, this asraudit reads "
+                         f"{' or '.join(READABLE_VERSIONS)} (rerun the audit, or use the asraudit that wrote it)",
+                         source)
+    if isinstance(data, dict) and data["schema_version"] != SCHEMA_VERSION:
+        data = {**data, "schema_version": SCHEMA_VERSION}  # an earlier minor layout is this one minus optional keys
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"

@@ -42,7 +42,39 @@ from asraudit.report.rows import (
     WerRankingRow,
 )
 
-SCHEMA_VERSION = "2.0"  # 2.0: every interval a Bounds object under <field>_interval (was *_ci pairs, lo/hi)
+SCHEMA_VERSION = "2.1"  # 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
+# corpus language and edit times (all optional); 2.0: every interval a Bounds object
+# under <field>_interval (was *_ci pairs, lo/hi)
+# Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
+READABLE_VERSIONS = ("2.0", SCHEMA_VERSION)
+
+
+@dataclass
+class StageTiming:
+    """Where one audit stage's time went: inside model calls, or the audit's own work (its overhead).
+
+    Model time is loading models, transcribing, scoring, forced alignment and
+    learning steering directions; the overhead is everything else (the store,
+    planning the grid, decoding and conditioning audio, normalizing, readouts,
+    statistics, the report).  CPU seconds are this process's only (models in
+    Ray actors are not seen; the driver's wait for them is model wall time).
+    Measured, so they differ from run to run."""
+
+    wall_s: float
+    model_s: float
+    overhead_s: float             # wall_s - model_s
+    overhead_share: float | None  # overhead_s / wall_s (None: the stage took no measurable time)
+    cpu_s: float
+    model_cpu_s: float
+
+
+@dataclass
+class AuditTiming:
+    """Each stage's timing in the order they ran (``prepare`` first: checks and loading the models;
+    ``outputs`` last: flags, tables and report, written before this file's last rewrite), and their sum."""
+
+    stages: dict[str, StageTiming]
+    total: StageTiming
 
 
 @dataclass
@@ -65,6 +97,7 @@ class Summary:
     calibration_switch: CalibrationSwitch | None = None
     sampling: Sampling | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    timing: AuditTiming | None = None
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
     published: list[PublishedComparison] | None = None  # the paper's matching sets ([published] in the spec)

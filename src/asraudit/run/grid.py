@@ -17,6 +17,7 @@ import numpy as np
 
 from asraudit.data.corpus import Clip
 from asraudit.errors import InputError
+from asraudit.model_clock import model_call
 from asraudit.models.base import SAMPLE_RATE, ASRModel
 from asraudit.run.progress import Progress
 from asraudit.run.spec import ORIGINAL, SCORE, TRANSCRIBE, Condition, ConditionGrid, Job, Task, conditions_for, make_job
@@ -26,7 +27,10 @@ ModelSource = ASRModel | Callable[[], ASRModel]
 
 def materialize(source: ModelSource) -> ASRModel:
     """A model, from itself or from a zero-argument factory (e.g. a partial of load_model)."""
-    return source if hasattr(source, "model_id") else source()
+    if hasattr(source, "model_id"):
+        return source
+    with model_call():
+        return source()
 
 
 # --- the plan ------------------------------------------------------------------------
@@ -122,7 +126,13 @@ def run_unit(model: ASRModel, task: str, audio: Sequence[np.ndarray] | Sequence[
     """Call the model on one unit; returns its outputs and the seconds the call took.
 
     ``audio`` holds clip ids instead of arrays for a model that answers by clip id."""
-    start = time.perf_counter()
+    with model_call():
+        start = time.perf_counter()
+        outputs = _call(model, task, audio, params, by_clip_id)
+        return outputs, time.perf_counter() - start
+
+
+def _call(model: ASRModel, task: str, audio, params: Sequence[dict], by_clip_id: bool) -> list:
     if task == TRANSCRIBE:
         if by_clip_id:
             outputs: list[Any] = list(model.transcribe_clips(list(audio)))
@@ -134,7 +144,7 @@ def run_unit(model: ASRModel, task: str, audio: Sequence[np.ndarray] | Sequence[
         outputs = [list(model.score(a, p["candidates"])) for a, p in zip(audio, params)]
     else:
         raise ValueError(f"unknown task {task!r}")
-    return outputs, time.perf_counter() - start
+    return outputs
 
 
 def outcomes_of(task: str, jobs: Sequence[Job], audio_seconds: Sequence[float], outputs: Sequence) -> list[Outcome]:

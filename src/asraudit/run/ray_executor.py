@@ -16,6 +16,7 @@ import numpy as np
 
 from asraudit.data.corpus import Clip
 from asraudit.errors import InputError
+from asraudit.model_clock import model_call
 from asraudit.run.chunk_audio import ChunkAudio, replay_seconds
 from asraudit.run.grid import (
     Identity,
@@ -91,7 +92,8 @@ class RayExecutor:
         options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
         worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
-        identities = ray.get([a.identity.remote() for a in actors])
+        with model_call():  # the actors load their models now: the driver's wait is model time
+            identities = ray.get([a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
         summary = new_summary(store, self.name, description, plan, identities)
         bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(actors)} model(s), ray)")
@@ -101,9 +103,10 @@ class RayExecutor:
         def drain(keep: int) -> None:
             """Record finished units until at most ``keep`` are in flight."""
             while len(in_flight) > keep:
-                ready, _ = ray.wait(list(in_flight), num_returns=1)
+                with model_call():  # waiting for the actors' model calls
+                    ready, _ = ray.wait(list(in_flight), num_returns=1)
+                    outputs, seconds = ray.get(ready[0])
                 unit, seconds_of_audio = in_flight.pop(ready[0])
-                outputs, seconds = ray.get(ready[0])
                 record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
 
         def dispatch(units: list[Unit]) -> list[Unit]:

@@ -1,0 +1,56 @@
+"""The model clock and the audit's per-stage timing: model time vs the audit's own overhead.
+
+No assertion here depends on how fast this machine is: the clocks are
+replaced by counters that advance one second per reading, and the audit's
+timing is checked for its arithmetic (overhead = wall - model, the total is
+the sum of the stages), never for a duration.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from asraudit import model_clock
+from asraudit.audit.timing import audit_timing, stage_timing
+
+
+@pytest.fixture
+def ticking(monkeypatch):
+    """perf_counter and process_time advance by exactly 1.0 per reading."""
+    wall, cpu = itertools.count(), itertools.count()
+    monkeypatch.setattr(model_clock.time, "perf_counter", lambda: float(next(wall)))
+    monkeypatch.setattr(model_clock.time, "process_time", lambda: float(next(cpu)))
+
+
+def test_a_model_call_inside_another_counts_once(ticking):
+    before = model_clock.model_seconds()
+    with model_clock.model_call():
+        with model_clock.model_call():  # a factory loading a model inside a transcribe call
+            pass
+    after = model_clock.model_seconds()
+    # one outer reading pair: start at t, stop at t+1; the inner call reads no clock at all
+    assert after.wall - before.wall == 1.0 and after.cpu - before.cpu == 1.0
+
+
+def test_a_model_call_that_raises_still_counts_and_leaves_the_nesting_clean(ticking):
+    before = model_clock.model_seconds()
+    with pytest.raises(RuntimeError):
+        with model_clock.model_call():
+            raise RuntimeError("model failed")
+    with model_clock.model_call():
+        pass
+    assert model_clock.model_seconds().wall - before.wall == 2.0  # both calls counted as outermost
+
+
+def test_overhead_is_wall_minus_model_and_the_total_is_the_sum_of_the_stages():
+    a = stage_timing(wall=10.0, model=9.5, cpu=12.0, model_cpu=11.0)
+    assert (a.overhead_s, a.overhead_share) == (0.5, 0.05)
+    b = stage_timing(wall=2.0, model=0.0, cpu=1.0, model_cpu=0.0)
+    total = audit_timing({"transcribe": a, "report": b}).total
+    assert (total.wall_s, total.model_s, total.overhead_s) == (12.0, 9.5, 2.5)
+    assert total.overhead_share == round(2.5 / 12.0, 3)  # the share of the sum, not the mean of the shares
+    assert stage_timing(0.0, 0.0, 0.0, 0.0).overhead_share is None
+    # clocks read at different instants can put a hair more model time than wall time: never a negative overhead
+    assert stage_timing(1.0, 1.0004, 1.0, 1.0).overhead_s == 0.0
