@@ -109,7 +109,7 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
         truth = {c.id: tuple(ctx.normalize(v).split()) for c in ctx.corpus
                  if isinstance(v := c.metadata.get(truth_field), str)}
     ranking = measure_wer_ranking(result.clips, result.edits, names, ctx.panel, truth,
-                                  n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed)
+                                  n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, counts=counts)
     return MiningStage(result, ctx.spec.refdis, tuple(ctx.panel), group_field, edit_items, _said(ctx, edit_items),
                        tables, ranking, truth_field)
 

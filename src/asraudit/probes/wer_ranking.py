@@ -28,10 +28,10 @@ says what the truth would.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, bootstrap_ratio_difference
-from asraudit.metrics.wer import clip_counts
+from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.probes.corrected import apply_edits
 from asraudit.probes.refdis import ClipInput, Edit
 
@@ -80,11 +80,13 @@ def _judged_edits(edits: Sequence[Edit], model: str) -> dict[str, list[Edit]]:
 
 def measure_wer_ranking(clips: Sequence[ClipInput], edits: Sequence[Edit], models: Sequence[str],
                         members: Sequence[str], truth: Mapping[str, tuple[str, ...]] | None = None, *,
-                        n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> WerRanking:
+                        n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED,
+                        counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts) -> WerRanking:
     """The three WERs of every model in ``models`` and the ranking under each (see the module docstring).
 
     ``clips`` are normalized (as mined), ``edits`` the mining's edits, ``members``
-    the panel, ``truth`` clip -> normalized tokens of what was said."""
+    the panel, ``truth`` clip -> normalized tokens of what was said; ``counts`` is
+    the scorer's word-error count (``metrics.scorers``; default: plain alignment)."""
     models = list(dict.fromkeys(models))
     common = [c for c in clips if c.ref and all(m in c.hyps for m in models)]
     if truth is not None:
@@ -98,18 +100,18 @@ def measure_wer_ranking(clips: Sequence[ClipInput], edits: Sequence[Edit], model
         judged = _judged_edits(edits, m)
         for c in common:
             hyp = c.hyps[m]
-            counts = clip_counts(c.ref, hyp)
-            rec_e.append(counts.errors)
+            base = counts(c.ref, hyp)
+            rec_e.append(base.errors)
             rec_n.append(len(c.ref))
             mine = judged.get(c.clip_id, ())
             if m in member_set and not mine and c.clip_id in corrected_clips:
                 fallback += 1
             fixed = apply_edits(c.ref, mine)
-            cor_e.append(clip_counts(fixed, hyp).errors)
+            cor_e.append(counts(fixed, hyp).errors)
             cor_n.append(len(fixed))
             if truth is not None:
                 said = truth[c.clip_id]
-                tru_e.append(clip_counts(said, hyp).errors)
+                tru_e.append(counts(said, hyp).errors)
                 tru_n.append(len(said))
         record = bootstrap_ratio(rec_e, rec_n, n_boot=n_boot, seed=seed)
         corrected = bootstrap_ratio(cor_e, cor_n, n_boot=n_boot, seed=seed)
