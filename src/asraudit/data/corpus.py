@@ -28,6 +28,8 @@ decoded, with the same file-and-row message.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -70,6 +72,31 @@ class Clip:
     @property
     def origin(self) -> Origin:
         return Origin(self.source, self.row)
+
+    @functools.cached_property
+    def file_digest(self) -> str:
+        """A digest of the audio as given (file contents, encoded bytes or samples), computed once.
+
+        Cheap (no decoding): the result store uses it to skip re-checking a
+        clip whose file has not changed (``run.grid``)."""
+        if isinstance(self.audio, np.ndarray):
+            digest = hashlib.sha256(f"{self.audio.dtype}{self.audio.shape}".encode())
+            digest.update(np.ascontiguousarray(self.audio).tobytes())
+        elif isinstance(self.audio, bytes):
+            digest = hashlib.sha256(self.audio)
+        else:
+            try:
+                with open(self.audio, "rb") as f:
+                    digest = hashlib.file_digest(f, "sha256")
+            except OSError as exc:
+                raise InputError(f"audio file {display_path(self.audio, Path.cwd())}: cannot be read "
+                                 f"({exc.strerror or exc})", self.source, self.row) from None
+        return digest.hexdigest()[:32]
+
+    def samples_digest(self) -> str:
+        """A digest of the decoded samples (mono float32, 16 kHz): the same audio however its file was written
+        (a float WAV's header carries a timestamp, so rewriting identical samples changes the file's bytes)."""
+        return hashlib.sha256(np.ascontiguousarray(self.decode(), dtype=np.float32).tobytes()).hexdigest()[:32]
 
     def decode(self) -> np.ndarray:
         """The clip's samples: mono float32 at 16 kHz."""

@@ -172,6 +172,10 @@ class HFSpeechLLM(_HFModel):
 
     def variant(self, *interventions) -> "HFSpeechLLM":
         """The same weights with these interventions (replacing any this model has)."""
+        paired = [i for i in interventions if getattr(i, "source", None) is not None]
+        if paired:  # refused here, before any audio is decoded, rather than inside the first batch
+            raise InputError(f"model {self.base_id}: {paired[0].id} needs a paired run (the source's activations in "
+                             "the same batch), which speech LLMs do not offer yet; steering and ablation work on them")
         options = {k: getattr(self.options, k) for k in SpeechLLMOptions.__dataclass_fields__}
         model_id = self.base_id if not interventions else self.base_id + "+" + "+".join(i.id for i in interventions)
         return HFSpeechLLM(self.source, model_id=model_id, device=self.device, compute_type=self.compute_type,

@@ -73,6 +73,30 @@ class Plan:
         return self.jobs_total - self.jobs_done_before
 
 
+def _check_clip_audio(store: ResultStore, clips: dict[str, Clip]) -> None:
+    """Refuse a clip whose id the store already holds for other audio (results are keyed by clip id).
+
+    A clip seen for the first time is decoded once to record its samples'
+    digest; later runs decode only a clip whose file changed, and accept it
+    when the samples are the same (a file rewritten with a new header)."""
+    if not clips:
+        return
+    known = store.clip_audio(clips)
+    record = []
+    for cid, clip in clips.items():
+        seen = known.get(cid)
+        if seen is not None and seen[0] == clip.file_digest:
+            continue
+        samples = clip.samples_digest()
+        if seen is not None and seen[1] != samples:
+            raise InputError(
+                f"clip {cid!r}: the store {store.path.name} already holds results for a clip of this id made from "
+                "other audio; one store holds one corpus's clip ids: use another store (--store) or output folder",
+                clip.source, clip.row)
+        record.append((cid, clip.file_digest, samples))
+    store.record_clip_audio(record)
+
+
 def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequence[Clip], task: Task,
               conditions: ConditionGrid, batch_size: int) -> Plan:
     """Every job of the grid, minus those already stored, grouped for execution."""
@@ -99,6 +123,7 @@ def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequenc
                     continue  # it cannot hear: it only knows what it said on the original audio
                 grid.append((clip, m, cond, make_job(ident.model_id, ident.config_hash, clip.id, cond.id,
                                                      task.name, params)))
+    _check_clip_audio(store, {clip.id: clip for clip, m, _, _ in grid if not identities[m].by_clip_id})
     done = store.done_keys(job.key for *_, job in grid)
     pending = [g for g in grid if g[3].key not in done]
     # Chunks of clips in corpus order; within a chunk, one unit per (model, condition).

@@ -84,6 +84,15 @@ CREATE TABLE IF NOT EXISTS results (
     batch_id INTEGER NOT NULL REFERENCES batches(batch_id),
     created_at REAL NOT NULL
 );
+-- The audio each clip id's results were computed from: results are keyed by clip id, so a second corpus
+-- reusing an id for other audio must be refused, not answered from the first.  samples_digest is what is
+-- compared (the decoded 16-kHz samples: a rewritten file with a new header is the same audio); file_digest
+-- (the file's bytes) spares decoding a clip whose file is unchanged.
+CREATE TABLE IF NOT EXISTS clip_audio (
+    clip_id TEXT PRIMARY KEY,
+    file_digest TEXT NOT NULL,
+    samples_digest TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS results_by_model ON results (model_id, config_hash, task, condition_id);
 CREATE INDEX IF NOT EXISTS batches_by_model ON batches (model_id, config_hash, task);
 CREATE TRIGGER IF NOT EXISTS results_are_immutable BEFORE UPDATE ON results
@@ -281,6 +290,23 @@ class ResultStore:
         scores = scores_to_json(o.scores) if o.scores is not None else None
         return (job.key, job.model_id, job.config_hash, job.clip_id, job.condition_id, job.task, job.params_json,
                 o.text, scores, float(o.audio_seconds), batch_id, now)
+
+    def clip_audio(self, clip_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """clip id -> (file digest, samples digest) of the audio its stored results came from."""
+        found: dict[str, tuple[str, str]] = {}
+        for chunk in _chunks(list(dict.fromkeys(clip_ids)), _KEYS_PER_QUERY):
+            marks = ",".join("?" * len(chunk))
+            for cid, file_digest, samples_digest in self._db.execute(
+                    f"SELECT clip_id, file_digest, samples_digest FROM clip_audio WHERE clip_id IN ({marks})", chunk):
+                found[cid] = (file_digest, samples_digest)
+        return found
+
+    def record_clip_audio(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        """Record (clip id, file digest, samples digest) rows, replacing an id's file digest when its file changed."""
+        if rows:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO clip_audio (clip_id, file_digest, samples_digest)"
+                                     " VALUES (?, ?, ?)", rows)
 
     # --- reading ------------------------------------------------------------------
 
