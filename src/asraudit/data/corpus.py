@@ -50,6 +50,12 @@ HF_TEXT_COLUMNS = ("text", "sentence", "transcription", "transcript", "normalize
 HF_PREFIX = "hf:"
 
 
+def samples_digest(samples: np.ndarray) -> str:
+    """A digest of decoded samples (mono float32, 16 kHz): the same audio however its file was written
+    (a float WAV's header carries a timestamp, so rewriting identical samples changes the file's bytes)."""
+    return hashlib.sha256(np.ascontiguousarray(samples, dtype=np.float32).tobytes()).hexdigest()[:32]
+
+
 @dataclass(frozen=True, eq=False)
 class Clip:
     """One utterance: an id, its audio, and the benchmark's raw reference.
@@ -92,11 +98,6 @@ class Clip:
                 raise InputError(f"audio file {display_path(self.audio, Path.cwd())}: cannot be read "
                                  f"({exc.strerror or exc})", self.source, self.row) from None
         return digest.hexdigest()[:32]
-
-    def samples_digest(self) -> str:
-        """A digest of the decoded samples (mono float32, 16 kHz): the same audio however its file was written
-        (a float WAV's header carries a timestamp, so rewriting identical samples changes the file's bytes)."""
-        return hashlib.sha256(np.ascontiguousarray(self.decode(), dtype=np.float32).tobytes()).hexdigest()[:32]
 
     def decode(self) -> np.ndarray:
         """The clip's samples: mono float32 at 16 kHz."""

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.audio.io import audio_duration
-from asraudit.data.corpus import Clip
+from asraudit.data.corpus import Clip, samples_digest
 from asraudit.errors import InputError
 from asraudit.run.spec import Condition
 
@@ -27,6 +27,8 @@ class ChunkAudio:
         self._decoded: dict[str, np.ndarray] = {}
         self._conditioned: dict[tuple[str, str], np.ndarray] = {}
         self.decode_seconds = 0.0
+        # (clip id, file digest, samples digest) of every clip decoded: what the store ties its results to.
+        self.clip_audio: list[tuple[str, str, str]] = []
 
     def get(self, clip: Clip, condition: Condition) -> np.ndarray:
         key = (clip.id, condition.id)
@@ -35,6 +37,7 @@ class ChunkAudio:
                 start = time.perf_counter()
                 self._decoded[clip.id] = clip.decode()
                 self.decode_seconds += time.perf_counter() - start
+                self.clip_audio.append((clip.id, clip.file_digest, samples_digest(self._decoded[clip.id])))
             out = np.ascontiguousarray(condition(self._decoded[clip.id]), dtype=np.float32)
             self._conditioned[key] = out
         return self._conditioned[key]

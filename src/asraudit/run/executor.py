@@ -74,18 +74,21 @@ class LocalExecutor:
             """Claim and compute the chunk's units; returns the parts another live run holds."""
             mine, theirs = claim_units(store, units)
             audio = ChunkAudio()
-            for unit in mine:
-                params = [j.params for j in unit.jobs]
-                if identities[unit.model_index].by_clip_id:
-                    outputs, _ = run_unit(loaded[unit.model_index], task.name, [c.id for c in unit.clips],
-                                          params, by_clip_id=True)
-                    # A replay's look-up time is no model's speed: 0 compute seconds keeps its RTFx unknown.
-                    lengths, seconds = [replay_seconds(c) for c in unit.clips], 0.0
-                else:
-                    arrays = [audio.get(c, unit.condition) for c in unit.clips]
-                    outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, params)
-                    lengths = seconds_of(arrays)
-                record(store, summary, unit, task.name, lengths, outputs, seconds, bar)
+            try:
+                for unit in mine:
+                    params = [j.params for j in unit.jobs]
+                    if identities[unit.model_index].by_clip_id:
+                        outputs, _ = run_unit(loaded[unit.model_index], task.name, [c.id for c in unit.clips],
+                                              params, by_clip_id=True)
+                        # A replay's look-up time is no model's speed: 0 compute seconds keeps its RTFx unknown.
+                        lengths, seconds = [replay_seconds(c) for c in unit.clips], 0.0
+                    else:
+                        arrays = [audio.get(c, unit.condition) for c in unit.clips]
+                        outputs, seconds = run_unit(loaded[unit.model_index], task.name, arrays, params)
+                        lengths = seconds_of(arrays)
+                    record(store, summary, unit, task.name, lengths, outputs, seconds, bar)
+            finally:  # the clips decoded before a failure keep their digests with their results
+                store.record_clip_audio(audio.clip_audio)
             summary.clips_decoded += audio.clips_decoded
             summary.decode_seconds += audio.decode_seconds
             return theirs

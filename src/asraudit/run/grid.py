@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from asraudit.data.corpus import Clip
+from asraudit.data.corpus import Clip, samples_digest
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
 from asraudit.models.base import SAMPLE_RATE, ASRModel
@@ -76,19 +76,18 @@ class Plan:
 def _check_clip_audio(store: ResultStore, clips: dict[str, Clip]) -> None:
     """Refuse a clip whose id the store already holds for other audio (results are keyed by clip id).
 
-    A clip seen for the first time is decoded once to record its samples'
-    digest; later runs decode only a clip whose file changed, and accept it
-    when the samples are the same (a file rewritten with a new header)."""
-    if not clips:
-        return
-    known = store.clip_audio(clips)
+    The executors record each clip's digests when they decode it anyway
+    (``ChunkAudio.clip_audio``); here only a known clip whose file changed is
+    decoded, and accepted when its samples are the same (a file rewritten
+    with another header), so a run still decodes each clip once."""
+    known = store.clip_audio(clips) if clips else {}
     record = []
-    for cid, clip in clips.items():
-        seen = known.get(cid)
-        if seen is not None and seen[0] == clip.file_digest:
+    for cid, seen in known.items():
+        clip = clips[cid]
+        if seen[0] == clip.file_digest:
             continue
-        samples = clip.samples_digest()
-        if seen is not None and seen[1] != samples:
+        samples = samples_digest(clip.decode())
+        if seen[1] != samples:
             raise InputError(
                 f"clip {cid!r}: the store {store.path.name} already holds results for a clip of this id made from "
                 "other audio; one store holds one corpus's clip ids: use another store (--store) or output folder",

@@ -131,6 +131,7 @@ class RayExecutor:
                 drain(limit - 1)
                 ref = actor.run.remote(task.name, params, *args)
                 in_flight[ref] = (unit, seconds_of([audio.get(c, unit.condition) for c in unit.clips]))
+            store.record_clip_audio(audio.clip_audio)
             summary.clips_decoded += audio.clips_decoded
             summary.decode_seconds += audio.decode_seconds
             return theirs
