@@ -127,6 +127,16 @@ class TruthRow:
 
 
 @dataclass
+class AudioTruthChanges:
+    """How the audio check changed the planted truth (calibration only)."""
+
+    words_checked: int
+    words_unsaid: int      # words of the spoken text the voice did not say (mispronounced or skipped)
+    errors_added: int      # record words the voice did not say, outside any planted error
+    planted_dropped: int   # planted insertions whose spoken words the voice did not say
+
+
+@dataclass
 class MiningRow:
     edits: int                      # edits the whole panel mined
     edits_leave_one_out: int        # more, mined by the panel without one member (scored for that member)
@@ -137,6 +147,9 @@ class MiningRow:
     panel: list[str]
     params: dict[str, Any]
     truth: dict[str, TruthRow] | None = None
+    # the same scoring against what the audio contains (calibration with a per-word audio check only)
+    truth_audio: dict[str, TruthRow] | None = None
+    truth_audio_changes: AudioTruthChanges | None = None
 
 
 @dataclass

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.paths import unique_temp_path
+from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -62,6 +63,7 @@ class Summary:
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
     calibration_switch: CalibrationSwitch | None = None
+    detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
     edits: list[EditView] = field(default_factory=list)
