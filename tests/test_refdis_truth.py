@@ -81,3 +81,14 @@ def test_audio_correction_adds_unsaid_record_words_and_drops_unsaid_insertions()
     assert as_heard.by_kind["substitute"].precision == 1.0
     assert as_heard.by_kind["delete"].recall == 0.0 and as_heard.by_kind["insert"].planted == 0
     assert as_heard.by_kind["insert"].precision == 0.0
+
+
+def test_a_repeated_insertion_is_dropped_only_when_every_word_of_it_was_unsaid():
+    record, spoken = "the rules remain unclear.", "The, the the rules remain unclear."
+    planted = [PlantedError("c", "insert", "", "The, the", 0, 0)]
+    one = audio_corrected(planted, {"c": (record, spoken)}, {"c": {1: "skipped"}})
+    both = audio_corrected(planted, {"c": (record, spoken)}, {"c": {0: "skipped", 1: "mispronounced"}})
+    assert one.dropped == [] and one.added == [] and both.dropped == planted
+    # the third "the" faces the record's word: a record error of its own
+    third = audio_corrected(planted, {"c": (record, spoken)}, {"c": {2: "mispronounced"}})
+    assert [(p.r, p.kind) for p in third.added] == [("the", "substitute")] and third.dropped == []

@@ -23,6 +23,7 @@ voice never said is dropped, since the audio does not contain it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -194,7 +195,7 @@ def audio_corrected(planted: Iterable[PlantedError], texts: Mapping[str, tuple[s
     """
     planted = list(planted)
     added, dropped, keep = [], [], []
-    unsaid_spoken_only: dict[str, set[str]] = {}
+    unsaid_spoken_only: dict[str, Counter] = {}
     for clip, words in unsaid.items():
         if clip not in texts or not words:
             continue
@@ -216,7 +217,7 @@ def audio_corrected(planted: Iterable[PlantedError], texts: Mapping[str, tuple[s
         for j, verdict in sorted(words.items()):
             i = facing.get(j)
             if i is None:
-                unsaid_spoken_only.setdefault(clip, set()).add(_key(sp_words[j]))
+                unsaid_spoken_only.setdefault(clip, Counter())[_key(sp_words[j])] += 1
                 continue
             a, b = rec_spans[i]
             if any(s <= a and b <= e for s, e in spans):
@@ -224,9 +225,9 @@ def audio_corrected(planted: Iterable[PlantedError], texts: Mapping[str, tuple[s
             added.append(PlantedError(clip, "delete" if verdict == "skipped" else "substitute", rec_words[i], "",
                                       a, b, origin="audio"))
     for p in planted:
-        gone = unsaid_spoken_only.get(p.clip_id, set())
-        words = {_key(w) for w in p.a.split()} - {""}
-        if p.kind == "insert" and words and words <= gone:
+        gone = unsaid_spoken_only.get(p.clip_id, Counter())
+        words = Counter(k for k in (_key(w) for w in p.a.split()) if k)
+        if p.kind == "insert" and words and not words - gone:  # every one of its words unsaid
             dropped.append(p)
         else:
             keep.append(p)
