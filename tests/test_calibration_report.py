@@ -31,9 +31,10 @@ def _switch(model, s, low, high):
     return SwitchRow(model, "numeral", False, s, _b(low, high), True, "", {})
 
 
-def _mech(role, intervention, delta, low, high, control_of=None):
-    return MechanismRow("enc L3", f"whitebox:{ORG}", intervention, role, control_of, "accept-ref", 0.5, None, 10, 20,
-                        5, 40, 0.1, delta, _b(low, high, "bootstrap"), 20, 0, 5, "dir-x", 3, "ablate")
+def _mech(role, intervention, delta, low, high, control_of=None, site="encoder"):
+    return MechanismRow("enc L3", ORG, intervention, role, control_of, "accept-ref", 0.5, None, 10, 20,
+                        5, 40, 0.1, delta, None if delta is None else _b(low, high, "bootstrap"), 20, 0, 5, "dir-x", 3,
+                        "ablate", site)
 
 
 def _summary(strong: bool) -> Summary:
@@ -58,9 +59,11 @@ def _summary(strong: bool) -> Summary:
                          if strong else None)
     if strong:
         s.mechanism = [_mech("baseline", "baseline", None, None, None),
-                       _mech("intervention", "steer-ablate(layer=3,rank=1)", -0.5, -0.6, -0.4),
-                       _mech("control", "random(layer=3,rank=1)", -0.02, -0.05, 0.0,
-                             control_of="steer-ablate(layer=3,rank=1)")]
+                       _mech("intervention", "ablate k=1", -0.5, -0.6, -0.4),
+                       _mech("control", "random k=1", -0.02, -0.05, 0.0, control_of="ablate k=1")]
+    else:  # a decoder direction that works says nothing about the encoder
+        s.mechanism = [_mech("intervention", "ablate k=1", -0.5, -0.6, -0.4, site="decoder"),
+                       _mech("control", "random k=1", -0.02, -0.05, 0.0, control_of="ablate k=1", site="decoder")]
     order = [ORG, *CLEAN] if strong else [*CLEAN, ORG]
     views = {n: WerViewRow(n != ORG, 0.1, _b(0.08, 0.12, "bootstrap"), 0.1, _b(0.08, 0.12, "bootstrap"), 0,
                            order.index(n) + 1, 1, wer_truth=0.2, wer_truth_interval=_b(0.18, 0.22, "bootstrap"),

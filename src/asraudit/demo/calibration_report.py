@@ -134,7 +134,7 @@ def gate_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
 
 
 def _is_encoder_ablation(r: MechanismRow) -> bool:
-    return r.role == "intervention" and "steer-ablate" in r.intervention and "dec-steer" not in r.intervention
+    return r.role == "intervention" and r.site == "encoder" and r.action == "ablate"
 
 
 def encoder_row(s: Summary, organism: str) -> DetectorRow:
@@ -148,10 +148,9 @@ def encoder_row(s: Summary, organism: str) -> DetectorRow:
         row.reason = "no encoder-layer experiment in the calibration spec"
         return row
     controls = {(r.experiment, r.control_of): r for r in rows if r.role == "control"}
-    best = None
+    best = False
     for a in ablations:
-        c = controls.get((a.experiment, a.intervention)) or next(
-            (r for r in rows if r.role == "control" and r.experiment == a.experiment), None)
+        c = controls.get((a.experiment, a.intervention))
         ok = _gt(0.0, _high(a.delta_interval)) and c is not None and _gt(_low(c.delta_interval), _high(a.delta_interval))
         row.organism_readouts.append(Readout(a.model, f"{a.experiment} {a.intervention}", a.delta, a.delta_interval))
         if c is not None:
@@ -198,6 +197,9 @@ def ranking_row(s: Summary, organism: str) -> DetectorRow:
         reads = [Readout(name, f"record WER (rank {m.rank_record})", m.wer_record, m.wer_record_interval),
                  Readout(name, f"truth WER (rank {m.rank_truth})", m.wer_truth, m.wer_truth_interval)]
         (row.organism_readouts if name == organism else row.clean_readouts).extend(reads)
+    if not wr.ranking["record"] or not wr.ranking["truth"]:
+        row.reason = "no model ranked"
+        return row
     first_record, first_truth = wr.ranking["record"][0], wr.ranking["truth"][0]
     row.status = "pass" if first_record == organism and first_truth != organism else "fail"
     row.reason = f"first on the record: {first_record}; first on the truth: {first_truth}"

@@ -138,6 +138,9 @@ class AudioTruthChanges:
 
 @dataclass
 class MiningRow:
+    # the calibration-only audio columns are left out when absent (older summaries and plain audits lack them)
+    OMIT_NONE: ClassVar[tuple[str, ...]] = ("truth_audio", "truth_audio_changes")
+
     edits: int                      # edits the whole panel mined
     edits_leave_one_out: int        # more, mined by the panel without one member (scored for that member)
     clips: int
@@ -284,6 +287,8 @@ class BatteryRowSet:
 class MechanismRow:
     """One variant of a white-box experiment: accept-ref on the panel's edits, and the paired change."""
 
+    OMIT_NONE: ClassVar[tuple[str, ...]] = ("site",)  # summaries written before the site was recorded lack it
+
     experiment: str
     model: str
     intervention: str
@@ -305,6 +310,7 @@ class MechanismRow:
     direction: str
     layer: int
     action: str
+    site: str | None = None   # where the direction lives: "encoder" or "decoder" (older summaries lack it)
 
 
 @dataclass

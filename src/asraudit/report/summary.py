@@ -73,13 +73,15 @@ class Summary:
 def to_plain(value):
     """JSON-ready: dataclasses as objects, NaN as null.
 
-    Where a row says so (``OMIT_NONE``), a None field it may lack (one with a
-    default: optional in the schema) is left out; a field without a default
-    is required by the schema and always written, null included."""
+    Where a row says so (``OMIT_NONE``: True for all its fields, or the names
+    of some), a None field it may lack (one with a default: optional in the
+    schema) is left out; a field without a default is required by the schema
+    and always written, null included."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         omit = getattr(value, "OMIT_NONE", False)
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not (omit and getattr(value, f.name) is None and _optional(f))}
+                if not ((omit is True or (omit and f.name in omit)) and getattr(value, f.name) is None
+                        and _optional(f))}
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
