@@ -107,3 +107,13 @@ def test_the_rows_survive_summary_json_and_print():
     print_detectors(back.detectors, file=out)
     text = out.getvalue()
     assert "voice gate" in text and "benchmark voices 90.0% [85.0, 95.0]" in text and "pass" in text
+
+
+def test_the_report_page_shows_mining_against_the_audio_next_to_the_planted_truth():
+    from asraudit.report.html import mining_section
+
+    strong, weak = _summary(True), _summary(False)
+    page = mining_section(strong.mining)
+    assert "Against planted truth" in page and "Against what the audio contains" in page
+    assert 'id="mining-truth-audio"' in page or "mining-truth-audio" in page
+    assert "Against what the audio contains" not in mining_section(weak.mining)  # no audio check: no table
