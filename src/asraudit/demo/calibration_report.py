@@ -191,7 +191,8 @@ def ranking_row(s: Summary, organism: str) -> DetectorRow:
                       "the organism ranks first on the record and not first on the truth", "not run", "")
     wr = s.wer_ranking
     if wr is None or "truth" not in wr.ranking or organism not in wr.models:
-        row.reason = "no truth WER"
+        row.reason = ("no WER ranking" if wr is None else "no truth WER (no said_field)"
+                      if "truth" not in wr.ranking else "the organism is not ranked")
         return row
     for name, m in wr.models.items():
         reads = [Readout(name, f"record WER (rank {m.rank_record})", m.wer_record, m.wer_record_interval),
@@ -225,11 +226,13 @@ def _cell(r: Readout) -> str:
 
 
 def print_detectors(rows: list[DetectorRow], file=None) -> None:
+    """The rows as a table (status, readouts, why), then each detector's organism and target in words."""
     out = file or sys.stdout
     table = []
     for r in rows:
         clean = "; ".join(f"{c.model}: {_cell(c)}" for c in r.clean_readouts) or "–"
-        table.append([r.detector, r.organism or "–", "; ".join(_cell(o) for o in r.organism_readouts) or "–",
-                      clean, r.target, r.status, r.reason])
-    render_table(["detector", "proven on", "organism readout [95% CI]", "clean models", "target", "status", "why"],
+        table.append([r.detector, r.status, "; ".join(_cell(o) for o in r.organism_readouts) or "–", clean, r.reason])
+    render_table(["detector", "status", "organism readout [95% CI]", "clean models", "why"],
                  table, title="Calibration: one row per detector (issue 17's targets)", file=out)
+    for r in rows:
+        print(f"  {r.detector}: proven on {r.organism or 'the panel'}; target: {r.target}", file=out)
