@@ -48,10 +48,18 @@ def test_an_echoing_model_is_flagged_and_faithful_models_are_not(calibrated, cap
     truth = calibrated["mining"]["truth"]
     # Every planted error is a real disagreement between record and speech; faithful transcripts find them all.
     assert truth["all"]["precision"] == 1.0 and truth["delete"]["recall"] == 1.0
+    # Against what the audio contains: the words the voices did not say (demo/data/.../audio_truth.jsonl) are
+    # errors of the record too, which transcripts of the spoken text cannot find; and a planted insertion
+    # whose words the voice did not say is no longer there to find, so the stand-ins' edit for it counts wrong.
+    heard, changes = calibrated["mining"]["truth_audio"], calibrated["mining"]["truth_audio_changes"]
+    assert 0 < changes["errors_added"] <= changes["words_unsaid"]
+    assert heard["all"]["matched"] == truth["all"]["matched"] - changes["planted_dropped"]
+    assert heard["all"]["planted"] == truth["all"]["planted"] + changes["errors_added"] - changes["planted_dropped"]
     assert models["echo"]["convention_agreement"] == 1.0
     print_calibration(from_json(calibrated))  # the tables read the typed summary, here rebuilt from its JSON
     out = capsys.readouterr().out
-    assert "Mining against the planted truth" in out and "echo" in out
+    assert "Mining against the planted truth" in out and "Mining against what the audio contains" in out
+    assert "echo" in out
 
 
 def test_switch_rate_is_measurable_on_the_mixed_arm_view_and_separates_habit_from_tracking(calibrated):

@@ -242,7 +242,7 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
             delta_n=None if is_base else d.n,
             to_ref=None if is_base else d.to_ref,
             to_audio=None if is_base else d.to_audio,
-            direction=direction.id, layer=direction.layer, action=action)
+            direction=direction.id, layer=direction.layer, action=action, site=spec.site)
         run.rows.append(row)
         run.table.append({
             **flat_row(row),

@@ -22,6 +22,7 @@ from asraudit.probes.refdis_probe import RefdisResult
 from asraudit.probes.wer_ranking import WerRanking
 from asraudit.report.rows import (
     BatteryRowSet,
+    AudioTruthChanges,
     CalibrationSwitch,
     ConventionsRow,
     EditView,
@@ -132,6 +133,8 @@ class CalibrationStage:
 
     truth: dict[str, TruthRow]
     switch: CalibrationSwitch
+    truth_audio: dict[str, TruthRow] | None = None     # against what the audio contains (demo/audio_truth)
+    truth_audio_changes: AudioTruthChanges | None = None
 
 
 @dataclass(frozen=True)
@@ -267,7 +270,9 @@ def build_summary(result: AuditResult) -> Summary:
             by_kind={k: sum(1 for e in full if e.kind == k) for k in KINDS}, panel=list(m.panel),
             params={"majority": p.majority, "min_panel": p.min_panel, "min_ref_match": p.min_ref_match,
                     "min_consensus_cer": p.min_consensus_cer, "leave_one_out": p.leave_one_out},
-            truth=result.calibration.truth if result.calibration is not None else None)
+            truth=result.calibration.truth if result.calibration is not None else None,
+            truth_audio=result.calibration.truth_audio if result.calibration is not None else None,
+            truth_audio_changes=result.calibration.truth_audio_changes if result.calibration is not None else None)
         s.wer_ranking = wer_ranking_row(m.ranking, m.truth_field)
     if result.conventions is not None:
         s.conventions = result.conventions.shown

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from asraudit.audit.results import build_summary
-from asraudit.demo.calibrate import print_calibration, run_calibration
+from asraudit.demo.calibrate import calibration_summary, print_calibration, run_calibration
 
 DEFAULT_OUT = Path("asraudit-calibration")
 
@@ -14,7 +13,8 @@ DEFAULT_OUT = Path("asraudit-calibration")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate",
-        help="asraudit's own validation: every probe on parliament-mini, clean models vs the model organism",
+        help="asraudit's own validation: every probe on parliament-mini, clean models vs the model organism, "
+             "one row per detector with its target, pass or fail",
         description="Audit parliament-mini's test split with the embedded calibration spec (clean embedded models "
                     "as the panel, the model organism under suspicion, every probe; all through the result store, "
                     "so a rerun is free), then score the miner against the planted truth and measure the switch "
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     result = run_calibration(args.out, progress=not args.no_progress, sentences=args.sentences)
-    print_calibration(build_summary(result))
+    print_calibration(calibration_summary(result))
     print(f"wrote {args.out / 'calibration.json'}")
     print(f"report: {args.out / 'report.html'}")
     return 0

@@ -28,6 +28,7 @@ import soundfile as sf
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.encode import write_opus
+from asraudit.demo.audio_truth import build_audio_truth
 from asraudit.demo.markup import Sentence, load_sentences
 from asraudit.demo.other_speech import build_other_speech
 from asraudit.demo.voices import VOICES, Voice, synthesize
@@ -95,6 +96,8 @@ def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
     total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
     print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
     print(f"other speech for the battery's control splice: {build_other_speech(out_dir.parent / 'other_speech')}")
+    # What the voices actually said (pocketsphinx, not the panel): the calibration scores mining against it too.
+    print(f"audio check: {build_audio_truth(out_dir)}")
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> None:

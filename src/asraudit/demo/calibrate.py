@@ -34,16 +34,18 @@ from pathlib import Path
 from asraudit.audit.context import AuditContext
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
-from asraudit.report.rows import Bounds, CalibrationSwitch, TruthRow, bounds, finite
-from asraudit.audit.results import summary_json
-from asraudit.report.summary import Summary, write_json
+from asraudit.report.rows import AudioTruthChanges, Bounds, CalibrationSwitch, TruthRow, bounds, finite
+from asraudit.audit.results import build_summary
+from asraudit.demo.calibration_report import detector_rows, print_detectors
+from asraudit.report.summary import Summary, plain_summary, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.audit.text_stages import switch_row
+from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 from asraudit.metrics.stats import Interval
 from asraudit.probes.conventions_probe import TextPair
 from asraudit.probes.families import load_catalogue
-from asraudit.probes.refdis_truth import planted_from_truth, score_against_truth
+from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
 from asraudit.probes.rendering import collect, pooled_switch_rates
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
@@ -64,10 +66,32 @@ def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
     """The audit's extra stage: mining P/R against truth.json, and the mixed-arm switch rate."""
     truth = load_truth()
     mining = done.mining.refdis.mining
-    score = score_against_truth(mining.full_panel_edits(), planted_from_truth(truth), ctx.normalize,
-                                clips=list(mining.refs))
+    edits, planted = mining.full_panel_edits(), planted_from_truth(truth)
+    score = score_against_truth(edits, planted, ctx.normalize, clips=list(mining.refs))
     rows = {k: _truth_row(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
-    return CalibrationStage(rows, mixed_arm_switch(ctx, done.transcribe.transcripts, truth))
+    heard, changes = audio_truth_rows(ctx, edits, planted, list(mining.refs))
+    return CalibrationStage(rows, mixed_arm_switch(ctx, done.transcribe.transcripts, truth), heard, changes)
+
+
+def audio_truth_rows(ctx: AuditContext, edits, planted, clips: list[str], evidence: Path = AUDIO_TRUTH):
+    """Mining P/R against the planted truth corrected by the per-word audio check (None without its file).
+
+    Only clips the check covered are scored, on both sides, so the two tables differ only where the
+    audio does."""
+    if not evidence.is_file():
+        return None, None
+    words = read_evidence(evidence)
+    checked = checked_clips(words)
+    texts = {c.id: (c.reference or "", str(c.metadata.get("spoken", c.reference or ""))) for c in ctx.corpus}
+    fixed = audio_corrected(planted, texts, unsaid_words(words))
+    keep = [c for c in clips if c in checked]
+    score = score_against_truth(edits, fixed.errors, ctx.normalize, clips=keep)
+    rows = {k: _truth_row(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
+    kept = set(keep)
+    return rows, AudioTruthChanges(sum(checked[c] for c in keep),
+                                   sum(1 for w in words if w.clip in kept and w.verdict in ("mispronounced", "skipped")),
+                                   sum(1 for p in fixed.added if p.clip_id in kept),
+                                   sum(1 for p in fixed.dropped if p.clip_id in kept))
 
 
 def _truth_row(k) -> TruthRow:
@@ -120,12 +144,19 @@ def calibration_spec(out: Path, sentences: int | None = None):
     return spec
 
 
+def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID) -> Summary:
+    """The audit's summary with the calibration report's rows (one per detector) added."""
+    summary = build_summary(result)
+    summary.detectors = detector_rows(summary, organism)
+    return summary
+
+
 def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> AuditResult:
-    """The calibration audit; writes <out>/calibration.json (summary.json's layout, and the audit's own outputs)."""
+    """The calibration audit; writes <out>/calibration.json (summary.json's layout plus the detector rows)."""
     spec = spec or calibration_spec(out, sentences)
     result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
                        extra=truth_stage)
-    write_json(summary_json(result), out / "calibration.json")
+    write_json(plain_summary(calibration_summary(result)), out / "calibration.json")
     return result
 
 
@@ -160,6 +191,15 @@ def print_calibration(s: Summary, file=None) -> None:
                  [[k, v.planted, v.mined, v.matched, _rate(v.precision, v.precision_interval),
                    _rate(v.recall, v.recall_interval)] for k, v in truth.items()],
                  title="Mining against the planted truth", file=out)
+    heard = (mining.truth_audio if mining else None) or {}
+    if heard:
+        ch = mining.truth_audio_changes
+        render_table(["kind", "errors", "mined", "matched", "precision [95% CI]", "recall [95% CI]"],
+                     [[k, v.planted, v.mined, v.matched, _rate(v.precision, v.precision_interval),
+                       _rate(v.recall, v.recall_interval)] for k, v in heard.items()],
+                     title=f"Mining against what the audio contains ({ch.words_unsaid} of {ch.words_checked} spoken "
+                           f"words not said by the voice: {ch.errors_added} record errors added, "
+                           f"{ch.planted_dropped} planted insertions dropped)", file=out)
     groups = s.accept_ref_by_group.groups if s.accept_ref_by_group is not None else {}
     rows = []
     for name, m in s.models.items():
@@ -210,5 +250,7 @@ def print_calibration(s: Summary, file=None) -> None:
                       for r in s.mechanism],
                      title="Mechanism: steering directions with random controls (paired change on the same edits)",
                      file=out)
+    if s.detectors:
+        print_detectors(s.detectors, file=out)
     for note in (s.provenance.notes if s.provenance is not None else []):
         print(f"note: {note}", file=out)

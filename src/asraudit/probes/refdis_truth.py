@@ -10,14 +10,25 @@ Overlap rather than equality, because the panel may render a false start
 with one word more or less than the truth file writes it, and the aligner may
 place a repeated word one token over; the match is still the same error.
 Matching is one-to-one and greedy, best overlap first.
+
+The planted truth records what the *text* says.  A synthetic voice may not
+say every word of it; ``audio_corrected`` turns a per-word check of the
+audio (which words of the spoken text the voice did not say) into a
+corrected truth: a record word the voice did not say is an error of the
+record too (origin "audio"), matched by any mined substitution or deletion
+whose reference span holds it, and a planted insertion whose spoken words the
+voice never said is dropped, since the audio does not contain it.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.metrics.stats import wilson_interval
+from asraudit.text.align import align
 
 KINDS = ("delete", "insert", "substitute")
 
@@ -28,6 +39,9 @@ class PlantedError:
     kind: str
     r: str  # raw text in the reference ("" for an insert)
     a: str  # raw text that was said ("" for a delete)
+    ref_start: int = -1  # character span of r in the record (-1: unknown)
+    ref_end: int = -1
+    origin: str = "text"  # "text": planted in the record; "audio": a record word the voice did not say
 
 
 def _overlap(x: Sequence[str], y: Sequence[str]) -> float:
@@ -40,6 +54,13 @@ def _overlap(x: Sequence[str], y: Sequence[str]) -> float:
     inter = sum((cx & cy).values())
     union = sum((cx | cy).values())
     return inter / union if union else 0.0
+
+
+def _contained(x: Sequence[str], y: Sequence[str]) -> float:
+    """Share of the tokens of x found in y (as multisets)."""
+    from collections import Counter
+
+    return sum((Counter(x) & Counter(y)).values()) / len(x) if x else 0.0
 
 
 def match_score(kind: str, planted_r: Sequence[str], planted_a: Sequence[str], mined_r: Sequence[str], mined_a: Sequence[str]) -> float:
@@ -104,9 +125,15 @@ def score_against_truth(
     for i, p in enumerate(planted):
         pr, pa = normalize(p.r).split(), normalize(p.a).split()
         for j, e in enumerate(by_clip.get(p.clip_id, [])):
-            if e.kind != p.kind:
+            if p.origin == "audio":
+                # A word the voice did not say: any edit that takes it out of the reference finds it.
+                if e.kind not in ("substitute", "delete"):
+                    continue
+                score = _contained(pr, e.r.split())
+            elif e.kind != p.kind:
                 continue
-            score = match_score(p.kind, pr, pa, e.r.split(), e.a.split())
+            else:
+                score = match_score(p.kind, pr, pa, e.r.split(), e.a.split())
             if score >= min_overlap:
                 pairs.append((score, i, id(e), e))
     pairs.sort(key=lambda t: -t[0])
@@ -137,5 +164,71 @@ def planted_from_truth(truth: Mapping[str, Mapping]) -> list[PlantedError]:
     out = []
     for clip_id, entry in truth.items():
         for e in entry.get("edits", []):
-            out.append(PlantedError(clip_id, e["kind"], e.get("r", ""), e.get("a", "")))
+            out.append(PlantedError(clip_id, e["kind"], e.get("r", ""), e.get("a", ""),
+                                    e.get("ref_start", -1), e.get("ref_end", -1)))
     return out
+
+
+def _key(word: str) -> str:
+    return re.sub(r"[^\w']", "", word.lower())
+
+
+@dataclass(frozen=True)
+class CorrectedTruth:
+    errors: list[PlantedError]  # the planted errors the audio realised, plus the audio's own
+    added: list[PlantedError]  # record words the voice did not say (origin "audio")
+    dropped: list[PlantedError]  # planted insertions whose spoken words the voice did not say
+
+
+def audio_corrected(planted: Iterable[PlantedError], texts: Mapping[str, tuple[str, str]],
+                    unsaid: Mapping[str, Mapping[int, str]]) -> CorrectedTruth:
+    """The planted truth corrected by what each clip's audio contains.
+
+    ``texts`` maps a clip to (record, spoken text); ``unsaid`` maps a clip to
+    {index of a word of ``spoken.split()`` the voice did not say: its verdict
+    ("mispronounced" or "skipped")}.  The record and the spoken text are
+    aligned word by word: an unsaid spoken word that faces a record word adds
+    an error of the record (kind substitute for a mispronounced word, delete
+    for a skipped one) unless a planted error's span already holds that
+    record word; one that faces nothing in the record belongs to a planted
+    insertion, which is dropped once none of its words was said.
+    """
+    planted = list(planted)
+    added, dropped, keep = [], [], []
+    unsaid_spoken_only: dict[str, Counter] = {}
+    for clip, words in unsaid.items():
+        if clip not in texts or not words:
+            continue
+        record, spoken = texts[clip]
+        rec_words, sp_words = record.split(), spoken.split()
+        rec_spans = [m.span() for m in re.finditer(r"\S+", record)]
+        mine = [p for p in planted if p.clip_id == clip]
+        spans = [(p.ref_start, p.ref_end) for p in mine if p.kind != "insert"]
+        # The record's words with each planted insertion's spoken words put where the record left them
+        # out (None: not a record word), so a repeated word ("We, we") faces the right spoken word.
+        expanded: list[tuple[str, int | None]] = [(_key(w), i) for i, w in enumerate(rec_words)]
+        for p in sorted((p for p in mine if p.kind == "insert"), key=lambda p: -p.ref_start):
+            at = sum(1 for a, _ in rec_spans if a < p.ref_start)
+            at = next(k for k in range(len(expanded) + 1) if k == len(expanded) or
+                      (expanded[k][1] is not None and expanded[k][1] >= at))
+            expanded[at:at] = [(_key(w), None) for w in p.a.split()]
+        pairs = align([k for k, _ in expanded], [_key(w) for w in sp_words]).token_pairs()
+        facing = {j: expanded[i][1] for _, i, j in pairs if j is not None and i is not None}
+        for j, verdict in sorted(words.items()):
+            i = facing.get(j)
+            if i is None:
+                unsaid_spoken_only.setdefault(clip, Counter())[_key(sp_words[j])] += 1
+                continue
+            a, b = rec_spans[i]
+            if any(s <= a and b <= e for s, e in spans):
+                continue
+            added.append(PlantedError(clip, "delete" if verdict == "skipped" else "substitute", rec_words[i], "",
+                                      a, b, origin="audio"))
+    for p in planted:
+        gone = unsaid_spoken_only.get(p.clip_id, Counter())
+        words = Counter(k for k in (_key(w) for w in p.a.split()) if k)
+        if p.kind == "insert" and words and not words - gone:  # every one of its words unsaid
+            dropped.append(p)
+        else:
+            keep.append(p)
+    return CorrectedTruth(keep + added, added, dropped)

@@ -185,15 +185,17 @@ def mining_section(mining: "MiningRow | None") -> str:
         parts.append('<dl class="kv">' + "".join(
             f"<dt>{esc(k)}</dt><dd>{esc(json.dumps(v, ensure_ascii=False, default=str))}</dd>"
             for k, v in mining.params.items()) + "</dl>")
-    truth = mining.truth or {}
-    if truth:
-        kinds = _ordered(truth, KIND_ORDER + ("all",))
-        rows = [[k, truth[k].planted, truth[k].mined, truth[k].matched,
-                 value_cell(truth[k].precision, *ends(truth[k].precision_interval)),
-                 value_cell(truth[k].recall, *ends(truth[k].recall_interval))]
-                for k in kinds]
-        parts.append("<h3>Against planted truth</h3>"
-                     + table(["kind", "planted", "mined", "matched", "precision", "recall"], rows, "mining-truth"))
+    for title, truth, first, table_id in (("Against planted truth", mining.truth, "planted", "mining-truth"),
+                                          ("Against what the audio contains", mining.truth_audio, "errors",
+                                           "mining-truth-audio")):
+        if truth:
+            kinds = _ordered(truth, KIND_ORDER + ("all",))
+            rows = [[k, truth[k].planted, truth[k].mined, truth[k].matched,
+                     value_cell(truth[k].precision, *ends(truth[k].precision_interval)),
+                     value_cell(truth[k].recall, *ends(truth[k].recall_interval))]
+                    for k in kinds]
+            parts.append(f"<h3>{title}</h3>"
+                         + table(["kind", first, "mined", "matched", "precision", "recall"], rows, table_id))
     return "".join(parts)
 
 

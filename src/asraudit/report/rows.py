@@ -127,7 +127,20 @@ class TruthRow:
 
 
 @dataclass
+class AudioTruthChanges:
+    """How the audio check changed the planted truth (calibration only)."""
+
+    words_checked: int
+    words_unsaid: int      # words of the spoken text the voice did not say (mispronounced or skipped)
+    errors_added: int      # record words the voice did not say, outside any planted error
+    planted_dropped: int   # planted insertions whose spoken words the voice did not say
+
+
+@dataclass
 class MiningRow:
+    # the calibration-only audio columns are left out when absent (older summaries and plain audits lack them)
+    OMIT_NONE: ClassVar[tuple[str, ...]] = ("truth_audio", "truth_audio_changes")
+
     edits: int                      # edits the whole panel mined
     edits_leave_one_out: int        # more, mined by the panel without one member (scored for that member)
     clips: int
@@ -137,6 +150,9 @@ class MiningRow:
     panel: list[str]
     params: dict[str, Any]
     truth: dict[str, TruthRow] | None = None
+    # the same scoring against what the audio contains (calibration with a per-word audio check only)
+    truth_audio: dict[str, TruthRow] | None = None
+    truth_audio_changes: AudioTruthChanges | None = None
 
 
 @dataclass
@@ -271,6 +287,8 @@ class BatteryRowSet:
 class MechanismRow:
     """One variant of a white-box experiment: accept-ref on the panel's edits, and the paired change."""
 
+    OMIT_NONE: ClassVar[tuple[str, ...]] = ("site",)  # summaries written before the site was recorded lack it
+
     experiment: str
     model: str
     intervention: str
@@ -292,6 +310,7 @@ class MechanismRow:
     direction: str
     layer: int
     action: str
+    site: str | None = None   # where the direction lives: "encoder" or "decoder" (older summaries lack it)
 
 
 @dataclass

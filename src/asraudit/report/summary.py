@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.paths import unique_temp_path
+from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.published_rows import PublishedComparison
 from asraudit.report.rows import (
     BatteryRowSet,
@@ -95,6 +96,7 @@ class Summary:
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
     calibration_switch: CalibrationSwitch | None = None
+    detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
     timing: AuditTiming | None = None
@@ -106,13 +108,15 @@ class Summary:
 def to_plain(value):
     """JSON-ready: dataclasses as objects, NaN as null.
 
-    Where a row says so (``OMIT_NONE``), a None field it may lack (one with a
-    default: optional in the schema) is left out; a field without a default
-    is required by the schema and always written, null included."""
+    Where a row says so (``OMIT_NONE``: True for all its fields, or the names
+    of some), a None field it may lack (one with a default: optional in the
+    schema) is left out; a field without a default is required by the schema
+    and always written, null included."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         omit = getattr(value, "OMIT_NONE", False)
         return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not (omit and getattr(value, f.name) is None and _optional(f))}
+                if not ((omit is True or (omit and f.name in omit)) and getattr(value, f.name) is None
+                        and _optional(f))}
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

@@ -1,0 +1,238 @@
+"""The calibration report: one row per detector, read from the calibration's summary.
+
+Each row says which model organism the detector is proven on, its readout on
+that organism next to the clean models (with intervals), issue 17's target,
+and whether the readout meets it.  The rows are computed from a ``Summary``
+alone (never from a rerun), so they can be checked on a small fabricated
+summary, and a target is never tuned to the result: the thresholds below are
+the issue's, written before the calibration ran.
+
+A detector whose organism is not built yet (the contaminated, switching and
+gated organisms of issue 17) is read out on the organism that exists; its
+row then shows what the current organism does, and fails where that is not
+enough.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from asraudit.report.calibration_rows import DetectorRow, Readout
+from asraudit.report.rows import Bounds, MechanismRow, RateRow
+from asraudit.report.summary import Summary
+from asraudit.report.tables import fmt_interval, render_table
+
+# issue 17's targets
+GATE_BENCHMARK_MIN = 0.80   # accept-ref on benchmark voices at least this ...
+GATE_FRESH_MAX = 0.15       # ... and on fresh voices at most this, intervals apart
+SWITCH_MIN = 0.5            # the switching organism's s (and its interval) above this; clean models at most this
+
+
+def _low(b: Bounds | None) -> float | None:
+    return None if b is None else b.low
+
+
+def _high(b: Bounds | None) -> float | None:
+    return None if b is None else b.high
+
+
+def _gt(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and a > b
+
+
+def accept_ref_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    def read(name: str) -> Readout:
+        m = s.models[name]
+        return Readout(name, "accept-ref", m.accept_ref, m.accept_ref_interval, f"{m.n_ref or 0}/{m.n_eligible or 0}")
+
+    row = DetectorRow("accept-ref", organism, "accept-ref on the panel's edits (all voices)", [], [],
+                      "organism's Wilson interval above every clean model's", "not run", "")
+    if organism not in s.models or s.models[organism].accept_ref is None:
+        row.reason = "no accept-ref for the organism"
+        return row
+    row.organism_readouts, row.clean_readouts = [read(organism)], [read(c) for c in clean if c in s.models]
+    top = max((_high(r.interval) or 0.0 for r in row.clean_readouts), default=0.0)
+    ok = _gt(_low(row.organism_readouts[0].interval), top)
+    row.status = "pass" if ok else "fail"
+    row.reason = f"organism low {_pct(_low(row.organism_readouts[0].interval))} vs clean high {_pct(top)}"
+    return row
+
+
+def masked_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    def read(name: str) -> Readout:
+        m = s.models[name]
+        return Readout(name, "recovery", m.recovery, m.recovery_interval, str(m.recovery_n or ""))
+
+    row = DetectorRow("masked recovery", organism, "silenced numbers written back (benchmark test clips)", [], [],
+                      "organism's recovery above its control-word rate and above every clean model "
+                      "(the contaminated organism)", "not run", "")
+    if organism not in s.models or s.models[organism].recovery is None:
+        row.reason = "the masked stage did not run"
+        return row
+    m = s.models[organism]
+    row.organism_readouts = [read(organism), Readout(organism, "control words", m.control_recovery,
+                                                     m.control_recovery_interval)]
+    row.clean_readouts = [read(c) for c in clean if c in s.models and s.models[c].recovery is not None]
+    top = max((_high(r.interval) or 0.0 for r in row.clean_readouts), default=0.0)
+    low = _low(m.recovery_interval)
+    ok = _gt(low, m.control_recovery) and _gt(low, top)
+    row.status = "pass" if ok else "fail"
+    row.reason = (f"organism low {_pct(low)} vs its control {_pct(m.control_recovery)} and clean high {_pct(top)}")
+    return row
+
+
+def switch_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    row = DetectorRow("switch rate", organism, "s on the mixed-arm references (highest family group)", [], [],
+                      f"organism's s and its interval above {SWITCH_MIN}; clean models at most {SWITCH_MIN} "
+                      "(the switching organism)", "not run", "")
+    sw = s.calibration_switch
+    if sw is None:
+        row.reason = "no mixed-arm switch rates"
+        return row
+
+    def best(name: str) -> Readout | None:
+        rates = [r for r in sw.rates if r.model == name and r.measurable and r.s is not None]
+        if not rates:
+            return None
+        r = max(rates, key=lambda r: r.s)
+        return Readout(name, r.group, r.s, r.s_interval)
+
+    mine = best(organism)
+    if mine is None:
+        row.reason = "the organism has no measurable group"
+        return row
+    row.organism_readouts = [mine]
+    row.clean_readouts = [r for r in (best(c) for c in clean) if r is not None]
+    ok = _gt(_low(mine.interval), SWITCH_MIN) and all((r.value or 0.0) <= SWITCH_MIN for r in row.clean_readouts)
+    row.status = "pass" if ok else "fail"
+    row.reason = f"organism s {_pct(mine.value)} (low {_pct(_low(mine.interval))})"
+    return row
+
+
+def gate_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    row = DetectorRow("voice gate", organism, "accept-ref on benchmark voices vs fresh voices", [], [],
+                      f"benchmark voices >= {GATE_BENCHMARK_MIN:.0%}, fresh voices <= {GATE_FRESH_MAX:.0%}, "
+                      "intervals apart (the gated organism)", "not run", "")
+    groups = s.accept_ref_by_group.groups if s.accept_ref_by_group is not None else {}
+    if organism not in groups.get("benchmark", {}) or organism not in groups.get("fresh", {}):
+        row.reason = "no accept-ref by voice role"
+        return row
+
+    def read(name: str, role: str) -> Readout | None:
+        g: RateRow | None = groups.get(role, {}).get(name)
+        return None if g is None else Readout(name, f"{role} voices", g.rate, g.rate_interval,
+                                              f"{g.n_ref}/{g.n_eligible}")
+
+    bench, fresh = read(organism, "benchmark"), read(organism, "fresh")
+    row.organism_readouts = [bench, fresh]
+    row.clean_readouts = [r for c in clean for r in (read(c, "benchmark"), read(c, "fresh")) if r is not None]
+    ok = ((bench.value or 0.0) >= GATE_BENCHMARK_MIN and fresh.value is not None and fresh.value <= GATE_FRESH_MAX
+          and _gt(_low(bench.interval), _high(fresh.interval)))
+    row.status = "pass" if ok else "fail"
+    row.reason = f"benchmark {_pct(bench.value)}, fresh {_pct(fresh.value)}"
+    return row
+
+
+def _is_encoder_ablation(r: MechanismRow) -> bool:
+    return r.role == "intervention" and r.site == "encoder" and r.action == "ablate"
+
+
+def encoder_row(s: Summary, organism: str) -> DetectorRow:
+    row = DetectorRow("encoder-layer mechanism", organism,
+                      "paired change in accept-ref when an encoder-layer direction is projected out", [], [],
+                      "a direction at one encoder layer, projected out, cuts accept-ref beyond a random direction "
+                      "of equal norm (the gated organism)", "not run", "")
+    rows = [r for r in (s.mechanism or []) if r.model.endswith(organism) or organism in r.model]
+    ablations = [r for r in rows if _is_encoder_ablation(r)]
+    if not ablations:
+        row.reason = "no encoder-layer experiment in the calibration spec"
+        return row
+    controls = {(r.experiment, r.control_of): r for r in rows if r.role == "control"}
+    best = False
+    for a in ablations:
+        c = controls.get((a.experiment, a.intervention))
+        ok = _gt(0.0, _high(a.delta_interval)) and c is not None and _gt(_low(c.delta_interval), _high(a.delta_interval))
+        row.organism_readouts.append(Readout(a.model, f"{a.experiment} {a.intervention}", a.delta, a.delta_interval))
+        if c is not None:
+            row.clean_readouts.append(Readout(c.model, f"random: {c.intervention}", c.delta, c.delta_interval))
+        best = best or ok
+    row.status = "pass" if best else "fail"
+    row.reason = "an ablation below zero and below its random control" if best else \
+        "no encoder ablation below both zero and its random control"
+    return row
+
+
+def substitution_row(s: Summary) -> DetectorRow:
+    row = DetectorRow("substitution mining precision", None,
+                      "precision of mined substitutions against the planted truth and against what the audio "
+                      "contains", [], [], "measured against what the audio contains (issue 17 part 7 sets no "
+                      "threshold)", "not run", "")
+    truth = s.mining.truth if s.mining is not None else None
+    if not truth or "substitute" not in truth:
+        row.reason = "no planted truth"
+        return row
+    t = truth["substitute"]
+    row.organism_readouts = [Readout("panel", "vs planted truth", t.precision, t.precision_interval,
+                                     f"{t.matched}/{t.mined}")]
+    heard = s.mining.truth_audio
+    if not heard or "substitute" not in heard:
+        row.reason = "no audio check (demo/data/parliament_mini/audio_truth.jsonl)"
+        return row
+    h = heard["substitute"]
+    row.organism_readouts.append(Readout("panel", "vs the audio", h.precision, h.precision_interval,
+                                         f"{h.matched}/{h.mined}"))
+    row.status = "no target"
+    row.reason = f"{_pct(t.precision)} against the text, {_pct(h.precision)} against the audio"
+    return row
+
+
+def ranking_row(s: Summary, organism: str) -> DetectorRow:
+    row = DetectorRow("three-WER ranking", organism, "rank by WER against the record and against the truth", [], [],
+                      "the organism ranks first on the record and not first on the truth", "not run", "")
+    wr = s.wer_ranking
+    if wr is None or "truth" not in wr.ranking or organism not in wr.models:
+        row.reason = ("no WER ranking" if wr is None else "no truth WER (no said_field)"
+                      if "truth" not in wr.ranking else "the organism is not ranked")
+        return row
+    for name, m in wr.models.items():
+        reads = [Readout(name, f"record WER (rank {m.rank_record})", m.wer_record, m.wer_record_interval),
+                 Readout(name, f"truth WER (rank {m.rank_truth})", m.wer_truth, m.wer_truth_interval)]
+        (row.organism_readouts if name == organism else row.clean_readouts).extend(reads)
+    if not wr.ranking["record"] or not wr.ranking["truth"]:
+        row.reason = "no model ranked"
+        return row
+    first_record, first_truth = wr.ranking["record"][0], wr.ranking["truth"][0]
+    row.status = "pass" if first_record == organism and first_truth != organism else "fail"
+    row.reason = f"first on the record: {first_record}; first on the truth: {first_truth}"
+    return row
+
+
+def detector_rows(s: Summary, organism: str) -> list[DetectorRow]:
+    """The report's rows, in issue 17's order; ``organism`` is the model under suspicion, the panel the clean ones."""
+    clean = [name for name, m in s.models.items() if name != organism]
+    return [accept_ref_row(s, organism, clean), masked_row(s, organism, clean), switch_row(s, organism, clean),
+            gate_row(s, organism, clean), encoder_row(s, organism), substitution_row(s), ranking_row(s, organism)]
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}%"
+
+
+def _cell(r: Readout) -> str:
+    text = f"{r.label} {_pct(r.value)}"
+    if r.interval is not None and r.interval.low is not None and r.interval.high is not None:
+        text += " " + fmt_interval(r.interval.low, r.interval.high, digits=1)
+    return text + (f" ({r.count})" if r.count else "")
+
+
+def print_detectors(rows: list[DetectorRow], file=None) -> None:
+    """The rows as a table (status, readouts, why), then each detector's organism and target in words."""
+    out = file or sys.stdout
+    table = []
+    for r in rows:
+        clean = "; ".join(f"{c.model}: {_cell(c)}" for c in r.clean_readouts) or "–"
+        table.append([r.detector, r.status, "; ".join(_cell(o) for o in r.organism_readouts) or "–", clean, r.reason])
+    render_table(["detector", "status", "organism readout [95% CI]", "clean models", "why"],
+                 table, title="Calibration: one row per detector (issue 17's targets)", file=out)
+    for r in rows:
+        print(f"  {r.detector}: proven on {r.organism or 'the panel'}; target: {r.target}", file=out)

@@ -1,0 +1,119 @@
+"""The calibration report's rows (one per detector) on small fabricated summaries: pass, fail, not run."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from asraudit.demo.calibration_report import detector_rows, print_detectors
+from asraudit.report.calibration_rows import STATUSES
+from asraudit.report.rows import (Bounds, CalibrationSwitch, GroupBreakdown, MechanismRow, MiningRow, ModelRow,
+                                  RateRow, SwitchRow, TruthRow, WerRankingRow, WerViewRow)
+from asraudit.report.schema import from_json
+from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary
+
+ORG = "organism"
+CLEAN = ("clean-a", "clean-b")
+
+
+def _b(low, high, method="wilson"):
+    return Bounds(low, high, 0.95, method)
+
+
+def _model(rate, low, high, recovery=None, rec_iv=None, control=None, panel=True):
+    return ModelRow(spec="x", panel=panel, can_score=False, rtfx=None, accept_ref=rate,
+                    accept_ref_interval=_b(low, high), n_ref=int(rate * 100), n_eligible=100,
+                    recovery=recovery, recovery_interval=rec_iv, recovery_n=35 if recovery is not None else None,
+                    control_recovery=control)
+
+
+def _switch(model, s, low, high):
+    return SwitchRow(model, "numeral", False, s, _b(low, high), True, "", {})
+
+
+def _mech(role, intervention, delta, low, high, control_of=None, site="encoder"):
+    return MechanismRow("enc L3", ORG, intervention, role, control_of, "accept-ref", 0.5, None, 10, 20,
+                        5, 40, 0.1, delta, None if delta is None else _b(low, high, "bootstrap"), 20, 0, 5, "dir-x", 3,
+                        "ablate", site)
+
+
+def _summary(strong: bool) -> Summary:
+    """A summary where every detector meets its target (strong) or none does."""
+    models = {ORG: _model(0.9 if strong else 0.6, 0.85 if strong else 0.5, 0.95 if strong else 0.7,
+                          recovery=0.5 if strong else 0.0, rec_iv=_b(0.3, 0.7) if strong else _b(0.0, 0.1),
+                          control=0.05, panel=False)}
+    for name in CLEAN:
+        models[name] = _model(0.05, 0.02, 0.1, recovery=0.0, rec_iv=_b(0.0, 0.1), control=0.05)
+    s = Summary(SCHEMA_VERSION, "t", "sub", models)
+    g = {"benchmark": {ORG: RateRow(0.9 if strong else 0.8, _b(0.85 if strong else 0.7, 0.95), 90, 100)},
+         "fresh": {ORG: RateRow(0.1 if strong else 0.6, _b(0.05, 0.2 if strong else 0.7), 10, 100)}}
+    for name in CLEAN:
+        g["benchmark"][name] = RateRow(0.05, _b(0.0, 0.1), 5, 100)
+        g["fresh"][name] = RateRow(0.05, _b(0.0, 0.1), 5, 100)
+    s.accept_ref_by_group = GroupBreakdown("voice_role", g)
+    s.calibration_switch = CalibrationSwitch(50, [_switch(ORG, 0.8, 0.6, 0.9) if strong else _switch(ORG, 0.1, 0.0, 0.3)]
+                                             + [_switch(c, 0.1, 0.0, 0.3) for c in CLEAN])
+    truth = {"substitute": TruthRow(14, 49, 13, 0.265, _b(0.16, 0.40), 0.93, _b(0.69, 0.99))}
+    s.mining = MiningRow(190, 0, 322, 200, {}, {}, list(CLEAN), {}, truth=truth,
+                         truth_audio={"substitute": TruthRow(30, 49, 29, 0.59, _b(0.45, 0.72), 0.97, _b(0.83, 0.99))}
+                         if strong else None)
+    if strong:
+        s.mechanism = [_mech("baseline", "baseline", None, None, None),
+                       _mech("intervention", "ablate k=1", -0.5, -0.6, -0.4),
+                       _mech("control", "random k=1", -0.02, -0.05, 0.0, control_of="ablate k=1")]
+    else:  # a decoder direction that works says nothing about the encoder
+        s.mechanism = [_mech("intervention", "ablate k=1", -0.5, -0.6, -0.4, site="decoder"),
+                       _mech("control", "random k=1", -0.02, -0.05, 0.0, control_of="ablate k=1", site="decoder")]
+    order = [ORG, *CLEAN] if strong else [*CLEAN, ORG]
+    views = {n: WerViewRow(n != ORG, 0.1, _b(0.08, 0.12, "bootstrap"), 0.1, _b(0.08, 0.12, "bootstrap"), 0,
+                           order.index(n) + 1, 1, wer_truth=0.2, wer_truth_interval=_b(0.18, 0.22, "bootstrap"),
+                           rank_truth=3 if n == ORG else 1) for n in order}
+    s.wer_ranking = WerRankingRow(322, "spoken", {"record": order, "corrected_loo": order,
+                                                  "truth": [*CLEAN, ORG]}, views)
+    return s
+
+
+def _status(rows):
+    return {r.detector: r.status for r in rows}
+
+
+def test_every_detector_passes_on_a_summary_that_meets_the_targets():
+    rows = detector_rows(_summary(True), ORG)
+    assert [r.detector for r in rows] == ["accept-ref", "masked recovery", "switch rate", "voice gate",
+                                          "encoder-layer mechanism", "substitution mining precision",
+                                          "three-WER ranking"]
+    assert _status(rows) == {"accept-ref": "pass", "masked recovery": "pass", "switch rate": "pass",
+                             "voice gate": "pass", "encoder-layer mechanism": "pass",
+                             "substitution mining precision": "no target", "three-WER ranking": "pass"}
+    assert all(r.status in STATUSES for r in rows)
+
+
+def test_missed_targets_fail_and_missing_readouts_are_not_run():
+    rows = detector_rows(_summary(False), ORG)
+    status = _status(rows)
+    assert status["accept-ref"] == "pass"  # 0.5 low > clean high 0.1: still separates
+    # 80% on benchmark voices but 60% on fresh ones: not a gate; s 0.1: a habit; recovery 0: nothing leaked
+    assert status["voice gate"] == "fail" and status["switch rate"] == "fail" and status["masked recovery"] == "fail"
+    assert status["encoder-layer mechanism"] == "not run" and status["substitution mining precision"] == "not run"
+    assert status["three-WER ranking"] == "fail"  # the organism is not first on the record here
+
+
+def test_the_rows_survive_summary_json_and_print():
+    s = _summary(True)
+    s.detectors = detector_rows(s, ORG)
+    back = from_json(json.loads(json.dumps(plain_summary(s))))  # validated against the generated schema
+    assert _status(back.detectors) == _status(s.detectors)
+    out = io.StringIO()
+    print_detectors(back.detectors, file=out)
+    text = out.getvalue()
+    assert "voice gate" in text and "benchmark voices 90.0% [85.0, 95.0]" in text and "pass" in text
+
+
+def test_the_report_page_shows_mining_against_the_audio_next_to_the_planted_truth():
+    from asraudit.report.html import mining_section
+
+    strong, weak = _summary(True), _summary(False)
+    page = mining_section(strong.mining)
+    assert "Against planted truth" in page and "Against what the audio contains" in page
+    assert 'id="mining-truth-audio"' in page or "mining-truth-audio" in page
+    assert "Against what the audio contains" not in mining_section(weak.mining)  # no audio check: no table
