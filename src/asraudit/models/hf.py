@@ -350,10 +350,14 @@ class HFCTC(_HFModel):
                     tokens=tuple(self.tokenizer.convert_ids_to_tokens(labels)) + (CTC_END_TOKEN,),
                     logprobs=tuple(float(v) for v in per_label) + (end,),
                     token_ids=tuple(labels) + (-1,),
-                    offsets=_char_offsets(text, self.tokenizer, labels) + ((len(text), len(text)),),
+                    offsets=self._offsets(text, labels) + ((len(text), len(text)),),
                 )
             )
         return out
+
+    def _offsets(self, text: str, labels: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """Each label's character span in ``text`` (families with a fast tokenizer read its offset mapping)."""
+        return _char_offsets(text, self.tokenizer, labels)
 
 
 def _char_offsets(text: str, tokenizer, labels: Sequence[int]) -> tuple[tuple[int, int], ...]:

@@ -28,9 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.models.base import TokenScores
-from asraudit.models.ctc_prefix import ctc_token_logprobs
-from asraudit.models.hf import CTC_END_TOKEN, HFCTC
+from asraudit.models.hf import HFCTC
 
 
 class HFEncoderCTC(HFCTC):
@@ -80,24 +78,10 @@ class HFEncoderCTC(HFCTC):
             raise ValueError(f"candidate {text[:60]!r} tokenises to the CTC blank: it cannot be scored")
         return labels
 
-    def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
-        """``HFCTC.score`` with offsets from the fast tokenizer (SentencePiece pieces such as
-        ``▁a`` are not substrings of the text, so they cannot be found in it by search)."""
-        if not getattr(self.tokenizer, "is_fast", False):
-            return super().score(audio, candidates)
-        (lp,) = self._log_probs([audio])
-        out = []
-        for text in candidates:
-            labels = self._labels(text)
-            spans = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"] if labels else []
-            per_label, end = ctc_token_logprobs(lp, labels, self.blank)
-            out.append(
-                TokenScores(
-                    text=text,
-                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(labels)) + (CTC_END_TOKEN,),
-                    logprobs=tuple(float(v) for v in per_label) + (end,),
-                    token_ids=tuple(labels) + (-1,),
-                    offsets=tuple((int(a), int(b)) for a, b in spans) + ((len(text), len(text)),),
-                )
-            )
-        return out
+    def _offsets(self, text: str, labels: Sequence[int]) -> tuple[tuple[int, int], ...]:
+        """Offsets from the fast tokenizer (SentencePiece pieces such as ``▁a`` are not substrings of
+        the text, so they cannot be found in it by search); a slow tokenizer searches as ``HFCTC`` does."""
+        if not getattr(self.tokenizer, "is_fast", False) or not labels:
+            return super()._offsets(text, labels)
+        spans = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        return tuple((int(a), int(b)) for a, b in spans)

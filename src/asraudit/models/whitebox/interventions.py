@@ -35,8 +35,9 @@ data in ``frames`` (no torch); this module holds the hooks.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import torch
 
@@ -294,6 +295,19 @@ class SteerAblate(_Steering):
         k = self.rank or self.direction.basis.shape[0]
         basis = torch.as_tensor(self.direction.basis[:k], dtype=hidden.dtype, device=hidden.device)
         return hidden - (hidden @ basis.T) @ basis
+
+
+@contextlib.contextmanager
+def installed(interventions: Sequence[Intervention], sites: InterventionSites, ctx: RunContext) -> Iterator[None]:
+    """The interventions' hooks on ``sites`` for the duration of one run; removed however it ends."""
+    handles = []
+    try:
+        for intervention in interventions:
+            handles.extend(intervention.install(sites, ctx))
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
 
 
 def needs_pairing(interventions: Sequence[Intervention]) -> AudioSource | None:

@@ -29,7 +29,7 @@ from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, tra
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, RunContext, audio_frames, changed_frames
-from asraudit.models.whitebox.interventions import Intervention, needs_pairing
+from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
 from asraudit.models.whitebox.sites import InterventionSites
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 
@@ -153,16 +153,9 @@ class WhiteboxWhisper:
         )
         return rows, ctx
 
-    @contextlib.contextmanager
-    def _installed(self, ctx: RunContext) -> Iterator[None]:
-        handles = []
-        try:
-            for intervention in self.interventions:
-                handles.extend(intervention.install(self.intervention_sites(), ctx))
-            yield
-        finally:
-            for handle in handles:
-                handle.remove()
+    def _installed(self, ctx: RunContext):
+        """This variant's hooks for the duration of one run (``interventions.installed``)."""
+        return installed(self.interventions, self.intervention_sites(), ctx)
 
     @property
     def hidden_size(self) -> int:

@@ -21,11 +21,10 @@ tests check this), so every difference a variant shows is the intervention's.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 import torch
@@ -35,7 +34,7 @@ from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import transcribe_in_windows
 from asraudit.models.whitebox.frames import FrameGeometry, RunContext, audio_frames, changed_frames
-from asraudit.models.whitebox.interventions import Intervention, needs_pairing
+from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
 from asraudit.models.whitebox.sites import InterventionSites
 
 
@@ -159,16 +158,9 @@ class WhiteboxSeq2Seq:
         )
         return rows, ctx
 
-    @contextlib.contextmanager
-    def _installed(self, ctx: RunContext) -> Iterator[None]:
-        handles = []
-        try:
-            for intervention in self.interventions:
-                handles.extend(intervention.install(self.intervention_sites(), ctx))
-            yield
-        finally:
-            for handle in handles:
-                handle.remove()
+    def _installed(self, ctx: RunContext):
+        """This variant's hooks for the duration of one run (``interventions.installed``)."""
+        return installed(self.interventions, self.intervention_sites(), ctx)
 
     def _encode(self, rows: Sequence[np.ndarray]):
         inputs = self.runner._inputs(rows)
