@@ -40,8 +40,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from normalizer_strings import HANDMADE, generated, perturbed  # noqa: E402
 
+from asraudit.text.spelling import english_spelling_mapping  # noqa: E402
 from asraudit.text.normalize import (  # noqa: E402
-    english_spelling_mapping,
     normalize_many,
     strip_format_characters,
 )

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from asraudit.text.normalize import NORMALIZERS, english_spelling_mapping, get_normalizer
+from asraudit.text.normalize import NORMALIZERS, get_normalizer
+from asraudit.text.spelling import english_spelling_mapping
 from normalizer_strings import HANDMADE  # the hand-made cases every parity test starts from
 
 NUMBER_WORDS = [

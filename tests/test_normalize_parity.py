@@ -12,8 +12,8 @@ import json
 import pytest
 
 import asraudit.text.whisper_english as whisper_english
+from asraudit.text.spelling import english_spelling_mapping
 from asraudit.text.normalize import (
-    english_spelling_mapping,
     get_normalizer,
     normalize_many,
     reference_normalizer,

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.models.speech_llm_slot import AUDIO_SLOT
 
 
 class AudioOnlyProcessor:
@@ -51,8 +52,6 @@ def load_phi4_audio_processor(source: str, revision: str | None = None) -> Audio
 
 def phi4_default(processor, language: str | None) -> str:
     """The Phi-4-Multimodal model card's speech-recognition request, as a chat turn."""
-    from asraudit.models.speech_llm_prompts import AUDIO_SLOT
-
     return f"<|user|>{AUDIO_SLOT}Transcribe the audio clip into text.<|end|><|assistant|>"
 
 

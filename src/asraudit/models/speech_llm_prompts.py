@@ -42,8 +42,10 @@ from typing import Callable
 import numpy as np
 
 from asraudit.errors import InputError
+from asraudit.models.speech_llm_phi4 import phi4_default
+from asraudit.models.speech_llm_slot import AUDIO_SLOT
+from asraudit.models.speech_llm_voxtral import voxtral_default
 
-AUDIO_SLOT = "{audio}"
 
 
 def check_template(template: str, model: str) -> None:
@@ -87,18 +89,6 @@ def _granite(processor, language: str | None) -> str:
     return text.replace(processor.audio_token, AUDIO_SLOT, 1)
 
 
-def _voxtral_default(processor, language):
-    from asraudit.models.speech_llm_voxtral import voxtral_default
-
-    return voxtral_default(processor, language)
-
-
-def _phi4_default(processor, language):
-    from asraudit.models.speech_llm_phi4 import phi4_default
-
-    return phi4_default(processor, language)
-
-
 def _asr_text_answer(text: str) -> str:
     """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
     marker = "language "
@@ -139,10 +129,10 @@ FORMATS: dict[str, PromptFormat] = {
     # mistral-common renders the request as ids; the encoder takes any number of 30-s windows in one
     # prompt, and the model card gives 30 minutes as the transcription limit.
     "voxtral": PromptFormat("VoxtralForConditionalGeneration", "</s>", 1800.0,
-                            default=lambda processor, language: _voxtral_default(processor, language),
+                            default=voxtral_default,
                             inputs_builder="asraudit.models.speech_llm_voxtral:voxtral_inputs"),
     # Without the image processor (torchvision); 30-s windows are asraudit's choice.
-    "phi4_multimodal": PromptFormat("Phi4MultimodalForCausalLM", "<|end|>", 30.0, default=lambda p, lang: _phi4_default(p, lang),
+    "phi4_multimodal": PromptFormat("Phi4MultimodalForCausalLM", "<|end|>", 30.0, default=phi4_default,
                                     processor_loader="asraudit.models.speech_llm_phi4:load_phi4_audio_processor",
                                     after_load="asraudit.models.speech_llm_phi4:attach_speech_adapter"),
     "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,

@@ -22,6 +22,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.models.speech_llm_slot import AUDIO_SLOT
 
 AUDIO_TOKEN = "[AUDIO]"
 _SPECIAL = re.compile(r"(<s>|</s>|\[/?[A-Z_]+\])")
@@ -30,8 +31,6 @@ _WINDOW_SAMPLES = 30 * SAMPLE_RATE
 
 def voxtral_default(processor, language: str | None) -> str:
     """The checkpoint's transcription request (mistral-common), with its audio tokens as ``{audio}``."""
-    from asraudit.models.speech_llm_prompts import AUDIO_SLOT
-
     request = processor.apply_transcription_request(np.zeros(SAMPLE_RATE, dtype=np.float32), model_id="asraudit",
                                                     language=language, sampling_rate=SAMPLE_RATE, format="wav")
     ids = request["input_ids"][0].tolist()
@@ -59,8 +58,6 @@ def template_ids(tokenizer, text: str) -> list[int]:
 def voxtral_inputs(model, clips: Sequence[np.ndarray]) -> dict:
     """Left-padded ``input_ids``/``attention_mask`` and stacked 30-s feature windows for ``clips``."""
     import torch
-
-    from asraudit.models.speech_llm_prompts import AUDIO_SLOT
 
     processor, tokenizer = model.processor, model.tokenizer
     before, _, after = model.template.partition(AUDIO_SLOT)

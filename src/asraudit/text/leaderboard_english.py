@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from asraudit.text.spelling import english_spelling_mapping
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
 
 # Hesitation families, each with any elongation.  "\b" on both sides (added below) keeps a
@@ -211,6 +212,4 @@ class LeaderboardEnglishNormalizer:
 @lru_cache(maxsize=1)
 def leaderboard_english() -> LeaderboardEnglishNormalizer:
     """The one shared instance (its tables are built once per process)."""
-    from asraudit.text.normalize import english_spelling_mapping
-
     return LeaderboardEnglishNormalizer(english_spelling_mapping())

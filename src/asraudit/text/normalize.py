@@ -30,18 +30,17 @@ the normalized one; nothing in asraudit stores normalized text only.
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import sys
 import threading
 import unicodedata
 from concurrent.futures import ProcessPoolExecutor
-from importlib import resources
 from functools import lru_cache
 from typing import Callable, Sequence
 
 from asraudit.text.basic_languages import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_basic_normalizer
+from asraudit.text.spelling import spelling_table
 from asraudit.text.symbols import basic_normalize
 from asraudit.text.whisper_english import EnglishNormalizer
 
@@ -139,7 +138,7 @@ def _reference_basic() -> Normalizer:
 
 @lru_cache(maxsize=None)
 def _fast_english() -> Normalizer:
-    return EnglishNormalizer(_spelling_table())
+    return EnglishNormalizer(spelling_table())
 
 
 def _collapsed(name: str, inner: Normalizer) -> Normalizer:
@@ -196,17 +195,6 @@ def reference_normalizer(name: str) -> Normalizer:
     if name == "basic":
         return _collapsed(name, _reference_basic())
     raise ValueError(f"no reference path for normalizer {name!r}")
-
-
-def english_spelling_mapping() -> dict[str, str]:
-    """The British-to-American spelling table the Whisper normalizer applies (the tokenizer's normalizer.json)."""
-    return dict(_spelling_table())
-
-
-@lru_cache(maxsize=1)
-def _spelling_table() -> dict[str, str]:
-    with resources.files("whisper_normalizer").joinpath("normalizers/english.json").open(encoding="utf-8") as fh:
-        return json.load(fh)
 
 
 # Below this many strings the process pool's start-up (~0.5 s per worker) costs more than it saves.
