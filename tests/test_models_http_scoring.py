@@ -10,12 +10,12 @@ from __future__ import annotations
 import base64
 import io
 import json
-import threading
 import wave
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
+from http_stub import send_json, serving
 
 from asraudit.errors import InputError
 from asraudit.models.http_scoring import HTTPScoringModel, candidate_scores, chat_url
@@ -42,24 +42,15 @@ class _Stub(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         type(self).bodies.append((self.path, body))
         if body["messages"][-1]["role"] == "user":  # a transcription request
-            reply = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": " heard text "}}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply)))
-            self.end_headers()
-            self.wfile.write(reply)
+            send_json(self, {"choices": [{"index": 0, "message": {"role": "assistant", "content": " heard text "}}]})
             return
         candidate = body["messages"][-1]["content"]
         rendered = PROMPT_HEAD + _pieces(candidate) + TAIL
         entries = [None] + [{str(100 + k): {"logprob": _logprob(k), "rank": 1, "decoded_token": tok}}
                             for k, tok in enumerate(rendered) if k > 0]
-        reply = json.dumps({"id": "x", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": "a"}}],
-                            "prompt_logprobs": entries}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
+        send_json(self, {"id": "x", "object": "chat.completion",
+                         "choices": [{"index": 0, "message": {"role": "assistant", "content": "a"}}],
+                         "prompt_logprobs": entries})
 
     def log_message(self, *args):
         pass
@@ -68,12 +59,8 @@ class _Stub(BaseHTTPRequestHandler):
 @pytest.fixture()
 def server():
     _Stub.bodies = []
-    httpd = HTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_Stub) as url:
+        yield url
 
 
 def test_the_request_body_and_the_parsed_scores(server):

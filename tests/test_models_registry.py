@@ -5,14 +5,14 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
-import threading
 import wave
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import numpy as np
 import pytest
+from http_stub import send_json, serving
 
 from asraudit.cli import main
 from asraudit.errors import InputError
@@ -213,12 +213,7 @@ class _StubTranscriptionServer(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b"model exploded")
             return
-        reply = json.dumps({"text": f" {len(audio) / rate:.2f} seconds peak {np.abs(audio).max():.2f} "}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
+        send_json(self, {"text": f" {len(audio) / rate:.2f} seconds peak {np.abs(audio).max():.2f} "})
 
     def log_message(self, *args):
         pass
@@ -227,14 +222,8 @@ class _StubTranscriptionServer(BaseHTTPRequestHandler):
 @pytest.fixture()
 def stub_server():
     _StubTranscriptionServer.requests = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _StubTranscriptionServer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_StubTranscriptionServer) as url:
+        yield url
 
 
 def test_http_model_uploads_wav_and_returns_the_servers_text_in_order(stub_server):

@@ -1,0 +1,35 @@
+"""A local HTTP server for the HTTP-backend tests: serve a handler class on a free port, reply with JSON.
+
+Shared by the transcription backend's tests (test_models_registry) and the
+vLLM scoring tests (test_models_http_scoring), so each keeps only what its
+stub answers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Iterator
+
+
+def send_json(handler: BaseHTTPRequestHandler, payload: object) -> None:
+    """A 200 reply carrying ``payload`` as JSON."""
+    reply = json.dumps(payload).encode()
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(reply)))
+    handler.end_headers()
+    handler.wfile.write(reply)
+
+
+@contextlib.contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``http://127.0.0.1:PORT`` while ``handler`` serves in a thread; shut down however the test ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
