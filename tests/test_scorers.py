@@ -47,6 +47,33 @@ def test_each_difference_of_the_leaderboard_normalizer(raw, whisper, leaderboard
     assert LEADERBOARD(raw) == leaderboard
 
 
+@pytest.mark.parametrize("raw, whisper, leaderboard", [
+    # name spelling variants fold to one spelling (the leaderboard's english_name_normalizer)
+    ("Stephen met Jon MacDonald", "stephen met jon macdonald", "steven met john mcdonald"),
+    ("Phillip, Karl and Lewis", "phillip karl and lewis", "philip carl and louis"),
+    ("Mohamed and Muhammad", "mohamed and muhammad", "mohammed and mohammed"),
+    # one step only: "kristen" becomes "kristin", which stays
+    ("Kristen and Kristin", "kristen and kristin", "kristin and kristin"),
+    # the spelling entries the leaderboard corrected in Whisper's table
+    ("the archaeology of it", "the archeology</span> of it", "the archeology of it"),
+    ("a cancellation", "a cancellation", "a cancelation"),
+    ("a cancelation", "a cancellation", "a cancelation"),
+    ("the flyer was pummelled", "the flyer was pummel", "the flier was pummeled"),
+    ("a travelogue", "a travelogue", "a travelog"),
+])
+def test_the_leaderboard_tables_names_and_corrected_spellings(raw, whisper, leaderboard):
+    assert WHISPER(raw) == whisper
+    assert LEADERBOARD(raw) == leaderboard
+
+
+def test_a_name_variant_is_no_error_under_the_leaderboard_scorer():
+    s = get_scorer("leaderboard")
+    ref, hyp = s.normalize("Stephen Smith met Jon").split(), s.normalize("Steven Smith met John").split()
+    assert s.counts(ref, hyp).errors == 0
+    w = get_scorer("asraudit")
+    assert w.counts(w.normalize("Stephen Smith met Jon").split(), w.normalize("Steven Smith met John").split()).errors == 2
+
+
 def test_merge_compounds_makes_a_split_compound_no_error_either_way():
     ref, hyp = "the white paper is here".split(), "the whitepaper is here".split()
     plain = clip_counts(ref, hyp)

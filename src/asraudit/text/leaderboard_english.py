@@ -20,21 +20,28 @@ documented steps, in its order; what differs from Whisper's normalizer:
   as a token "." at the end of a string).
 - A few spaced compounds are joined after punctuation is gone ("wi fi",
   "e mail", "all right", "o k" -> "wifi", "email", "alright", "okay").
-- The spelling table is Whisper's plus "ok"/"kay" -> "okay" and
-  "etcetera" -> "etc".
+- The spelling table is Whisper's with the leaderboard's changes:
+  "ok"/"kay" -> "okay", "etcetera" -> "etc", and a few entries corrected
+  (Whisper maps "archaeology" to "archeology</span>" and "cancelation" to the
+  British "cancellation"; the leaderboard maps "archaeology" to "archeology"
+  and "cancellation" to "cancelation").
+- Name spelling variants fold to one spelling ("Stephen" -> "steven",
+  "Jon" -> "john", "MacDonald" -> "mcdonald"), token by token after the
+  spelling table.
 - Runs of single letters or digits are joined into one token (acronyms:
   "b b c" -> "bbc", "u.s.a." -> "usa", "5 g" -> "5g"); a run that holds the
   words "a" or "i" needs three tokens, so "a big cat" is untouched.
 
-The leaderboard also folds some first-name spelling variants (its own
-table); that table is not reproduced here, so a reference and a hypothesis
-that differ only by such a variant still count as a substitution.
+The leaderboard's tables (names, spelling changes) are data, transcribed in
+``text/data/leaderboard_english.toml`` with their source and licence.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from functools import lru_cache
+from importlib import resources
 
 from asraudit.text.spelling import english_spelling_mapping
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
@@ -94,8 +101,6 @@ _COMPOUNDS = (
 COMPOUNDS = [(re.compile(r"\b" + r"\s+".join(words) + r"\b"), joined) for words, joined in _COMPOUNDS]
 # Elongated "oh" ("ohh", "oooh") is one word.
 OH = re.compile(r"\b(?:o+h+|ooo+)\b")
-
-EXTRA_SPELLINGS = {"ok": "okay", "kay": "okay", "etcetera": "etc"}
 
 DIGIT_COMMA = re.compile(r"(\d),(\d)")
 LONE_PERIOD = re.compile(r"\.(?![0-9])")
@@ -179,14 +184,19 @@ def join_single_characters(words: list[str]) -> list[str]:
 
 
 class LeaderboardEnglishNormalizer:
-    """Raw text to the leaderboard's normalized tokens (space-separated, collapsed)."""
+    """Raw text to the leaderboard's normalized tokens (space-separated, collapsed).
 
-    def __init__(self, spelling: dict[str, str]):
+    ``spelling`` and ``names`` are applied one after the other, each once per
+    token: a name that the spelling table produced is still folded, a value
+    is never looked up in its own table again."""
+
+    def __init__(self, spelling: dict[str, str], names: dict[str, str]):
         from whisper_normalizer.english import EnglishNumberNormalizer
 
         self.numbers = EnglishNumberNormalizer()
         self.clock = ClockTimes(self.numbers)
-        self.spelling = {**spelling, **EXTRA_SPELLINGS}
+        self.spelling = spelling
+        self.names = names
 
     def __call__(self, text: str) -> str:
         s = remove_bracketed(text.lower())
@@ -203,6 +213,7 @@ class LeaderboardEnglishNormalizer:
         s = OH.sub("oh", s)
         s = self.numbers(s)
         words = [self.spelling.get(w, w) for w in s.split()]
+        words = [self.names.get(w, w) for w in words]
         s = " ".join(join_single_characters(words))
         s = LONE_CURRENCY.sub(" ", s)
         s = LONE_PERCENT.sub(" ", s)
@@ -210,6 +221,22 @@ class LeaderboardEnglishNormalizer:
 
 
 @lru_cache(maxsize=1)
+def leaderboard_tables() -> dict:
+    """The leaderboard's word tables as transcribed (``text/data/leaderboard_english.toml``)."""
+    with resources.files("asraudit.text").joinpath("data/leaderboard_english.toml").open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def leaderboard_spelling() -> dict[str, str]:
+    """Whisper's spelling table with the leaderboard's changes (removed entries, then added ones)."""
+    changes = leaderboard_tables()["spelling"]
+    spelling = english_spelling_mapping()
+    for key in changes["remove"]:
+        del spelling[key]
+    return {**spelling, **changes["add"]}
+
+
+@lru_cache(maxsize=1)
 def leaderboard_english() -> LeaderboardEnglishNormalizer:
     """The one shared instance (its tables are built once per process)."""
-    return LeaderboardEnglishNormalizer(english_spelling_mapping())
+    return LeaderboardEnglishNormalizer(leaderboard_spelling(), dict(leaderboard_tables()["names"]))
