@@ -21,6 +21,7 @@ from asraudit.audit import audio_stages, outputs, text_stages
 from asraudit.audit.context import AuditContext
 from asraudit.audit.mechanism import run_mechanism
 from asraudit.audit.published import compare_published
+from asraudit.audit.published_switch import compare_published_switches
 from asraudit.audit.prepare import prepare
 from asraudit.audit.results import AuditResult
 from asraudit.audit.spec import AuditSpec, as_audit_spec
@@ -113,6 +114,12 @@ def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResu
     if ctx.spec.published is not None:
         result.published, notes = compare_published(ctx.spec.published, ctx.panel, ctx.spec.refdis,
                                                     ctx.spec.spec_folder)
+        for note in notes:
+            ctx.note(note)
+        stage = result.conventions
+        result.published_switch, notes = compare_published_switches(
+            ctx.spec.published.dir, ctx.spec.published.corpus, ctx.spec.conventions,
+            stage.rows if stage is not None else (), ctx.spec.spec_folder)
         for note in notes:
             ctx.note(note)
     result.seconds = time.perf_counter() - started

@@ -37,6 +37,7 @@ from asraudit.report.rows import (
     Provenance,
     RateRow,
     Sampling,
+    SwitchRow,
     TruthRow,
     WerRankingRow,
     WerViewRow,
@@ -44,7 +45,7 @@ from asraudit.report.rows import (
     finite,
 )
 from asraudit.audit.timing import audit_timing
-from asraudit.report.published_rows import PublishedComparison
+from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
 from asraudit.report.summary import SCHEMA_VERSION, StageTiming, Summary, plain_summary, write_json
 
 
@@ -88,6 +89,7 @@ class ConventionsStage:
     shown: ConventionsRow
     per_model: dict[str, ModelConventions]
     table: list[dict]
+    rows: tuple[SwitchRow, ...] = ()   # every group's rows, pooled and per family (published switch groups)
 
 
 @dataclass(frozen=True)
@@ -164,6 +166,7 @@ class AuditResult:
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
     published: list[PublishedComparison] | None = None  # the paper's sets that match the audit ([published])
+    published_switch: list[PublishedSwitchComparison] | None = None  # the paper's switch groups, compared
     stage_seconds: dict[str, float] = field(default_factory=dict)
     timing: dict[str, StageTiming] = field(default_factory=dict)  # stage -> model time vs overhead (audit.timing)
     out: Path | None = None
@@ -254,7 +257,7 @@ def build_summary(result: AuditResult) -> Summary:
         models = {name: _model_row(result, name, info) for name, info in result.transcribe.models.items()}
     s = Summary(SCHEMA_VERSION, result.title, result.subtitle, models, stage_seconds=dict(result.stage_seconds),
                 edits=list(result.edits), provenance=result.provenance, sampling=sampling_of(result),
-                published=result.published, timing=audit_timing(result.timing) if result.timing else None)
+                published=result.published, published_switch=result.published_switch, timing=audit_timing(result.timing) if result.timing else None)
     if result.mining is not None:
         m = result.mining
         r = m.refdis

@@ -184,4 +184,4 @@ def conventions(ctx: AuditContext, done: AuditResult) -> ConventionsStage:
         overall = next((a for a in measured.agreement if a.model == name and a.group == "all"), None)
         agreement = None if overall is None else Interval(overall.rate, overall.low, overall.high)
         per_model[name] = ModelConventions(best_switch, note, agreement)
-    return ConventionsStage(ConventionsRow(shown, agree), per_model, table)
+    return ConventionsStage(ConventionsRow(shown, agree), per_model, table, tuple(rows))

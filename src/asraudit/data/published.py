@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,13 @@ class PublishedSwitch:
 
 @dataclass(frozen=True)
 class PublishedSwitchGroup:
-    """One convention group of ``ortho_switch.json``."""
+    """One convention group of ``ortho_switch.json``.
+
+    The release says where a group was measured only in its ``scope`` text
+    ("within-librispeech, pooled over 4 spacing families", "cross-corpus:
+    voxpopuli (abbreviated) vs librispeech (spelled out)"); ``corpora`` and
+    ``families`` are read from it (``scope_corpora``, ``scope_families``) so
+    an audit can be compared with the group setting by setting."""
 
     name: str
     path: Path
@@ -95,6 +102,32 @@ class PublishedSwitchGroup:
     chance: float
     min_per_arm: int
     rows: tuple[PublishedSwitch, ...]
+    corpora: tuple[str, ...] = ()   # the corpora the scope names: one ("within-X") or one per arm ("cross-corpus")
+    families: int | None = None     # "pooled over N ... families"; None when the scope does not say
+
+
+_WITHIN = re.compile(r"^\s*within-([^\s,;()]+)")
+_CROSS = re.compile(r"^\s*cross-corpus:\s*(.+)$")
+_CROSS_PART = re.compile(r"^\s*([^\s,;()]+)")
+_POOLED = re.compile(r"pooled over (\d+)\b")
+
+
+def scope_corpora(scope: str) -> tuple[str, ...]:
+    """The corpora a switch group's scope names, in its order; () when it names none in a known form."""
+    m = _WITHIN.match(scope)
+    if m:
+        return (m.group(1),)
+    m = _CROSS.match(scope)
+    if m:
+        parts = [_CROSS_PART.match(part) for part in re.split(r"\s+vs\.?\s+", m.group(1))]
+        return tuple(dict.fromkeys(part.group(1) for part in parts if part))
+    return ()
+
+
+def scope_families(scope: str) -> int | None:
+    """How many convention families the scope says the group pools ("pooled over 4 ..."), else None."""
+    m = _POOLED.search(scope)
+    return int(m.group(1)) if m else None
 
 
 @dataclass(frozen=True)
@@ -190,6 +223,8 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
                                     float(_field(r, "switch", (int, float), path, where)),
                                     float(_field(r, "lo", (int, float), path, where)),
                                     float(_field(r, "hi", (int, float), path, where))))
-    return PublishedSwitchGroup(name, path, str(g.get("scope", "")), tuple(_field(g, "arms", list, path, name)),
+    scope = str(g.get("scope", ""))
+    return PublishedSwitchGroup(name, path, scope, tuple(_field(g, "arms", list, path, name)),
                                 float(_field(g, "chance", (int, float), path, name)),
-                                _field(g, "min_per_arm", int, path, name), tuple(rows))
+                                _field(g, "min_per_arm", int, path, name), tuple(rows),
+                                scope_corpora(scope), scope_families(scope))

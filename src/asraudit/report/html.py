@@ -387,9 +387,9 @@ def render_report(summary: "Summary", audio: ReportAudio | None = None) -> str:
         ("provenance", "Provenance", provenance_section(
             summary.provenance, {name: m.spec for name, m in models.items()})),
     ]
-    if summary.published is not None:  # the paper's sets matching the audit, beside its models
+    if summary.published is not None or summary.published_switch is not None:  # the paper's numbers, compared
         sections.insert(2, ("published-section", "Published reference points",
-                            published_section(summary.published, models)))
+                            published_section(summary.published, models, summary.published_switch)))
     identity = report_identity(summary)
     data = _data_block({"models": list(models), "edits": len(edits), "report": identity,
                         "review_columns": list(SHEET_COLUMNS), "review_rows": [review_row(e) for e in edits]})

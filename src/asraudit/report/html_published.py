@@ -3,9 +3,12 @@
 When an audit matches a published set (``audit.published``), its models'
 accept-ref is drawn on one axis with the release's models, each with its
 Wilson interval, so a reader sees where the audited models fall among the
-39–44 published ones.  Published rows are marked as such everywhere (legend,
-point title, table column): they come from the release's counts and were
-not re-measured by this audit.
+39–44 published ones.  The same for the release's switch-rate groups
+(``audit.published_switch``): a group measured like the audit's conventions
+stage is drawn with the audited models' switch rates; one that was not is
+named with the settings that differ, and nothing is drawn.  Published rows
+are marked as such everywhere (legend, point title, table column): they come
+from the release's counts and were not re-measured by this audit.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from asraudit.report.html_parts import Markup, esc, table, value_cell
-from asraudit.report.published_rows import PUBLISHED_NOTE, PublishedComparison
+from asraudit.report.published_rows import PUBLISHED_NOTE, PublishedComparison, PublishedSwitchComparison
 from asraudit.report.rows import ModelRow
 from asraudit.report.svg import FONT, PALETTE, finite
 
@@ -64,10 +67,16 @@ def _chart(title: str, points: Sequence[tuple], width: int = 620) -> str:
     return "".join(parts)
 
 
-def published_section(comparisons: Sequence[PublishedComparison] | None, models: Mapping[str, ModelRow]) -> str:
-    """The section's markup: per matching set, the chart and the table; '' when the spec names no release."""
-    if comparisons is None:
+def published_section(comparisons: Sequence[PublishedComparison] | None, models: Mapping[str, ModelRow],
+                      switches: Sequence[PublishedSwitchComparison] | None = None) -> str:
+    """The section's markup: per matching set, the chart and the table, then the switch-rate groups;
+    '' when the spec names no release."""
+    if comparisons is None and switches is None:
         return ""
+    return accept_ref_section(comparisons or [], models) + switch_section(switches or [])
+
+
+def accept_ref_section(comparisons: Sequence[PublishedComparison], models: Mapping[str, ModelRow]) -> str:
     if not comparisons:
         return ('<p class="muted">No published set matches this audit\'s corpus, panel and miner settings '
                 "(see the notes under Provenance).</p>")
@@ -86,4 +95,35 @@ def published_section(comparisons: Sequence[PublishedComparison] | None, models:
                          value_cell(value, lo, hi, extra=f"n={esc(n_ref)}/{esc(n_elig)}")])
             classes.append("audited" if source == "audited" else "published")
         out.append(table(["model", "source", "accept-ref"], rows, f"published-{esc(c.name)}", classes))
+    return "".join(out)
+
+
+def switch_section(switches: Sequence[PublishedSwitchComparison]) -> str:
+    """Per published switch group: the chart and table with the audited models when comparable, else the
+    settings that differ."""
+    out = []
+    for c in switches:
+        head = (f"<h3>switch rate {esc(c.name)}: {esc(c.scope)}</h3>"
+                f'<p class="note">Arms {esc(", ".join(c.arms))}; min_per_arm {esc(c.min_per_arm)}; chance '
+                f"{esc(c.chance)}; from {esc(c.source)}.")
+        if c.differs:
+            items = "".join(f"<li>{esc(d)}</li>" for d in c.differs)
+            out.append(head + " Not drawn beside this audit, because these settings differ:</p>"
+                       f'<ul class="published-differs">{items}</ul>')
+            continue
+        points = [(r.model, r.source, r.switch, getattr(r.switch_interval, "low", None),
+                   getattr(r.switch_interval, "high", None), r.hits, r.n)
+                  for r in c.rows if finite(r.switch) is not None]
+        out.append(head + f" This audit's group {esc(c.audit_group)} was measured the same way. Orange, bold: measured by this "
+                   f"audit; grey: {esc(PUBLISHED_NOTE)} (the release's counts with asraudit's Wilson 95% interval on "
+                   "the limiting arm).</p>")
+        out.append(_chart(f"switch rate {c.name}: this audit and the published group", points))
+        rows, classes = [], []
+        for r in c.rows:
+            extra = f"{esc(r.limiting_arm)} {esc(r.hits)}/{esc(r.n)}" if r.limiting_arm else esc(r.note)
+            low, high = getattr(r.switch_interval, "low", None), getattr(r.switch_interval, "high", None)
+            rows.append([r.model, Markup(f"<b>{esc(r.source)}</b>") if r.source == "audited" else r.source,
+                         value_cell(r.switch, low, high, extra=extra)])
+            classes.append("audited" if r.source == "audited" else "published")
+        out.append(table(["model", "source", "switch rate"], rows, f"published-switch-{esc(c.name)}", classes))
     return "".join(out)

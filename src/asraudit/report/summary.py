@@ -25,7 +25,7 @@ from typing import Any
 
 from asraudit.data.paths import unique_temp_path
 from asraudit.report.calibration_rows import DetectorRow
-from asraudit.report.published_rows import PublishedComparison
+from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -43,11 +43,11 @@ from asraudit.report.rows import (
     WerRankingRow,
 )
 
-SCHEMA_VERSION = "2.1"  # 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
+SCHEMA_VERSION = "2.2"  # 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
 # corpus language and edit times (all optional); 2.0: every interval a Bounds object
 # under <field>_interval (was *_ci pairs, lo/hi)
 # Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
-READABLE_VERSIONS = ("2.0", SCHEMA_VERSION)
+READABLE_VERSIONS = ("2.0", "2.1", SCHEMA_VERSION)
 
 
 @dataclass
@@ -103,6 +103,7 @@ class Summary:
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None
     published: list[PublishedComparison] | None = None  # the paper's matching sets ([published] in the spec)
+    published_switch: list[PublishedSwitchComparison] | None = None  # the paper's switch groups ([published])
 
 
 def to_plain(value):
