@@ -66,6 +66,39 @@ def test_the_leaderboard_tables_names_and_corrected_spellings(raw, whisper, lead
     assert LEADERBOARD(raw) == leaderboard
 
 
+@pytest.mark.parametrize("raw, whisper, leaderboard", [
+    # "oh" is the interjection unless the digits go on after it
+    ("Oh my god", "0 my god", "oh my god"),
+    ("oh, oh", "00", "oh oh"),
+    ("Room oh five", "room 05", "room oh 5"),     # one digit after it and no number before: a word
+    ("one point oh", "one.0", "one oh"),          # the pending "1." is written before the word
+    ("plus oh my", "+0 my", "+oh my"),            # a sign before it is kept, as the leaderboard's reader does
+    # inside a run of digits it is still a zero
+    ("four oh one", "401", "401"),
+    ("Oh seven nine eight", "0798", "0798"),
+    ("nineteen oh five", "1905", "1905"),
+    ("double oh seven", "007", "007"),
+])
+def test_oh_is_a_zero_only_inside_a_run_of_digits(raw, whisper, leaderboard):
+    assert WHISPER(raw) == whisper
+    assert LEADERBOARD(raw) == leaderboard
+
+
+def test_without_oh_the_number_reader_is_whispers():
+    import random
+
+    from whisper_normalizer.english import EnglishNumberNormalizer
+
+    from asraudit.text.leaderboard_english import LeaderboardNumbers
+
+    words = ["o", "zero", "one", "five", "eleven", "twenty", "hundred", "thousand", "and", "point", "double",
+             "minus", "dollars", "cents", "per", "cent", "first", "twentieth", "room", "12", "3.5", "$5", "a"]
+    rng = random.Random(18)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 7))) for _ in range(3000)]
+    whisper, leaderboard = EnglishNumberNormalizer(), LeaderboardNumbers()
+    assert [leaderboard(t) for t in texts] == [whisper(t) for t in texts]
+
+
 def test_a_name_variant_is_no_error_under_the_leaderboard_scorer():
     s = get_scorer("leaderboard")
     ref, hyp = s.normalize("Stephen Smith met Jon").split(), s.normalize("Steven Smith met John").split()

@@ -32,6 +32,11 @@ documented steps, in its order; what differs from Whisper's normalizer:
   "b b c" -> "bbc", "u.s.a." -> "usa", "5 g" -> "5g"); a run that holds the
   words "a" or "i" needs three tokens, so "a big cat" is untouched.
 
+- "oh" is a zero only inside a run of digits ("four oh one" -> ``401``,
+  "oh seven nine eight" -> ``0798``); elsewhere it is the interjection and
+  stays a word ("oh my", "room oh five" -> ``room oh 5``).  Whisper reads
+  every "oh" as ``0``.
+
 The leaderboard's tables (names, spelling changes) are data, transcribed in
 ``text/data/leaderboard_english.toml`` with their source and licence.
 """
@@ -42,6 +47,9 @@ import re
 import tomllib
 from functools import lru_cache
 from importlib import resources
+from typing import Iterator, Sequence
+
+from whisper_normalizer.english import EnglishNumberNormalizer
 
 from asraudit.text.spelling import english_spelling_mapping
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
@@ -106,7 +114,85 @@ DIGIT_COMMA = re.compile(r"(\d),(\d)")
 LONE_PERIOD = re.compile(r"\.(?![0-9])")
 LONE_CURRENCY = re.compile(r"[.$¢€£](?![0-9])")
 LONE_PERCENT = re.compile(r"(?<![0-9])%")
+NUMERIC = re.compile(r"^\d+(\.\d+)?$")  # an arabic number as Whisper's reader recognises one
+DIGITS = re.compile(r"^\d+$")  # a digit string that carries an "oh" on as a zero
 SPACE_APOSTROPHE = re.compile(r"\s+'")
+
+
+class LeaderboardNumbers(EnglishNumberNormalizer):
+    """Whisper's number reader, except that "oh" is a zero only inside a run of digits.
+
+    The leaderboard reads "oh" as a digit only when the digits go on after it
+    and either a number is already being read ("four oh one", "nineteen oh
+    five") or two more digits follow ("oh seven nine eight"); otherwise it is
+    the interjection and stays a word ("oh my", "oh oh", "room oh five").
+    Whisper reads every "oh" as 0.  "o" and "zero" are unchanged.
+
+    Whisper's reader is a state machine whose pending number is internal, so
+    the words are split at each "oh" that stays a word: the words before it
+    are read by Whisper's reader with a "0" in the oh's place (a following
+    digit string looks the same as "oh" to every rule that peeks ahead, and it
+    flushes the pending number as the leaderboard does), that final "0" is
+    replaced by the word, and the reading starts afresh after it, as the
+    leaderboard's does."""
+
+    def process_words(self, words: list[str]) -> Iterator[str]:
+        start = 0
+        for i in self.spoken_ohs(words):
+            out = list(super().process_words(words[start:i] + ["0"]))
+            last = out.pop()[:-1]  # the "0" put in the oh's place, after a sign or a pending decimal
+            if last and last not in self.prefixes:  # "point oh": the pending "1." is written before the word
+                out += [last, "oh"]
+            else:
+                out.append(last + "oh")  # a sign the oh took ("plus oh" -> "+oh"), as the leaderboard's
+            yield from out
+            start = i + 1
+        yield from super().process_words(words[start:])
+
+    def _digit(self, token: str | None) -> bool:
+        return token is not None and (DIGITS.match(token) is not None or token in self.zeros
+                                      or token in self.ones or token in self.tens)
+
+    def spoken_ohs(self, words: Sequence[str]) -> list[int]:
+        """Positions of the "oh"s that stay words: Whisper's reader walked token by token, tracking only
+        whether a number is pending (what each branch does to it), to decide each "oh"."""
+        ohs, pending, skip = [], False, False
+        for i, cur in enumerate(words):
+            if skip:
+                skip = False
+                continue
+            nxt = words[i + 1] if i + 1 < len(words) else None
+            numeric_next = nxt is not None and NUMERIC.match(nxt) is not None
+            bare = cur[1:] if cur[0] in self.prefixes else cur
+            if NUMERIC.match(bare):
+                pending = True
+            elif cur not in self.words:
+                pending = False
+            elif cur in self.zeros:
+                after = words[i + 2] if i + 2 < len(words) else None
+                in_number = self._digit(nxt) and (pending or self._digit(after))
+                if cur == "oh" and not in_number:
+                    ohs.append(i)
+                    pending = False
+                else:
+                    pending = True
+            elif cur in self.ones or cur in self.tens or cur in self.multipliers:
+                pending = True
+            elif cur in self.specials:
+                if nxt not in self.words and not numeric_next:
+                    pending = False
+                elif cur == "and":
+                    pending = pending if i and words[i - 1] in self.multipliers else False
+                elif cur in ("double", "triple"):
+                    skip = nxt in self.ones or nxt in self.zeros
+                    pending = skip
+                elif nxt in self.decimals or numeric_next:  # "point" before a digit
+                    pending = True
+            else:  # suffixed numbers, signs, currencies, "per cent" and "percent": each writes its number out
+                skip = cur in self.suffixers and isinstance(self.suffixers[cur], dict) and pending \
+                    and nxt in self.suffixers[cur]
+                pending = False
+        return ohs
 
 
 class ClockTimes:
@@ -191,9 +277,7 @@ class LeaderboardEnglishNormalizer:
     is never looked up in its own table again."""
 
     def __init__(self, spelling: dict[str, str], names: dict[str, str]):
-        from whisper_normalizer.english import EnglishNumberNormalizer
-
-        self.numbers = EnglishNumberNormalizer()
+        self.numbers = LeaderboardNumbers()
         self.clock = ClockTimes(self.numbers)
         self.spelling = spelling
         self.names = names
