@@ -77,8 +77,10 @@ def differences(published: PublishedSwitchGroup, corpus: str, params: Convention
                        f"this audit measures one corpus, {corpus}")
     elif published.corpora[0] != corpus:
         differs.append(f"corpus {published.corpora[0]}, not {corpus}")
-    if params is None or catalogue is None:
+    if params is None:
         return None, differs + ["this audit measured no switch rates (no [conventions] table)"]
+    if catalogue is None:
+        return None, differs + [f"this audit's convention catalogue ({params.language}) could not be read again"]
     group = find_group(published, audit_groups(catalogue))
     if group is None:
         related = "; ".join(f"this audit's {g.kind} {g.name} has {', '.join(g.arms)}"
