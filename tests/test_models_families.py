@@ -66,15 +66,15 @@ def _text_model(folder):
     return folder
 
 
-def _kyutai_config(folder):
+def _seamless_config(folder):
     folder.mkdir()
-    transformers.KyutaiSpeechToTextConfig().save_pretrained(folder)
+    transformers.SeamlessM4TConfig().save_pretrained(folder)
     return folder
 
 
 @pytest.mark.parametrize("make, expected", [
     (_text_model, "model_type 'bert', which asraudit cannot load as a speech model"),
-    (_kyutai_config, "is a kyutai_speech_to_text model, which asraudit cannot run"),
+    (_seamless_config, "is a seamless_m4t model, which asraudit cannot run"),
 ])
 def test_a_folder_that_no_family_runs_is_one_line_and_exit_2_before_any_audio(make, expected, tmp_path, bad_corpus,
                                                                                capsys):
