@@ -93,6 +93,12 @@ FAMILIES: tuple[Family, ...] = (
         loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows", score="teacher-forced",
         whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)", example='spec = "hf:facebook/s2t-small-librispeech-asr"',
     ),
+    Family(
+        name="seamless-m4t", kind="encoder-decoder", model_types=("seamless_m4t", "seamless_m4t_v2"),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows",
+        score="teacher-forced after the target-language token (language=eng by default)",
+        whitebox_sites="-", example='spec = "hf:facebook/seamless-m4t-v2-large"',
+    ),
     # encoder-decoder, streaming (models/hf_kyutai.py): transcribes; no exact score (see SCORE_REFUSAL there)
     Family(
         name="kyutai-stt", kind="encoder-decoder", model_types=("kyutai_speech_to_text",),
@@ -177,12 +183,7 @@ FAMILIES: tuple[Family, ...] = (
 
 # Speech model types transformers holds that no asraudit family can run yet, and why: refused by
 # name instead of falling through to the generic seq2seq runner, which would fail in their forward pass.
-UNSUPPORTED: dict[str, str] = {
-    "seamless_m4t": "its speech-to-text head needs a target-language token and was not tested here; "
-                    "use http:// or a supported family",
-    "seamless_m4t_v2": "its speech-to-text head needs a target-language token and was not tested here; "
-                       "use http:// or a supported family",
-}
+UNSUPPORTED: dict[str, str] = {}
 
 
 def families() -> tuple[Family, ...]:
