@@ -103,8 +103,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         name="kyutai-stt", kind="encoder-decoder", model_types=("kyutai_speech_to_text",),
         loader="asraudit.models.hf_kyutai:HFKyutaiSTT", transcribe="greedy (one text token per audio frame); windows at the model's positions",
-        score="no: each text-stream token is conditioned on the model's own earlier padding tokens, so the sum over "
-              "the text's placements among the frames has no exact recursion",
+        score="no: the stream conditions on its own padding tokens, so the sum over the text's placements is not exact-computable",
         whitebox_sites="-", example='spec = "hf:kyutai/stt-2.6b-en-trfs"',
     ),
     Family(
