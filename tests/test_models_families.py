@@ -21,7 +21,7 @@ from asraudit.errors import InputError  # noqa: E402
 from asraudit.models.families import FAMILIES, UNSUPPORTED, families  # noqa: E402
 from asraudit.models.registry import load_model  # noqa: E402
 
-ENCODER_DECODER = {"whisper", "moonshine", "moonshine-streaming", "canary", "cohere-asr", "speech2text"}
+ENCODER_DECODER = {"whisper", "moonshine", "moonshine-streaming", "canary", "cohere-asr", "speech2text", "seamless-m4t"}
 
 
 def test_models_json_lists_every_family_with_what_it_can_do(capsys):
