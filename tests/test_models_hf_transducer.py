@@ -18,7 +18,6 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from asraudit.errors import InputError  # noqa: E402
 from asraudit.models.base import ScoringModel  # noqa: E402
 from asraudit.models.hf_transducer import END_TOKEN, HFTransducer  # noqa: E402
 from asraudit.models.registry import load_model  # noqa: E402
@@ -207,7 +206,3 @@ def test_long_audio_is_cut_at_the_encoder_length(transducer):
     with pytest.raises(ValueError, match="at most"):
         transducer.score(long, ["a"])
 
-
-def test_beam_search_is_refused_plainly(transducer):
-    with pytest.raises(InputError, match="greedily"):
-        HFTransducer(transducer.source, beam_size=4)

@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
         title="Model families (spec = \"hf:ORG/NAME\" or a save_pretrained folder; recognised by its config)",
         right_align=[False] * 6,
     )
+    print("A folder holding only a PEFT adapter (adapter_config.json) loads through its base model's family, "
+          "the adapter merged in (needs peft).", file=sys.stdout)
     print(file=sys.stdout)
     render_table(
         ["backend", "model spec", "installed", "extra", "what"],

@@ -94,6 +94,19 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="encoder layers, decoder layers, cross-attention (whitebox:hf:<dir>)", example='spec = "hf:facebook/s2t-small-librispeech-asr"',
     ),
     Family(
+        name="seamless-m4t", kind="encoder-decoder", model_types=("seamless_m4t", "seamless_m4t_v2"),
+        loader="asraudit.models.hf:HFSeq2Seq", transcribe="greedy, beam; 30-s windows",
+        score="teacher-forced after the target-language token (language=eng by default)",
+        whitebox_sites="-", example='spec = "hf:facebook/seamless-m4t-v2-large"',
+    ),
+    # encoder-decoder, streaming (models/hf_kyutai.py): transcribes; no exact score (see SCORE_REFUSAL there)
+    Family(
+        name="kyutai-stt", kind="encoder-decoder", model_types=("kyutai_speech_to_text",),
+        loader="asraudit.models.hf_kyutai:HFKyutaiSTT", transcribe="greedy (one text token per audio frame); windows at the model's positions",
+        score="no: the stream conditions on its own padding tokens, so the sum over the text's placements is not exact-computable",
+        whitebox_sites="-", example='spec = "hf:kyutai/stt-2.6b-en-trfs"',
+    ),
+    Family(
         name="wav2vec2-ctc", kind="ctc", model_types=("wav2vec2", "hubert", "wavlm", "data2vec-audio", "unispeech", "unispeech-sat", "sew", "sew-d", "wav2vec2-conformer"),
         loader="asraudit.models.hf:HFCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:facebook/wav2vec2-base-960h"',
@@ -139,13 +152,13 @@ FAMILIES: tuple[Family, ...] = (
     # transducers (and the CTC heads of the same encoders)
     Family(
         name="parakeet-tdt", kind="transducer", model_types=("parakeet_tdt",),
-        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy, beam (transducer beam search)",
         score="exact sum over alignments (TDT forward, durations included), per-token prefix terms",
         whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-tdt-0.6b-v3"',
     ),
     Family(
         name="parakeet-rnnt", kind="transducer", model_types=("parakeet_rnnt",),
-        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy",
+        loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy, beam (transducer beam search)",
         score="exact sum over alignments (RNN-T forward), per-token prefix terms",
         whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
     ),
@@ -169,15 +182,7 @@ FAMILIES: tuple[Family, ...] = (
 
 # Speech model types transformers holds that no asraudit family can run yet, and why: refused by
 # name instead of falling through to the generic seq2seq runner, which would fail in their forward pass.
-UNSUPPORTED: dict[str, str] = {
-    "kyutai_speech_to_text": "its text stream is aligned frame by frame with the audio codec's stream (padding "
-                             "tokens between words), so neither the seq2seq prompt nor teacher forcing of the "
-                             "text alone applies; serve it behind an OpenAI-compatible server and use http://",
-    "seamless_m4t": "its speech-to-text head needs a target-language token and was not tested here; "
-                    "use http:// or a supported family",
-    "seamless_m4t_v2": "its speech-to-text head needs a target-language token and was not tested here; "
-                       "use http:// or a supported family",
-}
+UNSUPPORTED: dict[str, str] = {}
 
 
 def families() -> tuple[Family, ...]:

@@ -80,16 +80,18 @@ class _HFModel:
 
     @property
     def config_hash(self) -> str:
-        return _hash(
-            {
-                "backend": self.backend,
-                "source": self.source,
-                "revision": self.revision,
-                "commit": getattr(self.model.config, "_commit_hash", None),
-                "compute_type": self.compute_type,
-                "options": self.options.hashed(),
-            }
-        )
+        settings = {
+            "backend": self.backend,
+            "source": self.source,
+            "revision": self.revision,
+            "commit": getattr(self.model.config, "_commit_hash", None),
+            "compute_type": self.compute_type,
+            "options": self.options.hashed(),
+        }
+        adapter = getattr(self.model, "asraudit_adapter", None)  # a PEFT adapter over the base (peft_adapter.py)
+        if adapter is not None:
+            settings["adapter"] = adapter["digest"]
+        return _hash(settings)
 
     def _load(self, auto_class):
         import torch

@@ -8,7 +8,10 @@ one teacher-forced decoder pass for scores.  The families differ only in
 * the decoder prompt: Whisper's special tokens; the NeMo multitask prompt
   of Canary and Cohere ASR (``<|startofcontext|>...<|nodiarize|>``, built
   by the processor the model ships with when it can, so the prompt is the
-  model's own); the decoder start token elsewhere (Moonshine, Speech2Text);
+  model's own); the decoder start token and the target-language token
+  ``__eng__`` (SeamlessM4T and v2, whose decoder translates into the language
+  it is told: transcription is "translation" into the spoken language); the
+  decoder start token elsewhere (Moonshine, Speech2Text);
 * how the feature extractor must be called (Moonshine-Streaming reads the
   waveform in 5-ms frames, so it pads to a multiple of 80 samples);
 * the longest input the model was made for: the window ``transcribe`` cuts
@@ -20,6 +23,7 @@ runner stays one class and a new family is one entry here.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -94,6 +98,12 @@ def recipe_for(model, processor) -> Recipe:
     if model_type == "canary":
         hard = _nemo_limit(model)
         return Recipe("canary", min(40.0, hard or 40.0), hard, (("padding", "longest"), ("return_attention_mask", True)))
+    if model_type in SEAMLESS:
+        # Relative positions in the speech encoder (no table to run out of); 30 s as for the other families.
+        # Its encoder output for a clip changes when a batch pads the clip (measured on tiny models, with
+        # identical features and the attention mask given), so only equal-length windows share a batch.
+        return Recipe(SEAMLESS[model_type], 30.0, None, (("padding", True), ("return_attention_mask", True)),
+                      pads_exactly=False)
     if model_type == "speech_to_text":
         hard = _speech2text_limit(model)
         return Recipe("speech2text", min(30.0, hard), hard, (("padding", True), ("return_attention_mask", True)))
@@ -166,10 +176,50 @@ def decoder_prompt(model, processor, tokenizer, source: str, *, language: str | 
             request = processor.apply_transcription_request(silence, source_language=language, punctuation=punctuation)
             return with_generation_start(model, [int(i) for i in request["decoder_input_ids"][0]])
         return with_generation_start(model, nemo_prompt(tokenizer, source, language=language, punctuation=punctuation))
+    if model_type in SEAMLESS:
+        _quiet_seamless_prompt_warning(model)
+        return with_generation_start(model, [seamless_language_token(model, tokenizer, source, language)])
     start = generation_start_token(model)
     if start is None:
         raise InputError(f"model {source!r} names no decoder start token (decoder_start_token_id) in its config")
     return [start]
+
+
+SEAMLESS = {"seamless_m4t": "seamless-m4t", "seamless_m4t_v2": "seamless-m4t-v2"}
+
+
+def seamless_language_token(model, tokenizer, source: str, language: str) -> int:
+    """The target-language token SeamlessM4T's ``generate(tgt_lang=...)`` would force.
+
+    ``language`` is Seamless's own three-letter code (``eng``, ``fra``, ...);
+    the two-letter default ``en`` means ``eng``.  The id comes from the
+    generation config's ``text_decoder_lang_to_code_id`` (what ``generate``
+    reads), else from the tokenizer's ``__eng__`` token."""
+    code = "eng" if language == "en" else language.strip("_")
+    table = getattr(model.generation_config, "text_decoder_lang_to_code_id", None) or {}
+    if code in table:
+        return int(table[code])
+    token = f"__{code}__"
+    ids = tokenizer.convert_tokens_to_ids([token])
+    if ids[0] is None or ids[0] == tokenizer.unk_token_id:
+        known = ", ".join(sorted(table)) or "none in its generation config"
+        raise InputError(f"model {source!r}: SeamlessM4T has no target-language token for language {language!r} "
+                         f"(its languages: {known}); give language as its three-letter code, e.g. eng")
+    return int(ids[0])
+
+
+class _PromptGiven(logging.Filter):
+    """Drops SeamlessM4T's warning that no ``tgt_lang`` was given: asraudit forces the
+    target-language token itself, as ``decoder_input_ids``, on every call."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "specify a `tgt_lang`" not in record.getMessage()
+
+
+def _quiet_seamless_prompt_warning(model) -> None:
+    logger = logging.getLogger(type(model).__module__)
+    if not any(isinstance(f, _PromptGiven) for f in logger.filters):
+        logger.addFilter(_PromptGiven())
 
 
 def generation_start_token(model) -> int | None:

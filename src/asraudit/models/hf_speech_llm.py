@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
-import importlib.util
 from dataclasses import asdict, dataclass
 from typing import Iterator, Sequence
 
@@ -37,6 +36,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
+from asraudit.models.peft_adapter import transformers_adapter_problem
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 
 
@@ -117,9 +117,10 @@ class HFSpeechLLM(_HFModel):
 
             config = AutoConfig.from_pretrained(source, revision=revision)
             self.format = format_for(config.model_type)
-            if getattr(config, "has_lora_adapter", False) and importlib.util.find_spec("peft") is None:
+            problem = transformers_adapter_problem() if getattr(config, "has_lora_adapter", False) else None
+            if problem is not None:
                 raise InputError(f"model {self.model_id!r} carries a LoRA adapter for audio inputs, which transformers "
-                                 "only applies with peft installed: pip install peft")
+                                 f"cannot apply here: {problem}")
             model_class = getattr(transformers, self.format.model_class)
             if self.format.processor_loader is None:
                 self._load(model_class)

@@ -41,6 +41,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.hf import _hash, _HFModel
+from asraudit.models.transducer_beam import beam_search
 from asraudit.models.transducer_forward import rnnt_arcs, tdt_arcs, token_logprobs
 from asraudit.models.whisper_frontend import transcribe_in_windows
 
@@ -61,11 +62,8 @@ class HFTransducer(_HFModel):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)
         # The id without interventions: a variant's id is this plus each intervention's id.
         self.base_model_id = _base_id or self.model_id
-        if self.options.beam_size != 1:
-            raise InputError(
-                f"model {self.model_id!r} is a transducer: asraudit decodes it greedily (beam_size 1); "
-                f"transducer beam search is not implemented, so beam_size {self.options.beam_size} is refused"
-            )
+        if self.options.beam_size < 1:
+            raise InputError(f"model {self.model_id!r}: beam_size must be at least 1, not {self.options.beam_size}")
         if _loaded is None:
             import transformers
             from transformers import AutoConfig
@@ -264,11 +262,38 @@ class HFTransducer(_HFModel):
                 active = t < limit
         return [(hyps[b], float(logp[b]), complete[b]) for b in range(B)]
 
+    def _beam(self, windows: list[np.ndarray]) -> list[tuple[list[int], float, bool]]:
+        """Per window: the beam's best (labels, log of its kept alignments' probability, complete lattice path)."""
+        torch = self._torch
+        out = []
+        with torch.inference_mode():
+            encoded, lengths = self._encode(windows)
+            start = self._predict(torch.full((1, 1), self.blank, dtype=torch.long, device=encoded.device))
+            for row, n_frames in enumerate(lengths):
+                frames = encoded[row]
+
+                def joint(t, states, frames=frames):
+                    g = torch.cat([s[0] for s in states])[:, 0]
+                    tokens, durations = self._split(self.model.joint(decoder_hidden_states=g, encoder_hidden_states=frames[t].expand(len(states), -1)))
+                    return tokens.double().cpu().numpy(), None if durations is None else durations.double().cpu().numpy()
+
+                def predict(states, labels):
+                    h, c = (torch.cat([s[1][k] for s in states], dim=1) for k in (0, 1))
+                    g, (h, c) = self._predict(torch.tensor(labels, device=encoded.device)[:, None], (h, c))
+                    return [(g[i : i + 1], (h[:, i : i + 1], c[:, i : i + 1])) for i in range(len(labels))]
+
+                found = beam_search(n_frames, joint, predict, start, beam=self.options.beam_size, blank=self.blank,
+                                    durations=self.durations if self.is_tdt else None, max_symbols=self.max_symbols)
+                best = found[0] if found else None
+                out.append(([], 0.0, False) if best is None else (list(best.labels), best.score, best.complete))
+        return out
+
     def _text(self, ids: list[int]) -> str:
         return self.tokenizer.decode(ids, skip_special_tokens=True, **({"group_tokens": False} if _groups(self.tokenizer) else {})).strip()
 
     def _decode_windows(self, windows: list[np.ndarray]) -> list[str]:
-        return [self._text(ids) for ids, _, _ in self._greedy(windows)]
+        decode = self._greedy if self.options.beam_size == 1 else self._beam
+        return [self._text(ids) for ids, _, _ in decode(windows)]
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         return transcribe_in_windows(audio, self._decode_windows, self.options.batch_size,
@@ -277,6 +302,11 @@ class HFTransducer(_HFModel):
     def greedy_alignments(self, audio: Sequence[np.ndarray]) -> list[tuple[list[int], float, bool]]:
         """Greedy labels, the log-probability of the greedy alignment, and whether it is a lattice path."""
         return self._greedy([np.asarray(a, dtype=np.float32) for a in audio])
+
+    def beam_alignments(self, audio: Sequence[np.ndarray]) -> list[tuple[list[int], float, bool]]:
+        """The beam search's best labels, its score (log of its kept alignments' probability), and
+        whether it is a complete lattice path; ``beam_size`` from the options (1 runs the beam code too)."""
+        return self._beam([np.asarray(a, dtype=np.float32) for a in audio])
 
     # -- scoring ----------------------------------------------------------
 

@@ -43,6 +43,7 @@ from asraudit.models.base import ASRModel
 from asraudit.models.ct2_whisper import CT2Whisper
 from asraudit.models.families import family_for
 from asraudit.models.http import HTTPTranscriptionModel
+from asraudit.models.peft_adapter import apply_adapter, base_of, is_adapter_folder, require_peft
 from asraudit.models.pocketsphinx import PocketSphinx
 from asraudit.models.replay import ReplayModel
 
@@ -180,6 +181,8 @@ def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, 
     require_modules(("transformers", "torch"), "hf", "a transformers model")
     from transformers import AutoConfig
 
+    if is_adapter_folder(Path(source)):
+        return _load_adapter_folder(Path(source), model_id, device, compute_type, options)
     try:
         config = AutoConfig.from_pretrained(source, revision=options.get("revision"))
     except OSError as exc:  # not a model directory, or a hub id while offline
@@ -187,6 +190,16 @@ def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, 
         raise InputError(f"cannot load transformers model {source!r}: {first_line}") from None
     cls = family_for(config, source).load_class()
     return cls(source, model_id=model_id, device=device, compute_type=compute_type, **options)
+
+
+def _load_adapter_folder(folder: Path, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
+    """A PEFT adapter folder: its base loaded as a user's folder would be, the adapter injected (peft_adapter)."""
+    require_peft(folder)
+    base = base_of(folder)
+    source = base if Path(base).is_dir() else str(_hub_snapshot(base, options.get("revision")))
+    model = _load_hf(source, model_id, device, compute_type, options)
+    apply_adapter(model, folder)
+    return model
 
 
 def _hub_snapshot(repo_id: str, revision: str | None) -> Path:
@@ -207,7 +220,7 @@ def _hub_snapshot(repo_id: str, revision: str | None) -> Path:
 def _load_directory(directory: Path, model_id: str | None, device: str, compute_type: str | None, options: dict) -> ASRModel:
     if (directory / "model.bin").is_file():
         return load_ct2(directory, model_id or f"ct2:{directory}", device, compute_type, options)
-    if (directory / "config.json").is_file():
+    if (directory / "config.json").is_file() or is_adapter_folder(directory):
         return _load_hf(str(directory), model_id or f"hf:{directory}", device, compute_type, options)
     raise InputError("neither a CTranslate2 model (model.bin) nor a transformers model (config.json)", directory)
 

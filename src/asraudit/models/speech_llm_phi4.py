@@ -63,15 +63,15 @@ def speech_adapter(source: str) -> Path | None:
 
 def attach_speech_adapter(model, source: str) -> None:
     """Load and activate the checkpoint's speech LoRA (``speech-lora/``), which needs peft."""
-    import importlib.util
-
     from asraudit.errors import InputError
+    from asraudit.models.peft_adapter import transformers_adapter_problem
 
     folder = speech_adapter(source)
     if folder is None:
         return
-    if importlib.util.find_spec("peft") is None:
-        raise InputError(f"model {source!r} keeps its speech adapter in {folder.name}/, which transformers only "
-                         "applies with peft installed: pip install peft")
+    problem = transformers_adapter_problem()
+    if problem is not None:
+        raise InputError(f"model {source!r} keeps its speech adapter in {folder.name}/, which transformers cannot "
+                         f"apply here: {problem}")
     model.load_adapter(str(folder), adapter_name="speech")
     model.set_adapter("speech")

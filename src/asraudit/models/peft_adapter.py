@@ -1,0 +1,102 @@
+"""A folder holding only a PEFT adapter (LoRA) over a transformers speech model.
+
+Fine-tuned speech models are often shared as an adapter: ``adapter_config.json``
+and ``adapter_model.safetensors`` written by peft's ``save_pretrained``, with
+the base model named in ``base_model_name_or_path``.  Such a folder has no
+``config.json``, so it cannot be recognised by its model type; the base can.
+The base is loaded through the same family path a user's folder takes, then
+wrapped as peft's ``PeftModel.from_pretrained(base, folder)`` and merged into
+the base's weights (``merge_and_unload``): the function the PeftModel
+computes, up to float rounding of ``W + scale * B @ A``, in the base's own
+class, so prompts, scoring, hooks and interventions are unchanged.  (Not
+transformers' ``load_adapter``: transformers 5.24 requires peft >= 0.22 for
+it, newer than the peft on PyPI here, 0.21.2.)  The adapter's weight digest
+enters ``config_hash``: a different adapter is a different model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+from pathlib import Path
+
+from asraudit.errors import InputError
+
+ADAPTER_CONFIG = "adapter_config.json"
+
+
+def is_adapter_folder(path: Path) -> bool:
+    """True for a folder with an adapter but no model config of its own."""
+    return path.is_dir() and (path / ADAPTER_CONFIG).is_file() and not (path / "config.json").is_file()
+
+
+def base_of(folder: Path) -> str:
+    """The base model the adapter was trained over (a local folder or a hub id), as its config names it."""
+    try:
+        config = json.loads((folder / ADAPTER_CONFIG).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read the adapter config: {exc}", folder / ADAPTER_CONFIG) from None
+    base = config.get("base_model_name_or_path") if isinstance(config, dict) else None
+    if not base or not isinstance(base, str):
+        raise InputError("the adapter config names no base model (base_model_name_or_path); "
+                         "set it to the base model's folder or hub id", folder / ADAPTER_CONFIG)
+    local = Path(base).expanduser()
+    if not local.is_absolute() and (folder / local).is_dir():
+        local = folder / local
+    return str(local.resolve()) if local.is_dir() else base
+
+
+def transformers_adapter_problem() -> str | None:
+    """Why transformers' own adapter loading (``load_adapter``: Granite-Speech's and Phi-4's speech
+    LoRA) cannot run here, as the fix to print; None when it can."""
+    if importlib.util.find_spec("peft") is None:
+        return "pip install peft"
+    from importlib.metadata import version
+
+    from packaging.version import Version
+
+    try:
+        from transformers.integrations.peft import MIN_PEFT_VERSION
+    except ImportError:  # a transformers without the constant checks nothing either
+        return None
+    found = version("peft")
+    if Version(found) < Version(MIN_PEFT_VERSION):
+        return (f"transformers {version('transformers')} applies it only with peft >= {MIN_PEFT_VERSION} "
+                f"(installed: {found}): pip install -U peft")
+    return None
+
+
+def require_peft(folder: Path) -> None:
+    if importlib.util.find_spec("peft") is None:
+        raise InputError(f"model {str(folder)!r} is a PEFT adapter, which transformers only applies with peft "
+                         "installed: pip install peft (or pip install 'asraudit[hf]')")
+
+
+def adapter_digest(folder: Path) -> str:
+    """A digest of the adapter's config and weights (what makes two adapters different models)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if path.name == ADAPTER_CONFIG or path.name.startswith("adapter_model"):
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def apply_adapter(model, folder: Path) -> None:
+    """Merge the adapter into a loaded asraudit transformers model (its ``model`` attribute)."""
+    from peft import PeftModel
+
+    network = getattr(model, "model", None)
+    if network is None or not hasattr(network, "config"):
+        raise InputError(f"model {model.model_id!r} takes no PEFT adapter (its backend {model.backend} has no "
+                         "transformers network to merge one into)")
+    try:
+        merged = PeftModel.from_pretrained(network, str(folder)).merge_and_unload()
+    except (ValueError, KeyError, RuntimeError) as exc:  # target modules the base lacks, mismatched shapes
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(f"the adapter does not fit its base model: {first}", folder) from None
+    merged.to(model.device).eval()
+    # On the network, so that variants (which share it) carry the adapter into their config hash too.
+    merged.asraudit_adapter = {"path": str(folder), "digest": adapter_digest(folder)}
+    model.model = merged
