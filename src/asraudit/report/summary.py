@@ -26,6 +26,7 @@ from typing import Any
 from asraudit.data.paths import unique_temp_path
 from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.published_rows import PublishedComparison
+from asraudit.report.translation_rows import TranslationSection
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -95,6 +96,7 @@ class Summary:
     lift: list[LiftRow] | None = None
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
+    translation: TranslationSection | None = None   # the translation probe ([translation] in the spec)
     calibration_switch: CalibrationSwitch | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
