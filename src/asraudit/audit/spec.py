@@ -50,9 +50,7 @@ can travel together::
     max_edits = 60
     [battery]
     spec = "paper"                  # or a battery TOML file
-    [translation]                   # the translation probe (content dropped or invented, rendered in Spanish)
-    truth = "truth.json"            # planted spans; without it, the mined edits
-    models = ["whisper-base"]       # models that can render another language (multilingual Whisper, speech LLMs)
+    [translation]                   # dropped/invented spans rendered in Spanish; truth = "truth.json": planted ones
     [[mechanism]]                   # white-box experiments (see asraudit.audit.spec_mechanism)
 
 A section that is absent is a probe not run; every present section is run
@@ -361,10 +359,8 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
                      conventions=conventions, masked=masked, lift=lift, battery=battery, translation=translation,
-                     mechanism=mechanism,
-                     report=report, published=published, seed=seed, normalizer=normalizer, scorer=scorer,
-                     bootstrap=bootstrap, description=description,
-                     source=source)
+                     mechanism=mechanism, report=report, published=published, seed=seed, normalizer=normalizer,
+                     scorer=scorer, bootstrap=bootstrap, description=description, source=source)
 
 
 def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
