@@ -20,6 +20,7 @@ from asraudit.probes.translation_lexicon import contains, fold, load_lexicon
 from asraudit.probes.translation_probe import (
     SpanItem,
     TranslationParams,
+    clusters_of,
     items_from_edits,
     items_from_truth,
     judge,
@@ -146,6 +147,17 @@ def test_the_summary_counts_renderings_per_kind_and_transcript_state_with_wilson
     assert (omitted.k, omitted.n) == (2, 3) and omitted.interval == wilson(2, 3)
     assert (cells[("dropped", "contained")].k, cells[("dropped", "contained")].n) == (1, 1)
     assert cells[("invented", "omitted")].n == 0  # every cell is reported, an empty one with n = 0
+
+
+def test_clustered_clips_get_a_bootstrap_over_their_clusters_and_a_clip_without_the_field_is_named():
+    outcomes = [_judge(SpanItem(f"c{i}", "dropped", ("well",), WELL.rest, "planted"), "The council has not answered.",
+                       "Bueno, el Consejo" if i < 3 else "El Consejo") for i in range(6)]
+    clusters = {f"c{i}": f"s{i // 2}" for i in range(6)}  # three sentences, two voices each
+    (cell,) = [c for c in summarize(outcomes, clusters, n_boot=200, seed=0) if c.n]
+    assert (cell.k, cell.n, cell.interval.method) == (3, 6, "bootstrap")
+    assert cell.interval.estimate == 0.5 and 0.0 <= cell.interval.low <= 0.5 <= cell.interval.high <= 1.0
+    with pytest.raises(InputError, match="clip 'c1' has no field 'sentence'"):
+        clusters_of([Clip("c1", np.zeros(10, dtype=np.float32), "x", metadata={})], "sentence")
 
 
 # ---------------------------------------------------------------- a run through the store

@@ -22,6 +22,7 @@ from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executo
 from asraudit.commands.transcribe import parse_options
 from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
 from asraudit.probes.lift_run import load_edits
@@ -52,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="a rendering sharing this share of its words with the English transcript is left out as "
                         "untranslated (default %(default)s)")
     p.add_argument("--max-clips", type=int, metavar="N", help="render at most N clips (a seeded sample)")
+    p.add_argument("--cluster-field", metavar="FIELD",
+                   help="a manifest field whose clips are not independent (e.g. sentence): intervals are a bootstrap "
+                        "over its values instead of Wilson over clips")
+    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="English normalizer for spans and transcripts (default whisper)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-span outcomes JSONL")
@@ -67,7 +72,7 @@ def _params(args: argparse.Namespace) -> TranslationParams:
         raise InputError(f"--max-clips must be at least 1, got {args.max_clips}")
     return TranslationParams(target=args.target, lexicon=args.lexicon, truth=args.truth,
                              max_english_overlap=args.max_english_overlap, prompt=args.prompt,
-                             max_clips=args.max_clips)
+                             max_clips=args.max_clips, cluster_field=args.cluster_field)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     transcribers = loaded if args.executor == "local" else model_factories(args)
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
         result = measure_translation(store, executor_of(args), transcribers, renderers, corpus.clips, items, normalize,
-                                     params, seed=args.seed, description=f"translate {args.corpus}")
+                                     params, n_boot=args.bootstrap, seed=args.seed,
+                                     description=f"translate {args.corpus}")
         print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
@@ -102,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
     rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
              fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]
-    render_table(["model", "span", "transcript", "in rendering", "rate", "95% CI (Wilson)"], rows,
+    method = f"bootstrap over {params.cluster_field}" if params.cluster_field else "Wilson"
+    render_table(["model", "span", "transcript", "in rendering", "rate", f"95% CI ({method})"], rows,
                  title=f"span rendered in {params.target}, by whether the transcript held it")
     for model, counts in result.excluded.items():
         print(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items()), file=sys.stderr)

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from asraudit.errors import InputError
-from asraudit.metrics.stats import Interval, wilson
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, wilson
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.sampling import sample
 from asraudit.probes.translation_lexicon import Lexicon, LexiconEntry, contains, fold, load_lexicon
@@ -67,6 +67,9 @@ class TranslationParams:
     prompt: str | None = None
     # cap on the clips rendered (a seeded sample of the clips with a span, see probes.sampling); None: all
     max_clips: int | None = field(default=None, metadata={"minimum": 1})
+    # a clip field whose clips are not independent (parliament-mini's sentence, read by seven voices): the
+    # intervals are then a bootstrap over its values; None: Wilson over clips
+    cluster_field: str | None = None
 
     def lexicon_source(self) -> str | Path:
         return self.lexicon if self.lexicon is not None else self.target
@@ -213,14 +216,17 @@ def judge(model: str, item: SpanItem, transcript: str | None, rendering: str | N
     return outcome("checked", contains(normalize(transcript).split(), item.span), lexicon.found(entry, rendering))
 
 
-def summarize(outcomes: Sequence[SpanOutcome]) -> list[TranslationCell]:
-    """Per model, kind and transcript state: renderings holding the span / spans checked, Wilson interval."""
-    counts: dict[tuple[str, str, str], list[int]] = {}
+def summarize(outcomes: Sequence[SpanOutcome], clusters: Mapping[str, str] | None = None, *,
+              n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> list[TranslationCell]:
+    """Per model, kind and transcript state: renderings holding the span / spans checked, with a Wilson
+    interval, or with ``clusters`` (clip -> cluster) a bootstrap over the clusters of the cell."""
+    counts: dict[tuple[str, str, str], dict[str, list[int]]] = {}
     for o in outcomes:
         if o.status != "checked":
             continue
         key = (o.model, o.item.kind, "contained" if o.in_transcript else "omitted")
-        kn = counts.setdefault(key, [0, 0])
+        unit = clusters[o.item.clip_id] if clusters is not None else o.item.clip_id
+        kn = counts.setdefault(key, {}).setdefault(unit, [0, 0])
         kn[0] += bool(o.in_rendering)
         kn[1] += 1
     models = list(dict.fromkeys(o.model for o in outcomes))
@@ -228,9 +234,29 @@ def summarize(outcomes: Sequence[SpanOutcome]) -> list[TranslationCell]:
     for model in models:
         for kind in KINDS:
             for state in TRANSCRIPT_STATES:
-                k, n = counts.get((model, kind, state), (0, 0))
-                cells.append(TranslationCell(model, kind, state, k, n, wilson(k, n)))
+                units = counts.get((model, kind, state), {})
+                k, n = sum(v[0] for v in units.values()), sum(v[1] for v in units.values())
+                if clusters is None:
+                    interval = wilson(k, n)
+                elif n:
+                    interval = bootstrap_ratio([v[0] for v in units.values()], [v[1] for v in units.values()],
+                                               n_boot, seed)
+                else:
+                    interval = Interval(float("nan"), float("nan"), float("nan"))
+                cells.append(TranslationCell(model, kind, state, k, n, interval))
     return cells
+
+
+def clusters_of(clips: Sequence, field_name: str) -> dict[str, str]:
+    """clip -> the value of its field ``field_name`` (InputError naming the clip that lacks it)."""
+    out = {}
+    for clip in clips:
+        value = clip.metadata.get(field_name)
+        if value is None:
+            raise InputError(f"clip {clip.id!r} has no field {field_name!r} (the translation probe's cluster_field)",
+                             clip.source, clip.row)
+        out[clip.id] = str(value)
+    return out
 
 
 def _read(store, ident: Identity, clip_ids) -> dict[str, str]:
@@ -239,8 +265,8 @@ def _read(store, ident: Identity, clip_ids) -> dict[str, str]:
 
 def measure_translation(store, executor, transcribers: Sequence, renderers: Sequence, clips: Sequence,
                         items: Sequence[SpanItem], normalize: Callable[[str], str],
-                        params: TranslationParams = TranslationParams(), *, seed: int = 0,
-                        description: str = "translate") -> TranslationResult:
+                        params: TranslationParams = TranslationParams(), *, n_boot: int = DEFAULT_BOOTSTRAP,
+                        seed: int = DEFAULT_SEED, description: str = "translate") -> TranslationResult:
     """Transcribe and render every clip with a span (``renderers[i]`` renders for ``transcribers[i]``), read both
     back from the store and summarize per model (named by the transcriber's model id)."""
     lexicon = params.validate()
@@ -250,6 +276,7 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
     wanted = set(sample(sorted(readable), lambda c: c, params.max_clips, seed))
     chosen_items = [i for i in items if i.clip_id in wanted or i.clip_id not in readable]
     chosen = [c for c in clips if c.id in wanted]
+    clusters = clusters_of(chosen, params.cluster_field) if params.cluster_field else None
     if not chosen:
         return TranslationResult(params.target, lexicon.label, chosen_items, [], [], {}, [])
     said = executor.run(store, list(transcribers), chosen, Transcribe(), description=f"{description}: transcribe")
@@ -264,7 +291,8 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
     excluded = {}
     for o in outcomes:
         excluded.setdefault(o.model, Counter())[o.status] += 1
-    return TranslationResult(params.target, lexicon.label, chosen_items, outcomes, summarize(outcomes),
+    return TranslationResult(params.target, lexicon.label, chosen_items, outcomes,
+                             summarize(outcomes, clusters, n_boot=n_boot, seed=seed),
                              {m: {s: c[s] for s in STATUSES if c[s]} for m, c in excluded.items()}, [said, rendered])
 
 
