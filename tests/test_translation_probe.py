@@ -13,7 +13,7 @@ import pytest
 
 from asraudit.demo.markup import parse_sentence
 from asraudit.errors import InputError
-from asraudit.metrics.stats import wilson
+from asraudit.metrics.stats import wilson, wilson_interval
 from asraudit.data.corpus import Clip
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.translation_lexicon import contains, fold, load_lexicon
@@ -149,13 +149,16 @@ def test_the_summary_counts_renderings_per_kind_and_transcript_state_with_wilson
     assert cells[("invented", "omitted")].n == 0  # every cell is reported, an empty one with n = 0
 
 
-def test_clustered_clips_get_a_bootstrap_over_their_clusters_and_a_clip_without_the_field_is_named():
+def test_clustered_clips_count_their_clusters_not_their_clips_and_a_clip_without_the_field_is_named():
     outcomes = [_judge(SpanItem(f"c{i}", "dropped", ("well",), WELL.rest, "planted"), "The council has not answered.",
-                       "Bueno, el Consejo" if i < 3 else "El Consejo") for i in range(6)]
+                       "Bueno, el Consejo") for i in range(6)]
     clusters = {f"c{i}": f"s{i // 2}" for i in range(6)}  # three sentences, two voices each
-    (cell,) = [c for c in summarize(outcomes, clusters, n_boot=200, seed=0) if c.n]
-    assert (cell.k, cell.n, cell.interval.method) == (3, 6, "bootstrap")
-    assert cell.interval.estimate == 0.5 and 0.0 <= cell.interval.low <= 0.5 <= cell.interval.high <= 1.0
+    (cell,) = [c for c in summarize(outcomes, clusters) if c.n]
+    (by_clip,) = [c for c in summarize(outcomes) if c.n]
+    assert (cell.k, cell.n, cell.interval.estimate, cell.interval.method) == (6, 6, 1.0, "wilson")
+    # 6/6 clips, but 3 sentences: the interval is Wilson's for 3/3, wider than for 6/6, never a point
+    assert (cell.interval.low, cell.interval.high) == wilson_interval(3, 3)
+    assert cell.interval.low < by_clip.interval.low and cell.interval.high == 1.0
     with pytest.raises(InputError, match="clip 'c1' has no field 'sentence'"):
         clusters_of([Clip("c1", np.zeros(10, dtype=np.float32), "x", metadata={})], "sentence")
 

@@ -84,7 +84,7 @@ def translation(ctx: AuditContext, done: AuditResult) -> TranslationStage | None
     transcribers = [ctx.models[n] for n in names]
     renderers = [_renderer(ctx, n) for n in names]
     result = measure_translation(ctx.store, ctx.executor, transcribers, renderers, ctx.corpus.clips, items,
-                                 ctx.normalize, params, n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed,
+                                 ctx.normalize, params, seed=ctx.spec.seed,
                                  description=f"audit {ctx.spec.name}: translation")
     for label, jobs in zip(("transcribe", f"render {params.target}"), result.jobs):
         for name, stats in zip(names, jobs.models):

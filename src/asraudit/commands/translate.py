@@ -22,7 +22,6 @@ from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executo
 from asraudit.commands.transcribe import parse_options
 from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
 from asraudit.probes.lift_run import load_edits
@@ -54,9 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "untranslated (default %(default)s)")
     p.add_argument("--max-clips", type=int, metavar="N", help="render at most N clips (a seeded sample)")
     p.add_argument("--cluster-field", metavar="FIELD",
-                   help="a manifest field whose clips are not independent (e.g. sentence): intervals are a bootstrap "
-                        "over its values instead of Wilson over clips")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
+                   help="a manifest field whose clips are not independent (e.g. sentence): the Wilson intervals count "
+                        "its values, not clips, as the sample size")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="English normalizer for spans and transcripts (default whisper)")
     p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-span outcomes JSONL")
@@ -98,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
     transcribers = loaded if args.executor == "local" else model_factories(args)
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
         result = measure_translation(store, executor_of(args), transcribers, renderers, corpus.clips, items, normalize,
-                                     params, n_boot=args.bootstrap, seed=args.seed,
-                                     description=f"translate {args.corpus}")
+                                     params, seed=args.seed, description=f"translate {args.corpus}")
         print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as fh:
@@ -108,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
     rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
              fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]
-    method = f"bootstrap over {params.cluster_field}" if params.cluster_field else "Wilson"
+    method = f"Wilson, n = {params.cluster_field} values" if params.cluster_field else "Wilson over clips"
     render_table(["model", "span", "transcript", "in rendering", "rate", f"95% CI ({method})"], rows,
                  title=f"span rendered in {params.target}, by whether the transcript held it")
     for model, counts in result.excluded.items():

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from asraudit.errors import InputError
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, wilson
+from asraudit.metrics.stats import DEFAULT_SEED, Interval, wilson, wilson_interval
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.sampling import sample
 from asraudit.probes.translation_lexicon import Lexicon, LexiconEntry, contains, fold, load_lexicon
@@ -68,7 +68,7 @@ class TranslationParams:
     # cap on the clips rendered (a seeded sample of the clips with a span, see probes.sampling); None: all
     max_clips: int | None = field(default=None, metadata={"minimum": 1})
     # a clip field whose clips are not independent (parliament-mini's sentence, read by seven voices): the
-    # intervals are then a bootstrap over its values; None: Wilson over clips
+    # intervals then count its values, not clips, as the sample size (see summarize); None: clips
     cluster_field: str | None = None
 
     def lexicon_source(self) -> str | Path:
@@ -216,10 +216,13 @@ def judge(model: str, item: SpanItem, transcript: str | None, rendering: str | N
     return outcome("checked", contains(normalize(transcript).split(), item.span), lexicon.found(entry, rendering))
 
 
-def summarize(outcomes: Sequence[SpanOutcome], clusters: Mapping[str, str] | None = None, *,
-              n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED) -> list[TranslationCell]:
-    """Per model, kind and transcript state: renderings holding the span / spans checked, with a Wilson
-    interval, or with ``clusters`` (clip -> cluster) a bootstrap over the clusters of the cell."""
+def summarize(outcomes: Sequence[SpanOutcome], clusters: Mapping[str, str] | None = None) -> list[TranslationCell]:
+    """Per model, kind and transcript state: renderings holding the span / spans checked, with a Wilson interval.
+
+    With ``clusters`` (clip -> cluster) the interval's sample size is the number of clusters in the cell, not
+    of clips: the voices of one sentence count once, as if they always agreed (the worst case of their
+    correlation).  A percentile bootstrap over clusters would be the other choice, but it collapses to a
+    point when every cluster is at 0% or 100%, which is where this readout often sits."""
     counts: dict[tuple[str, str, str], dict[str, list[int]]] = {}
     for o in outcomes:
         if o.status != "checked":
@@ -236,13 +239,10 @@ def summarize(outcomes: Sequence[SpanOutcome], clusters: Mapping[str, str] | Non
             for state in TRANSCRIPT_STATES:
                 units = counts.get((model, kind, state), {})
                 k, n = sum(v[0] for v in units.values()), sum(v[1] for v in units.values())
-                if clusters is None:
-                    interval = wilson(k, n)
-                elif n:
-                    interval = bootstrap_ratio([v[0] for v in units.values()], [v[1] for v in units.values()],
-                                               n_boot, seed)
-                else:
-                    interval = Interval(float("nan"), float("nan"), float("nan"))
+                interval = wilson(k, n)
+                if clusters is not None and n:
+                    low, high = wilson_interval(k / n * len(units), len(units))
+                    interval = Interval(k / n, low, high, method="wilson")
                 cells.append(TranslationCell(model, kind, state, k, n, interval))
     return cells
 
@@ -265,8 +265,8 @@ def _read(store, ident: Identity, clip_ids) -> dict[str, str]:
 
 def measure_translation(store, executor, transcribers: Sequence, renderers: Sequence, clips: Sequence,
                         items: Sequence[SpanItem], normalize: Callable[[str], str],
-                        params: TranslationParams = TranslationParams(), *, n_boot: int = DEFAULT_BOOTSTRAP,
-                        seed: int = DEFAULT_SEED, description: str = "translate") -> TranslationResult:
+                        params: TranslationParams = TranslationParams(), *, seed: int = DEFAULT_SEED,
+                        description: str = "translate") -> TranslationResult:
     """Transcribe and render every clip with a span (``renderers[i]`` renders for ``transcribers[i]``), read both
     back from the store and summarize per model (named by the transcriber's model id)."""
     lexicon = params.validate()
@@ -292,7 +292,7 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
     for o in outcomes:
         excluded.setdefault(o.model, Counter())[o.status] += 1
     return TranslationResult(params.target, lexicon.label, chosen_items, outcomes,
-                             summarize(outcomes, clusters, n_boot=n_boot, seed=seed),
+                             summarize(outcomes, clusters),
                              {m: {s: c[s] for s in STATUSES if c[s]} for m, c in excluded.items()}, [said, rendered])
 
 

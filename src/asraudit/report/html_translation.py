@@ -28,5 +28,5 @@ def translation_section(section) -> str:
             + (f'<ul class="note">{status}</ul>' if status else "")
             + '<p class="note">A dropped span the transcript omitted but the rendering holds was heard and then '
             "withheld; an invented span the rendering also holds is written from the record, whatever the language. "
-            "95% intervals: Wilson over clips, or a bootstrap over the spec's cluster_field (the voices of one "
+            "Wilson 95% intervals over clips, or over the values of the spec's cluster_field (the voices of one "
             "sentence are not independent).</p>")

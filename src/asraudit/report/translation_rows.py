@@ -25,7 +25,7 @@ class TranslationRow:
     in_rendering: int            # renderings in the target language that hold the span's translation
     n: int                       # spans read
     rate: float | None           # in_rendering / n (None when n = 0)
-    rate_interval: Bounds        # Wilson 95% over clips, or a bootstrap over the values of [translation] cluster_field
+    rate_interval: Bounds        # Wilson 95%; its sample size is the clips, or the values of [translation] cluster_field
 
 
 @dataclass
