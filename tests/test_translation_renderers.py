@@ -40,6 +40,17 @@ def test_backends_that_cannot_be_asked_for_another_language_are_refused_with_the
         renderer_options(_speech_llm("voxtral"), {}, "es", "Translate into {language}.")
 
 
+def test_seamless_is_asked_with_the_targets_three_letter_code():
+    seamless = SimpleNamespace(backend="hf-seq2seq", model_id="seamless", model=SimpleNamespace(
+        config=SimpleNamespace(model_type="seamless_m4t_v2")))
+    assert cannot_render(seamless, "es") is None
+    assert renderer_options(seamless, {"beam_size": 1}, "es") == {"beam_size": 1, "language": "spa"}
+    assert "no SeamlessM4T language code" in cannot_render(seamless, "xx")
+    # another transformers family (a CTC model, say) has no way to be asked
+    ctc = SimpleNamespace(backend="hf-ctc", model=SimpleNamespace(config=SimpleNamespace(model_type="wav2vec2")))
+    assert "hf-ctc backend cannot be asked" in cannot_render(ctc, "es")
+
+
 @pytest.mark.skipif(not embedded.is_present("whisper-tiny.en"), reason="the embedded whisper-tiny.en is not installed")
 def test_an_english_only_whisper_cannot_render_spanish():
     from asraudit.models.registry import load_model

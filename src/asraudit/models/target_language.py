@@ -10,6 +10,9 @@ another language.  How a model is asked differs by family:
   another language; it is how the paper's en->es check ran on multilingual
   Whisper.  An English-only Whisper (``*.en``) has no language tokens and
   cannot be asked.
+* SeamlessM4T (v1, v2): its decoder translates into the language whose
+  token it is given, so the target's three-letter code (``language="spa"``)
+  asks it for a translation, the family's own task.
 * A speech LLM: a prompt that asks for a translation, in the family's own
   prompt format (``translation_template``); a user's template with
   ``{audio}`` and ``{language}`` replaces it.
@@ -51,8 +54,13 @@ def language_name(code: str) -> str:
         raise InputError(f"no language name for {code!r}; translation targets: {', '.join(LANGUAGE_NAMES)}") from None
 
 
+# SeamlessM4T names languages by three-letter codes (its target-language tokens are __spa__, __fra__, ...).
+SEAMLESS_CODES = {"es": "spa", "fr": "fra", "de": "deu", "it": "ita", "pt": "por", "nl": "nld", "pl": "pol", "en": "eng"}
+SEAMLESS_TYPES = ("seamless_m4t", "seamless_m4t_v2")
+
+
 def _family(model) -> str:
-    """'whisper' (multilingual or not), 'speech-llm', 'whitebox-whisper', or 'other'."""
+    """'whisper' (multilingual or not), 'seamless', 'speech-llm', 'whitebox-whisper', or 'other'."""
     backend = getattr(model, "backend", "")
     if backend == "whitebox-whisper":
         return "whitebox-whisper"
@@ -60,6 +68,9 @@ def _family(model) -> str:
         return "speech-llm"
     if backend == "ct2-whisper" or getattr(model, "is_whisper", False):
         return "whisper"
+    config = getattr(getattr(model, "model", None), "config", None)
+    if backend == "hf-seq2seq" and getattr(config, "model_type", None) in SEAMLESS_TYPES:
+        return "seamless"
     return "other"
 
 
@@ -77,6 +88,8 @@ def cannot_render(model, target: str, prompt: str | None = None) -> str | None:
     if family == "whisper":
         return None if _multilingual(model) else (
             "an English-only Whisper: its vocabulary has no language token to force")
+    if family == "seamless":
+        return None if target in SEAMLESS_CODES else f"no SeamlessM4T language code is known for {target!r}"
     if family == "speech-llm":
         if prompt is not None or _speech_llm_type(model) in TRANSLATION_TEMPLATES:
             return None
@@ -104,5 +117,7 @@ def renderer_options(model, options: Mapping[str, Any], target: str, prompt: str
         raise InputError(f"model {getattr(model, 'model_id', model)!r} cannot render {language_name(target)}: {reason}")
     if _family(model) == "speech-llm":
         return {**options, "prompt": translation_template(model, target, prompt)}
+    if _family(model) == "seamless":
+        return {**options, "language": SEAMLESS_CODES[target]}
     # The target's language token with the transcribe task (see the module docstring).
     return {**options, "language": target, "task": "transcribe"}
