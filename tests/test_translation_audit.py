@@ -13,6 +13,7 @@ report shows the section.
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -92,7 +93,24 @@ def translation_audit(tmp_path_factory):
                     f'{panel}[[model]]\nspec = "whisper-base"\nname = "base"\noptions = {{ beam_size = 1 }}\n\n'
                     f'[report]\nalign = "none"\n[translation]\ntruth = "{truth}"\n', encoding="utf-8")
     assert main(["audit", str(spec), "--no-progress"]) == 0
+    # The same audit reading the panel's mined edits instead of the truth file, from a copy of the store (free).
+    (tmp / "mined").mkdir()
+    shutil.copy(tmp / "out" / "asraudit.sqlite", tmp / "mined" / "asraudit.sqlite")
+    text = spec.read_text(encoding="utf-8").replace(f'out = "{tmp / "out"}"', f'out = "{tmp / "mined"}"')
+    (tmp / "mined.toml").write_text(text.replace(f'truth = "{truth}"\n', ""), encoding="utf-8")
+    assert main(["audit", str(tmp / "mined.toml"), "--no-progress"]) == 0
     return tmp / "out"
+
+
+def test_without_a_truth_file_the_spans_are_the_panels_mined_edits(translation_audit):
+    mined = json.loads((translation_audit.parent / "mined" / "summary.json").read_text(encoding="utf-8"))
+    section = mined["translation"]
+    assert section["spans"] == "mined"
+    # the panel writes what was said, so it mines the planted opener (delete) and false start (insert) on each clip
+    assert mined["mining"]["by_kind"]["delete"] == 2 and mined["mining"]["by_kind"]["insert"] == 2
+    assert sum(section["spans_by_status"]["base"].values()) == 4
+    planted = json.loads((translation_audit / "summary.json").read_text(encoding="utf-8"))["translation"]
+    assert section["rows"] == planted["rows"]  # the same spans, read on the same stored outputs
 
 
 def test_every_planted_span_is_accounted_for_per_model(translation_audit):
