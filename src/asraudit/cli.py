@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "score",
     "mask",
     "lift",
+    "translate",
     "battery",
     "whitebox",
     "steer",

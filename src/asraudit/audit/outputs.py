@@ -155,7 +155,7 @@ def stage_tables(result: AuditResult) -> dict[str, list[dict]]:
     if result.mining is not None:
         tables.update(result.mining.tables)
     for name, stage in (("masked", result.masked), ("lift", result.lift), ("conventions", result.conventions),
-                        ("mechanism", result.mechanism)):
+                        ("translation", result.translation), ("mechanism", result.mechanism)):
         if stage is not None:
             tables[name] = stage.table
     if result.battery is not None:
@@ -230,6 +230,11 @@ def print_summary(summary: Summary, file=None) -> None:
     for name, m in summary.models.items():
         if m.flagged:
             print(f"⚑ {name} flagged: " + "; ".join(m.flag_reasons), file=out)
+    if summary.translation is not None and summary.translation.rows:
+        t = summary.translation
+        render_table(["model", "span", "transcript", f"rendering in {t.target} holds it [Wilson 95%]"],
+                     [[r.model, r.kind, r.transcript, rate(r.rate, r.rate_interval) + f" {r.in_rendering}/{r.n}"]
+                      for r in t.rows], title=f"translation probe ({t.spans} spans)", file=out)
     notes = {m.switch_note for m in summary.models.values() if m.switch_rate is None}
     for note in sorted(n for n in notes if n):
         print(f"switch rate {note}", file=out)

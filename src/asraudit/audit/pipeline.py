@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from asraudit.audit import audio_stages, outputs, text_stages
+from asraudit.audit import audio_stages, outputs, text_stages, translation_stage
 from asraudit.audit.context import AuditContext
 from asraudit.audit.mechanism import run_mechanism
 from asraudit.audit.published import compare_published
@@ -51,6 +51,8 @@ def _stages(spec: AuditSpec) -> list[Stage]:
         stages.append(("audio lift", "lift", audio_stages.lift))
     if spec.battery is not None:
         stages.append(("battery", "battery", lambda ctx, done: audio_stages.battery(ctx, done, planner)))
+    if spec.translation is not None:
+        stages.append(("translation", "translation", translation_stage.translation))
     if spec.mechanism:
         stages.append(("mechanism", "mechanism",
                        lambda ctx, done: run_mechanism(ctx, ctx.spec.mechanism, done.transcribe.transcripts)))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
+from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
 from asraudit.data.paths import ensure_writable_dir
 from asraudit.data.prediction_writer import preds_file_stem
@@ -155,8 +156,11 @@ def prepare(spec: AuditSpec) -> Prepared:
     if spec.battery:
         _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
         load_battery(spec.battery.params.spec)
+    if spec.translation:
+        _check_names("[translation] models", spec.translation.models, identities, spec, scoring=False)
+        check_translation(spec, {n: loaded[n] for n in names if not identities[n].by_clip_id})
     audio_users = [s for s, on in (("[masked]", spec.masked), ("[lift]", spec.lift), ("[battery]", spec.battery),
-                                   ("[[mechanism]]", spec.mechanism)) if on]
+                                   ("[translation]", spec.translation), ("[[mechanism]]", spec.mechanism)) if on]
     audio_models = [m.entry for m in spec.models if not m.replay]
     if not has_audio and (audio_users or audio_models):
         raise SpecError(f"the corpus has no audio, which {', '.join(audio_users + audio_models)} need",

@@ -46,6 +46,7 @@ from asraudit.report.rows import (
 )
 from asraudit.audit.timing import audit_timing
 from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
+from asraudit.report.translation_rows import TranslationSection
 from asraudit.report.summary import SCHEMA_VERSION, StageTiming, Summary, plain_summary, write_json
 
 
@@ -124,6 +125,12 @@ class BatteryStage:
 
 
 @dataclass(frozen=True)
+class TranslationStage:
+    section: TranslationSection
+    table: list[dict]                          # one row per model and span (probes.translation_probe.SpanOutcome)
+
+
+@dataclass(frozen=True)
 class MechanismStage:
     rows: list[MechanismRow]
     table: list[dict]
@@ -160,6 +167,7 @@ class AuditResult:
     masked: MaskedStage | None = None
     lift: LiftStage | None = None
     battery: BatteryStage | None = None
+    translation: TranslationStage | None = None
     mechanism: MechanismStage | None = None
     calibration: CalibrationStage | None = None
     flags: dict[str, Flag] = field(default_factory=dict)
@@ -285,6 +293,8 @@ def build_summary(result: AuditResult) -> Summary:
         s.lift = list(result.lift.rows)
     if result.battery is not None:
         s.battery = result.battery.rows
+    if result.translation is not None:
+        s.translation = result.translation.section
     if result.mechanism is not None:
         s.mechanism = list(result.mechanism.rows)
     if result.calibration is not None:

@@ -50,12 +50,14 @@ can travel together::
     max_edits = 60
     [battery]
     spec = "paper"                  # or a battery TOML file
+    [translation]                   # dropped/invented spans rendered in Spanish; truth = "truth.json": planted ones
     [[mechanism]]                   # white-box experiments (see asraudit.audit.spec_mechanism)
 
 A section that is absent is a probe not run; every present section is run
 and reported.  A probe's section is read onto that probe's Params dataclass
 (``[refdis]`` MinerParams, ``[conventions]`` ConventionsParams, ``[masked]``
-MaskedParams, ``[lift]`` LiftParams, ``[battery]`` BatteryParams), so every
+MaskedParams, ``[lift]`` LiftParams, ``[battery]`` BatteryParams, ``[translation]``
+TranslationParams), so every
 knob of a probe is settable here with the probe's own defaults, plus
 ``models`` (which audited models the audio probes run).  Section parsers are
 plain functions over dicts, so the demo's embedded spec and a user's file go
@@ -80,6 +82,7 @@ from asraudit.probes.families import LANGUAGES
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
+from asraudit.probes.translation_probe import TranslationParams
 from asraudit.errors import InputError
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.text.normalize import NORMALIZERS
@@ -88,7 +91,7 @@ __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection
            "as_audit_spec", "load_spec", "parse_spec"]
 
 TOP_KEYS = {"name", "description", "out", "seed", "normalizer", "scorer", "bootstrap", "corpus", "executor", "model",
-            "refdis", "conventions", "masked", "lift", "battery", "mechanism", "report", "published"}
+            "refdis", "conventions", "masked", "lift", "battery", "translation", "mechanism", "report", "published"}
 
 P = TypeVar("P")
 
@@ -173,6 +176,7 @@ class AuditSpec:
     masked: ProbeSection[MaskedParams] | None = None
     lift: ProbeSection[LiftParams] | None = None
     battery: ProbeSection[BatteryParams] | None = None
+    translation: ProbeSection[TranslationParams] | None = None
     mechanism: tuple[MechanismSpec, ...] = ()
     report: ReportSpec = ReportSpec()
     published: PublishedSpec | None = None  # the paper's results to show beside a matching audit
@@ -343,19 +347,20 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     masked = _probe(data, "masked", MaskedParams, source, base)
     lift = _probe(data, "lift", LiftParams, source, base)
     battery = _probe(data, "battery", BatteryParams, source, base, given=_battery_spec)
+    translation = _probe(data, "translation", TranslationParams, source, base)
     entries = top.get("mechanism", list, [])
     mechanism = parse_mechanism(entries, source, base)
     report = _params(data, "report", ReportSpec, source, base)
     published = None
     if "published" in data:
         published = parse_published(Section(data["published"], "[published]", source, base))
-    top.used |= {"published", "corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "report"}
+    top.used |= {"published", "corpus", "executor", "refdis", "conventions", "masked", "lift", "battery", "translation",
+                 "report"}
     top.done()
     return AuditSpec(name=name, out=out, corpus=corpus, models=models, executor=executor, refdis=refdis,
-                     conventions=conventions, masked=masked, lift=lift, battery=battery, mechanism=mechanism,
-                     report=report, published=published, seed=seed, normalizer=normalizer, scorer=scorer,
-                     bootstrap=bootstrap, description=description,
-                     source=source)
+                     conventions=conventions, masked=masked, lift=lift, battery=battery, translation=translation,
+                     mechanism=mechanism, report=report, published=published, seed=seed, normalizer=normalizer,
+                     scorer=scorer, bootstrap=bootstrap, description=description, source=source)
 
 
 def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:

@@ -54,6 +54,7 @@ from asraudit.report.html_parts import (
     value_cell,
 )
 from asraudit.report.html_ranking import wer_ranking_section
+from asraudit.report.html_translation import translation_section
 from asraudit.report.rows import (
     BatteryRowSet,
     ConventionsRow,
@@ -387,6 +388,9 @@ def render_report(summary: "Summary", audio: ReportAudio | None = None) -> str:
         ("provenance", "Provenance", provenance_section(
             summary.provenance, {name: m.spec for name, m in models.items()})),
     ]
+    if summary.translation is not None:  # an optional probe: shown when the spec asked for it ([translation])
+        at = next(i for i, s in enumerate(sections) if s[0] == "mechanism-section")
+        sections.insert(at, ("translation-section", "Translation probe", translation_section(summary.translation)))
     if summary.published is not None or summary.published_switch is not None:  # the paper's numbers, compared
         sections.insert(2, ("published-section", "Published reference points",
                             published_section(summary.published, models, summary.published_switch)))

@@ -26,6 +26,7 @@ from typing import Any
 from asraudit.data.paths import unique_temp_path
 from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
+from asraudit.report.translation_rows import TranslationSection
 from asraudit.report.rows import (
     BatteryRowSet,
     CalibrationSwitch,
@@ -43,11 +44,11 @@ from asraudit.report.rows import (
     WerRankingRow,
 )
 
-SCHEMA_VERSION = "2.2"  # 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
+SCHEMA_VERSION = "2.3"  # 2.3: translation (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
 # corpus language and edit times (all optional); 2.0: every interval a Bounds object
 # under <field>_interval (was *_ci pairs, lo/hi)
 # Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
-READABLE_VERSIONS = ("2.0", "2.1", SCHEMA_VERSION)
+READABLE_VERSIONS = ("2.0", "2.1", "2.2", SCHEMA_VERSION)
 
 
 @dataclass
@@ -95,6 +96,7 @@ class Summary:
     lift: list[LiftRow] | None = None
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
+    translation: TranslationSection | None = None   # the translation probe ([translation] in the spec)
     calibration_switch: CalibrationSwitch | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None

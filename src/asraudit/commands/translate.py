@@ -1,0 +1,121 @@
+"""`asraudit translate`: the translation probe (is content a transcript dropped still there in another language?).
+
+Each model transcribes the clips that carry a span the record drops or
+invents, and renders them in the target language (a multilingual Whisper
+with the target's language token forced, a speech LLM by a translation
+prompt; see ``asraudit.models.target_language``); the bilingual lexicon says
+whether a rendering holds the span.  Spans come from a truth file of planted
+errors (``--truth``) or from mined edits (``--edits``, from ``asraudit refdis
+--edits-out``).  Both passes go through the result store, so a rerun is free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+from pathlib import Path
+
+from asraudit.commands.mask import print_jobs
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.commands.transcribe import parse_options
+from asraudit.data.paths import ensure_writable_file
+from asraudit.errors import InputError
+from asraudit.models.registry import load_model
+from asraudit.models.target_language import renderer_options
+from asraudit.probes.lift_run import load_edits
+from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
+                                               read_truth)
+from asraudit.report.summary import to_plain
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.run.store import ResultStore
+from asraudit.text.normalize import NORMALIZERS, get_normalizer
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "translate",
+        help="translation probe: does a span the transcript dropped (or invented) appear when the model renders "
+             "the clip in another language?",
+        description="Transcribe and render in --target every clip with a planted (--truth) or mined (--edits) span; "
+                    "count the renderings that hold the span, by whether the transcript held it.",
+    )
+    add_grid_arguments(p)
+    spans = p.add_mutually_exclusive_group(required=True)
+    spans.add_argument("--truth", type=Path, metavar="FILE", help='planted spans: JSON, clip -> {"edits": [...]}')
+    spans.add_argument("--edits", type=Path, metavar="FILE", help="mined edits JSONL from asraudit refdis --edits-out")
+    p.add_argument("--target", default=TranslationParams.target, help="language to render in (default %(default)s)")
+    p.add_argument("--lexicon", type=Path, metavar="FILE", help="lexicon TOML (default: the built-in one of --target)")
+    p.add_argument("--prompt", help="a speech LLM's translation prompt with {audio} and {language}")
+    p.add_argument("--max-english-overlap", type=float, default=TranslationParams.max_english_overlap, metavar="X",
+                   help="a rendering sharing this share of its words with the English transcript is left out as "
+                        "untranslated (default %(default)s)")
+    p.add_argument("--max-clips", type=int, metavar="N", help="render at most N clips (a seeded sample)")
+    p.add_argument("--cluster-field", metavar="FIELD",
+                   help="a manifest field whose clips are not independent (e.g. sentence): the Wilson intervals count "
+                        "its values, not clips, as the sample size")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
+                   help="English normalizer for spans and transcripts (default whisper)")
+    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-span outcomes JSONL")
+    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary cells as JSON")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def _params(args: argparse.Namespace) -> TranslationParams:
+    if not 0.0 <= args.max_english_overlap <= 1.0:
+        raise InputError(f"--max-english-overlap must be in [0, 1], got {args.max_english_overlap}")
+    if args.max_clips is not None and args.max_clips < 1:
+        raise InputError(f"--max-clips must be at least 1, got {args.max_clips}")
+    return TranslationParams(target=args.target, lexicon=args.lexicon, truth=args.truth,
+                             max_english_overlap=args.max_english_overlap, prompt=args.prompt,
+                             max_clips=args.max_clips, cluster_field=args.cluster_field)
+
+
+def run(args: argparse.Namespace) -> int:
+    params = _params(args)
+    params.validate()  # a broken lexicon or truth file fails before any model loads
+    ensure_writable_file(args.out, "--out")
+    corpus = open_corpus(args)
+    normalize = get_normalizer(args.normalizer)
+    references = {c.id: c.reference for c in corpus if c.reference is not None}
+    if args.truth:
+        items = items_from_truth(read_truth(args.truth), references, normalize, str(args.truth))
+    else:
+        items = items_from_edits(load_edits(args.edits, references, normalize, skipped=[]))
+    if not items:
+        raise InputError("no dropped or invented spans on the corpus's clips", args.truth or args.edits)
+    options = parse_options(args.option)
+    loaded = [f() for f in model_factories(args)]
+    renderers = []
+    for spec, model in zip(args.model, loaded):
+        extra = renderer_options(model, options, params.target, params.prompt)
+        factory = functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **extra)
+        renderers.append(factory() if args.executor == "local" else factory)
+    transcribers = loaded if args.executor == "local" else model_factories(args)
+    with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
+        result = measure_translation(store, executor_of(args), transcribers, renderers, corpus.clips, items, normalize,
+                                     params, seed=args.seed, description=f"translate {args.corpus}")
+        print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as fh:
+        for o in result.outcomes:
+            fh.write(json.dumps(o.to_json(), ensure_ascii=False) + "\n")
+    print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
+    rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
+             fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]
+    method = f"Wilson, n = {params.cluster_field} values" if params.cluster_field else "Wilson over clips"
+    render_table(["model", "span", "transcript", "in rendering", "rate", f"95% CI ({method})"], rows,
+                 title=f"span rendered in {params.target}, by whether the transcript held it")
+    for model, counts in result.excluded.items():
+        print(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items()), file=sys.stderr)
+    print(f"wrote {args.out} ({len(result.outcomes)} row(s))")
+    if args.json:
+        payload = {"target": result.target, "lexicon": result.lexicon, "excluded": result.excluded,
+                   "cells": [{"model": c.model, "kind": c.kind, "transcript": c.transcript, "k": c.k, "n": c.n,
+                              "rate": c.k / c.n if c.n else None, "interval": c.interval.to_json()}
+                             for c in result.cells]}
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(to_plain(payload), indent=1, allow_nan=False))
+    return 0

@@ -1,0 +1,156 @@
+"""The bilingual lexicon of the translation probe: which words in another language render an English span.
+
+The translation probe asks whether content a transcript dropped (or
+invented) shows up when the same model renders the clip in another language.
+That needs, per span, a way to recognise its rendering in the other
+language, written by hand: a machine translation of the span would carry
+its own errors into the measurement.  A lexicon entry is the English span,
+regular expressions for its renderings, the English words that would yield
+the same renderings from elsewhere in the sentence (``clash``), and examples
+that must and must not match, checked at every load so an edited pattern
+cannot silently stop matching.
+
+Matching is on folded text: the target language's basic normalizer (lower
+case, no punctuation), then accents removed, because a small model's
+rendering often drops them ("senora presidenta") and the accent carries no
+content here.  Patterns match whole words only.
+"""
+
+from __future__ import annotations
+
+import tomllib
+import unicodedata
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Sequence
+
+import regex
+
+from asraudit.errors import InputError
+from asraudit.text.basic_languages import BASIC_LANGUAGES
+from asraudit.text.normalize import get_normalizer
+
+BUILTIN = {"es": "translation_es.toml"}
+_KEYS = {"schema", "source", "target", "span"}
+_SPAN_KEYS = {"en", "patterns", "clash", "match", "no_match"}
+
+
+def fold(text: str, target: str) -> str:
+    """``text`` as patterns see it: the target language's basic normalizer, then accents removed."""
+    normalized = get_normalizer("basic", target if target in BASIC_LANGUAGES else None)(text)
+    decomposed = unicodedata.normalize("NFD", normalized)
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+@dataclass(frozen=True)
+class LexiconEntry:
+    """One English span and the ways to recognise its rendering in the target language."""
+
+    en: str                              # the span as spoken (raw; normalized by the caller's normalizer)
+    patterns: tuple[str, ...]            # regular expressions over folded target-language text
+    clash: tuple[str, ...] = ()          # English words that yield a pattern from elsewhere in the sentence
+    match: tuple[str, ...] = ()          # renderings that must match
+    no_match: tuple[str, ...] = ()       # sentences that must not
+    compiled: tuple = field(default=(), compare=False, repr=False)
+
+    def found_in(self, folded: str) -> bool:
+        """Whether any pattern matches ``folded`` (text already passed through ``fold``) as whole words."""
+        return any(p.search(folded) for p in self.compiled)
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    source: str                          # the language the spans are spoken in
+    target: str                          # the language renderings are read in
+    entries: tuple[LexiconEntry, ...]
+    label: str                           # built-in:es, or the file it came from
+
+    def keyed(self, normalize: Callable[[str], str]) -> dict[tuple[str, ...], LexiconEntry]:
+        """Entries by their span's normalized words (the probe looks spans up by the words it compares)."""
+        out: dict[tuple[str, ...], LexiconEntry] = {}
+        for entry in self.entries:
+            key = tuple(normalize(entry.en).split())
+            if key:
+                out.setdefault(key, entry)
+        return out
+
+    def found(self, entry: LexiconEntry, rendering: str) -> bool:
+        """Whether the raw ``rendering`` holds one of ``entry``'s renderings."""
+        return entry.found_in(fold(rendering, self.target))
+
+
+def _strings(raw: dict, key: str, where: str, label: str, required: bool = False) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError(f"{where}: {key} must be a list of non-empty strings", label)
+    if required and not value:
+        raise InputError(f"{where}: needs at least one of {key}", label)
+    return tuple(value)
+
+
+def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: a span is a table with en and patterns", label)
+    unknown = set(raw) - _SPAN_KEYS
+    if unknown:
+        raise InputError(f"{where}: unknown key(s) {sorted(unknown)}; expected {sorted(_SPAN_KEYS)}", label)
+    en = raw.get("en")
+    if not isinstance(en, str) or not en.strip():
+        raise InputError(f"{where}: en (the English span) must be a non-empty string", label)
+    patterns = _strings(raw, "patterns", where, label, required=True)
+    compiled = []
+    for p in patterns:
+        try:
+            compiled.append(regex.compile(rf"(?<!\w)(?:{p})(?!\w)"))
+        except regex.error as exc:
+            raise InputError(f"{where} ({en!r}): pattern {p!r} is not a regular expression: {exc}", label) from None
+    entry = LexiconEntry(en, patterns, _strings(raw, "clash", where, label), _strings(raw, "match", where, label, True),
+                         _strings(raw, "no_match", where, label, True), tuple(compiled))
+    for example in entry.match:
+        if not entry.found_in(fold(example, target)):
+            raise InputError(f"{where} ({en!r}): its example {example!r} must match and does not", label)
+    for example in entry.no_match:
+        if entry.found_in(fold(example, target)):
+            raise InputError(f"{where} ({en!r}): its example {example!r} must not match and does", label)
+    return entry
+
+
+def load_lexicon(source: str | Path = "es") -> Lexicon:
+    """A built-in lexicon by target language (``"es"``) or a TOML file; its examples are checked."""
+    if str(source) in BUILTIN:
+        text = resources.files("asraudit.probes").joinpath("data", BUILTIN[str(source)]).read_text(encoding="utf-8")
+        label = f"built-in:{source}"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(f"no such lexicon file (built-in lexicons: {', '.join(BUILTIN)})", path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise InputError("the lexicon is not UTF-8 text", path) from None
+        label = str(path)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"broken TOML: {exc}", label) from None
+    unknown = set(data) - _KEYS
+    if unknown:
+        raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
+    target, source_language = data.get("target"), data.get("source", "en")
+    if not isinstance(target, str) or not target:
+        raise InputError("the lexicon needs target = \"<language code>\"", label)
+    spans = data.get("span", [])
+    if not isinstance(spans, list) or not spans:
+        raise InputError("the lexicon has no [[span]] entries", label)
+    entries = tuple(_entry(raw, f"span #{i}", label, target) for i, raw in enumerate(spans, start=1))
+    return Lexicon(str(source_language), target, entries, label)
+
+
+def contains(words: Sequence[str], span: Sequence[str]) -> bool:
+    """Whether ``span`` occurs in ``words`` as consecutive words (an empty span occurs nowhere)."""
+    n = len(span)
+    if n == 0:
+        return False
+    span = tuple(span)
+    return any(tuple(words[i:i + n]) == span for i in range(len(words) - n + 1))
