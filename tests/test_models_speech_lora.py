@@ -7,8 +7,9 @@ its B matrices set non-zero (a fresh LoRA adds exactly zero), and
 the model folder (``has_lora_adapter`` in its config), Phi-4's in
 ``speech-lora/``.  Granite's adapter is written in three key layouts: peft
 around the language model alone, peft around the whole model (transformers 5
-module names) and the same keys in the legacy layout (``language_model.model.*``)
-that transformers renames on load.  What can fail: ``load_model(folder)``
+module names), the same keys in the legacy layout (``language_model.model.*``)
+that transformers renames on load, and an rsLoRA on one layer
+(``use_rslora``, ``layers_to_transform``).  What can fail: ``load_model(folder)``
 must compute what peft's own LoRA layers compute on the same inputs (logits
 and the teacher-forced score), differ from the checkpoint without adapter,
 and carry the adapter in its config hash; adapters the merge cannot
@@ -49,7 +50,7 @@ SCORE_ATOL = 1e-4
 CLASSES = {"granite_speech": "GraniteSpeechForConditionalGeneration", "phi4_multimodal": "Phi4MultimodalForCausalLM"}
 PHI4_TARGETS = r"model\.layers\.\d+\.((self_attn\.(qkv|o)_proj)|(mlp\.(gate_up|down)_proj))"  # the language model only
 CASES = [("granite_speech", "language-model"), ("granite_speech", "whole-model"), ("granite_speech", "legacy-names"),
-         ("phi4_multimodal", "speech-lora")]
+         ("granite_speech", "rslora-layer-1"), ("phi4_multimodal", "speech-lora")]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +65,9 @@ def _with_adapter(base, folder, family, layout):
     network = getattr(transformers, CLASSES[family]).from_pretrained(base).eval()
     if family == "granite_speech":
         target = network.model.language_model if layout == "language-model" else network
-        lora = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], lora_dropout=0.0)
+        # rsLoRA scales by alpha / sqrt(r), not alpha / r; layers_to_transform adapts layer 1 alone.
+        extra = dict(use_rslora=True, layers_to_transform=[1]) if layout == "rslora-layer-1" else {}
+        lora = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], lora_dropout=0.0, **extra)
         where = folder
         config = json.loads((folder / "config.json").read_text())
         config["has_lora_adapter"] = True
@@ -178,4 +181,13 @@ def test_granite_that_needs_its_adapter_but_lacks_it_is_refused(bases, tmp_path)
     config["has_lora_adapter"] = True
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(InputError, match="has_lora_adapter.*no adapter_config.json"):
+        load_model(str(folder))
+
+
+def test_adapter_weights_the_config_does_not_target_are_refused_naming_the_key(bases, tmp_path):
+    folder = _granite_adapted(bases, tmp_path)
+    config = json.loads((folder / "adapter_config.json").read_text())
+    config["target_modules"] = ["q_proj"]  # the file also holds v_proj pairs: not the adapter this config describes
+    (folder / "adapter_config.json").write_text(json.dumps(config))
+    with pytest.raises(InputError, match=r"adapter key '.*v_proj\.lora_[AB]\.weight'.*not one the config's target_modules"):
         load_model(str(folder))
