@@ -191,3 +191,18 @@ def test_adapter_weights_the_config_does_not_target_are_refused_naming_the_key(b
     (folder / "adapter_config.json").write_text(json.dumps(config))
     with pytest.raises(InputError, match=r"adapter key '.*v_proj\.lora_[AB]\.weight'.*not one the config's target_modules"):
         load_model(str(folder))
+
+
+def test_a_bfloat16_load_merges_in_float32_and_keeps_the_dtype(bases, tmp_path):
+    folder = _granite_adapted(bases, tmp_path)
+    exact = load_model(str(folder)).model.model.language_model.layers[0].self_attn.q_proj.weight
+    low = load_model(str(folder), compute_type="bfloat16").model.model.language_model.layers[0].self_attn.q_proj.weight
+    base = load_model(str(bases["granite_speech"])).model.model.language_model.layers[0].self_attn.q_proj.weight
+    assert low.dtype == torch.bfloat16 and exact.dtype == torch.float32
+    # bfloat16 keeps 8 significant bits (7 stored): rounding to nearest moves a value by at most half
+    # a step, 2^-8 of it. The base weight is rounded once on load and the float32 sum once more, so each
+    # entry is within 2^-8 (|W| + |W + dW|) of the float32 merge; an unmerged delta, a wrongly scaled
+    # one or a sum rounded twice drifts outside on some of the entries.
+    bound = 2.0 ** -8 * (base.abs() + exact.abs()) + 1e-12
+    assert bool(((low.float() - exact).abs() <= bound).all())
+    assert float((exact - base).abs().max()) > 1e-2
