@@ -12,8 +12,9 @@ Why a merge is exact: a LoRA layer computes ``W x + s * B (A x)`` with
 same linear map as ``(W + s * B @ A) x``.  Granite enables its adapter exactly
 when the input has audio (its ``generate``); an ASR request always has audio,
 so the merged model is the model's audio path.  Phi-4's card activates the
-speech adapter for speech requests.  The merge is done in float32 and cast
-back to the weight's dtype (what peft's own ``merge_and_unload`` rounds to).
+speech adapter for speech requests.  The merge is done in float32 and the
+merged weight rounded once to the checkpoint's dtype (float32: rounding noise
+only; bfloat16/float16: one rounding of the sum, as a merged checkpoint has).
 
 It is used whatever peft is installed: one code path, so a score does not
 depend on the peft version, needs no peft at all, and the network keeps plain
