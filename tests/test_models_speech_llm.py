@@ -133,22 +133,6 @@ def test_long_audio_is_windowed_and_windows_batched_by_length():
     assert seen == [[5, 7], [10, 10], [10]]  # sorted by length, so each batch pads little
 
 
-def test_granite_lora_checkpoint_without_peft_is_refused_with_what_to_install(tmp_path):
-    import json
-
-    from asraudit.models.peft_adapter import transformers_adapter_problem
-
-    problem = transformers_adapter_problem()
-    if problem is None:
-        pytest.skip("a peft that transformers accepts is installed: the adapter would load")
-    folder = BUILDERS["granite_speech"](tmp_path / "granite")
-    config = json.loads((folder / "config.json").read_text())
-    config["has_lora_adapter"] = True
-    (folder / "config.json").write_text(json.dumps(config))
-    with pytest.raises(InputError, match="pip install (-U )?peft"):
-        load_model(str(folder))
-
-
 def test_voxtral_inputs_equal_mistral_commons_own_transcription_request(tmp_path):
     """The template route (ids from the decoded request) rebuilds exactly what the processor sends."""
     pytest.importorskip("mistral_common")

@@ -141,13 +141,13 @@ FAMILIES: tuple[Family, ...] = (
         name="phi-4-multimodal", kind="speech-llm", model_types=("phi4_multimodal",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
-        whitebox_sites="-", example='spec = "hf:microsoft/Phi-4-multimodal-instruct"  (speech-lora/ needs peft)',
+        whitebox_sites="-", example='spec = "hf:microsoft/Phi-4-multimodal-instruct"  (its speech-lora/ is merged in; no peft needed)',
     ),
     Family(
         name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
-        whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (needs peft for its LoRA adapter)',
+        whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (its LoRA adapter is merged in; no peft needed)',
     ),
     # transducers (and the CTC heads of the same encoders)
     Family(

@@ -36,7 +36,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
-from asraudit.models.peft_adapter import transformers_adapter_problem
+from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 
 
@@ -117,10 +117,6 @@ class HFSpeechLLM(_HFModel):
 
             config = AutoConfig.from_pretrained(source, revision=revision)
             self.format = format_for(config.model_type)
-            problem = transformers_adapter_problem() if getattr(config, "has_lora_adapter", False) else None
-            if problem is not None:
-                raise InputError(f"model {self.model_id!r} carries a LoRA adapter for audio inputs, which transformers "
-                                 f"cannot apply here: {problem}")
             model_class = getattr(transformers, self.format.model_class)
             if self.format.processor_loader is None:
                 self._load(model_class)
@@ -138,23 +134,20 @@ class HFSpeechLLM(_HFModel):
         self.end_token = end
 
     def _load_with_own_processor(self, model_class) -> None:
-        """``_HFModel._load`` for families whose processor AutoProcessor cannot build here (Granite-Speech)."""
+        """``_HFModel._load`` for families whose processor AutoProcessor cannot build here (Granite-Speech,
+        Phi-4).  Their speech LoRA is merged by the format's ``after_load`` (``lora_merge``), not applied by
+        transformers, so the weights are loaded without it."""
         import torch
 
         module, _, name = self.format.processor_loader.partition(":")
         self.processor = getattr(importlib.import_module(module), name)(self.source, self.revision)
-        self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type))
+        self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type),
+                                                 **NO_TRANSFORMERS_ADAPTER)
         if self.format.after_load is not None:
             module, _, name = self.format.after_load.partition(":")
-            getattr(importlib.import_module(module), name)(self.model, self.source)
+            getattr(importlib.import_module(module), name)(self.model, self.source, self.revision)
         self.model.to(self.device).eval()
         self._torch = torch
-
-    def _audio_adapters_on(self) -> None:
-        """Granite-Speech enables its LoRA adapter whenever audio is in the prompt (its generate() does);
-        forward passes made here must do the same, for generation and scoring alike."""
-        if getattr(self.model, "_hf_peft_config_loaded", False):
-            self.model.enable_adapters()
 
     def _generation_end(self) -> str:
         """The first token generation stops at: the end of turn for families that name none."""
@@ -326,7 +319,6 @@ class HFSpeechLLM(_HFModel):
         step = max(1, batch_size or self.options.batch_size)
         inputs = self._inputs([audio])
         out: list[np.ndarray] = []
-        self._audio_adapters_on()
         with torch.inference_mode():
             with self._installed(1, [audio]):
                 prefix = self.model(**inputs, use_cache=True)

@@ -10,7 +10,9 @@ the base's weights (``merge_and_unload``): the function the PeftModel
 computes, up to float rounding of ``W + scale * B @ A``, in the base's own
 class, so prompts, scoring, hooks and interventions are unchanged.  (Not
 transformers' ``load_adapter``: transformers 5.24 requires peft >= 0.22 for
-it, newer than the peft on PyPI here, 0.21.2.)  The adapter's weight digest
+it, newer than the peft on PyPI here, 0.21.2.  A checkpoint's *built-in*
+speech LoRA, Granite-Speech's and Phi-4's, is merged without peft by
+``lora_merge``.)  The adapter's weight digest
 enters ``config_hash``: a different adapter is a different model.
 """
 
@@ -45,26 +47,6 @@ def base_of(folder: Path) -> str:
     if not local.is_absolute() and (folder / local).is_dir():
         local = folder / local
     return str(local.resolve()) if local.is_dir() else base
-
-
-def transformers_adapter_problem() -> str | None:
-    """Why transformers' own adapter loading (``load_adapter``: Granite-Speech's and Phi-4's speech
-    LoRA) cannot run here, as the fix to print; None when it can."""
-    if importlib.util.find_spec("peft") is None:
-        return "pip install peft"
-    from importlib.metadata import version
-
-    from packaging.version import Version
-
-    try:
-        from transformers.integrations.peft import MIN_PEFT_VERSION
-    except ImportError:  # a transformers without the constant checks nothing either
-        return None
-    found = version("peft")
-    if Version(found) < Version(MIN_PEFT_VERSION):
-        return (f"transformers {version('transformers')} applies it only with peft >= {MIN_PEFT_VERSION} "
-                f"(installed: {found}): pip install -U peft")
-    return None
 
 
 def require_peft(folder: Path) -> None:

@@ -11,13 +11,13 @@ the clip's number of audio embeddings (the feature extractor's
 ``audio_embed_sizes``), as Phi-4's own processor does.
 
 The speech LoRA: the released checkpoint keeps its speech adapter in a
-``speech-lora`` subfolder, which transformers applies only through peft;
-a folder that has one is loaded with it (peft required), else as is.
+``speech-lora`` subfolder, which the model card activates for speech
+requests (transformers would apply it through peft >= 0.22 only); a
+checkpoint that has one gets it merged into its weights (``lora_merge``,
+no peft needed), else it is loaded as is.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
@@ -55,23 +55,10 @@ def phi4_default(processor, language: str | None) -> str:
     return f"<|user|>{AUDIO_SLOT}Transcribe the audio clip into text.<|end|><|assistant|>"
 
 
-def speech_adapter(source: str) -> Path | None:
-    """The checkpoint's speech LoRA folder, when it has one locally."""
-    folder = Path(source) / "speech-lora"
-    return folder if folder.is_dir() else None
+def attach_speech_adapter(model, source: str, revision: str | None = None) -> None:
+    """Merge the checkpoint's speech LoRA (``speech-lora/``, local or in the hub repository) when it has one."""
+    from asraudit.models.lora_merge import attach, find_adapter
 
-
-def attach_speech_adapter(model, source: str) -> None:
-    """Load and activate the checkpoint's speech LoRA (``speech-lora/``), which needs peft."""
-    from asraudit.errors import InputError
-    from asraudit.models.peft_adapter import transformers_adapter_problem
-
-    folder = speech_adapter(source)
-    if folder is None:
-        return
-    problem = transformers_adapter_problem()
-    if problem is not None:
-        raise InputError(f"model {source!r} keeps its speech adapter in {folder.name}/, which transformers cannot "
-                         f"apply here: {problem}")
-    model.load_adapter(str(folder), adapter_name="speech")
-    model.set_adapter("speech")
+    folder = find_adapter(source, "speech-lora", revision)
+    if folder is not None:
+        attach(model, folder)

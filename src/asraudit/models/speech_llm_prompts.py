@@ -111,7 +111,7 @@ class PromptFormat:
     processor_loader: str | None = None
     # "module:function" (model, clips) -> model inputs, when the processor cannot take the prompt as text.
     inputs_builder: str | None = None
-    # "module:function" (model, source) called after loading (an adapter to attach).
+    # "module:function" (model, source, revision) called after loading (the checkpoint's speech LoRA to merge).
     after_load: str | None = None
 
     def default_template(self, processor, language: str | None) -> str:
@@ -136,7 +136,8 @@ FORMATS: dict[str, PromptFormat] = {
                                     processor_loader="asraudit.models.speech_llm_phi4:load_phi4_audio_processor",
                                     after_load="asraudit.models.speech_llm_phi4:attach_speech_adapter"),
     "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
-                                   processor_loader="asraudit.models.granite_features:load_granite_processor"),
+                                   processor_loader="asraudit.models.granite_features:load_granite_processor",
+                                   after_load="asraudit.models.lora_merge:attach_folder_adapter"),
 }
 
 
