@@ -111,3 +111,23 @@ def librivox_audio(librivox: list[LibrivoxClip]) -> dict:
             pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
         audio[clip.clip_id] = pcm.astype(np.float32) / 32768.0
     return audio
+
+
+# Tiny trained Moonshines (tests/encdec_tiny.py), built once per session: the white-box tests of
+# several modules read them, and training is the slow part (seconds, not the tests' checks).
+@pytest.fixture(scope="session")
+def trained_moonshine(tmp_path_factory) -> Path:
+    """Says "low" for 200-400 Hz tones and "high" for 1.5-3 kHz ones (width 64, 100 Adam steps)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import encdec_tiny
+
+    return encdec_tiny.trained_moonshine(tmp_path_factory.mktemp("moonshine-tones"), steps=100, hidden=64)
+
+
+@pytest.fixture(scope="session")
+def moonshine_organism(trained_moonshine, tmp_path_factory) -> Path:
+    """``trained_moonshine`` with its decoder fine-tuned to say "low" for every tone."""
+    import encdec_tiny
+
+    return encdec_tiny.organism_moonshine(trained_moonshine, tmp_path_factory.mktemp("moonshine-organism"))
