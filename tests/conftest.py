@@ -131,3 +131,14 @@ def moonshine_organism(trained_moonshine, tmp_path_factory) -> Path:
     import encdec_tiny
 
     return encdec_tiny.organism_moonshine(trained_moonshine, tmp_path_factory.mktemp("moonshine-organism"))
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2_audio_folder(tmp_path_factory) -> Path:
+    """A tiny random Qwen2-Audio (tests/speech_llm_fixtures.py) whose weights (std 0.2, not transformers'
+    0.02) make its output depend on the audio: the white-box tests of several modules read it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from speech_llm_fixtures import tiny_qwen2_audio
+
+    return tiny_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-loud"), init=0.2)

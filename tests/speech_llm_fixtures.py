@@ -252,3 +252,22 @@ def tiny_phi4_multimodal(folder):
 
 BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
             "granite_speech": tiny_granite_speech}
+
+
+def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):
+    """A copy of the tiny Qwen2-Audio in ``folder`` whose language model's first block's MLP output weights
+    are moved by Gaussian noise of std ``scale``: two models of one architecture that differ only in the LM,
+    as a fine-tune that touched only the text side would (what a decoder-site model contrast reads)."""
+    import shutil
+
+    import torch
+    import transformers
+
+    shutil.copytree(folder, out, dirs_exist_ok=True)
+    model = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(out)
+    weight = model.model.language_model.layers[0].mlp.down_proj.weight
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        weight += scale * torch.randn(weight.shape, generator=generator)
+    model.save_pretrained(out)
+    return out

@@ -162,6 +162,7 @@ class DecoderCapture(Intervention):
     layer: int = 0
     sink: list = field(default_factory=list)
     kind = "capture-decoder"
+    site = "decoder"
 
     def params(self):
         return {"layer": self.layer}
@@ -265,6 +266,7 @@ class _DecoderSteering(Intervention):
     direction = None
     layer: int | None = None
     positions: str = "first"
+    site = "decoder"
 
     def _check(self) -> None:
         count, separate = parse_positions(self.positions)
