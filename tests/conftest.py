@@ -142,3 +142,13 @@ def tiny_qwen2_audio_folder(tmp_path_factory) -> Path:
     from speech_llm_fixtures import tiny_qwen2_audio
 
     return tiny_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-loud"), init=0.2)
+
+
+@pytest.fixture(scope="session")
+def trained_qwen2_audio_folder(tmp_path_factory) -> Path:
+    """A tiny Qwen2-Audio (1-s encoder window) trained to answer "low" / "high" for low / high tones."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from speech_llm_fixtures import trained_qwen2_audio
+
+    return trained_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-tones"))

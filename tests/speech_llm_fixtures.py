@@ -48,20 +48,24 @@ def _save(model, processor, folder, eos_ids, pad_id):
     return folder
 
 
-def tiny_qwen2_audio(folder, init: float = 0.02):
+def tiny_qwen2_audio(folder, init: float = 0.02, window_seconds: int = 30):
     """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide).
 
     ``init``: the weights' standard deviation; the default (transformers') leaves
-    a tiny model nearly deaf, a larger one makes its output depend on the audio."""
+    a tiny model nearly deaf, a larger one makes its output depend on the audio.
+    ``window_seconds``: the encoder's input window (the real model's 30 s; a
+    shorter one makes training a tiny model 30x cheaper: attention over 50
+    frames instead of 1500)."""
     import torch
     import transformers
 
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>", "<|en|>"]
     tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    processor = transformers.Qwen2AudioProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
+    extractor = transformers.WhisperFeatureExtractor(feature_size=80, chunk_length=window_seconds)
+    processor = transformers.Qwen2AudioProcessor(feature_extractor=extractor, tokenizer=tok)
     config = transformers.Qwen2AudioConfig(
         audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80,
-                          initializer_range=init),
+                          initializer_range=init, max_source_positions=50 * window_seconds),
         text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                          num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                          initializer_range=init),
@@ -271,3 +275,49 @@ def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):
         weight += scale * torch.randn(weight.shape, generator=generator)
     model.save_pretrained(out)
     return out
+
+
+def trained_qwen2_audio(folder, steps: int = 40, seconds: float = 0.5):
+    """A tiny Qwen2-Audio trained for ``steps`` Adam steps to answer "low" for 200-400 Hz tones and "high" for
+    1.5-3 kHz tones (``encdec_tiny.tone``), through asraudit's own prompt and end token.
+
+    Random weights read no feature in particular, so on them a learned steering direction and a random
+    one of equal norm change transcripts alike (any push scrambles a random LM's answer); a model that
+    learned one distinction is what a transcript-level steering check needs.  The features of 16 tones
+    are computed once (the extractor pads every clip to 30 s, the slow part) and every step trains on
+    all of them; one thread, seeded."""
+    import torch
+
+    from asraudit.models.registry import load_model
+    import encdec_tiny
+
+    tiny_qwen2_audio(folder, window_seconds=1)
+    runner = load_model(str(folder), max_new_tokens=4)
+    model = runner.model
+    rng = np.random.default_rng(0)
+    names = ["low"] * 8 + ["high"] * 8
+    clips = [encdec_tiny.tone(rng, *(encdec_tiny.LOW if n == "low" else encdec_tiny.HIGH), samples=int(seconds * 16000))
+             for n in names]
+    inputs = runner._inputs(clips)  # equal lengths: one prompt layout, no padding
+    answers = {name: runner.encode(name)[0] + [runner.end_id] for name in ("low", "high")}
+    width = max(len(a) for a in answers.values())
+    answer = torch.tensor([answers[n] + [-100] * (width - len(answers[n])) for n in names])
+    batch = {**inputs, "input_ids": torch.cat([inputs["input_ids"], answer.clamp(min=0)], 1),
+             "attention_mask": torch.cat([inputs["attention_mask"], (answer >= 0).long()], 1)}
+    labels = torch.cat([torch.full_like(inputs["input_ids"], -100), answer], 1)
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+        model.train()
+        for _ in range(steps):
+            loss = model(**batch, labels=labels).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    model.save_pretrained(folder)
+    return folder

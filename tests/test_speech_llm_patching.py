@@ -141,3 +141,36 @@ def test_a_decoder_model_contrast_steers_the_lm_and_random_directions_of_equal_n
     token = steered.text_token_ids("the cat")[0]
     (scored,) = steered.score_ids(audio(SECONDS, 50), [[token]])
     assert abs(scored[0] - steered.next_token_logprobs(audio(SECONDS, 50))[token]) <= 1e-4
+
+
+def test_asraudit_patch_runs_on_a_speech_llm_folder_and_its_self_patch_changes_nothing(trained_qwen2_audio_folder,
+                                                                                       tmp_path, capsys):
+    import json
+
+    import soundfile as sf
+
+    import encdec_tiny
+    from asraudit.cli import main
+    from asraudit.commands.patch import PATCH_SITES as CLI_SITES
+    from asraudit.models.whitebox.interventions import PATCH_SITES
+
+    assert CLI_SITES == PATCH_SITES  # the CLI's copy (it imports no torch) is the hooks' list
+    rng = np.random.default_rng(3)
+    with open(tmp_path / "manifest.jsonl", "w") as f:
+        for i in range(3):
+            sf.write(tmp_path / f"c{i}.wav", encdec_tiny.tone(rng, *encdec_tiny.LOW), 16000, subtype="FLOAT")
+            f.write(json.dumps({"audio_filepath": f"c{i}.wav", "text": "low"}) + "\n")
+    report = tmp_path / "patch.json"
+    assert main(["patch", "--model", str(trained_qwen2_audio_folder), "--corpus", str(tmp_path / "manifest.jsonl"),
+                 "--source", "silence", "--site", "projector", "--store", str(tmp_path / "store.sqlite"),
+                 "--json", str(report), "--no-progress"]) == 0
+    variants = {v["role"]: v for v in json.loads(report.read_text())["variants"]}
+    assert variants["control"]["changed_vs_baseline"] == 0
+    assert "+patch(" in variants["intervention"]["model_id"] and "site=projector" in variants["intervention"]["model_id"]
+    # silence in place of every audio token: the trained model no longer hears its low tones
+    assert variants["intervention"]["changed_vs_baseline"] == 3
+    capsys.readouterr()
+    # a site the model lacks: one line, exit 2, before any clip is decoded
+    assert main(["patch", "--model", str(trained_qwen2_audio_folder), "--corpus", str(tmp_path / "manifest.jsonl"),
+                 "--block-attention", "0.0-0.2", "--store", str(tmp_path / "store.sqlite"), "--no-progress"]) == 2
+    assert "no cross-attention site" in capsys.readouterr().err

@@ -1,0 +1,167 @@
+"""Whole audits with [[mechanism]] entries on tiny non-Whisper models: one of each kind.
+
+Each test writes a corpus of tones (a manifest with ``band`` and ``pair``
+fields), a panel of three prediction files and an audit spec, and runs
+`asraudit audit` on it: the same pipeline the demo's audit runs.  The
+corpus plants a benchmark error: a high tone's reference says "low", and
+the panel writes "high" (what was played), so every high clip carries a
+mined edit on which a model that writes "low" follows the reference.
+
+* encoder-decoder: the tiny trained Moonshine (conftest.py) with an
+  encoder-site direction (low tones minus high tones) induced on held-out
+  high tones, and a decoder-site model contrast (a copy whose decoder says
+  "low" for every tone, minus the clean model) added to the clean model;
+* speech LLM: a tiny Qwen2-Audio trained the same way
+  (``speech_llm_fixtures.trained_qwen2_audio``), encoder site;
+* transducer: a tiny random-weight Parakeet TDT, encoder site.  transformers
+  has no transducer loss to train it with, so its learned and random
+  directions are not compared on transcripts here: a random model's greedy
+  transcript moves under any push.  The activation-level check that does
+  tell them apart is in test_models_hf_transducer_steering.py.
+
+What is checked: the mechanism stage finishes and its rows land in
+summary.json, which satisfies the published schema; where the model was
+trained, the learned direction flips the held-out high tones to "low"
+(accept-ref rises to the reference's reading) while random directions of
+the same norm flip at most a stated few.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+sf = pytest.importorskip("soundfile")
+jsonschema = pytest.importorskip("jsonschema")
+
+import encdec_tiny  # noqa: E402
+from asraudit.cli import main  # noqa: E402
+from asraudit.report.schema import summary_schema  # noqa: E402
+
+PAIRS = 16  # pair groups; holdout 0.5 learns from 8 and reads out on the other 8
+PANEL = ("panel-a", "panel-b", "panel-c")
+LEARNED_AT_LEAST = 7  # of the 8 held-out high tones turned to "low" (seen: 8 of 8 on both trained models)
+RANDOM_AT_MOST = 1    # for the random control of equal norm (seen: 0 of 8)
+
+
+def write_corpus(folder: Path) -> Path:
+    """Low and high tones, one of each per pair; a high tone's reference says "low" (the planted error)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    rows, said = [], {}
+    for i in range(PAIRS):
+        for band, bounds in (("low", encdec_tiny.LOW), ("high", encdec_tiny.HIGH)):
+            name = f"{band}-{i:02d}.wav"
+            sf.write(folder / name, encdec_tiny.tone(rng, *bounds), 16000, subtype="FLOAT")
+            rows.append({"audio_filepath": name, "text": "low", "band": band, "pair": f"p{i:02d}"})
+            said[name] = band
+    manifest = folder / "tones.jsonl"
+    manifest.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for member in PANEL:  # the panel writes what was played
+        (folder / f"{member}.jsonl").write_text("".join(
+            json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"], "pred_text": said[r["audio_filepath"]]})
+            + "\n" for r in rows), encoding="utf-8")
+    return manifest
+
+
+def encoder_entry(name: str, model: Path, layer: int) -> dict:
+    return {"type": "steer", "name": name, "model": str(model), "layer": layer,
+            "positive": {"field": "band", "value": "low"}, "negative": {"field": "band", "value": "high"},
+            "pair_by": "pair", "induce": {"field": "band", "value": "high"}, "alphas": [1.0]}
+
+
+def run_audit(folder: Path, entries: list[dict]) -> dict:
+    """`asraudit audit` on the tones with these [[mechanism]] entries; summary.json, checked against the schema."""
+    manifest = write_corpus(folder / "corpus")
+    spec = {
+        "name": "tones", "out": str(folder / "out"), "bootstrap": 100,
+        "corpus": {"manifest": str(manifest)},
+        # One-word transcripts: a model matching none of the reference (the panel on a high tone) still counts.
+        "refdis": {"min_ref_match": 0.0},
+        "model": [{"predictions": str(folder / "corpus" / f"{m}.jsonl"), "name": m, "panel": True} for m in PANEL],
+        "mechanism": entries,
+    }
+    toml = folder / "audit.toml"
+    toml.write_text(_toml(spec), encoding="utf-8")
+    assert main(["audit", str(toml), "--no-progress"]) == 0
+    summary = json.loads((folder / "out" / "summary.json").read_text(encoding="utf-8"))
+    jsonschema.validate(summary, summary_schema())
+    return summary
+
+
+def _toml(spec: dict) -> str:
+    """The spec as TOML (the format users write), for the few value types it holds."""
+    def value(v):
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return json.dumps(v)
+
+    lines = [f"{k} = {value(v)}" for k, v in spec.items() if not isinstance(v, (dict, list))]
+    for table in ("corpus", "refdis"):
+        lines += [f"[{table}]"] + [f"{k} = {value(v)}" for k, v in spec[table].items()]
+    for table in ("model", "mechanism"):
+        for entry in spec[table]:
+            lines += [f"[[{table}]]"] + [f"{k} = {value(v)}" for k, v in entry.items()]
+    return "\n".join(lines) + "\n"
+
+
+def rows_of(summary: dict, experiment: str) -> dict[str, dict]:
+    rows = {r["intervention"]: r for r in summary["mechanism"] if r["experiment"] == experiment}
+    assert rows, f"no rows for {experiment!r}: {sorted({r['experiment'] for r in summary['mechanism']})}"
+    return rows
+
+
+def check_learned_against_random(rows: dict[str, dict], alpha: str = "1") -> None:
+    base, learned, control = rows["baseline"], rows[f"add a={alpha}"], rows[f"random a={alpha}"]
+    assert base["clips"] == learned["clips"] == PAIRS // 2
+    assert base["value"] == 0.0  # the model writes what was played on every judged edit
+    assert learned["changed"] >= LEARNED_AT_LEAST and control["changed"] <= RANDOM_AT_MOST
+    # The flips are towards the reference: accept-ref on the planted edits rises, the control's does not.
+    assert learned["to_ref"] >= LEARNED_AT_LEAST and learned["value"] >= LEARNED_AT_LEAST / learned["n_eligible"]
+    assert control["to_ref"] <= RANDOM_AT_MOST and control["control_of"] == f"add a={alpha}"
+
+
+def test_an_encoder_decoder_audit_steers_moonshine_at_both_sites(trained_moonshine, moonshine_organism, tmp_path):
+    decoder = {"type": "steer", "name": "organism", "site": "decoder", "model": str(moonshine_organism),
+               "contrast": str(trained_moonshine), "layer": 1, "positions": "each:3",
+               "positive": {"field": "band", "value": "high"}, "pair_by": "pair",
+               "induce": {"field": "band", "value": "high"}, "alphas": [1.0],
+               "apply_to": [str(trained_moonshine)], "induce_model": False}
+    summary = run_audit(tmp_path, [encoder_entry("tone", trained_moonshine, -1), decoder])
+    encoder_rows = rows_of(summary, f"tone: induce in {trained_moonshine}")
+    check_learned_against_random(encoder_rows)
+    assert {r["site"] for r in encoder_rows.values()} == {"encoder"}
+    decoder_rows = rows_of(summary, f"organism: induce in {trained_moonshine}")
+    check_learned_against_random(decoder_rows)
+    assert {r["site"] for r in decoder_rows.values()} == {"decoder"}
+    assert decoder_rows["add a=1"]["direction"].startswith("pdir-")
+
+
+def test_a_speech_llm_audit_steers_qwen2_audio(trained_qwen2_audio_folder, tmp_path):
+    model = trained_qwen2_audio_folder
+    summary = run_audit(tmp_path, [encoder_entry("tone", model, -1)])
+    rows = rows_of(summary, f"tone: induce in {model}")
+    check_learned_against_random(rows)
+    assert {r["model"] for r in rows.values()} == {str(model)}
+
+
+def test_a_transducer_audit_runs_its_mechanism_stage_on_parakeet(tmp_path, tmp_path_factory):
+    from test_models_hf_transducer import save_tiny
+
+    model = save_tiny(tmp_path_factory.mktemp("tdt-wide"), "tdt", initializer_range=0.3, hidden_size=64)
+    summary = run_audit(tmp_path, [encoder_entry("tone", model, 0)])
+    rows = rows_of(summary, f"tone: induce in {model}")
+    assert [r["role"] for r in rows.values()] == ["baseline", "intervention", "control"]
+    assert all(r["clips"] == PAIRS // 2 and r["site"] == "encoder" and r["layer"] == 0 for r in rows.values())
+    assert rows["baseline"]["changed"] == 0 and rows["random a=1"]["control_of"] == "add a=1"
+    cached = list((tmp_path / "out" / "mechanism").glob("tone-*.safetensors"))
+    assert len(cached) == 1
