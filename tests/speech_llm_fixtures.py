@@ -144,11 +144,13 @@ GRANITE_CHAT = (
 )
 
 
-def tiny_granite_speech(folder):
+def tiny_granite_speech(folder, init: float | None = None):
     """Granite-Speech: conformer encoder (2 blocks, 16 wide), Q-Former projector (1 layer), Granite LM (2 layers, 32 wide).
 
     The feature extractor is asraudit's torchaudio-free one; its settings are
-    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are."""
+    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are.
+    ``init``: redraw every weight matrix at this standard deviation (the
+    default init leaves the tiny model deaf: its scores move by 1e-7 between clips)."""
     import json
 
     import torch
@@ -171,6 +173,11 @@ def tiny_granite_speech(folder):
     )
     torch.manual_seed(0)
     model = transformers.GraniteSpeechForConditionalGeneration(config)
+    if init is not None:
+        with torch.no_grad():
+            for parameter in model.parameters():
+                if parameter.dim() > 1:
+                    parameter.normal_(0.0, init)
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
     model.save_pretrained(folder)

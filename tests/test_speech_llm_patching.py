@@ -174,3 +174,42 @@ def test_asraudit_patch_runs_on_a_speech_llm_folder_and_its_self_patch_changes_n
     assert main(["patch", "--model", str(trained_qwen2_audio_folder), "--corpus", str(tmp_path / "manifest.jsonl"),
                  "--block-attention", "0.0-0.2", "--store", str(tmp_path / "store.sqlite"), "--no-progress"]) == 2
     assert "no cross-attention site" in capsys.readouterr().err
+
+
+# -- a second family: Granite-Speech (conformer encoder, Q-Former projector, Granite LM) ----------------------
+
+
+@pytest.fixture(scope="module")
+def granite(tmp_path_factory):
+    from speech_llm_fixtures import tiny_granite_speech
+
+    # std 0.2: at the default init the tiny model is deaf (scores move by 1e-7 between clips)
+    return load_model(str(tiny_granite_speech(tmp_path_factory.mktemp("granite-loud"), init=0.2)), max_new_tokens=8)
+
+
+def test_granite_offers_the_same_sites(granite):
+    sites = granite.intervention_sites()
+    inner = granite.model.model
+    assert list(sites.encoder_layers) == list(inner.encoder.layers) and sites.projector is inner.projector
+    assert list(sites.decoder_layers) == list(inner.language_model.layers)
+    assert sites.names() == ("encoder layers 0..1", "decoder layers 0..1", "projector", "decoder audio positions")
+    assert (granite.hidden_size, granite.decoder_hidden_size) == (16, 32)
+
+
+@pytest.mark.parametrize("site, layer", SITES)
+def test_granite_self_patches_change_nothing(granite, clips, site, layer):
+    x, _ = clips
+    itself = granite.variant(ActivationPatch(source=Original(), site=site, layer=layer, frames=Frames("all")))
+    _close(_logprobs(itself, x), _logprobs(granite, x))
+    assert itself.transcribe([x]) == granite.transcribe([x])
+
+
+@pytest.mark.parametrize("site, layer", [("encoder", -1), ("projector", 0)])
+def test_granite_whole_audio_patches_hand_over_the_donor(granite, clips, site, layer):
+    """The Q-Former reads 15-frame windows of the encoder; every window patched: the donor's audio tokens."""
+    x, donor = clips
+    base, wanted = _logprobs(granite, x), _logprobs(granite, donor)
+    assert np.abs(base - wanted).mean() > 1e-3  # seen: 0.005 nats per token
+    patched = granite.variant(ActivationPatch(source=FixedAudio(donor, "donor"), site=site, layer=layer,
+                                              frames=Frames("all")))
+    _close(_logprobs(patched, x), wanted)

@@ -52,13 +52,18 @@ class SpeechLLMSites:
     projector: str
     encoder_geometry: FrameGeometry  # the audio encoder blocks' frames
     token_geometry: FrameGeometry  # the projector's outputs = the prompt's audio tokens
+    encoder_width: str  # the config attribute (path from the model's config) giving the encoder blocks' width
 
 
 SITE_MAPS = {
     # Whisper-style encoder (20-ms frames, padded to 1500), average-pooled by 2 before the projector: 40-ms tokens,
     # as many as the clip fills (the processor expands the placeholder to that count).
     "qwen2_audio": SpeechLLMSites("model.audio_tower.layers", "model.language_model.layers", "model.multi_modal_projector",
-                                  WHISPER_FRAMES, FrameGeometry(640, 750)),
+                                  WHISPER_FRAMES, FrameGeometry(640, 750), "audio_config.d_model"),
+    # Conformer over stacked pairs of 10-ms mel frames (20 ms each, as many as the batch's longest clip); the
+    # Q-Former projector reads windows of 15 frames into 3 queries: one audio token per 5 frames, 100 ms.
+    "granite_speech": SpeechLLMSites("model.encoder.layers", "model.language_model.layers", "model.projector",
+                                     FrameGeometry(320, None), FrameGeometry(1600, None), "encoder_config.hidden_dim"),
 }
 # Families whose audio encoder's batch rows are clips, one window each (so hooks edit the right rows).
 WHITEBOX_FAMILIES = tuple(SITE_MAPS)
@@ -126,8 +131,7 @@ class SpeechLLMWhitebox:
     @property
     def hidden_size(self) -> int:
         """Width of the audio encoder's residual stream (where encoder directions live)."""
-        audio = self.model.config.audio_config
-        return int(getattr(audio, "d_model", None) or audio.hidden_size)
+        return int(_attribute(self.model.config, self._site_map.encoder_width))
 
     @property
     def decoder_hidden_size(self) -> int:
