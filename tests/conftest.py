@@ -152,3 +152,11 @@ def trained_qwen2_audio_folder(tmp_path_factory) -> Path:
     from speech_llm_fixtures import trained_qwen2_audio
 
     return trained_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-tones"))
+
+
+@pytest.fixture(scope="session")
+def qwen2_audio_organism(trained_qwen2_audio_folder, tmp_path_factory) -> Path:
+    """``trained_qwen2_audio_folder`` with its language model alone fine-tuned to answer "low" for every tone."""
+    from speech_llm_fixtures import organism_qwen2_audio
+
+    return organism_qwen2_audio(trained_qwen2_audio_folder, tmp_path_factory.mktemp("qwen2-audio-organism"))

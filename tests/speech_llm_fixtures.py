@@ -284,39 +284,34 @@ def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):
     return out
 
 
-def trained_qwen2_audio(folder, steps: int = 40, seconds: float = 0.5):
-    """A tiny Qwen2-Audio trained for ``steps`` Adam steps to answer "low" for 200-400 Hz tones and "high" for
-    1.5-3 kHz tones (``encdec_tiny.tone``), through asraudit's own prompt and end token.
-
-    Random weights read no feature in particular, so on them a learned steering direction and a random
-    one of equal norm change transcripts alike (any push scrambles a random LM's answer); a model that
-    learned one distinction is what a transcript-level steering check needs.  The features of 16 tones
-    are computed once (the extractor pads every clip to 30 s, the slow part) and every step trains on
-    all of them; one thread, seeded."""
+def _train_on_tones(folder, answer_for: dict, steps: int, seed: int, trainable=lambda name: True):
+    """Adam steps on 8 low and 8 high tones (``encdec_tiny.tone``, 0.5 s) answered with ``answer_for[band]``
+    through asraudit's own prompt and end token; the parameters ``trainable(name)`` selects move.  The
+    features are computed once (the extractor's padding is the slow part); one thread, seeded."""
     import torch
 
     from asraudit.models.registry import load_model
     import encdec_tiny
 
-    tiny_qwen2_audio(folder, window_seconds=1)
     runner = load_model(str(folder), max_new_tokens=4)
     model = runner.model
-    rng = np.random.default_rng(0)
-    names = ["low"] * 8 + ["high"] * 8
-    clips = [encdec_tiny.tone(rng, *(encdec_tiny.LOW if n == "low" else encdec_tiny.HIGH), samples=int(seconds * 16000))
-             for n in names]
+    rng = np.random.default_rng(seed)
+    bands = ["low"] * 8 + ["high"] * 8
+    clips = [encdec_tiny.tone(rng, *(encdec_tiny.LOW if b == "low" else encdec_tiny.HIGH), samples=8000) for b in bands]
     inputs = runner._inputs(clips)  # equal lengths: one prompt layout, no padding
-    answers = {name: runner.encode(name)[0] + [runner.end_id] for name in ("low", "high")}
+    answers = {b: runner.encode(answer_for[b])[0] + [runner.end_id] for b in ("low", "high")}
     width = max(len(a) for a in answers.values())
-    answer = torch.tensor([answers[n] + [-100] * (width - len(answers[n])) for n in names])
+    answer = torch.tensor([answers[b] + [-100] * (width - len(answers[b])) for b in bands])
     batch = {**inputs, "input_ids": torch.cat([inputs["input_ids"], answer.clamp(min=0)], 1),
              "attention_mask": torch.cat([inputs["attention_mask"], (answer >= 0).long()], 1)}
     labels = torch.cat([torch.full_like(inputs["input_ids"], -100), answer], 1)
-    torch.manual_seed(0)
+    for name, parameter in model.named_parameters():
+        parameter.requires_grad = trainable(name)
+    torch.manual_seed(seed)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
+        optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
         model.train()
         for _ in range(steps):
             loss = model(**batch, labels=labels).loss
@@ -328,3 +323,24 @@ def trained_qwen2_audio(folder, steps: int = 40, seconds: float = 0.5):
     model.eval()
     model.save_pretrained(folder)
     return folder
+
+
+def trained_qwen2_audio(folder, steps: int = 40):
+    """A tiny Qwen2-Audio (1-s encoder window) trained to answer "low" for 200-400 Hz tones and "high" for
+    1.5-3 kHz tones.
+
+    Random weights read no feature in particular, so on them a learned steering direction and a random
+    one of equal norm change transcripts alike (any push scrambles a random LM's answer); a model that
+    learned one distinction is what a transcript-level steering check needs."""
+    tiny_qwen2_audio(folder, window_seconds=1)
+    return _train_on_tones(folder, {"low": "low", "high": "high"}, steps, seed=0)
+
+
+def organism_qwen2_audio(base, folder, steps: int = 20):
+    """A copy of ``trained_qwen2_audio`` whose *language model* alone is fine-tuned to answer "low" for every
+    tone (the encoder and projector frozen): a behaviour that lives in the LM, for decoder-site contrasts."""
+    import shutil
+
+    shutil.copytree(base, folder, dirs_exist_ok=True)
+    return _train_on_tones(folder, {"low": "low", "high": "low"}, steps, seed=1,
+                           trainable=lambda name: name.startswith(("model.language_model.", "lm_head.")))

@@ -12,7 +12,9 @@ mined edit on which a model that writes "low" follows the reference.
   high tones, and a decoder-site model contrast (a copy whose decoder says
   "low" for every tone, minus the clean model) added to the clean model;
 * speech LLM: a tiny Qwen2-Audio trained the same way
-  (``speech_llm_fixtures.trained_qwen2_audio``), encoder site;
+  (``speech_llm_fixtures.trained_qwen2_audio``), at the encoder site and,
+  with a copy whose language model alone learned to say "low", at the
+  decoder site (the LM's last block);
 * transducer: a tiny random-weight Parakeet TDT, encoder site.  transformers
   has no transducer loss to train it with, so its learned and random
   directions are not compared on transcripts here: a random model's greedy
@@ -130,12 +132,17 @@ def check_learned_against_random(rows: dict[str, dict], alpha: str = "1") -> Non
     assert control["to_ref"] <= RANDOM_AT_MOST and control["control_of"] == f"add a={alpha}"
 
 
+def decoder_entry(name: str, organism: Path, clean: Path, layer: int, positions: str) -> dict:
+    """The organism's decoder minus the clean one's, learned on high tones (forced with their reference "low"),
+    added to the clean model on held-out high tones."""
+    return {"type": "steer", "name": name, "site": "decoder", "model": str(organism), "contrast": str(clean),
+            "layer": layer, "positions": positions, "positive": {"field": "band", "value": "high"}, "pair_by": "pair",
+            "induce": {"field": "band", "value": "high"}, "alphas": [1.0], "apply_to": [str(clean)],
+            "induce_model": False}
+
+
 def test_an_encoder_decoder_audit_steers_moonshine_at_both_sites(trained_moonshine, moonshine_organism, tmp_path):
-    decoder = {"type": "steer", "name": "organism", "site": "decoder", "model": str(moonshine_organism),
-               "contrast": str(trained_moonshine), "layer": 1, "positions": "each:3",
-               "positive": {"field": "band", "value": "high"}, "pair_by": "pair",
-               "induce": {"field": "band", "value": "high"}, "alphas": [1.0],
-               "apply_to": [str(trained_moonshine)], "induce_model": False}
+    decoder = decoder_entry("organism", moonshine_organism, trained_moonshine, 1, "each:3")
     summary = run_audit(tmp_path, [encoder_entry("tone", trained_moonshine, -1), decoder])
     encoder_rows = rows_of(summary, f"tone: induce in {trained_moonshine}")
     check_learned_against_random(encoder_rows)
@@ -146,12 +153,19 @@ def test_an_encoder_decoder_audit_steers_moonshine_at_both_sites(trained_moonshi
     assert decoder_rows["add a=1"]["direction"].startswith("pdir-")
 
 
-def test_a_speech_llm_audit_steers_qwen2_audio(trained_qwen2_audio_folder, tmp_path):
+def test_a_speech_llm_audit_steers_qwen2_audio_at_both_sites(trained_qwen2_audio_folder, qwen2_audio_organism,
+                                                             tmp_path):
+    """Encoder site: the audio encoder's last block.  Decoder site: the LM's last block (at its first block
+    the contrast of an LM-only fine-tune turned no clip: seen "how" for "high", the first token unmoved)."""
     model = trained_qwen2_audio_folder
-    summary = run_audit(tmp_path, [encoder_entry("tone", model, -1)])
+    decoder = decoder_entry("organism", qwen2_audio_organism, model, 1, "each:2")
+    summary = run_audit(tmp_path, [encoder_entry("tone", model, -1), decoder])
     rows = rows_of(summary, f"tone: induce in {model}")
     check_learned_against_random(rows)
     assert {r["model"] for r in rows.values()} == {str(model)}
+    decoder_rows = rows_of(summary, f"organism: induce in {model}")
+    check_learned_against_random(decoder_rows)
+    assert {r["site"] for r in decoder_rows.values()} == {"decoder"}
 
 
 def test_a_transducer_audit_runs_its_mechanism_stage_on_parakeet(tmp_path, tmp_path_factory):
