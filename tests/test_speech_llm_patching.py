@@ -38,7 +38,7 @@ from tolerances import LOGPROB_RTOL  # why relative: see tests/tolerances.py  # 
 CANDIDATES = ["the cat sat on the mat", "hello world"]
 SECONDS = 2.0
 # Sites and layers: the last encoder block, the projector, the LM's first and last blocks at the audio positions.
-SITES = [("encoder", -1), ("projector", 0), ("decoder-audio", 0), ("decoder-audio", -1)]
+SITES = [("encoder", -1), ("projector", 0), ("decoder-audio", 0), ("decoder-audio", -1), ("decoder", 0)]
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +80,15 @@ def test_patching_the_whole_audio_hands_the_language_model_the_donor(model, clip
     assert patched.transcribe([x]) == model.transcribe([donor]) != model.transcribe([x])
 
 
+def test_patching_every_position_of_the_last_lm_block_gives_the_donors_scores(model, clips):
+    """The source half is forced with the input's candidate tokens over the donor's own prompt cache, so its
+    last block's output at every position, prompt and answer, is the donor's: so are the logits."""
+    x, donor = clips
+    patched = model.variant(ActivationPatch(source=FixedAudio(donor, "donor"), site="decoder", layer=-1))
+    _close(_logprobs(patched, x), _logprobs(model, donor))
+    assert patched.transcribe([x]) == model.transcribe([donor])
+
+
 def test_patching_the_lms_audio_positions_acts_where_later_blocks_read_them(model, clips):
     """First block: the answer moves toward the donor's (seen: mean distance 0.057 -> 0.050 nats per token).
     Last block: nothing after it reads the audio positions, so the answer's scores stay put."""
@@ -107,6 +116,8 @@ def test_a_span_patch_touches_only_the_audio_tokens_of_that_span(model, clips):
 def test_interventions_the_model_cannot_take_are_refused_when_the_variant_is_made(model, tiny_qwen2_audio_folder):
     with pytest.raises(InputError, match="no cross-attention site"):
         model.variant(CrossAttentionMask(frames=Frames("span", 0.0, 1.0)))
+    moonshine_only = ActivationPatch(source=Original(), site="decoder-audio")
+    assert model.variant(moonshine_only).interventions == (moonshine_only,)  # a speech LLM has that site
     beams = load_model(str(tiny_qwen2_audio_folder), max_new_tokens=8, beam_size=2)
     with pytest.raises(InputError, match="decodes greedily"):
         beams.variant(ActivationPatch(source=Original(), site="projector"))

@@ -140,14 +140,16 @@ class SpeechLLMWhitebox:
 
     def _check_variant(self, interventions: Sequence) -> None:
         """Before any audio is decoded: every intervention's site exists here, and a paired one decodes greedily."""
-        sites = self.intervention_sites() if interventions else None
+        if not interventions:
+            return
+        try:
+            sites = self.intervention_sites()
+            for intervention in interventions:
+                if getattr(intervention, "site", None) is not None:
+                    sites.require(intervention.site)
+        except ValueError as exc:  # a family without sites, or a site this family lacks
+            raise InputError(f"model {self.base_id}: {exc}") from None
         for intervention in interventions:
-            site = getattr(intervention, "site", None)
-            try:
-                if site is not None:
-                    sites.require(site)
-            except ValueError as exc:
-                raise InputError(f"model {self.base_id}: {exc}") from None
             if getattr(intervention, "source", None) is not None and self.options.beam_size != 1:
                 raise InputError(f"model {self.base_id}: {intervention.id} runs a paired batch, which decodes greedily; "
                                  f"set beam_size = 1 (it is {self.options.beam_size})")

@@ -161,6 +161,8 @@ class ActivationPatch(Intervention):
         wanted = set(self.positions)
 
         def patch_decoder(module, inputs, output):
+            # Read per call: a scorer sets ctx.n_targets per chunk of candidates, after the hooks are installed.
+            n = ctx.n_targets
             hidden = output[0] if isinstance(output, tuple) else output
             patched = hidden.clone()
             for step in range(hidden.shape[1]):
