@@ -142,11 +142,11 @@ class ActivationPatch(Intervention):
     def install(self, sites: InterventionSites, ctx: RunContext) -> list:
         if not ctx.paired:
             raise RuntimeError("an activation patch runs only in a paired batch")
-        n = ctx.n_targets
         if self.site == "encoder":
             layer = _layer(sites.require("encoder"), self.layer, "encoder")
 
             def patch_encoder(module, inputs, output):
+                n = ctx.n_targets
                 patched = output.clone()
                 for row in range(n):
                     first, last = _row_bounds(self.frames, ctx, row)
@@ -178,9 +178,10 @@ class ActivationPatch(Intervention):
         """The projector's output, or an LM layer's output at the audio positions, copied token by token."""
         if ctx.audio_tokens is None:
             raise RuntimeError(f"a {self.site} patch needs the run's audio tokens (a speech LLM sets them)")
-        n, tokens = ctx.n_targets, ctx.audio_tokens
+        tokens = ctx.audio_tokens
 
         def spans():
+            n = ctx.n_targets
             for row in range(n):
                 first, last = tokens.bounds(self.frames, row)
                 count = min(len(tokens.positions[row]), len(tokens.positions[n + row]))
@@ -189,6 +190,7 @@ class ActivationPatch(Intervention):
 
         if self.site == "projector":
             def patch_projector(module, inputs, output):
+                n = ctx.n_targets
                 patched = output.clone()
                 for row, first, last in spans():
                     patched[row, first:last] = output[n + row, first:last]
@@ -201,6 +203,7 @@ class ActivationPatch(Intervention):
         def patch_audio_positions(module, inputs, output):
             if ctx.decoder_offset != 0:  # a later call holds generated or forced text only
                 return None
+            n = ctx.n_targets
             hidden = output[0] if isinstance(output, tuple) else output
             patched = hidden.clone()
             for row, first, last in spans():
