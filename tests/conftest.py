@@ -160,3 +160,13 @@ def qwen2_audio_organism(trained_qwen2_audio_folder, tmp_path_factory) -> Path:
     from speech_llm_fixtures import organism_qwen2_audio
 
     return organism_qwen2_audio(trained_qwen2_audio_folder, tmp_path_factory.mktemp("qwen2-audio-organism"))
+
+
+@pytest.fixture(scope="session")
+def trained_parakeet_tdt_folder(tmp_path_factory) -> Path:
+    """A tiny Parakeet TDT trained to write "low" / "high" for gated low / high tones (tests/transducer_tiny.py)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transducer_tiny import trained_parakeet_tdt
+
+    return trained_parakeet_tdt(tmp_path_factory.mktemp("tdt-tones"))

@@ -15,17 +15,16 @@ mined edit on which a model that writes "low" follows the reference.
   (``speech_llm_fixtures.trained_qwen2_audio``), at the encoder site and,
   with a copy whose language model alone learned to say "low", at the
   decoder site (the LM's last block);
-* transducer: a tiny random-weight Parakeet TDT, encoder site.  transformers
-  has no transducer loss to train it with, so its learned and random
-  directions are not compared on transcripts here: a random model's greedy
-  transcript moves under any push.  The activation-level check that does
-  tell them apart is in test_models_hf_transducer_steering.py.
+* transducer: a tiny Parakeet TDT trained the same way (transformers'
+  ``ParakeetForTDT`` computes the TDT loss; ``transducer_tiny.py``) on gated
+  tones, encoder site.
 
 What is checked: the mechanism stage finishes and its rows land in
-summary.json, which satisfies the published schema; where the model was
-trained, the learned direction flips the held-out high tones to "low"
-(accept-ref rises to the reference's reading) while random directions of
-the same norm flip at most a stated few.
+summary.json, which satisfies the published schema; the learned direction
+flips the held-out high tones to "low" (accept-ref rises to the reference's
+reading) while the random direction of the same norm flips at most a stated
+few.  (On random weights this could not be checked on transcripts: any push
+scrambles a random model's greedy answer; hence the tiny trained models.)
 """
 
 from __future__ import annotations
@@ -51,15 +50,20 @@ LEARNED_AT_LEAST = 7  # of the 8 held-out high tones turned to "low" (seen: 8 of
 RANDOM_AT_MOST = 1    # for the random control of equal norm (seen: 0 of 8)
 
 
-def write_corpus(folder: Path) -> Path:
-    """Low and high tones, one of each per pair; a high tone's reference says "low" (the planted error)."""
+def steady_tone(rng, band: str) -> np.ndarray:
+    return encdec_tiny.tone(rng, *(encdec_tiny.LOW if band == "low" else encdec_tiny.HIGH))
+
+
+def write_corpus(folder: Path, make=steady_tone) -> Path:
+    """Low and high tones (``make(rng, band)``), one of each per pair; a high tone's reference says "low"
+    (the planted error)."""
     folder.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
     rows, said = [], {}
     for i in range(PAIRS):
-        for band, bounds in (("low", encdec_tiny.LOW), ("high", encdec_tiny.HIGH)):
+        for band in ("low", "high"):
             name = f"{band}-{i:02d}.wav"
-            sf.write(folder / name, encdec_tiny.tone(rng, *bounds), 16000, subtype="FLOAT")
+            sf.write(folder / name, make(rng, band), 16000, subtype="FLOAT")
             rows.append({"audio_filepath": name, "text": "low", "band": band, "pair": f"p{i:02d}"})
             said[name] = band
     manifest = folder / "tones.jsonl"
@@ -71,15 +75,15 @@ def write_corpus(folder: Path) -> Path:
     return manifest
 
 
-def encoder_entry(name: str, model: Path, layer: int) -> dict:
-    return {"type": "steer", "name": name, "model": str(model), "layer": layer,
+def encoder_entry(name: str, model: Path, layer: int, alpha: float = 1.0, frames: str = "audio") -> dict:
+    return {"type": "steer", "name": name, "model": str(model), "layer": layer, "frames": frames,
             "positive": {"field": "band", "value": "low"}, "negative": {"field": "band", "value": "high"},
-            "pair_by": "pair", "induce": {"field": "band", "value": "high"}, "alphas": [1.0]}
+            "pair_by": "pair", "induce": {"field": "band", "value": "high"}, "alphas": [alpha]}
 
 
-def run_audit(folder: Path, entries: list[dict]) -> dict:
+def run_audit(folder: Path, entries: list[dict], make=steady_tone) -> dict:
     """`asraudit audit` on the tones with these [[mechanism]] entries; summary.json, checked against the schema."""
-    manifest = write_corpus(folder / "corpus")
+    manifest = write_corpus(folder / "corpus", make)
     spec = {
         "name": "tones", "out": str(folder / "out"), "bootstrap": 100,
         "corpus": {"manifest": str(manifest)},
@@ -168,14 +172,17 @@ def test_a_speech_llm_audit_steers_qwen2_audio_at_both_sites(trained_qwen2_audio
     assert {r["site"] for r in decoder_rows.values()} == {"decoder"}
 
 
-def test_a_transducer_audit_runs_its_mechanism_stage_on_parakeet(tmp_path, tmp_path_factory):
-    from test_models_hf_transducer import save_tiny
+def test_a_transducer_audit_steers_parakeet_tdt(trained_parakeet_tdt_folder, tmp_path):
+    """The tones are gated (``transducer_tiny.gated_tone``: Parakeet's per-bin feature normalisation erases a
+    steady tone), so the direction is learned and added over the tone's quarter second at the first conformer
+    block, at alpha 2.  Seen there: 10 of 10 held-out tones turned to "low", 0 for random controls; alpha 1
+    turned them to "how", 4 overshot ("w"); the last block moved none."""
+    from transducer_tiny import gated_tone
 
-    model = save_tiny(tmp_path_factory.mktemp("tdt-wide"), "tdt", initializer_range=0.3, hidden_size=64)
-    summary = run_audit(tmp_path, [encoder_entry("tone", model, 0)])
+    model = trained_parakeet_tdt_folder
+    summary = run_audit(tmp_path, [encoder_entry("tone", model, 0, alpha=2.0, frames="0.0-0.25")], make=gated_tone)
     rows = rows_of(summary, f"tone: induce in {model}")
-    assert [r["role"] for r in rows.values()] == ["baseline", "intervention", "control"]
-    assert all(r["clips"] == PAIRS // 2 and r["site"] == "encoder" and r["layer"] == 0 for r in rows.values())
-    assert rows["baseline"]["changed"] == 0 and rows["random a=1"]["control_of"] == "add a=1"
+    check_learned_against_random(rows, alpha="2")
+    assert all(r["site"] == "encoder" and r["layer"] == 0 for r in rows.values())
     cached = list((tmp_path / "out" / "mechanism").glob("tone-*.safetensors"))
     assert len(cached) == 1
