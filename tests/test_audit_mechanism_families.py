@@ -175,8 +175,9 @@ def test_a_speech_llm_audit_steers_qwen2_audio_at_both_sites(trained_qwen2_audio
 def test_a_transducer_audit_steers_parakeet_tdt(trained_parakeet_tdt_folder, tmp_path):
     """The tones are gated (``transducer_tiny.gated_tone``: Parakeet's per-bin feature normalisation erases a
     steady tone), so the direction is learned and added over the tone's quarter second at the first conformer
-    block, at alpha 2.  Seen there: 10 of 10 held-out tones turned to "low", 0 for random controls; alpha 1
-    turned them to "how", 4 overshot ("w"); the last block moved none."""
+    block, at alpha 2.  Seen there (10 held-out tones, two learning sets): 9-10 turned to "low" for alpha
+    1.75-2.25 and 0 for random controls; alpha 1.5 turned 3-4 (the rest "how"), 2.5 turned 1-2 (the rest
+    "ow"), 3 and more overshot ("w"); the last block moved none at any alpha."""
     from transducer_tiny import gated_tone
 
     model = trained_parakeet_tdt_folder
