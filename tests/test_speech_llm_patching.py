@@ -116,6 +116,9 @@ def test_a_span_patch_touches_only_the_audio_tokens_of_that_span(model, clips):
 def test_interventions_the_model_cannot_take_are_refused_when_the_variant_is_made(model, tiny_qwen2_audio_folder):
     with pytest.raises(InputError, match="no cross-attention site"):
         model.variant(CrossAttentionMask(frames=Frames("span", 0.0, 1.0)))
+    with pytest.raises(InputError, match="different sources"):
+        model.variant(ActivationPatch(source=Original(), site="projector"),
+                      ActivationPatch(source=FixedAudio(np.zeros(800, np.float32), "zeros"), site="encoder"))
     moonshine_only = ActivationPatch(source=Original(), site="decoder-audio")
     assert model.variant(moonshine_only).interventions == (moonshine_only,)  # a speech LLM has that site
     beams = load_model(str(tiny_qwen2_audio_folder), max_new_tokens=8, beam_size=2)

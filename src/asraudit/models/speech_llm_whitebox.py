@@ -142,12 +142,15 @@ class SpeechLLMWhitebox:
         """Before any audio is decoded: every intervention's site exists here, and a paired one decodes greedily."""
         if not interventions:
             return
+        from asraudit.models.whitebox.interventions import needs_pairing
+
         try:
             sites = self.intervention_sites()
             for intervention in interventions:
                 if getattr(intervention, "site", None) is not None:
                     sites.require(intervention.site)
-        except ValueError as exc:  # a family without sites, or a site this family lacks
+            needs_pairing(interventions)
+        except ValueError as exc:  # a family without sites, a site this family lacks, two patch sources
             raise InputError(f"model {self.base_id}: {exc}") from None
         for intervention in interventions:
             if getattr(intervention, "source", None) is not None and self.options.beam_size != 1:
@@ -162,7 +165,12 @@ class SpeechLLMWhitebox:
 
     @property
     def _source(self):
-        return next((i.source for i in self.interventions if getattr(i, "source", None) is not None), None)
+        """The paired source every patch of this variant reads (one per variant: ``needs_pairing``)."""
+        if not self.interventions:
+            return None
+        from asraudit.models.whitebox.interventions import needs_pairing
+
+        return needs_pairing(self.interventions)
 
     def _paired_inputs(self, clips: Sequence[np.ndarray]) -> tuple[dict, RunContext]:
         """Model inputs for ``clips`` (then, for a paired variant, their sources) and the hooks' context."""
