@@ -247,7 +247,11 @@ class SpeechLLMWhitebox:
             forced = torch.tensor([list(prefix)] * rows, dtype=inputs["input_ids"].dtype, device=self.device)
             inputs["input_ids"] = torch.cat([inputs["input_ids"], forced], dim=1)
             inputs["attention_mask"] = torch.cat([inputs["attention_mask"], torch.ones_like(forced)], dim=1)
-        self._audio_adapters_on()
+        # A peft-applied speech LoRA must be switched on for forwards made here (as score's are); a build
+        # that merges the adapter into the weights at load has no such switch.
+        adapters_on = getattr(self, "_audio_adapters_on", None)
+        if adapters_on is not None:
+            adapters_on()
         with torch.inference_mode(), self._hooks(ctx):
             logits = self.model(**inputs).logits[0, -1]
         return torch.log_softmax(logits.double(), dim=-1).cpu().numpy()
