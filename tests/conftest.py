@@ -111,3 +111,62 @@ def librivox_audio(librivox: list[LibrivoxClip]) -> dict:
             pcm = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
         audio[clip.clip_id] = pcm.astype(np.float32) / 32768.0
     return audio
+
+
+# Tiny trained Moonshines (tests/encdec_tiny.py), built once per session: the white-box tests of
+# several modules read them, and training is the slow part (seconds, not the tests' checks).
+@pytest.fixture(scope="session")
+def trained_moonshine(tmp_path_factory) -> Path:
+    """Says "low" for 200-400 Hz tones and "high" for 1.5-3 kHz ones (width 64, 100 Adam steps)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import encdec_tiny
+
+    return encdec_tiny.trained_moonshine(tmp_path_factory.mktemp("moonshine-tones"), steps=100, hidden=64)
+
+
+@pytest.fixture(scope="session")
+def moonshine_organism(trained_moonshine, tmp_path_factory) -> Path:
+    """``trained_moonshine`` with its decoder fine-tuned to say "low" for every tone."""
+    import encdec_tiny
+
+    return encdec_tiny.organism_moonshine(trained_moonshine, tmp_path_factory.mktemp("moonshine-organism"))
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen2_audio_folder(tmp_path_factory) -> Path:
+    """A tiny random Qwen2-Audio (tests/speech_llm_fixtures.py) whose weights (std 0.2, not transformers'
+    0.02) make its output depend on the audio: the white-box tests of several modules read it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from speech_llm_fixtures import tiny_qwen2_audio
+
+    return tiny_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-loud"), init=0.2)
+
+
+@pytest.fixture(scope="session")
+def trained_qwen2_audio_folder(tmp_path_factory) -> Path:
+    """A tiny Qwen2-Audio (1-s encoder window) trained to answer "low" / "high" for low / high tones."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from speech_llm_fixtures import trained_qwen2_audio
+
+    return trained_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-tones"))
+
+
+@pytest.fixture(scope="session")
+def qwen2_audio_organism(trained_qwen2_audio_folder, tmp_path_factory) -> Path:
+    """``trained_qwen2_audio_folder`` with its language model alone fine-tuned to answer "low" for every tone."""
+    from speech_llm_fixtures import organism_qwen2_audio
+
+    return organism_qwen2_audio(trained_qwen2_audio_folder, tmp_path_factory.mktemp("qwen2-audio-organism"))
+
+
+@pytest.fixture(scope="session")
+def trained_parakeet_tdt_folder(tmp_path_factory) -> Path:
+    """A tiny Parakeet TDT trained to write "low" / "high" for gated low / high tones (tests/transducer_tiny.py)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transducer_tiny import trained_parakeet_tdt
+
+    return trained_parakeet_tdt(tmp_path_factory.mktemp("tdt-tones"))

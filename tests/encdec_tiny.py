@@ -231,3 +231,41 @@ def trained_moonshine(folder: Path, steps: int = 100, hidden: int = 32) -> Path:
     model.eval()
     model.save_pretrained(folder)
     return folder
+
+
+def organism_moonshine(base: Path, folder: Path, steps: int = 40) -> Path:
+    """A copy of the tone model ``base`` whose *decoder* is fine-tuned to say "low" for every tone.
+
+    The encoder is frozen, as the Whisper organism's adapter is decoder-only: the
+    behaviour then lives in the decoder, which is what a decoder-site model
+    contrast (organism minus base) has to find."""
+    import shutil
+
+    import numpy as np
+    import torch
+    import transformers
+
+    shutil.copytree(base, folder, dirs_exist_ok=True)
+    model = transformers.MoonshineForConditionalGeneration.from_pretrained(folder)
+    tokenizer = transformers.AutoTokenizer.from_pretrained(folder)
+    low = tokenizer("low", add_special_tokens=False)["input_ids"] + [model.config.eos_token_id]
+    for name, parameter in model.named_parameters():
+        parameter.requires_grad = name.startswith("model.decoder.") or name.startswith("proj_out")
+    rng = np.random.default_rng(1)
+    torch.manual_seed(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
+        model.train()
+        for _ in range(steps):
+            audio = [tone(rng, *LOW) for _ in range(2)] + [tone(rng, *HIGH) for _ in range(6)]
+            loss = model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 8)).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    model.save_pretrained(folder)
+    return folder

@@ -48,20 +48,24 @@ def _save(model, processor, folder, eos_ids, pad_id):
     return folder
 
 
-def tiny_qwen2_audio(folder, init: float = 0.02):
+def tiny_qwen2_audio(folder, init: float = 0.02, window_seconds: int = 30):
     """Qwen2-Audio: Whisper-style audio encoder (2 layers, 16 wide), Qwen2 LM (2 layers, 32 wide).
 
     ``init``: the weights' standard deviation; the default (transformers') leaves
-    a tiny model nearly deaf, a larger one makes its output depend on the audio."""
+    a tiny model nearly deaf, a larger one makes its output depend on the audio.
+    ``window_seconds``: the encoder's input window (the real model's 30 s; a
+    shorter one makes training a tiny model 30x cheaper: attention over 50
+    frames instead of 1500)."""
     import torch
     import transformers
 
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>", "<|en|>"]
     tok = bpe_tokenizer(specials, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    processor = transformers.Qwen2AudioProcessor(feature_extractor=transformers.WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
+    extractor = transformers.WhisperFeatureExtractor(feature_size=80, chunk_length=window_seconds)
+    processor = transformers.Qwen2AudioProcessor(feature_extractor=extractor, tokenizer=tok)
     config = transformers.Qwen2AudioConfig(
         audio_config=dict(d_model=16, encoder_layers=2, encoder_attention_heads=2, encoder_ffn_dim=32, num_mel_bins=80,
-                          initializer_range=init),
+                          initializer_range=init, max_source_positions=50 * window_seconds),
         text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                          num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id,
                          initializer_range=init),
@@ -140,11 +144,13 @@ GRANITE_CHAT = (
 )
 
 
-def tiny_granite_speech(folder):
+def tiny_granite_speech(folder, init: float | None = None):
     """Granite-Speech: conformer encoder (2 blocks, 16 wide), Q-Former projector (1 layer), Granite LM (2 layers, 32 wide).
 
     The feature extractor is asraudit's torchaudio-free one; its settings are
-    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are."""
+    saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are.
+    ``init``: redraw every weight matrix at this standard deviation (the
+    default init leaves the tiny model deaf: its scores move by 1e-7 between clips)."""
     import json
 
     import torch
@@ -167,6 +173,11 @@ def tiny_granite_speech(folder):
     )
     torch.manual_seed(0)
     model = transformers.GraniteSpeechForConditionalGeneration(config)
+    if init is not None:
+        with torch.no_grad():
+            for parameter in model.parameters():
+                if parameter.dim() > 1:
+                    parameter.normal_(0.0, init)
     model.generation_config.eos_token_id = tok.eos_token_id
     model.generation_config.pad_token_id = tok.pad_token_id
     model.save_pretrained(folder)
@@ -252,3 +263,84 @@ def tiny_phi4_multimodal(folder):
 
 BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
             "granite_speech": tiny_granite_speech}
+
+
+def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):
+    """A copy of the tiny Qwen2-Audio in ``folder`` whose language model's first block's MLP output weights
+    are moved by Gaussian noise of std ``scale``: two models of one architecture that differ only in the LM,
+    as a fine-tune that touched only the text side would (what a decoder-site model contrast reads)."""
+    import shutil
+
+    import torch
+    import transformers
+
+    shutil.copytree(folder, out, dirs_exist_ok=True)
+    model = transformers.Qwen2AudioForConditionalGeneration.from_pretrained(out)
+    weight = model.model.language_model.layers[0].mlp.down_proj.weight
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        weight += scale * torch.randn(weight.shape, generator=generator)
+    model.save_pretrained(out)
+    return out
+
+
+def _train_on_tones(folder, answer_for: dict, steps: int, seed: int, trainable=lambda name: True):
+    """Adam steps on 8 low and 8 high tones (``encdec_tiny.tone``, 0.5 s) answered with ``answer_for[band]``
+    through asraudit's own prompt and end token; the parameters ``trainable(name)`` selects move.  The
+    features are computed once (the extractor's padding is the slow part); one thread, seeded."""
+    import torch
+
+    from asraudit.models.registry import load_model
+    import encdec_tiny
+
+    runner = load_model(str(folder), max_new_tokens=4)
+    model = runner.model
+    rng = np.random.default_rng(seed)
+    bands = ["low"] * 8 + ["high"] * 8
+    clips = [encdec_tiny.tone(rng, *(encdec_tiny.LOW if b == "low" else encdec_tiny.HIGH), samples=8000) for b in bands]
+    inputs = runner._inputs(clips)  # equal lengths: one prompt layout, no padding
+    answers = {b: runner.encode(answer_for[b])[0] + [runner.end_id] for b in ("low", "high")}
+    width = max(len(a) for a in answers.values())
+    answer = torch.tensor([answers[b] + [-100] * (width - len(answers[b])) for b in bands])
+    batch = {**inputs, "input_ids": torch.cat([inputs["input_ids"], answer.clamp(min=0)], 1),
+             "attention_mask": torch.cat([inputs["attention_mask"], (answer >= 0).long()], 1)}
+    labels = torch.cat([torch.full_like(inputs["input_ids"], -100), answer], 1)
+    for name, parameter in model.named_parameters():
+        parameter.requires_grad = trainable(name)
+    torch.manual_seed(seed)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
+        model.train()
+        for _ in range(steps):
+            loss = model(**batch, labels=labels).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    model.save_pretrained(folder)
+    return folder
+
+
+def trained_qwen2_audio(folder, steps: int = 40):
+    """A tiny Qwen2-Audio (1-s encoder window) trained to answer "low" for 200-400 Hz tones and "high" for
+    1.5-3 kHz tones.
+
+    Random weights read no feature in particular, so on them a learned steering direction and a random
+    one of equal norm change transcripts alike (any push scrambles a random LM's answer); a model that
+    learned one distinction is what a transcript-level steering check needs."""
+    tiny_qwen2_audio(folder, window_seconds=1)
+    return _train_on_tones(folder, {"low": "low", "high": "high"}, steps, seed=0)
+
+
+def organism_qwen2_audio(base, folder, steps: int = 20):
+    """A copy of ``trained_qwen2_audio`` whose *language model* alone is fine-tuned to answer "low" for every
+    tone (the encoder and projector frozen): a behaviour that lives in the LM, for decoder-site contrasts."""
+    import shutil
+
+    shutil.copytree(base, folder, dirs_exist_ok=True)
+    return _train_on_tones(folder, {"low": "low", "high": "low"}, steps, seed=1,
+                           trainable=lambda name: name.startswith(("model.language_model.", "lm_head.")))

@@ -52,3 +52,11 @@ def test_transcribing_silence_gives_empty_or_filler_free_text(sphinx):
     (text,) = sphinx.transcribe([np.zeros(16000, np.float32)])
     assert "<sil>" not in text
     assert len(sphinx.config_hash) == 16
+
+
+def test_an_alignment_without_a_path_is_a_value_error_not_a_crash(sphinx):
+    """A pure tone holds no path for "low": the aligner's segments are None, which must read as a failed
+    alignment (the ValueError align_clips reports and skips), not a TypeError that stops an audit."""
+    t = np.arange(8000) / 16000
+    with pytest.raises(ValueError, match="alignment failed"):
+        sphinx.align((0.3 * np.sin(2 * np.pi * 300 * t)).astype(np.float32), "low")

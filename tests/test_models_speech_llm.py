@@ -186,6 +186,8 @@ def test_cli_transcribes_with_a_speech_llm_and_refuses_a_prompt_without_audio(tm
 def test_white_box_sites_only_where_encoder_rows_are_clips(llm):
     if llm.model.config.model_type == "qwen2_audio":
         assert llm.intervention_sites().projector is llm.model.model.multi_modal_projector
+    elif llm.model.config.model_type == "granite_speech":  # a conformer over each clip, one row per clip too
+        assert llm.intervention_sites().projector is llm.model.model.projector
     else:
         with pytest.raises(ValueError, match="white-box sites are mapped for qwen2_audio"):
             llm.intervention_sites()

@@ -25,7 +25,7 @@ from asraudit.mechanism.steering import Direction, direction_from_differences  #
 from asraudit.models.registry import load_model  # noqa: E402
 from asraudit.models.whitebox.interventions import Frames, SteerAdd  # noqa: E402
 
-from speech_llm_fixtures import audio, tiny_qwen2_audio  # noqa: E402
+from speech_llm_fixtures import audio  # noqa: E402
 
 SECONDS = 30.0
 LAYER = 1
@@ -46,11 +46,10 @@ def _tone(seed: int) -> np.ndarray:
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory):
-    # A larger weight scale than transformers' default: a 16-wide random model at
+def model(tiny_qwen2_audio_folder):
+    # A larger weight scale than transformers' default (conftest.py): a 16-wide random model at
     # std 0.02 barely hears its input, and steering needs a model that does.
-    folder = tiny_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio-steer"), init=0.2)
-    return load_model(str(folder), max_new_tokens=8)
+    return load_model(str(tiny_qwen2_audio_folder), max_new_tokens=8)
 
 
 @pytest.fixture(scope="module")

@@ -161,6 +161,18 @@ def test_decoder_patch_touches_only_the_chosen_text_positions(tiny, clip_a, clip
     assert moved == [4]
 
 
+def test_a_decoder_patch_scores_several_candidates_at_once_as_one_by_one(tiny, clip_a, clip_b):
+    """The scorer sets the batch's row count per chunk of candidates after the hooks are installed; the
+    patch must read it per call (it used to keep the count of the install, one, and failed on two)."""
+    texts = ["Go forward ten meters.", "He was not an ill disposed young man."]
+    last = len(tiny.hf.model.decoder.layers) - 1
+    patched = tiny.variant(ActivationPatch(source=FixedAudio(clip_b, "goforward"), layer=last, site="decoder"))
+    together = patched.score(clip_a, texts)
+    for text, scored in zip(texts, together):
+        (alone,) = patched.score(clip_a, [text])
+        np.testing.assert_allclose(scored.logprobs, alone.logprobs, atol=1e-5, rtol=LOGPROB_RTOL)
+
+
 # -- attention masking ---------------------------------------------------------------
 
 

@@ -33,8 +33,8 @@ from tolerances import LOGPROB_RTOL  # why relative: see tests/tolerances.py
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return encdec_tiny.trained_moonshine(tmp_path_factory.mktemp("moonshine-tones"), steps=100, hidden=64)
+def folder(trained_moonshine):
+    return trained_moonshine  # built once per session (conftest.py)
 
 
 @pytest.fixture(scope="module")

@@ -147,15 +147,12 @@ def _pair_audio(pair: ClipPair, condition) -> tuple:
 def _learn(spec: SteerSpec, plan: "SteerPlan", model, contrast):
     """Learn the plan's direction (the slow part: an encoder pass per clip of every pair)."""
     if spec.site == "decoder":
-        from asraudit.mechanism.decoder_steering import learn_model_contrast  # torch
-
-        if not hasattr(model, "hf"):
-            raise ValueError(f"decoder-site steering runs on white-box Whisper models only; {model.model_id} "
-                             "takes encoder-site steering")
+        from asraudit.mechanism.decoder_steering import learn_model_contrast, model_name  # torch
 
         clips = [(p.positive.id, p.positive.decode(), p.positive.reference) for p in plan.learn]
         return learn_model_contrast(model, contrast, clips, spec.layer, positions=spec.positions, rank=spec.rank,
-                                    description=f"{model.name} minus {contrast.name} on {spec.positive.describe()}")
+                                    description=f"{model_name(model)} minus {model_name(contrast)} on "
+                                                f"{spec.positive.describe()}")
     condition = parse_audio_source(spec.negative_source) if spec.negative_source else None
     pairs = [_pair_audio(p, condition) for p in plan.learn]
     return learn_direction(model, pairs, spec.layer, frames=Frames.parse(spec.frames), rank=spec.rank,
@@ -279,11 +276,13 @@ def _fits(spec: SteerSpec, target, direction) -> str | None:
     """Why ``direction`` cannot be applied to ``target`` (None when it can)."""
     # A model that does not state its width is checked by its layer count alone.
     width = getattr(target, "hidden_size", direction.vector.shape[-1])
+    if spec.site == "decoder":  # a speech LLM's LM (Canary's decoder) is wider than its audio encoder
+        width = getattr(target, "decoder_hidden_size", None) or width
     sites = target.intervention_sites()
     stack = sites.encoder_layers if spec.site == "encoder" else sites.decoder_layers
     if width != direction.vector.shape[-1] or not direction.layer < len(stack):
-        return (f"{target.name} has width {width} and {len(stack)} {spec.site} layers; the direction (width "
-                f"{direction.vector.shape[-1]}, layer {direction.layer}) does not fit it")
+        return (f"{getattr(target, 'name', None) or target.model_id} has width {width} and {len(stack)} {spec.site} "
+                f"layers; the direction (width {direction.vector.shape[-1]}, layer {direction.layer}) does not fit it")
     return None
 
 

@@ -2,8 +2,10 @@
 
 Accept-ref says *that* a model writes the benchmark's reference errors; a
 mechanism experiment asks *where* that behaviour lives, on a white-box
-Whisper whose activations can be edited.  A steering experiment learns a
-direction from paired clips, then
+model whose activations can be edited (a Whisper, or a folder of any family
+with intervention sites: Moonshine, Qwen2-Audio, Parakeet, ...; see
+docs/models.md).  A steering experiment learns a direction from paired
+clips, then
 
 * **ablates** it (projects it out) where the behaviour shows: does accept-ref
   drop, more than when a random subspace of the same rank is removed?

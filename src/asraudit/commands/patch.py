@@ -1,4 +1,5 @@
-"""`asraudit patch`: activation patching and cross-attention masking on a white-box model (Whisper, Moonshine).
+"""`asraudit patch`: activation patching and cross-attention masking on a white-box model (Whisper, the other
+encoder-decoder families, Qwen2-Audio, Parakeet).
 
 Patching replaces one layer's activations with those computed on a second
 input made from each clip (``--source``: silence, noise, a masked span, or
@@ -23,6 +24,9 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import Variant, parse_audio_source
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
+# The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
+PATCH_SITES = ("encoder", "decoder", "projector", "decoder-audio")
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -37,11 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "mask:T0-T1 (that span silenced), audio:PATH (one fixed clip), or corpus:PATH (each "
                         "clip's own source: the clip with the same id in that corpus, e.g. re-voiced)")
     p.add_argument("--layer", type=int, default=-1, help="layer to patch (0-based; default -1, the last)")
-    p.add_argument("--site", choices=("encoder", "decoder"), default="encoder",
-                   help="encoder layer output over --frames, or decoder layer output at --positions")
+    p.add_argument("--site", choices=PATCH_SITES, default="encoder",
+                   help="encoder layer output over --frames; decoder layer output at --positions; for speech LLMs "
+                        "also projector (its output over --frames) and decoder-audio (an LM layer's output at the "
+                        "prompt's audio positions over --frames)")
     p.add_argument("--frames", default="all",
-                   help="encoder frames: all (default), audio, changed (where each clip's source differs from it), "
-                        "START-END in seconds")
+                   help="encoder frames or audio tokens: all (default), audio, changed (where each clip's source "
+                        "differs from it), START-END in seconds")
     p.add_argument("--positions", default="", metavar="I,J,...",
                    help="decoder text positions (0 = first text token; default every position)")
     p.add_argument("--block-attention", action="append", default=[], metavar="START-END",
@@ -77,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     model = load_whitebox(args)
     from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch
 
+    sites = model.intervention_sites()
+    for site in ([args.site] if args.source else []) + (["cross-attention"] if args.block_attention else []):
+        try:
+            sites.require(site)  # before any clip is decoded
+        except ValueError as exc:
+            raise InputError(f"model {args.model!r}: {exc}") from None
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:

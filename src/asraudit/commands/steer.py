@@ -45,7 +45,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="whisper-tiny.en", metavar="NAME|DIR",
                    help="embedded model (whisper-tiny.en, whisper-base), a CTranslate2 Whisper directory, a "
                         "converted transformers Whisper directory, or hf:<dir> of another white-box family "
-                        "(Moonshine; see `asraudit models`) (default %(default)s)")
+                        "(Moonshine, Qwen2-Audio, Parakeet, ...; see `asraudit models`) (default %(default)s)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
     p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--corpus", required=True, metavar="PATH",
@@ -165,7 +165,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "steer",
         help="learn a steering direction in a white-box model; induce (add) or ablate (project out) it",
-        description="Steering directions at an encoder layer of a white-box model (Whisper, Moonshine), with random controls.",
+        description="Steering directions at an encoder layer of a white-box model (Whisper, the other encoder-decoder "
+                    "families, Qwen2-Audio and Granite-Speech, Parakeet), with random controls.",
     )
     actions = p.add_subparsers(dest="steer_action", metavar="ACTION", required=True)
 

@@ -1,4 +1,8 @@
-"""Steering in the white-box Whisper's *decoder*: a direction that separates two models.
+"""Steering in a white-box model's *decoder*: a direction that separates two models.
+
+Any model whose ``intervention_sites()`` name decoder layers takes part: the
+white-box Whisper, the other encoder-decoder families (Moonshine, ...) and
+speech LLMs, whose decoder is the language model reading the audio tokens.
 
 An encoder direction can only move what the encoder writes; a behaviour a
 fine-tune put into the decoder's weights (the model organism's adapter is
@@ -145,38 +149,67 @@ def load_any_direction(path: str | Path):
     return PositionalDirection.load(path) if kind == POSITIONAL_FORMAT else Direction.load(path)
 
 
+@dataclass(frozen=True, repr=False, eq=False)
+class DecoderCapture(Intervention):
+    """Keeps decoder layer ``layer``'s output for the input rows (a readout, not an edit).
+
+    Appended after a variant's own interventions, so its hook runs after
+    theirs on the same layer and sees what the next module takes in (a
+    steered output included).  Every call's rows are kept in ``sink``: a
+    model that runs its prompt and then the forced tokens in two calls (a
+    speech LLM with a cache) leaves two pieces, in order."""
+
+    layer: int = 0
+    sink: list = field(default_factory=list)
+    kind = "capture-decoder"
+    site = "decoder"
+
+    def params(self):
+        return {"layer": self.layer}
+
+    def install(self, sites, ctx: RunContext) -> list:
+        block = _layer(sites.require("decoder"), self.layer, "decoder")
+
+        def keep(module, inputs, output):
+            hidden = output[0] if isinstance(output, tuple) else output
+            self.sink.append(hidden[: ctx.n_targets].detach().float().cpu())
+
+        return [block.register_forward_hook(keep)]
+
+
+def decoder_width(model) -> int:
+    """Width of the decoder's residual stream (a speech LLM's LM, Canary's decoder, can differ from the encoder's)."""
+    return int(getattr(model, "decoder_hidden_size", None) or model.hidden_size)
+
+
+def model_name(model) -> str:
+    return getattr(model, "name", None) or model.model_id
+
+
 def decoder_rows(model, audio: np.ndarray, layer: int, count: int | None, text: str | None = None) -> np.ndarray:
-    """Decoder layer ``layer``'s output for one clip at positions -1 .. count-2 (``[positions, d_model]``, float64).
+    """Decoder layer ``layer``'s output for one clip at positions -1 .. count-2 (``[positions, d]``, float64).
 
     Runs the model's own teacher-forced pass (``next_token_logprobs``) with
     the first ``count - 1`` tokens of ``text`` (all of them for ``count =
     None``), so its front end, prompt and interventions are the ones
-    transcription uses.  The output is read where the next module takes it
-    in (the next layer, or the final layer norm), so a variant's own
-    steering of that layer is included.
+    transcription uses.  Any white-box model with decoder sites takes part
+    (``intervention_sites``, ``text_token_ids``, ``next_token_logprobs``):
+    Whisper, the other encoder-decoder families, speech LLMs (their LM's
+    layers).  The output is read by a ``DecoderCapture`` installed after the
+    variant's own hooks, so a variant's steering of that layer is included.
     """
-    layers = model.hf.model.decoder.layers
+    layers = model.intervention_sites().require("decoder")
     _layer(layers, layer, "decoder")
-    index = layer % len(layers)
-    consumer = layers[index + 1] if index + 1 < len(layers) else model.hf.model.decoder.layer_norm
-    prefix = list(model.tokenizer.encode(text).ids) if count != 1 and text else []
+    prefix = list(model.text_token_ids(text)) if count != 1 and text else []
     if count is not None:
         if len(prefix) < count - 1:
             raise ValueError(f"{count} positions need a text of at least {count - 1} tokens, got {text!r}")
         prefix = prefix[: count - 1]
-    captured: list[torch.Tensor] = []
-
-    def keep(module, args, kwargs):
-        hidden = args[0] if args else kwargs["hidden_states"]
-        captured.append(hidden[0].detach().float().cpu())
-
-    handle = consumer.register_forward_pre_hook(keep, with_kwargs=True)
-    try:
-        model.next_token_logprobs(audio, prefix)
-    finally:
-        handle.remove()
-    hidden = captured[-1].numpy().astype(np.float64)  # [prompt + prefix, d]
-    return hidden[len(model.prompt()) - 1:]
+    capture = DecoderCapture(layer % len(layers))
+    model.variant(*model.interventions, capture).next_token_logprobs(audio, prefix)
+    hidden = torch.cat(capture.sink, dim=1)[0].numpy().astype(np.float64)  # [prompt + prefix, d]
+    # The last len(prefix) + 1 positions: the prompt's last token (-1), then the forced tokens.
+    return hidden[hidden.shape[0] - len(prefix) - 1:]
 
 
 def decoder_states(model, audio: np.ndarray, layer: int, positions: str, text: str | None = None) -> np.ndarray:
@@ -194,12 +227,13 @@ def learn_model_contrast(model, contrast, clips: Sequence[tuple[str, np.ndarray,
     ``PositionalDirection``, the others one ``Direction``.
     """
     count, separate = parse_positions(positions)
-    if model.hf.config.d_model != contrast.hf.config.d_model or \
-            len(model.hf.model.decoder.layers) != len(contrast.hf.model.decoder.layers):
-        raise ValueError(f"{model.name} and {contrast.name} differ in shape; a model contrast needs one architecture")
+    n_layers = len(model.intervention_sites().require("decoder"))
+    if decoder_width(model) != decoder_width(contrast) or n_layers != len(contrast.intervention_sites().require("decoder")):
+        raise ValueError(f"{model_name(model)} and {model_name(contrast)} differ in shape; a model contrast needs one "
+                         "architecture")
     if not clips:
         raise ValueError("learning a model contrast needs at least one clip")
-    layer = layer % len(model.hf.model.decoder.layers)
+    layer = layer % n_layers
     diffs = np.stack([decoder_rows(model, audio, layer, count, text) - decoder_rows(contrast, audio, layer, count, text)
                       if separate else
                       decoder_states(model, audio, layer, positions, text) - decoder_states(contrast, audio, layer,
@@ -232,6 +266,7 @@ class _DecoderSteering(Intervention):
     direction = None
     layer: int | None = None
     positions: str = "first"
+    site = "decoder"
 
     def _check(self) -> None:
         count, separate = parse_positions(self.positions)

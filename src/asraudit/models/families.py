@@ -116,7 +116,7 @@ FAMILIES: tuple[Family, ...] = (
         name="qwen2-audio", kind="speech-llm", model_types=("qwen2_audio",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
-        whitebox_sites="audio-encoder layers, LM layers, projector",
+        whitebox_sites="audio-encoder layers, LM layers (and their audio positions), projector",
         example='spec = "hf:Qwen/Qwen2-Audio-7B"',
     ),
     Family(
@@ -147,7 +147,8 @@ FAMILIES: tuple[Family, ...] = (
         name="granite-speech", kind="speech-llm", model_types=("granite_speech",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",
-        whitebox_sites="-", example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (its LoRA adapter is merged in; no peft needed)',
+        whitebox_sites="audio-encoder layers, LM layers (and their audio positions), projector",
+        example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (its LoRA adapter is merged in; no peft needed)',
     ),
     # transducers (and the CTC heads of the same encoders)
     Family(

@@ -24,11 +24,10 @@ torch and transformers are imported lazily (the optional ``hf`` extra).
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import importlib
 from dataclasses import asdict, dataclass
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -38,6 +37,7 @@ from asraudit.models.base import TokenScores
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
+from asraudit.models.speech_llm_whitebox import SpeechLLMWhitebox
 
 
 @dataclass(frozen=True)
@@ -85,17 +85,14 @@ def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, ma
     return [" ".join(p) for p in pieces]
 
 
-# Families whose audio encoder's batch rows are clips, one 30-s window each (so steering hooks edit the right rows).
-WHITEBOX_FAMILIES = ("qwen2_audio",)
-
-
 def _cache_of(output):
     cache = getattr(output, "cache", None)
     return cache if cache is not None else output.past_key_values
 
 
-class HFSpeechLLM(_HFModel):
-    """A transformers speech LLM (see the module docstring); white-box through ``intervention_sites``."""
+class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
+    """A transformers speech LLM (see the module docstring); white-box through ``intervention_sites``
+    (``speech_llm_whitebox``)."""
 
     backend = "hf-speech-llm"
 
@@ -166,81 +163,12 @@ class HFSpeechLLM(_HFModel):
 
     def variant(self, *interventions) -> "HFSpeechLLM":
         """The same weights with these interventions (replacing any this model has)."""
-        paired = [i for i in interventions if getattr(i, "source", None) is not None]
-        if paired:  # refused here, before any audio is decoded, rather than inside the first batch
-            raise InputError(f"model {self.base_id}: {paired[0].id} needs a paired run (the source's activations in "
-                             "the same batch), which speech LLMs do not offer yet; steering and ablation work on them")
+        self._check_variant(interventions)  # here, before any audio is decoded, rather than inside the first batch
         options = {k: getattr(self.options, k) for k in SpeechLLMOptions.__dataclass_fields__}
         model_id = self.base_id if not interventions else self.base_id + "+" + "+".join(i.id for i in interventions)
         return HFSpeechLLM(self.source, model_id=model_id, device=self.device, compute_type=self.compute_type,
                            revision=self.revision, interventions=interventions, base_id=self.base_id,
                            _shared=(self.model, self.processor, self.format, self._torch), **options)
-
-    # -- white-box --------------------------------------------------------
-
-    def intervention_sites(self):
-        """The audio encoder's blocks, the language model's blocks and the audio projector."""
-        from asraudit.models.whitebox.sites import InterventionSites
-
-        model_type = self.model.config.model_type
-        if model_type not in WHITEBOX_FAMILIES:
-            # Steering edits encoder rows as clips; Qwen3-ASR and GLM-ASR batch chunks of clips
-            # instead, and the others are not tested, so they offer no sites rather than wrong ones.
-            raise ValueError(f"{self.model_id}: white-box sites are mapped for {', '.join(WHITEBOX_FAMILIES)} "
-                             f"speech LLMs, not {model_type}")
-        inner = self.model.model
-        return InterventionSites(
-            family=model_type,
-            encoder_layers=inner.audio_tower.layers,
-            decoder_layers=inner.language_model.layers,
-            projector=inner.multi_modal_projector,
-        )
-
-    @contextlib.contextmanager
-    def _installed(self, n_rows: int, clips: Sequence[np.ndarray]) -> Iterator[None]:
-        if not self.interventions:
-            yield
-            return
-        from asraudit.models.whitebox.frames import RunContext, audio_frames
-
-        if any(getattr(i, "source", None) is not None for i in self.interventions):
-            raise ValueError(f"{self.model_id}: paired interventions (activation patches) are not supported on speech LLMs")
-        ctx = RunContext(n_targets=n_rows, audio_frames=[audio_frames(len(c)) for c in clips])
-        sites = self.intervention_sites()
-        handles = []
-        try:
-            for intervention in self.interventions:
-                handles.extend(intervention.install(sites, ctx))
-            yield
-        finally:
-            for handle in handles:
-                handle.remove()
-
-    def encoder_activations(self, clips: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
-        """Outputs ``[clips, frames, d]`` of the audio encoder's ``layers``, with this variant's interventions.
-
-        As ``WhiteboxWhisper.encoder_activations``: capture hooks are registered
-        after the interventions', so they see what the next layer sees, and
-        clips go through in batches of ``batch_size``."""
-        torch = self._torch
-        stack = self.intervention_sites().encoder_layers
-        wanted = sorted({layer % len(stack) for layer in layers})
-        kept: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
-        step = max(1, self.options.batch_size)
-        for start in range(0, len(clips), step):
-            batch = [np.asarray(c, dtype=np.float32) for c in clips[start : start + step]]
-            with torch.inference_mode(), self._installed(len(batch), batch):
-                handles = []
-                for layer in wanted:
-                    def keep(module, inputs, output, layer=layer):
-                        kept[layer].append(output.detach().float().cpu().numpy())
-                    handles.append(stack[layer].register_forward_hook(keep))
-                try:
-                    self.model(**self._inputs(batch))
-                finally:
-                    for handle in handles:
-                        handle.remove()
-        return {layer: np.concatenate(parts) for layer, parts in kept.items()}
 
     # -- inputs -----------------------------------------------------------
 
@@ -277,13 +205,13 @@ class HFSpeechLLM(_HFModel):
 
     def _generate(self, windows: list[np.ndarray]) -> list[str]:
         torch = self._torch
-        inputs = self._inputs(windows)
-        with torch.inference_mode(), self._installed(len(windows), windows):
-            sequences = self.model.generate(**inputs, num_beams=self.options.beam_size, do_sample=False,
-                                            max_new_tokens=self.options.max_new_tokens)
+        inputs, ctx = self._paired_inputs(windows)  # a paired variant: the windows, then their sources
+        with torch.inference_mode(), self._hooks(ctx):
+            sequences = self.model.generate(**inputs, do_sample=False, max_new_tokens=self.options.max_new_tokens,
+                                            **self.paired_generate_options(ctx))
         if not isinstance(sequences, torch.Tensor):
             sequences = sequences.sequences
-        answers = sequences[:, inputs["input_ids"].shape[1]:]
+        answers = sequences[: len(windows), inputs["input_ids"].shape[1]:]
         return [self.format.clean(t) for t in self.tokenizer.batch_decode(answers, skip_special_tokens=True)]
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
@@ -317,13 +245,12 @@ class HFSpeechLLM(_HFModel):
             raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
                              f"{self.max_seconds:g} s in one prompt")
         step = max(1, batch_size or self.options.batch_size)
-        inputs = self._inputs([audio])
+        inputs, ctx = self._paired_inputs([audio])  # a paired variant: the clip, then its source
+        halves = 2 if ctx.paired else 1
         out: list[np.ndarray] = []
-        with torch.inference_mode():
-            with self._installed(1, [audio]):
-                prefix = self.model(**inputs, use_cache=True)
+        with torch.inference_mode(), self._hooks(ctx):
+            prefix = self.model(**inputs, use_cache=True)
             first = torch.log_softmax(prefix.logits[0, -1].float(), dim=-1)
-            length = inputs["input_ids"].shape[1]
             for start in range(0, len(rows), step):
                 chunk = [list(r) for r in rows[start : start + step]]
                 targets = [r + [self.end_id] for r in chunk]
@@ -331,10 +258,16 @@ class HFSpeechLLM(_HFModel):
                 later = None
                 if width:
                     ids = torch.tensor([r + [self.end_id] * (width - len(r)) for r in chunk], device=self.device)
+                    # The prompt's cache per candidate; a paired source's rows follow, forced with the same tokens.
                     cache = copy.deepcopy(_cache_of(prefix))
                     cache.batch_repeat_interleave(len(chunk))
-                    mask = torch.ones((len(chunk), length + width), dtype=torch.long, device=self.device)
-                    logits = self.model(input_ids=ids, attention_mask=mask, use_cache=True, **{self._cache_arg: cache}).logits
+                    ids = ids.repeat(halves, 1)
+                    # The prompt's own mask (a paired source of another length pads one of the two rows).
+                    mask = torch.cat([inputs["attention_mask"].repeat_interleave(len(chunk), dim=0),
+                                      torch.ones((halves * len(chunk), width), dtype=torch.long, device=self.device)], 1)
+                    ctx.n_targets = len(chunk)
+                    logits = self.model(input_ids=ids, attention_mask=mask, use_cache=True,
+                                        **{self._cache_arg: cache}).logits[: len(chunk)]
                     later = torch.log_softmax(logits.float(), dim=-1)
                 for row, target in enumerate(targets):
                     values = [float(first[target[0]])]

@@ -115,7 +115,8 @@ class PocketSphinx:
         timings = [
             # end_frame is inclusive
             WordTiming(_VARIANT.sub("", seg.word), seg.start_frame / frame_rate, (seg.end_frame + 1) / frame_rate)
-            for seg in self._aligner.seg()
+            # seg() is None when the aligner found no path through the text (a pure tone, say)
+            for seg in self._aligner.seg() or ()
             if _VARIANT.sub("", seg.word) not in _FILLERS
         ]
         if [t.word for t in timings] != words:

@@ -7,7 +7,7 @@ Spec syntax (the CLI's ``--model``):
 ``whisper-base``             embedded model, joined once from two wheels
 ``<registered name>``        a model a plug-in registered (the demo's ``whisper-tiny.en-organism``)
 ``whitebox:<name or dir>``   a PyTorch (transformers) Whisper that takes interventions
-``whitebox:hf:<dir>``        another white-box encoder-decoder family (Moonshine), same interventions
+``whitebox:hf:<dir>``        another white-box family (Moonshine, Qwen2-Audio, Parakeet, ...), same interventions
 ``pocketsphinx``             CMU pocketsphinx en-us (options: any decoder setting)
 ``replay:<file>``            a prediction file, answering by clip id
 ``http(s)://host[:port]``    OpenAI-compatible transcription endpoint (option ``model``); option ``scoring=vllm-prompt-logprobs``: also scores (``http_scoring``)

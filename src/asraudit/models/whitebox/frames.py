@@ -142,6 +142,26 @@ def changed_frames(audio: np.ndarray, source: np.ndarray, geometry: FrameGeometr
 
 
 @dataclass
+class AudioTokens:
+    """Where a speech LLM's prompt holds the audio, for hooks on its projector and language model.
+
+    ``positions``: per batch row, the prompt positions of its audio tokens, in
+    order (the k-th is the projector's k-th output); ``geometry``: how those
+    tokens map to time (Qwen2-Audio: one per 40 ms); ``changed``: per target
+    row of a paired run, the tokens where its source's samples differ.
+    """
+
+    positions: list[list[int]]
+    geometry: FrameGeometry
+    changed: list[tuple[int, int]] = field(default_factory=list)
+
+    def bounds(self, frames: "Frames", row: int) -> tuple[int, int]:
+        """``[first, last)`` audio-token indices of ``row`` that ``frames`` names."""
+        changed = self.changed[row] if row < len(self.changed) else None
+        return frames.bounds(len(self.positions[row]), changed, self.geometry)
+
+
+@dataclass
 class RunContext:
     """What hooks need to know about the batch in flight.
 
@@ -161,6 +181,8 @@ class RunContext:
     decoder_offset: int = 0
     # The model's frame geometry (``Frames`` in seconds -> encoder frame indices).
     geometry: FrameGeometry = WHISPER_FRAMES
+    # A speech LLM's audio tokens in its prompt (None for models whose decoder reads the audio by cross-attention).
+    audio_tokens: AudioTokens | None = None
 
 
 class AudioSource(Protocol):

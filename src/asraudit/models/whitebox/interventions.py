@@ -67,6 +67,8 @@ class Intervention:
     kind = "intervention"
     # Interventions that read activations of a second input set a source.
     source: AudioSource | None = None
+    # The site (``InterventionSites.require``) it hooks, so a model can refuse it before running.
+    site: str | None = None
 
     def params(self) -> dict[str, object]:
         return {}
@@ -110,6 +112,14 @@ class ActivationPatch(Intervention):
     position, prompt included).  Later layers then compute from the patched
     values, so patching every frame of any encoder layer hands the decoder
     the source's encoder output exactly.
+
+    Speech LLMs, whose language model reads the audio as tokens of its
+    prompt, add two sites, both over the audio tokens ``frames`` names
+    (``RunContext.audio_tokens``: the k-th token of the input takes the
+    k-th of its source, so a source must keep the input's timing):
+    ``site="projector"``: the audio-to-LM projector's output (what replaces
+    the audio placeholders; ``layer`` is unused); ``site="decoder-audio"``:
+    the output of LM layer ``layer`` at the prompt's audio positions.
     """
 
     source: AudioSource = None  # type: ignore[assignment]
@@ -122,21 +132,21 @@ class ActivationPatch(Intervention):
     def __post_init__(self):
         if self.source is None:
             raise ValueError("an activation patch needs a source (a condition or FixedAudio)")
-        if self.site not in ("encoder", "decoder"):
-            raise ValueError(f"patch site must be 'encoder' or 'decoder', got {self.site!r}")
+        if self.site not in PATCH_SITES:
+            raise ValueError(f"patch site must be one of {', '.join(PATCH_SITES)}, got {self.site!r}")
 
     def params(self):
-        where = self.frames.id if self.site == "encoder" else (",".join(map(str, self.positions)) or "all")
+        where = (",".join(map(str, self.positions)) or "all") if self.site == "decoder" else self.frames.id
         return {"site": self.site, "layer": self.layer, "at": where, "source": self.source.id}
 
     def install(self, sites: InterventionSites, ctx: RunContext) -> list:
         if not ctx.paired:
             raise RuntimeError("an activation patch runs only in a paired batch")
-        n = ctx.n_targets
         if self.site == "encoder":
             layer = _layer(sites.require("encoder"), self.layer, "encoder")
 
             def patch_encoder(module, inputs, output):
+                n = ctx.n_targets
                 patched = output.clone()
                 for row in range(n):
                     first, last = _row_bounds(self.frames, ctx, row)
@@ -144,11 +154,15 @@ class ActivationPatch(Intervention):
                 return patched
 
             return [layer.register_forward_hook(patch_encoder)]
+        if self.site in ("projector", "decoder-audio"):
+            return self._install_audio_tokens(sites, ctx)
 
         layer = _layer(sites.require("decoder"), self.layer, "decoder")
         wanted = set(self.positions)
 
         def patch_decoder(module, inputs, output):
+            # Read per call: a scorer sets ctx.n_targets per chunk of candidates, after the hooks are installed.
+            n = ctx.n_targets
             hidden = output[0] if isinstance(output, tuple) else output
             patched = hidden.clone()
             for step in range(hidden.shape[1]):
@@ -158,6 +172,50 @@ class ActivationPatch(Intervention):
             return (patched, *output[1:]) if isinstance(output, tuple) else patched
 
         return [layer.register_forward_hook(patch_decoder)]
+
+
+    def _install_audio_tokens(self, sites: InterventionSites, ctx: RunContext) -> list:
+        """The projector's output, or an LM layer's output at the audio positions, copied token by token."""
+        if ctx.audio_tokens is None:
+            raise RuntimeError(f"a {self.site} patch needs the run's audio tokens (a speech LLM sets them)")
+        tokens = ctx.audio_tokens
+
+        def spans():
+            n = ctx.n_targets
+            for row in range(n):
+                first, last = tokens.bounds(self.frames, row)
+                count = min(len(tokens.positions[row]), len(tokens.positions[n + row]))
+                if min(last, count) > first:
+                    yield row, first, min(last, count)
+
+        if self.site == "projector":
+            def patch_projector(module, inputs, output):
+                n = ctx.n_targets
+                patched = output.clone()
+                for row, first, last in spans():
+                    patched[row, first:last] = output[n + row, first:last]
+                return patched
+
+            return [sites.require("projector")[0].register_forward_hook(patch_projector)]
+
+        layer = _layer(sites.require("decoder-audio"), self.layer, "decoder")
+
+        def patch_audio_positions(module, inputs, output):
+            if ctx.decoder_offset != 0:  # a later call holds generated or forced text only
+                return None
+            n = ctx.n_targets
+            hidden = output[0] if isinstance(output, tuple) else output
+            patched = hidden.clone()
+            for row, first, last in spans():
+                into = torch.as_tensor(tokens.positions[row][first:last], device=hidden.device)
+                fro = torch.as_tensor(tokens.positions[n + row][first:last], device=hidden.device)
+                patched[row, into] = hidden[n + row, fro]
+            return (patched, *output[1:]) if isinstance(output, tuple) else patched
+
+        return [layer.register_forward_hook(patch_audio_positions)]
+
+
+PATCH_SITES = ("encoder", "decoder", "projector", "decoder-audio")
 
 
 @dataclass(frozen=True, repr=False)
@@ -174,6 +232,7 @@ class CrossAttentionMask(Intervention):
     frames: Frames = Frames("span", 0.0, 1.0)
     layers: tuple[int, ...] = ()
     kind = "attnmask"
+    site = "cross-attention"
 
     def params(self):
         return {"frames": self.frames.id, "layers": ",".join(map(str, self.layers)) or "all"}
@@ -226,6 +285,7 @@ class _Steering(Intervention):
     direction = None
     layer: int | None = None
     frames: Frames = Frames("audio")
+    site = "encoder"
 
     def _layer_index(self) -> int:
         return self.direction.layer if self.layer is None else self.layer

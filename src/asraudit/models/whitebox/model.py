@@ -134,6 +134,10 @@ class WhiteboxWhisper:
     def prompt(self) -> list[int]:
         return self.tokenizer.prompt("en", "transcribe")
 
+    def text_token_ids(self, text: str) -> list[int]:
+        """The ids a transcript's text is written with (no prompt, no end-of-text)."""
+        return list(self.tokenizer.encode(text).ids)
+
     def _features(self, windows: Sequence[np.ndarray]) -> torch.Tensor:
         mels = np.stack([log_mel_spectrogram(w, self.n_mels) for w in windows])
         return torch.from_numpy(mels).to(self.device)

@@ -125,6 +125,13 @@ class WhiteboxSeq2Seq:
         return int(getattr(encoder, "hidden_size", None) or getattr(config, "d_model", None) or config.hidden_size)
 
     @property
+    def decoder_hidden_size(self) -> int:
+        """Width of the decoder's residual stream (Canary's and Cohere ASR's differ from their encoder's)."""
+        config = self.runner.model.config
+        decoder = getattr(config, "decoder_config", None)
+        return int(getattr(decoder, "hidden_size", None) or getattr(config, "d_model", None) or config.hidden_size)
+
+    @property
     def frame_geometry(self) -> FrameGeometry:
         return FrameGeometry(_samples_per_frame(self.paths, self.runner.model.config), None)
 
@@ -140,6 +147,10 @@ class WhiteboxSeq2Seq:
 
     def prompt(self) -> list[int]:
         return self.runner.prompt_ids()
+
+    def text_token_ids(self, text: str) -> list[int]:
+        """The ids a transcript's text is written with (no prompt, no end-of-text)."""
+        return list(self.runner._encode_text(text)[0])
 
     # -- plumbing ---------------------------------------------------------
 

@@ -28,6 +28,9 @@ class InterventionSites:
     ``cross_attention``: per decoder layer, the attention module whose keys
     are audio frames (empty for models without cross-attention).
     ``projector``: the audio-to-text projector of a speech LLM (None elsewhere).
+    ``audio_in_decoder``: the decoder reads the audio as tokens of its own
+    input (a speech LLM's language model), so its layers have audio positions
+    a patch can replace (site "decoder-audio").
     """
 
     family: str
@@ -35,6 +38,7 @@ class InterventionSites:
     decoder_layers: Sequence[object] = ()
     cross_attention: Sequence[object] = ()
     projector: object | None = None
+    audio_in_decoder: bool = False
 
     def names(self) -> tuple[str, ...]:
         """The sites this model offers, for tables and error messages."""
@@ -47,11 +51,16 @@ class InterventionSites:
             have.append("cross-attention")
         if self.projector is not None:
             have.append("projector")
+        if self.audio_in_decoder and self.decoder_layers:
+            have.append("decoder audio positions")
         return tuple(have)
 
     def require(self, site: str) -> Sequence[object]:
-        """The modules of ``site`` ("encoder", "decoder", "cross-attention"), or a ValueError naming what exists."""
-        stacks = {"encoder": self.encoder_layers, "decoder": self.decoder_layers, "cross-attention": self.cross_attention}
+        """The modules of ``site`` ("encoder", "decoder", "cross-attention", "projector", "decoder-audio"),
+        or a ValueError naming what exists."""
+        stacks = {"encoder": self.encoder_layers, "decoder": self.decoder_layers, "cross-attention": self.cross_attention,
+                  "projector": () if self.projector is None else (self.projector,),
+                  "decoder-audio": self.decoder_layers if self.audio_in_decoder else ()}
         if site not in stacks:
             raise ValueError(f"unknown intervention site {site!r}: one of {', '.join(stacks)}")
         if not stacks[site]:
