@@ -87,6 +87,21 @@ def test_reused_bootstrap_draws_give_the_intervals_fresh_draws_give():
     assert stats.bootstrap_ratio(errors, words, n_boot=500, seed=8) != first  # another seed, other draws
 
 
+def test_narrow_resample_indices_are_the_indices_numpy_draws_as_int64():
+    import numpy as np
+
+    for n_units, n_boot in ((1, 5), (2, 70), (7, 130), (1000, 65), (65_537, 40), (1_100_000, 5)):
+        ours = list(stats._index_chunks(n_units, n_boot, seed=11))
+        rng = np.random.default_rng(11)
+        reference = [rng.integers(0, n_units, size=c.shape) for c in ours]  # int64, numpy's default
+        assert sum(len(c) for c in ours) == n_boot
+        assert all(np.array_equal(a, b) for a, b in zip(ours, reference))
+        narrow = np.random.default_rng(11)
+        for c in ours:
+            narrow.integers(0, n_units, size=c.shape, dtype=np.int32)
+        assert narrow.bit_generator.state == rng.bit_generator.state  # the same generator state after
+
+
 def test_the_refdis_json_with_one_line_per_edit_is_the_same_json():
     from asraudit.commands.refdis import _dumps
 
