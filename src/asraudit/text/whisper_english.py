@@ -81,11 +81,12 @@ DIGIT_COMMA = re.compile(r"(\d),(\d)")
 PERIOD = re.compile(r"\.([^0-9]|$)")
 LEADING_SYMBOL = re.compile(r"[.$¢€£]([^0-9])")
 TRAILING_PERCENT = re.compile(r"([^0-9])%")
-FINAL_SYMBOLS = re.compile(r"[.$¢€£%]")
 DIGIT = re.compile(r"\d")
 # Where a string-level rule could fire: whitespace or an ignored word before an
 # apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
-CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+# Written to start with the apostrophe: a pattern that starts with a literal is searched for that
+# character first (C speed), one that starts with an alternation is tried at every position (~30x slower).
+CROSS_TOKEN = re.compile(r"'(?:(?<=\s')|(?<=(?:mm|uh|um)')|(?<=mhm')|[sd] (?:been|gone|done|got))")
 PERFECT_TENSE = re.compile(r"'[sd] (?:been|gone|done|got)")
 # A word the "and a half" rule (\band\s+a\s+half\b) can end on: "half", "half$", not "behalf" or "halfway".
 HALF_WORD = re.compile(r"half\b")
@@ -295,7 +296,7 @@ class EnglishNormalizer:
         return out
 
     def _symbols(self, s: str) -> str:
-        if FINAL_SYMBOLS.search(s):
+        if "." in s or "$" in s or "%" in s or "£" in s or "€" in s or "¢" in s:  # FINAL_SYMBOLS, 10x faster
             s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
             return " ".join(s.split())
         return " ".join(s.split()) if self._resplit else s
