@@ -138,3 +138,21 @@ def test_ratios_bootstrapped_together_are_the_ratios_bootstrapped_one_at_a_time(
     alone = [stats.bootstrap_ratio(n, d, n_boot=300, seed=3) for n, d in pairs]
     assert [repr(iv) for iv in together] == [repr(iv) for iv in alone]  # repr: NaN equals NaN there
     assert together[0].low == together[0].low and together[-1].low != together[-1].low  # measured; NaN
+
+
+def test_a_plain_json_row_is_what_json_loads_reads_or_left_to_it():
+    from asraudit.data.rows import plain_object
+
+    lines = ['{"a": 1}', '  {"a": [1, 2.5e3, null, true]}\r\n', '{"a": 1, "a": 2}', '{"t": "x\u2028y é"}', '{"n": NaN}',
+             '{"big": 123456789012345678901234567890}', '[1, 2]', '"s"', '{"a": 1} {"b": 2}', '{"a": 1',
+             '\ufeff{"a": 1}', '', ' \t ', '{"a": 1}\x0c', '{"a": "\\ud800"}', '{"a":1}\n\n']
+    for line in lines:
+        ours = plain_object(line)
+        try:
+            theirs = json.loads(line)
+        except json.JSONDecodeError:
+            theirs = None
+        if ours is None:
+            assert not isinstance(theirs, dict)  # left to json.loads, which rejects it or reads no object
+        else:
+            assert json.dumps(ours) == json.dumps(theirs)  # dumps: NaN equals NaN there

@@ -13,7 +13,6 @@ by the same functions (``decode_line``, ``jsonl_object``, ``prediction_row``).
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import pickle
 from array import array
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from asraudit.data.predictions import DURATION_FIELDS, HYP_FIELDS, ID_FIELDS, REF_FIELDS, PredictionRow, prediction_row
-from asraudit.data.rows import decode_line, jsonl_object, pick_field
+from asraudit.data.rows import decode_line, jsonl_object, pick_field, plain_object
 from asraudit.errors import InputError
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.text.align import edit_counts
@@ -120,11 +119,6 @@ def _range_rows(path: Path, start: int, end: int, first_line: int) -> Iterable[P
             yield prediction_row(rec, path, lineno)
 
 
-# json.loads without its Python wrappers: the C scanner and the whitespace rule json.loads applies around it.
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())
-_SPACE = json.decoder.WHITESPACE.match
-
-
 def _plain_columns(rec: dict) -> tuple | None:
     """(id, reference, hypothesis, duration or None) columns of rows with these keys; None if one of the
     first three is missing (the checked path reports it)."""
@@ -153,13 +147,8 @@ def _score_range_plain(path: Path, start: int, end: int, first_line: int, normal
     lines = text.split("\n")
     last = len(lines) - 1
     for i, line in enumerate(lines):
-        rec = None
-        try:
-            rec, stop = _SCAN(line, _SPACE(line, 0).end())
-            plain = _SPACE(line, stop).end() == len(line) and type(rec) is dict
-        except Exception:  # broken JSON (or a blank line): the checked path decides
-            plain = False
-        if plain:
+        rec = plain_object(line)  # None: broken JSON, a blank line or not an object; the checked path decides
+        if rec is not None:
             keys = tuple(rec)
             fields = columns.get(keys, False)
             if fields is False:
