@@ -102,3 +102,18 @@ def test_one_normalizer_shared_by_threads_with_tiny_caches(monkeypatch):
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda s: shared(strip_format_characters(s)), texts * 2))
     assert got == expected * 2
+
+
+def test_the_cross_token_test_fires_where_its_plain_spelling_fires():
+    """``CROSS_TOKEN`` is written apostrophe-first for speed; it must fire on exactly the strings the plain
+    alternation (whitespace, "mm"/"mhm"/"uh"/"um", or a perfect tense around an apostrophe) fires on."""
+    import random
+    import re
+
+    plain = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+    rng = random.Random(3)
+    pieces = ["'", "'", " ", "\t", "\u3000", "mm", "hmm", "mhm", "uh", "um", "m", "h", "s", "d", "'s been", "'d gone",
+              "'s got", "'d done", "been", "x", "a'", "’"]
+    texts = CORPUS + ["".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(20_000)]
+    assert sum(bool(plain.search(s.lower())) for s in texts) > 2_000  # both outcomes are well represented
+    assert [s for s in texts if bool(whisper_english.CROSS_TOKEN.search(s.lower())) != bool(plain.search(s.lower()))] == []

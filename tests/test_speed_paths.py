@@ -69,7 +69,8 @@ def _cells_from_alignment(ref, hyp) -> tuple[list[int], list[bool]]:
 
 
 def test_cells_read_from_raw_opcodes_are_the_cells_of_the_alignment():
-    for a, b in _seqs(random.Random(1)):
+    equal = [(a, list(a)) for a, _ in _seqs(random.Random(9), 300)]  # the shortcut for a hypothesis equal to its reference
+    for a, b in [*_seqs(random.Random(1)), *equal]:
         cells = HypCells(a, b)
         bounds, diff = _cells_from_alignment(a, b)
         assert (cells.bounds, cells.diff, cells.hits) == (bounds, diff, len(a) - sum(diff[1::2]))
@@ -85,6 +86,21 @@ def test_reused_bootstrap_draws_give_the_intervals_fresh_draws_give():
     fresh = stats.bootstrap_ratio(errors, words, n_boot=500, seed=7)
     assert first == again == fresh
     assert stats.bootstrap_ratio(errors, words, n_boot=500, seed=8) != first  # another seed, other draws
+
+
+def test_narrow_resample_indices_are_the_indices_numpy_draws_as_int64():
+    import numpy as np
+
+    for n_units, n_boot in ((1, 5), (2, 70), (7, 130), (1000, 65), (65_537, 40), (1_100_000, 5)):
+        ours = list(stats._index_chunks(n_units, n_boot, seed=11))
+        rng = np.random.default_rng(11)
+        reference = [rng.integers(0, n_units, size=c.shape) for c in ours]  # int64, numpy's default
+        assert sum(len(c) for c in ours) == n_boot
+        assert all(np.array_equal(a, b) for a, b in zip(ours, reference))
+        narrow = np.random.default_rng(11)
+        for c in ours:
+            narrow.integers(0, n_units, size=c.shape, dtype=np.int32)
+        assert narrow.bit_generator.state == rng.bit_generator.state  # the same generator state after
 
 
 def test_the_refdis_json_with_one_line_per_edit_is_the_same_json():
@@ -122,3 +138,21 @@ def test_ratios_bootstrapped_together_are_the_ratios_bootstrapped_one_at_a_time(
     alone = [stats.bootstrap_ratio(n, d, n_boot=300, seed=3) for n, d in pairs]
     assert [repr(iv) for iv in together] == [repr(iv) for iv in alone]  # repr: NaN equals NaN there
     assert together[0].low == together[0].low and together[-1].low != together[-1].low  # measured; NaN
+
+
+def test_a_plain_json_row_is_what_json_loads_reads_or_left_to_it():
+    from asraudit.data.rows import plain_object
+
+    lines = ['{"a": 1}', '  {"a": [1, 2.5e3, null, true]}\r\n', '{"a": 1, "a": 2}', '{"t": "x\u2028y é"}', '{"n": NaN}',
+             '{"big": 123456789012345678901234567890}', '[1, 2]', '"s"', '{"a": 1} {"b": 2}', '{"a": 1',
+             '\ufeff{"a": 1}', '', ' \t ', '{"a": 1}\x0c', '{"a": "\\ud800"}', '{"a":1}\n\n']
+    for line in lines:
+        ours = plain_object(line)
+        try:
+            theirs = json.loads(line)
+        except json.JSONDecodeError:
+            theirs = None
+        if ours is None:
+            assert not isinstance(theirs, dict)  # left to json.loads, which rejects it or reads no object
+        else:
+            assert json.dumps(ours) == json.dumps(theirs)  # dumps: NaN equals NaN there

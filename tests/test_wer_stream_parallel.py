@@ -92,3 +92,46 @@ def test_a_closure_normalizer_is_scored_in_process(tmp_path):
     path = _write(tmp_path, _rows(50))
     plain = get_normalizer("basic")
     _same(stream_file(path, lambda s: plain(s), **PARALLEL), stream_file(path, plain, **SERIAL))
+
+
+def _odd_rows() -> list[str]:
+    """Rows the workers' plain-row reader must hand to the checked path, mixed with plain ones."""
+    lines = _rows(120)
+    lines[3] = json.dumps({"audio_filepath": "d-float", "text": "a b", "pred_text": "a", "duration": 2.5})
+    lines[9] = json.dumps({"audio_filepath": "d-int", "text": "a b", "pred_text": "a", "duration": 3})
+    lines[17] = json.dumps({"audio_filepath": "d-text", "text": "a b", "pred_text": "b", "duration": "4.5"})
+    lines[25] = json.dumps({"audio_filepath": "d-empty", "text": "a b", "pred_text": "b", "duration": ""})
+    lines[33] = json.dumps({"audio_filepath": "d-none", "text": "a b", "pred_text": "b", "duration": None})
+    lines[41] = json.dumps({"id": 41, "reference": "one two", "hypothesis": "one"})  # a number as id
+    lines[49] = json.dumps({"id": "nan-hyp", "reference": "one two", "hypothesis": float("nan")})
+    lines[57] = '  {"id": "spaced", "text": "x y", "pred_text": "x"}  \r'  # whitespace around, a CR
+    lines[65] = '{"id": "twice", "id": "twice-2", "text": "x y", "pred_text": "y"}'  # the last key wins
+    lines[73] = json.dumps({"id": "no-hyp", "text": "x y"})[:-1] + ', "hyp": null}'
+    lines[89] = json.dumps({"audio_filepath": "d-bool", "text": "a b", "pred_text": "a", "duration": True})
+    lines[81] = json.dumps({"clip_id": "uni", "text": "Café ½ — ok", "pred_text": "cafe half ok"}, ensure_ascii=False)
+    return lines
+
+
+def test_odd_but_valid_rows_are_scored_as_one_process_scores_them(tmp_path):
+    path = _write(tmp_path, _odd_rows(), bom=True)
+    normalize = BoundedCache(get_normalizer("whisper"))
+    _same(stream_file(path, normalize, **PARALLEL), stream_file(path, normalize, **SERIAL))
+
+
+@pytest.mark.parametrize("bad", [
+    '{"audio_filepath": "x", "text": "a", "pred_text":',  # broken at the end of the line
+    '{"audio_filepath": "x", "text": "a", "pred_text": "b"} {}',  # two values
+    '"just a string"',
+    '\ufeff{"audio_filepath": "x", "text": "a", "pred_text": "b"}',  # a BOM after line 1
+    '{"audio_filepath": "x", "text": "a", "pred_text": "b", "duration": -1.0}',
+    '{"audio_filepath": "x", "text": "a", "pred_text": "b", "duration": NaN}',
+    '{"audio_filepath": " ", "text": "a", "pred_text": "b"}',
+    '{"audio_filepath": "x", "text": 5, "pred_text": "b"}',
+    '{"audio_filepath": "x", "pred_text": "b"}',
+])
+def test_a_bad_row_among_odd_ones_is_reported_the_same(tmp_path, bad):
+    lines = _odd_rows()
+    lines[100] = bad
+    serial = _error(_write(tmp_path, lines), **SERIAL)
+    assert "row 101" in serial
+    assert _error(_write(tmp_path, lines), **PARALLEL) == serial

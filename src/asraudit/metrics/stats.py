@@ -126,12 +126,20 @@ def _drawn_indices(n_units: int, n_boot: int, seed: int) -> tuple[np.ndarray, ..
 
 
 def _index_chunks(n_units: int, n_boot: int, seed: int):
+    """The resample indices, ``chunk`` resamples at a time.
+
+    Drawn as int32 where the units fit: numpy draws a bound below 2**32 with the
+    same 32-bit Lemire sampler for either width (``rng.integers`` with int64 gives
+    the very same numbers, and leaves the generator in the same state; a test
+    checks that), and the narrower array is a third faster to draw and to gather
+    with, which matters at a million clips."""
     rng = np.random.default_rng(seed)
     chunk = max(1, min(_CHUNK, _MAX_INDICES // max(n_units, 1)))
+    dtype = np.int32 if n_units <= 2**31 else np.int64
     done = 0
     while done < n_boot:
         k = min(chunk, n_boot - done)
-        yield rng.integers(0, n_units, size=(k, n_units))
+        yield rng.integers(0, n_units, size=(k, n_units), dtype=dtype)
         done += k
 
 

@@ -13,16 +13,18 @@ by the same functions (``decode_line``, ``jsonl_object``, ``prediction_row``).
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 from array import array
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
 
-from asraudit.data.predictions import PredictionRow, prediction_row
-from asraudit.data.rows import decode_line, jsonl_object
+from asraudit.data.predictions import DURATION_FIELDS, HYP_FIELDS, ID_FIELDS, REF_FIELDS, PredictionRow, prediction_row
+from asraudit.data.rows import decode_line, jsonl_object, pick_field, plain_object
 from asraudit.errors import InputError
 from asraudit.metrics.wer import ClipCounts, clip_counts
+from asraudit.text.align import edit_counts
 from asraudit.text.normalize import available_cpus, worker_context
 
 # Smaller files are scored in-process: starting workers costs up to a second (spawned).
@@ -50,17 +52,25 @@ class RowScores:
             self.skipped_hash.append(text_hash(r.clip_id))
             self.skipped_rows.append(r.row)
             return
-        ref = normalize_ref(r.reference).split()
-        hyp = normalize_hyp(r.hypothesis).split()
-        if ref:
+        self.add_texts(r.clip_id, r.reference, r.hypothesis, r.row, normalize_ref, normalize_hyp, counts)
+
+    def add_texts(self, clip_id: str, reference: str, hypothesis: str, row: int, normalize_ref: Callable[[str], str],
+                  normalize_hyp: Callable[[str], str], counts: Callable[..., ClipCounts] = clip_counts) -> None:
+        """A checked row with a hypothesis.  The default ``counts`` is read straight from the edit operations
+        (``edit_counts``, what ``clip_counts`` wraps), without a ClipCounts object per row."""
+        ref = normalize_ref(reference).split()
+        hyp = normalize_hyp(hypothesis).split()
+        if not ref:  # no defined WER: left out of the score and listed
+            self.empty.append(clip_id)
+            self.counts.extend((0, 0, 0, 0, len(hyp)))
+        elif counts is clip_counts:
+            self.counts.extend((*edit_counts(ref, hyp), len(ref), len(hyp)))
+        else:
             c = counts(ref, hyp)
             self.counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
-        else:  # no defined WER: left out of the score and listed
-            self.empty.append(r.clip_id)
-            self.counts.extend((0, 0, 0, 0, len(hyp)))
-        self.clip_hash.append(text_hash(r.clip_id))
-        self.ref_hash.append(text_hash(" ".join(r.reference.split())))
-        self.rows.append(r.row)
+        self.clip_hash.append(text_hash(clip_id))
+        self.ref_hash.append(text_hash(" ".join(reference.split())))
+        self.rows.append(row)
 
     def extend(self, other: "RowScores") -> None:
         for name in ("clip_hash", "ref_hash", "rows", "counts", "skipped_hash", "skipped_rows", "empty"):
@@ -109,9 +119,61 @@ def _range_rows(path: Path, start: int, end: int, first_line: int) -> Iterable[P
             yield prediction_row(rec, path, lineno)
 
 
+def _plain_columns(rec: dict) -> tuple | None:
+    """(id, reference, hypothesis, duration or None) columns of rows with these keys; None if one of the
+    first three is missing (the checked path reports it)."""
+    fields = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
+    return None if None in fields else (*fields, pick_field(rec, DURATION_FIELDS))
+
+
+def _score_range_plain(path: Path, start: int, end: int, first_line: int, normalize: Callable[[str], str],
+                       counts: Callable[..., ClipCounts]) -> RowScores | None:
+    """``score_rows`` over the range, the common row read without the checked path's per-field calls.
+
+    The range is decoded once (UTF-8 splits into lines exactly where the bytes do, so each line is the
+    text ``decode_line`` gives); None if it does not decode, and the checked reader takes the range.
+    A line is plain when it is one JSON object with a string id (not blank), reference and hypothesis,
+    and no duration or a finite float >= 0: what ``prediction_row`` accepts unchanged.  Any other line
+    goes through ``jsonl_object`` and ``prediction_row`` as the checked reader's would, errors included."""
+    with path.open("rb") as fh:
+        fh.seek(start)
+        data = fh.read(end - start)
+    try:
+        text = data.decode("utf-8-sig" if first_line == 1 else "utf-8")
+    except UnicodeDecodeError:
+        return None
+    out = RowScores()
+    columns: dict[tuple, tuple | None] = {}
+    lines = text.split("\n")
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        rec = plain_object(line)  # None: broken JSON, a blank line or not an object; the checked path decides
+        if rec is not None:
+            keys = tuple(rec)
+            fields = columns.get(keys, False)
+            if fields is False:
+                fields = columns[keys] = _plain_columns(rec)
+            if fields is not None:
+                clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
+                duration = rec[fields[3]] if fields[3] is not None else None
+                if (type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip()
+                        and (duration is None or (type(duration) is float and 0.0 <= duration < math.inf))):
+                    out.add_texts(clip_id, reference, hypothesis, first_line + i, normalize, normalize, counts)
+                    continue
+        if i == last and not line:
+            break  # the end of the range (or an unended last line, handled above)
+        rec = jsonl_object(line + "\n" if i < last else line, path, first_line + i)
+        if rec is not None:
+            out.add(prediction_row(rec, path, first_line + i), normalize, normalize, counts)
+    return out
+
+
 def _score_range(task) -> RowScores | tuple[str, str | None, int | None]:
     path, start, end, first_line, normalize, counts = task
     try:
+        plain = _score_range_plain(path, start, end, first_line, normalize, counts)
+        if plain is not None:
+            return plain
         return score_rows(_range_rows(path, start, end, first_line), normalize, normalize, counts)
     except InputError as exc:  # sent back as fields: the parent raises it with the same place
         return (exc.message, exc.source, exc.row)

@@ -138,8 +138,11 @@ def hume_normalize(text: str) -> str:
     """Normalize one raw string the way the release prepares text for this probe."""
     if not text:
         return ""
-    out = get_normalizer("whisper")(_PARENS.sub("", text))
-    out = " ".join(_CJK.sub(r" \1 ", out).split())
+    if "(" in text or "（" in text:
+        text = _PARENS.sub("", text)
+    out = get_normalizer("whisper")(text)
+    # The CJK pattern matches no ASCII character: an ASCII string skips the scan (the costlier half).
+    out = " ".join((out if out.isascii() else _CJK.sub(r" \1 ", out)).split())
     convert = _alpha2digit()
     return convert(out) if convert is not None and out else out
 

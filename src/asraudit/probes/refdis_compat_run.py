@@ -116,8 +116,9 @@ def run_hume(
     norm = normalize or NormalizedCache(hume_normalize)
     refs = pset.references()
     edits: list[HumeEdit] = []
+    rows_of = [(m, pset.models[m].rows) for m in pset.model_names]  # looked up once, not per clip and model
     for cid in pset.clip_ids():
-        hyps = {m: norm(pset.models[m].rows[cid].hypothesis) for m in pset.model_names if cid in pset.models[m]}
+        hyps = {m: norm(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         panel_hyps = {m: hyps[m] for m in panel if m in hyps}
         if len(panel_hyps) < params.min_panel:
             continue

@@ -81,11 +81,12 @@ DIGIT_COMMA = re.compile(r"(\d),(\d)")
 PERIOD = re.compile(r"\.([^0-9]|$)")
 LEADING_SYMBOL = re.compile(r"[.$¢€£]([^0-9])")
 TRAILING_PERCENT = re.compile(r"([^0-9])%")
-FINAL_SYMBOLS = re.compile(r"[.$¢€£%]")
 DIGIT = re.compile(r"\d")
 # Where a string-level rule could fire: whitespace or an ignored word before an
 # apostrophe (\s+' joins them), or a perfect-tense replacer's text (it spans a space).
-CROSS_TOKEN = re.compile(r"\s'|(?:mm|mhm|uh|um)'|'[sd] (?:been|gone|done|got)")
+# Written to start with the apostrophe: a pattern that starts with a literal is searched for that
+# character first (C speed), one that starts with an alternation is tried at every position (~30x slower).
+CROSS_TOKEN = re.compile(r"'(?:(?<=\s')|(?<=(?:mm|uh|um)')|(?<=mhm')|[sd] (?:been|gone|done|got))")
 PERFECT_TENSE = re.compile(r"'[sd] (?:been|gone|done|got)")
 # A word the "and a half" rule (\band\s+a\s+half\b) can end on: "half", "half$", not "behalf" or "halfway".
 HALF_WORD = re.compile(r"half\b")
@@ -182,6 +183,17 @@ class EnglishNormalizer:
     def _learn(self, token: str, tables: tuple[dict, dict, dict]) -> None:
         """Fill the three per-token ``tables`` for ``token``."""
         words = tuple(_word_cascade(token).split())
+        if len(words) == 1:  # most tokens: the same decisions without the generator expressions below
+            word = words[0]
+            kind, spelled = self._kind(word), self._spelling.get(word, word)
+            if kind == 0:  # "half" is kind 2, so HALF is decided below
+                code = SUFFIX if SUFFIX_WORD.match(word) else INERT
+            elif kind == 2:
+                code = HALF if HALF_WORD.match(word) else DIGITS
+            else:
+                code = SELF if self._run(words) == (spelled,) else ACTIVE
+            tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
+            return
         kind = max((self._kind(w) for w in words), default=0)
         spelled = " ".join(self._spelling.get(w, w) for w in words)
         if not words:
@@ -237,7 +249,9 @@ class EnglishNormalizer:
             codes = bytes(map(code_of.get, tokens))
         if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
                 and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
-            return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
+            if EMPTY in codes or self._resplit:  # a token with no words (or a spelling to ""): left out
+                return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
+            return self._symbols(" ".join(map(spelled.get, tokens)))
         if HALF in codes:
             return self._finish([w for t in tokens for w in words[t]], 2)
         out: list[str] = []
@@ -295,7 +309,7 @@ class EnglishNormalizer:
         return out
 
     def _symbols(self, s: str) -> str:
-        if FINAL_SYMBOLS.search(s):
+        if "." in s or "$" in s or "%" in s or "£" in s or "€" in s or "¢" in s:  # FINAL_SYMBOLS, 10x faster
             s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
             return " ".join(s.split())
         return " ".join(s.split()) if self._resplit else s
