@@ -72,9 +72,10 @@ def _readout(model, clips, axis):
 def test_sites_are_the_conformer_blocks(parakeet):
     sites = parakeet.intervention_sites()
     assert list(sites.encoder_layers) == list(parakeet.model.encoder.layers) and len(sites.encoder_layers) == 2
-    assert sites.decoder_layers == () and sites.cross_attention == ()
-    with pytest.raises(ValueError, match="no decoder site"):
-        sites.require("decoder")
+    # The decoder site is the prediction network's output (test_models_hf_transducer_decoder_site.py); no cross-attention.
+    assert len(sites.decoder_layers) == 1 and sites.cross_attention == ()
+    with pytest.raises(ValueError, match="no cross-attention site"):
+        sites.require("cross-attention")
 
 
 def test_a_learned_direction_steers_and_a_random_one_does_not(parakeet, learned):

@@ -22,16 +22,16 @@ duration *value*, a blank by at least one) and runs over a batch with a
 per-row prediction-network state.  Beam search is not offered: transducer
 beam search (NeMo's ALSD/mAES) is its own algorithm, not ``num_beams``.
 
-White-box: the conformer blocks are the encoder sites; the prediction
-network is one multi-layer LSTM module, not blocks, so there are no decoder
-sites, and there is no cross-attention.  Interventions are installed
-around every encoder pass with a ``RunContext`` whose frames are the
-encoder's own (one per ``hop_length * subsampling_factor`` samples).
+White-box: the conformer blocks are the encoder sites, installed around
+every encoder pass with a ``RunContext`` whose frames are the encoder's own
+(one per ``hop_length * subsampling_factor`` samples); the prediction
+network's output ``g_u`` at each label position is the one decoder site
+(``transducer_whitebox``), installed around every decode and scoring run.
+There is no cross-attention.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict
 from typing import Sequence
 
@@ -90,6 +90,9 @@ class HFTransducer(_HFModel):
         from asraudit.models.whitebox.interventions import needs_pairing
 
         self.source_audio = needs_pairing(self.interventions)
+        from asraudit.models.transducer_whitebox import PredictionSite
+
+        self._site = PredictionSite(paired=self.source_audio is not None)
 
     # -- identity ---------------------------------------------------------
 
@@ -117,26 +120,33 @@ class HFTransducer(_HFModel):
         from asraudit.models.whitebox.sites import InterventionSites
 
         family = "parakeet-tdt" if self.is_tdt else "parakeet-rnnt"
-        return InterventionSites(family=family, encoder_layers=self.model.encoder.layers)
+        return InterventionSites(family=family, encoder_layers=self.model.encoder.layers,
+                                 decoder_layers=(self._site.module,))
+
+    @property
+    def decoder_hidden_size(self) -> int:
+        return int(self.model.config.decoder_hidden_size)
+
+    def text_token_ids(self, text: str) -> list[int]:
+        return self._labels(text)[0]
+
+    def next_token_logprobs(self, audio: np.ndarray, prefix: Sequence[int] = ()) -> np.ndarray:
+        """``[frames, vocabulary]``: the next symbol's log-probabilities after ``prefix`` at every frame."""
+        from asraudit.models.transducer_whitebox import next_symbol_logprobs
+
+        return next_symbol_logprobs(self, audio, prefix)
+
+    def _decoder_hooks(self):
+        return self._site.installed(self.interventions, self.intervention_sites())
 
     # -- encoder ----------------------------------------------------------
-
-    def _changed(self, audio: np.ndarray, source: np.ndarray) -> tuple[int, int]:
-        n = min(len(audio), len(source))
-        differs = np.flatnonzero(audio[:n] != source[:n])
-        first, last = (int(differs[0]), int(differs[-1]) + 1) if differs.size else (n, n)
-        if len(audio) != len(source):
-            first, last = min(first, n), max(len(audio), len(source))
-        if last <= first:
-            return 0, 0
-        return first // self.samples_per_frame, math.ceil(last / self.samples_per_frame)
 
     def _encode(self, clips: Sequence[np.ndarray], capture: dict | None = None):
         """Projected encoder output ``[B, T, H]`` and valid frames per clip, interventions installed.
 
         ``capture`` (layer -> list) collects those encoder layers' outputs for the clips; its hooks
         run after the interventions', so they see what the next layer sees."""
-        from asraudit.models.whitebox.frames import RunContext
+        from asraudit.models.whitebox.frames import RunContext, changed_frames
 
         clips = [np.asarray(c, dtype=np.float32) for c in clips]
         rows = list(clips)
@@ -149,13 +159,14 @@ class HFTransducer(_HFModel):
         lengths = self.model.encoder._get_subsampling_output_length(mask.sum(-1))
         ctx = RunContext(
             n_targets=len(clips), audio_frames=[int(n) for n in lengths], paired=self.source_audio is not None,
-            changed=[self._changed(a, b) for a, b in zip(clips, rows[len(clips):])],
+            changed=[changed_frames(a, b, self.frame_geometry) for a, b in zip(clips, rows[len(clips):])],
             geometry=self.frame_geometry,
         )
         handles = []
         try:
             for intervention in self.interventions:
-                handles.extend(intervention.install(self.intervention_sites(), ctx))
+                if getattr(intervention, "site", None) != "decoder":  # decoder hooks: ``_decoder_hooks``
+                    handles.extend(intervention.install(self.intervention_sites(), ctx))
             for layer, sink in (capture or {}).items():
                 def keep(module, inputs, output, sink=sink):
                     sink.append(output[: ctx.n_targets].float().cpu().numpy())
@@ -170,24 +181,10 @@ class HFTransducer(_HFModel):
         return out.pooler_output[: len(clips)], [int(n) for n in lengths[: len(clips)]]
 
     def encoder_activations(self, audio: Sequence[np.ndarray], layers: Sequence[int]) -> dict[int, np.ndarray]:
-        """Outputs of encoder ``layers``, ``[clips, frames, d_model]`` each, with this variant's interventions.
+        """Outputs of encoder ``layers``, ``[clips, frames, d_model]`` each, with this variant's interventions."""
+        from asraudit.models.transducer_whitebox import encoder_activations
 
-        Clips are encoded one at a time, so no clip's activations depend on another's padding;
-        a shorter clip's rows past its own frames are zero."""
-        n_layers = len(self.model.encoder.layers)
-        wanted = sorted({layer % n_layers for layer in layers})
-        captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
-        with self._torch.inference_mode():
-            for clip in audio:
-                self._encode([clip], captured)
-        width = max((a.shape[1] for a in captured[wanted[0]]), default=0) if wanted else 0
-        out = {}
-        for layer, chunks in captured.items():
-            stacked = np.zeros((len(chunks), width, chunks[0].shape[-1]) if chunks else (0, 0, 0), dtype=np.float32)
-            for i, chunk in enumerate(chunks):
-                stacked[i, : chunk.shape[1]] = chunk[0]
-            out[layer] = stacked
-        return out
+        return encoder_activations(self, audio, layers)
 
     # -- prediction network -------------------------------------------------
 
@@ -209,7 +206,7 @@ class HFTransducer(_HFModel):
     def _greedy(self, windows: list[np.ndarray]) -> list[tuple[list[int], float, bool]]:
         """Per window: (labels, log-probability of the greedy alignment, whether it is a complete lattice path)."""
         torch = self._torch
-        with torch.inference_mode():
+        with torch.inference_mode(), self._decoder_hooks():
             encoded, lengths = self._encode(windows)
             B = len(windows)
             rows = torch.arange(B, device=encoded.device)
@@ -219,6 +216,7 @@ class HFTransducer(_HFModel):
             symbols = torch.zeros_like(t)
             start = torch.full((B, 1), self.blank, dtype=torch.long, device=encoded.device)
             g, state = self._predict(start)
+            g = self._site.apply(g, [0] * B)
             hyps: list[list[int]] = [[] for _ in range(B)]
             logp = torch.zeros(B, dtype=torch.float64)
             complete = [True] * B
@@ -255,6 +253,7 @@ class HFTransducer(_HFModel):
                 emitted = active & ~is_blank
                 if bool(emitted.any()):
                     g_new, state_new = self._predict(token[:, None], state)
+                    g_new = self._site.apply(g_new, [len(h) for h in hyps])
                     keep = emitted[:, None, None]
                     g = torch.where(keep, g_new, g)
                     state = tuple(torch.where(emitted[None, :, None], s_new, s) for s_new, s in zip(state_new, state))
@@ -266,9 +265,10 @@ class HFTransducer(_HFModel):
         """Per window: the beam's best (labels, log of its kept alignments' probability, complete lattice path)."""
         torch = self._torch
         out = []
-        with torch.inference_mode():
+        with torch.inference_mode(), self._decoder_hooks():
             encoded, lengths = self._encode(windows)
-            start = self._predict(torch.full((1, 1), self.blank, dtype=torch.long, device=encoded.device))
+            g0, state0 = self._predict(torch.full((1, 1), self.blank, dtype=torch.long, device=encoded.device))
+            start = (self._site.apply(g0, [0]), state0, 0)  # (g, LSTM state, labels emitted)
             for row, n_frames in enumerate(lengths):
                 frames = encoded[row]
 
@@ -280,7 +280,9 @@ class HFTransducer(_HFModel):
                 def predict(states, labels):
                     h, c = (torch.cat([s[1][k] for s in states], dim=1) for k in (0, 1))
                     g, (h, c) = self._predict(torch.tensor(labels, device=encoded.device)[:, None], (h, c))
-                    return [(g[i : i + 1], (h[:, i : i + 1], c[:, i : i + 1])) for i in range(len(labels))]
+                    counts = [s[2] + 1 for s in states]
+                    g = self._site.apply(g, counts)
+                    return [(g[i : i + 1], (h[:, i : i + 1], c[:, i : i + 1]), counts[i]) for i in range(len(labels))]
 
                 found = beam_search(n_frames, joint, predict, start, beam=self.options.beam_size, blank=self.blank,
                                     durations=self.durations if self.is_tdt else None, max_symbols=self.max_symbols)
@@ -348,12 +350,12 @@ class HFTransducer(_HFModel):
                 f"{self.window_samples / SAMPLE_RATE:.1f} s in one pass"
             )
         out = []
-        with torch.inference_mode():
+        with torch.inference_mode(), self._decoder_hooks():
             memory, (n_frames,) = self._encode([audio])
             f = memory[0, :n_frames]
             for labels in sequences:
                 labels = [int(i) for i in labels]
-                g = self._predict(torch.tensor([[self.blank] + labels], device=f.device))[0][0]
+                g = self._site.apply(self._predict(torch.tensor([[self.blank] + labels], device=f.device))[0], [0])[0]
                 token_lp, duration_lp = self._joint_logprobs(f, g)
                 if self.is_tdt:
                     arcs = tdt_arcs(token_lp, duration_lp, labels, self.blank, self.durations)
