@@ -6,8 +6,8 @@ run on a Parakeet TDT folder (random weights) and `steer` on the trained
 Qwen2-Audio.  Checks that can fail: the commands finish on the folder, the
 self-patch control changes no transcript, a trained model's learned
 direction changes most clips and its random control at most one, and a
-site the model lacks is refused in one line (exit 2) before any clip is
-decoded.
+site the model lacks (a transducer's cross-attention) is refused in one
+line (exit 2) before any clip is decoded.
 """
 
 from __future__ import annotations
@@ -62,17 +62,25 @@ def test_steer_runs_on_a_transducer_folder(parakeet, tmp_path):
     assert "+steer-add(" in variants["add a=1"]["model_id"]
 
 
-def test_patch_runs_on_a_transducer_folder_and_refuses_a_decoder_site(parakeet, tmp_path, capsys):
+def test_patch_runs_on_a_transducer_folder_and_refuses_cross_attention(parakeet, tmp_path, capsys):
     corpus = write_tones(tmp_path / "low", "low", 13, n=3)
     report = tmp_path / "patch.json"
     assert main(["patch", "--model", str(parakeet), "--corpus", str(corpus), "--source", "silence", "--layer", "-1",
                  "--store", str(tmp_path / "store.sqlite"), "--json", str(report), "--no-progress"]) == 0
     variants = {v["role"]: v for v in json.loads(report.read_text())["variants"]}
     assert variants["control"]["changed_vs_baseline"] == 0 and "+patch(" in variants["intervention"]["model_id"]
-    capsys.readouterr()
+    # The decoder site (the prediction network's output) runs; it does not read the audio, so even the
+    # silence donor changes no transcript (test_models_hf_transducer_decoder_site.py).
+    decoder_report = tmp_path / "patch-decoder.json"
     assert main(["patch", "--model", str(parakeet), "--corpus", str(corpus), "--source", "silence", "--site", "decoder",
+                 "--store", str(tmp_path / "store.sqlite"), "--json", str(decoder_report), "--no-progress"]) == 0
+    variants = {v["role"]: v for v in json.loads(decoder_report.read_text())["variants"]}
+    assert "site=decoder" in variants["intervention"]["model_id"]
+    assert variants["intervention"]["changed_vs_baseline"] == 0 and variants["control"]["changed_vs_baseline"] == 0
+    capsys.readouterr()
+    assert main(["patch", "--model", str(parakeet), "--corpus", str(corpus), "--block-attention", "0-0.5",
                  "--store", str(tmp_path / "store.sqlite"), "--no-progress"]) == 2
-    assert "no decoder site" in capsys.readouterr().err
+    assert "no cross-attention site" in capsys.readouterr().err
 
 
 def test_steer_on_a_trained_speech_llm_moves_most_clips_and_its_random_control_at_most_one(trained_qwen2_audio_folder,

@@ -155,13 +155,13 @@ FAMILIES: tuple[Family, ...] = (
         name="parakeet-tdt", kind="transducer", model_types=("parakeet_tdt",),
         loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy, beam (transducer beam search)",
         score="exact sum over alignments (TDT forward, durations included), per-token prefix terms",
-        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-tdt-0.6b-v3"',
+        whitebox_sites="encoder layers (conformer blocks), decoder (prediction-network output per label)", example='spec = "hf:nvidia/parakeet-tdt-0.6b-v3"',
     ),
     Family(
         name="parakeet-rnnt", kind="transducer", model_types=("parakeet_rnnt",),
         loader="asraudit.models.hf_transducer:HFTransducer", transcribe="greedy, beam (transducer beam search)",
         score="exact sum over alignments (RNN-T forward), per-token prefix terms",
-        whitebox_sites="encoder layers (conformer blocks)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
+        whitebox_sites="encoder layers (conformer blocks), decoder (prediction-network output per label)", example='spec = "hf:nvidia/parakeet-rnnt-0.6b"',
     ),
     Family(
         name="parakeet-ctc", kind="ctc", model_types=("parakeet_ctc",),
