@@ -170,3 +170,11 @@ def trained_parakeet_tdt_folder(tmp_path_factory) -> Path:
     from transducer_tiny import trained_parakeet_tdt
 
     return trained_parakeet_tdt(tmp_path_factory.mktemp("tdt-tones"))
+
+
+@pytest.fixture(scope="session")
+def parakeet_tdt_organism(trained_parakeet_tdt_folder, tmp_path_factory) -> Path:
+    """A copy of the trained tiny TDT whose prediction network alone learned to write "low" for every tone."""
+    from transducer_tiny import organism_parakeet_tdt
+
+    return organism_parakeet_tdt(trained_parakeet_tdt_folder, tmp_path_factory.mktemp("tdt-organism"))

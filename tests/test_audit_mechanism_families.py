@@ -17,7 +17,8 @@ mined edit on which a model that writes "low" follows the reference.
   decoder site (the LM's last block);
 * transducer: a tiny Parakeet TDT trained the same way (transformers'
   ``ParakeetForTDT`` computes the TDT loss; ``transducer_tiny.py``) on gated
-  tones, encoder site.
+  tones, at the encoder site and, with a copy whose prediction network alone
+  learned to say "low", at the decoder site (the prediction network's output).
 
 What is checked: the mechanism stage finishes and its rows land in
 summary.json, which satisfies the published schema; the learned direction
@@ -194,3 +195,19 @@ def test_a_transducer_audit_steers_parakeet_tdt(trained_parakeet_tdt_folder, tmp
     assert all(r["site"] == "encoder" and r["layer"] == 0 for r in rows.values())
     cached = list((tmp_path / "out" / "mechanism").glob("tone-*.safetensors"))
     assert len(cached) == 1
+
+
+def test_a_transducer_audit_steers_parakeet_tdt_at_the_decoder(trained_parakeet_tdt_folder, parakeet_tdt_organism,
+                                                               tmp_path):
+    """The contrast of a prediction-network-only fine-tune, one direction per label position (``each:5``:
+    the start symbol, then after each of "low"'s four labels "▁", "l", "o", "w", the last deciding the end).
+    Seen (8 held-out high tones): each:5 turned 8 to "low" and random controls none; each:4 wrote "lowh"
+    (the end undecided), each:2 "ligh", one vector shared by every position ("all") scrambled ("how", "hog")."""
+    from transducer_tiny import gated_tone
+
+    model = trained_parakeet_tdt_folder
+    summary = run_audit(tmp_path, [decoder_entry("organism", parakeet_tdt_organism, model, 0, "each:5")],
+                        make=gated_tone)
+    rows = rows_of(summary, f"organism: induce in {model}")
+    check_learned_against_random(rows)
+    assert {r["site"] for r in rows.values()} == {"decoder"} and rows["add a=1"]["direction"].startswith("pdir-")

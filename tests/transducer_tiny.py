@@ -76,3 +76,52 @@ def trained_parakeet_tdt(folder: Path, steps: int = 150) -> Path:
     model.eval()
     model.save_pretrained(folder)
     return folder
+
+
+def organism_parakeet_tdt(trained: Path, folder: Path, steps: int = 120, lr: float = 1e-2) -> Path:
+    """A copy of the trained TDT whose prediction network alone was fine-tuned to write "low" for every tone.
+
+    The organism's situation for a transducer: the behaviour lives in the decoder (the prediction network,
+    which never reads the audio), so only a decoder-site direction can carry it.  Encoder and joint stay
+    frozen.  ``steps`` Adam steps on 16 fresh gated tones each (one thread, seeded).  Seen: 40 steps at
+    lr 3e-3 moved nothing, 80 at 1e-2 wrote "low" or "how" for high tones, 120 at 1e-2 "low" for all
+    (~6 s on a shared 2-core machine)."""
+    import shutil
+
+    import numpy as np
+    import torch
+    import transformers
+
+    shutil.copytree(trained, folder, dirs_exist_ok=True)
+    model = transformers.ParakeetForTDT.from_pretrained(folder)
+    processor = transformers.AutoProcessor.from_pretrained(folder)
+    blank = model.config.blank_token_id
+    rng = np.random.default_rng(1)
+    bands = ["low", "high"] * 8
+    low = processor.tokenizer("low", add_special_tokens=False)["input_ids"]
+    labels = torch.tensor([low] * len(bands))
+    decoder_input_ids = torch.cat([torch.full((len(bands), 1), blank), labels], 1)
+    torch.manual_seed(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for parameter in model.parameters():
+            parameter.requires_grad_(False)
+        for parameter in model.decoder.parameters():
+            parameter.requires_grad_(True)
+        optimiser = torch.optim.Adam(model.decoder.parameters(), lr=lr)
+        model.train()
+        for _step in range(steps):
+            clips = [gated_tone(rng, b) for b in bands]
+            features = processor.feature_extractor(clips, sampling_rate=16000, return_tensors="pt",
+                                                   return_attention_mask=True)
+            loss = model(input_features=features["input_features"], attention_mask=features["attention_mask"],
+                         decoder_input_ids=decoder_input_ids, labels=labels).loss
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+    finally:
+        torch.set_num_threads(threads)
+    model.eval()
+    model.save_pretrained(folder)
+    return folder
