@@ -16,6 +16,8 @@ loaded through the registry.  Checks that can fail:
 * a model contrast learned at the decoder site between a steered variant
   and the model recovers the steering vector (``decoder_rows`` reads the
   site through ``next_token_logprobs``);
+* ablation leaves no component along the basis at the site, and a
+  variant's hooks leave with its run (the base model is unchanged);
 * a self-patch at the decoder site changes nothing bit for bit; a donor
   patch changes nothing either, because the prediction network does not
   read the audio (its source half is fed the target's labels).
@@ -165,3 +167,18 @@ def test_decoder_patches_change_nothing(transducer):
     assert donor.transcribe(audio) == transducer.transcribe(audio)
     # The paired encoder batch is twice as tall: equal up to batch-shape rounding.
     np.testing.assert_allclose(totals(donor, audio), totals(transducer, audio), rtol=LOGPROB_RTOL, atol=1e-6)
+
+
+def test_ablation_removes_the_component_and_hooks_leave_with_the_run(transducer):
+    from asraudit.mechanism.decoder_steering import DecoderSteerAblate
+
+    clip = clips(1, seed=12)[0]
+    before = transducer.transcribe([clip]), totals(transducer, [clip])
+    vector = direction(transducer.decoder_hidden_size, 1.0, seed=13)
+    ablated = transducer.variant(DecoderSteerAblate(direction=vector, layer=0, positions="all"))
+    rows = decoder_rows(ablated, clip, 0, None, "it is so")  # read after the ablation's hook
+    # float32: what is left along the basis is rounding of h - (h.u)u, a few 1e-8 of |h| on any CPU.
+    assert np.abs(rows @ vector.basis[0]).max() <= 1e-6 * np.abs(rows).max()
+    assert np.abs(decoder_rows(transducer, clip, 0, None, "it is so") @ vector.basis[0]).max() > 0
+    ablated.transcribe([clip]), steer(transducer, vector).score(clip, CANDIDATES)
+    assert (transducer.transcribe([clip]), totals(transducer, [clip])) == before
