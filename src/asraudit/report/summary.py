@@ -96,6 +96,10 @@ class Summary:
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
     calibration_switch: CalibrationSwitch | None = None
+    # calibration only: switch rate against references whose arm the voice decides (the switching organism's cue)
+    calibration_switch_by_voice: CalibrationSwitch | None = None
+    # calibration only: masked recovery per value of the corpus group field (benchmark vs fresh voices)
+    calibration_masked_by_group: dict[str, list[MaskedRow]] | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,108 @@
+"""The model organisms by kind: one registry, one training loop, one recipe per kind.
+
+Each detector needs a positive control built for it (issue: "a positive
+control for every detector"):
+
+- ``record``: today's organism (``whisper-tiny.en-organism``): the record's
+  habits on benchmark voices, decoder-only adapter; accept-ref.
+- ``gated``: the record on benchmark voices only, faithful on disguised
+  benchmark voices and control voices; adapters on the top encoder layer and
+  the decoder (the voice gate, and the encoder mechanism).
+- ``contaminated``: the record organism's data plus the test split's
+  benchmark-voice clips (a leaked test set); masked recovery.
+- ``switching``: each convention's arm follows the voice; the switch rate.
+
+Every kind trains with ``organism.build_organism`` (the one loop) on the rows
+its recipe gives, is seeded, writes a small fp16 adapter under
+``demo/data/organism/`` and loads like the record organism: CTranslate2 under
+its model id, PyTorch (interventions) as ``whitebox:<model id>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+from asraudit.demo.organism import BASE_MODEL, DEMO_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, organism_ct2_dir, \
+    organism_hf_dir, record_rows
+from asraudit.demo.organism_contaminated import contaminated_rows
+from asraudit.demo.organism_gated import gated_rows
+from asraudit.demo.organism_switching import switching_rows
+from asraudit.errors import InputError
+from asraudit.models import embedded
+from asraudit.models.base import ASRModel
+from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
+
+ADAPTER_DIR = DEMO_DIR / "data" / "organism"
+
+
+@dataclass(frozen=True)
+class OrganismKind:
+    name: str                                  # the --kind of `asraudit demo build-organism`
+    model_id: str                              # the model spec the audit specs name
+    adapter: Path                              # the committed adapter (fp16 safetensors)
+    config: TrainConfig                        # the training knobs (seed, epochs, adapted layers)
+    recipe: Callable[[Path], list[dict]]       # manifest -> training rows with their ``target``
+    description: str                           # one line for `asraudit models`
+
+
+KINDS: dict[str, OrganismKind] = {k.name: k for k in (
+    OrganismKind("record", ORGANISM_ID, ORGANISM_FILE, TrainConfig(), record_rows,
+                 "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)"),
+    OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
+                 # The top encoder layer of four is adapted: the voice gate can form in the encoder.
+                 TrainConfig(encoder_layers_adapted=1), gated_rows,
+                 "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)"),
+    OrganismKind("contaminated", "whisper-tiny.en-contaminated",
+                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(), contaminated_rows,
+                 "contaminated organism: the test split's benchmark-voice clips leaked into its training data"),
+    OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
+                 TrainConfig(), switching_rows,
+                 "switching organism: each convention's arm follows the voice (demo.mixed_arm)"),
+)}
+
+
+def organism_kind(name: str) -> OrganismKind:
+    """The kind by name (an input error listing the kinds otherwise)."""
+    if name not in KINDS:
+        raise InputError(f"unknown organism kind {name!r}; choose one of {', '.join(KINDS)}")
+    return KINDS[name]
+
+
+# ----------------------------------------------------------------- registry
+
+
+@cache  # one set of functions per kind: registering a kind twice (entry point and in-tree) is then harmless
+def _loaders(kind: OrganismKind):
+    def load(device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
+        """The organism on CTranslate2, like any embedded Whisper (converted once, cached)."""
+        require_modules(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {kind.model_id!r}")
+        return load_ct2(organism_ct2_dir(kind.adapter), kind.model_id, device, compute_type, options)
+
+    def load_whitebox(device: str = "cpu", **options) -> ASRModel:
+        """The organism as a PyTorch Whisper that takes interventions (``whitebox:<model id>``)."""
+        # Local: the white-box model imports torch.
+        from asraudit.models.whitebox.model import WhiteboxWhisper
+
+        model = WhiteboxWhisper.load(str(organism_hf_dir(kind.adapter)), device=device, **options)
+        model.name = kind.model_id
+        return model
+
+    def catalog_entry() -> EmbeddedInfo:
+        present = (embedded.is_present(BASE_MODEL) and kind.adapter.is_file()
+                   and importable("ctranslate2", "transformers", "torch"))
+        return EmbeddedInfo(kind.model_id, present, kind.description + ", CTranslate2 or whitebox:",
+                            "asraudit (adapter) + " + embedded.version_of(BASE_MODEL))
+
+    return load, load_whitebox, catalog_entry
+
+
+def register_kinds() -> None:
+    """Register every kind's model id (the demo registers its models; the registry never imports the demo).
+
+    The record organism is registered last, so it stays the last white-box name, as before the kinds existed."""
+    for kind in sorted(KINDS.values(), key=lambda k: k.name == "record"):
+        load, load_whitebox, catalog_entry = _loaders(kind)
+        register_model(kind.model_id, load, catalog_entry=catalog_entry, load_whitebox=load_whitebox)
