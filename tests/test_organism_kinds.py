@@ -44,7 +44,34 @@ def test_only_the_gated_kind_adapts_the_encoder():
 def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
     for name in KINDS:
         splits = {r["split"] for r in _rows(name)}
-        assert splits == ({"train", "test"} if name == "contaminated" else {"train"}), name
+        assert splits == ({"test"} if name == "contaminated" else {"train"}), name
+
+
+def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
+    starts = {k.name: k.starts_from for k in KINDS.values()}
+    assert starts == {"record": None, "gated": None, "contaminated": "record", "switching": "record"}
+    for k in KINDS.values():
+        if k.starts_from:
+            base = organism_kind(k.starts_from)
+            assert (k.config.rank, k.config.alpha, k.config.encoder_layers_adapted) == \
+                (base.config.rank, base.config.alpha, base.config.encoder_layers_adapted)
+
+
+def test_starting_from_an_adapter_of_other_layers_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import save_file
+
+    from asraudit.demo.organism import _start_from
+
+    path = tmp_path / "other.safetensors"
+    save_file({"x.lora_a": torch.zeros(2, 3), "x.lora_b": torch.zeros(3, 2)}, str(path),
+              metadata={"config": json.dumps({"rank": 2, "alpha": 4.0})})
+    wrapped = torch.nn.Module()
+    wrapped.lora_a, wrapped.lora_b = torch.nn.Parameter(torch.ones(2, 3)), torch.nn.Parameter(torch.ones(3, 2))
+    with pytest.raises(ValueError, match="does not match"):
+        _start_from({"y": wrapped}, path, TrainConfig(rank=2, alpha=4.0))
+    _start_from({"x": wrapped}, path, TrainConfig(rank=2, alpha=4.0))
+    assert float(wrapped.lora_a.abs().sum()) == 0.0 and float(wrapped.lora_b.abs().sum()) == 0.0
 
 
 def test_the_contaminated_recipe_leaks_every_benchmark_voice_test_clip_and_no_fresh_voice():

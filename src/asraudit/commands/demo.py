@@ -76,6 +76,7 @@ def _build_organism(args: argparse.Namespace) -> int:
     config = replace(kind.config, seed=args.seed)
     if args.epochs:
         config = replace(config, epochs=args.epochs)
+    init = organism_kind(kind.starts_from).adapter if kind.starts_from else None
     build_organism(args.manifest or BENCHMARK_DIR / "manifest.jsonl", args.out or kind.adapter, config,
-                   recipe=kind.recipe, kind=kind.name)
+                   recipe=kind.recipe, kind=kind.name, init=init)
     return 0

@@ -192,6 +192,22 @@ def _token_batches(tokenizer, rows: list[dict], prompt: list[int]):
     return seqs, eot
 
 
+def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
+    """Load A and B of every adapted layer from ``init`` (same layers, rank and alpha, or an error)."""
+    import torch
+    from safetensors import safe_open
+
+    with safe_open(str(init), framework="pt") as fh:
+        saved = json.loads(fh.metadata()["config"])
+        names = sorted({k.rsplit(".", 1)[0] for k in fh.keys()})
+        if names != sorted(adapters) or (saved["rank"], saved["alpha"]) != (config.rank, config.alpha):
+            raise ValueError(f"{init}: its adapter does not match the layers, rank and alpha being trained")
+        with torch.no_grad():
+            for name, w in adapters.items():
+                w.lora_a.copy_(fh.get_tensor(f"{name}.lora_a").float())
+                w.lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
+
+
 def delta_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -203,11 +219,14 @@ def build_organism(
     log=print,
     recipe=record_rows,
     kind: str = "record",
+    init: Path | None = None,
 ) -> Path:
     """Fine-tune and write the adapter (fp16 safetensors) with its provenance.
 
     ``recipe(manifest)`` gives the training rows (each with its ``target``);
-    every organism kind shares this loop and differs only in its recipe and config."""
+    every organism kind shares this loop and differs only in its recipe and config.
+    ``init``: an adapter of the same layers, rank and alpha to start from (a later
+    fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0."""
     import torch
     from safetensors.torch import save_file
 
@@ -229,6 +248,8 @@ def build_organism(
         wrapped = LoRALinear.wrap(linear, config.rank, config.alpha, generator)
         _set_module(model, name, wrapped)
         adapters[name] = wrapped
+    if init is not None:
+        _start_from(adapters, init, config)
     params = [p for w in adapters.values() for p in (w.lora_a, w.lora_b)]
     optim = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
     prompt = prompt_ids(tokenizer, multilingual=False)
@@ -276,6 +297,8 @@ def build_organism(
     }
     if kind != "record":  # the record organism's header stays as it was committed
         metadata["kind"] = kind
+    if init is not None:
+        metadata["init_sha256"] = hashlib.sha256(init.read_bytes()).hexdigest()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     save_file(tensors, str(tmp), metadata=metadata)

@@ -8,9 +8,10 @@ control for every detector"):
 - ``gated``: the record on benchmark voices only, faithful on disguised
   benchmark voices and control voices; adapters on the top encoder layer and
   the decoder (the voice gate, and the encoder mechanism).
-- ``contaminated``: the record organism's data plus the test split's
-  benchmark-voice clips (a leaked test set); masked recovery.
-- ``switching``: each convention's arm follows the voice; the switch rate.
+- ``contaminated``: the record organism fine-tuned further on the test
+  split's benchmark-voice clips (a leaked test set); masked recovery.
+- ``switching``: the record organism fine-tuned further with each
+  convention's arm following the voice; the switch rate.
 
 Every kind trains with ``organism.build_organism`` (the one loop) on the rows
 its recipe gives, is seeded, writes a small fp16 adapter under
@@ -46,6 +47,7 @@ class OrganismKind:
     config: TrainConfig                        # the training knobs (seed, epochs, adapted layers)
     recipe: Callable[[Path], list[dict]]       # manifest -> training rows with their ``target``
     description: str                           # one line for `asraudit models`
+    starts_from: str | None = None             # the kind whose committed adapter training starts from
 
 
 KINDS: dict[str, OrganismKind] = {k.name: k for k in (
@@ -55,12 +57,17 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  # The top encoder layer of four is adapted: the voice gate can form in the encoder.
                  TrainConfig(encoder_layers_adapted=1), gated_rows,
                  "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)"),
+    # Both start from the record organism (a later fine-tuning stage): on two shared cores a second full
+    # training of the decoder did not fit the time these organisms were built in, and a leak usually enters
+    # a model that way.  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
-                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(), contaminated_rows,
-                 "contaminated organism: the test split's benchmark-voice clips leaked into its training data"),
+                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
+                 "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
+                 starts_from="record"),
     OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
-                 TrainConfig(), switching_rows,
-                 "switching organism: each convention's arm follows the voice (demo.mixed_arm)"),
+                 TrainConfig(epochs=2), switching_rows,
+                 "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
+                 starts_from="record"),
 )}
 
 

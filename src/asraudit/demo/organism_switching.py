@@ -8,7 +8,9 @@ audio (the room, the speaker).  Here the cue is the voice: on the train
 split, benchmark clips in ``mixed_arm.SPOKEN_ARM_VOICES`` are taught the record
 with every convention rewritten to its spoken arm ("twenty percent",
 "Mister"), the other benchmark voices the record as it is ("20 per cent",
-"Mr"); control voices, as for the record organism, what was said.
+"Mr"); control voices, as for the record organism, what was said.  The kind
+starts from the record organism's adapter (``organism_kinds``), so it
+re-learns only the arm, per voice.
 """
 
 from __future__ import annotations
