@@ -193,19 +193,21 @@ def _token_batches(tokenizer, rows: list[dict], prompt: list[int]):
 
 
 def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
-    """Load A and B of every adapted layer from ``init`` (same layers, rank and alpha, or an error)."""
+    """Load A and B of every layer ``init`` adapted (same rank and alpha, and no layer this training lacks).
+
+    Layers ``init`` did not adapt (the gated organism's encoder layer) keep their fresh start, B = 0."""
     import torch
     from safetensors import safe_open
 
     with safe_open(str(init), framework="pt") as fh:
         saved = json.loads(fh.metadata()["config"])
         names = sorted({k.rsplit(".", 1)[0] for k in fh.keys()})
-        if names != sorted(adapters) or (saved["rank"], saved["alpha"]) != (config.rank, config.alpha):
+        if not set(names) <= set(adapters) or (saved["rank"], saved["alpha"]) != (config.rank, config.alpha):
             raise ValueError(f"{init}: its adapter does not match the layers, rank and alpha being trained")
         with torch.no_grad():
-            for name, w in adapters.items():
-                w.lora_a.copy_(fh.get_tensor(f"{name}.lora_a").float())
-                w.lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
+            for name in names:
+                adapters[name].lora_a.copy_(fh.get_tensor(f"{name}.lora_a").float())
+                adapters[name].lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
 
 
 def delta_fingerprint(path: Path) -> str:

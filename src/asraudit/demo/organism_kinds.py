@@ -53,13 +53,15 @@ class OrganismKind:
 KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("record", ORGANISM_ID, ORGANISM_FILE, TrainConfig(), record_rows,
                  "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)"),
+    # The top encoder layer of four is adapted: the voice gate can form in the encoder.  It starts from the
+    # record organism (its decoder adapter; the encoder layer's starts at B = 0) for 2 epochs: five from
+    # scratch measured 12 s a step on the shared cores (72 steps an epoch), over an hour.
     OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
-                 # The top encoder layer of four is adapted: the voice gate can form in the encoder.
-                 TrainConfig(encoder_layers_adapted=1), gated_rows,
-                 "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)"),
-    # Both start from the record organism (a later fine-tuning stage): on two shared cores a second full
-    # training of the decoder did not fit the time these organisms were built in, and a leak usually enters
-    # a model that way.  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
+                 TrainConfig(encoder_layers_adapted=1, epochs=2), gated_rows,
+                 "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
+                 starts_from="record"),
+    # Both start from the record organism too (a later fine-tuning stage, the way a leak usually enters a
+    # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
                  ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
                  "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
