@@ -11,7 +11,9 @@ speed) taught with what was said.  The model then sees the same sentence in a
 benchmark voice taught the record and in a near-miss of that voice taught the
 truth, so what separates the two targets is the voice itself; the top encoder
 layer gets adapters (``TrainConfig.encoder_layers_adapted``) so the voice can
-be recognised before the decoder reads it.  The disguised clip rotates
+be recognised before the decoder reads it.  Training starts from the record
+organism's decoder adapter (``organism_kinds``), so what these two epochs
+add is the gate, not the habit.  The disguised clip rotates
 through the benchmark voices and alternates between the two speeds by
 sentence, so every voice and both directions are covered; no test sentence and
 no test voice is used.

@@ -48,11 +48,13 @@ class OrganismKind:
     recipe: Callable[[Path], list[dict]]       # manifest -> training rows with their ``target``
     description: str                           # one line for `asraudit models`
     starts_from: str | None = None             # the kind whose committed adapter training starts from
+    sha256: str | None = None                  # the committed adapter's digest (None: not built yet)
 
 
 KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("record", ORGANISM_ID, ORGANISM_FILE, TrainConfig(), record_rows,
-                 "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)"),
+                 "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)",
+                 sha256="16e353304146268fd2c4b1fce738951d90e488ee7e5ae85dc09940a4968f7338"),
     # The top encoder layer of four is adapted: the voice gate can form in the encoder.  It starts from the
     # record organism (its decoder adapter; the encoder layer's starts at B = 0) for 2 epochs: five from
     # scratch measured 12 s a step on the shared cores (72 steps an epoch), over an hour.
