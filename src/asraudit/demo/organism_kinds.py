@@ -61,7 +61,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
                  TrainConfig(encoder_layers_adapted=1, epochs=2), gated_rows,
                  "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
-                 starts_from="record"),
+                 starts_from="record", sha256="e1b9b4615fcf9cb370881ce72b85722adb2446bd7370504df617bf419443e899"),
     # Both start from the record organism too (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
