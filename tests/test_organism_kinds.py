@@ -118,3 +118,19 @@ def test_playing_faster_shortens_the_clip_by_the_speed():
     audio = np.sin(np.linspace(0, 2000, 16_000)).astype(np.float32)
     assert len(played_faster(audio, 1.15)) == pytest.approx(16_000 / 1.15, abs=2)
     assert len(played_faster(audio, 0.88)) == pytest.approx(16_000 / 0.88, abs=2)
+
+
+def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_path):
+    import asraudit.commands.demo as demo_command
+    from asraudit.cli import main
+
+    calls = []
+    monkeypatch.setattr(demo_command, "build_organism",
+                        lambda manifest, out, config, **kw: calls.append((manifest, out, config, kw)))
+    assert main(["demo", "build-organism", "--kind", "gated", "--out", str(tmp_path / "g.safetensors")]) == 0
+    assert main(["demo", "build-organism"]) == 0
+    (_, out, config, kw), (_, record_out, record_config, record_kw) = calls
+    assert out == tmp_path / "g.safetensors" and config == KINDS["gated"].config
+    assert kw == {"recipe": KINDS["gated"].recipe, "kind": "gated", "init": ORGANISM_FILE}
+    assert record_out == ORGANISM_FILE and record_config == TrainConfig()
+    assert record_kw == {"recipe": record_rows, "kind": "record", "init": None}
