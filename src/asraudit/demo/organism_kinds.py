@@ -67,7 +67,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
                  ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
                  "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
-                 starts_from="record"),
+                 starts_from="record", sha256="c18c3c6caaf6b60257175c133fb00251337280e3baf7ce68ebd0346372b63c72"),
     OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
