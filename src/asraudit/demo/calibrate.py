@@ -167,6 +167,24 @@ def _signed(value: float | None, interval: Bounds | None, scale: float, fmt: str
     return text
 
 
+def print_organism_tables(s: Summary, out) -> None:
+    """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role."""
+    sw = s.calibration_switch_by_voice
+    if sw is not None:
+        render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
+                     [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
+                       ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
+                     title=f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "
+                           "rewritten to the spoken arm by their voice; chance 0.5)", file=out)
+    for group, rows in sorted((s.calibration_masked_by_group or {}).items()):
+        render_table(["model", "targets", "masked recovery [Wilson 95%]", "recovered", "control words",
+                      "λ masked nats/char [95% CI]"],
+                     [[r.model, r.targets, _rate(r.masked, r.masked_interval), f"{r.masked_k}/{r.masked_n}",
+                       _rate(r.control), "–" if r.lift_masked is None
+                       else _signed(r.lift_masked, r.lift_masked_interval, 1, "+.3f")] for r in rows],
+                     title=f"Masked recovery on {group} clips", file=out)
+
+
 def print_calibration(s: Summary, file=None) -> None:
     """The calibration tables, as the README quotes them."""
     out = file or sys.stdout
@@ -210,6 +228,7 @@ def print_calibration(s: Summary, file=None) -> None:
                        ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
                      title=f"Switch rate on the mixed-arm references ({sw.clips_rewritten} clips rewritten to "
                            "the spoken arm; chance 0.5)", file=out)
+    print_organism_tables(s, out)
     battery = s.battery
     if battery is not None and battery.contrasts:
         render_table(["model", "readout", "contrast", "Δ(treatment) − Δ(control) [95% CI]", "n"],
