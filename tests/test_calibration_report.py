@@ -167,3 +167,10 @@ def test_a_leak_that_travels_to_fresh_voices_fails_the_masked_target():
 def test_an_organism_missing_from_the_summary_falls_back_to_the_record_organism():
     rows = {r.detector: r for r in detector_rows(_summary(True), ORG, {"voice gate": GATED})}
     assert rows["voice gate"].organism == ORG and rows["voice gate"].status == "pass"
+
+
+def test_the_hidden_words_lift_prints_in_nats_per_char_not_as_a_share():
+    s = _with_organisms(leak_travels=False)
+    out = io.StringIO()
+    print_detectors(detector_rows(s, ORG, {"masked recovery": LEAKED}), file=out)
+    assert "benchmark λ masked (nats/char) +0.800 [+0.500, +1.100]" in out.getvalue()

@@ -282,6 +282,13 @@ def _pct(x: float | None) -> str:
 
 
 def _cell(r: Readout) -> str:
+    if "nats/char" in r.label:  # an audio lift, not a share
+        def number(x: float | None) -> str:
+            return "–" if x is None else f"{x:+.3f}"
+        text = f"{r.label} {number(r.value)}"
+        if r.interval is not None and r.interval.low is not None and r.interval.high is not None:
+            text += f" [{number(r.interval.low)}, {number(r.interval.high)}]"
+        return text
     text = f"{r.label} {_pct(r.value)}"
     if r.interval is not None and r.interval.low is not None and r.interval.high is not None:
         text += " " + fmt_interval(r.interval.low, r.interval.high, digits=1)
