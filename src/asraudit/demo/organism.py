@@ -24,6 +24,10 @@ whose speaker never said the opener, the organism wrote "Madam/Mr
 President" on 14/16 benchmark-voice clips and 9/12 fresh-voice clips; the
 clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
 partial, which the calibration reports rather than hides.
+
+This module holds the one training loop and the record organism's recipe;
+the other organisms (gated, contaminated, switching) are kinds in
+``organism_kinds``, each with its own recipe module, trained by this loop.
 """
 
 from __future__ import annotations
