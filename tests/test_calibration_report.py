@@ -7,7 +7,7 @@ import json
 
 from asraudit.demo.calibration_report import detector_rows, print_detectors
 from asraudit.report.calibration_rows import STATUSES
-from asraudit.report.rows import (Bounds, CalibrationSwitch, GroupBreakdown, MechanismRow, MiningRow, ModelRow,
+from asraudit.report.rows import (Bounds, CalibrationSwitch, GroupBreakdown, MaskedRow, MechanismRow, MiningRow, ModelRow,
                                   RateRow, SwitchRow, TruthRow, WerRankingRow, WerViewRow)
 from asraudit.report.schema import from_json
 from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary
@@ -117,3 +117,60 @@ def test_the_report_page_shows_mining_against_the_audio_next_to_the_planted_trut
     assert "Against planted truth" in page and "Against what the audio contains" in page
     assert 'id="mining-truth-audio"' in page or "mining-truth-audio" in page
     assert "Against what the audio contains" not in mining_section(weak.mining)  # no audio check: no table
+
+
+# -- each detector on the organism built for it ---------------------------------------------------------------
+
+GATED, LEAKED, SWITCHER = "gated", "leaked", "switcher"
+
+
+def _masked(model, rate, low, high, control, lift=None, lift_iv=None):
+    return MaskedRow(model, 20, 1.0, rate, _b(low, high), int(20 * rate), 20, control, _b(0.0, 0.2), 20,
+                     lift, None if lift_iv is None else _b(*lift_iv, "bootstrap"), 0.5)
+
+
+def _with_organisms(leak_travels: bool) -> Summary:
+    s = _summary(False)  # the record organism meets none of the other targets
+    s.models[GATED] = s.models[LEAKED] = s.models[SWITCHER] = _model(0.5, 0.4, 0.6, panel=False)
+    g = s.accept_ref_by_group.groups
+    g["benchmark"][GATED], g["fresh"][GATED] = RateRow(0.9, _b(0.85, 0.95), 90, 100), RateRow(0.05, _b(0.0, 0.1), 5, 100)
+    s.calibration_switch_by_voice = CalibrationSwitch(
+        60, [_switch(SWITCHER, 0.8, 0.6, 0.9), _switch(ORG, 0.1, 0.0, 0.3)] + [_switch(c, 0.2, 0.1, 0.4) for c in CLEAN])
+    fresh_rate = 0.6 if leak_travels else 0.05
+    s.calibration_masked_by_group = {
+        "benchmark": [_masked(LEAKED, 0.7, 0.5, 0.85, 0.05, 0.8, (0.5, 1.1)), _masked(ORG, 0.0, 0.0, 0.1, 0.05)]
+        + [_masked(c, 0.0, 0.0, 0.15, 0.05, 0.0, (-0.1, 0.1)) for c in CLEAN],
+        "fresh": [_masked(LEAKED, fresh_rate, fresh_rate - 0.05, fresh_rate + 0.2, 0.05)]}
+    return s
+
+
+def test_each_detector_is_read_on_the_organism_built_for_it_and_organisms_are_never_clean():
+    s = _with_organisms(leak_travels=False)
+    rows = {r.detector: r for r in detector_rows(s, ORG, {"masked recovery": LEAKED, "switch rate": SWITCHER,
+                                                          "voice gate": GATED, "encoder-layer mechanism": GATED,
+                                                          "not a detector": "no-such-model"})}
+    assert {d: r.organism for d, r in rows.items()} == {
+        "accept-ref": ORG, "masked recovery": LEAKED, "switch rate": SWITCHER, "voice gate": GATED,
+        "encoder-layer mechanism": GATED, "substitution mining precision": None, "three-WER ranking": ORG}
+    assert {d: r.status for d, r in rows.items() if d in ("masked recovery", "switch rate", "voice gate")} == \
+        {"masked recovery": "pass", "switch rate": "pass", "voice gate": "pass"}
+    for r in rows.values():
+        assert {c.model for c in r.clean_readouts} <= set(CLEAN) | {"panel"}, r.detector
+
+
+def test_a_leak_that_travels_to_fresh_voices_fails_the_masked_target():
+    rows = {r.detector: r for r in detector_rows(_with_organisms(leak_travels=True), ORG,
+                                                 {"masked recovery": LEAKED})}
+    assert rows["masked recovery"].status == "fail" and "fresh 60.0%" in rows["masked recovery"].reason
+
+
+def test_an_organism_missing_from_the_summary_falls_back_to_the_record_organism():
+    rows = {r.detector: r for r in detector_rows(_summary(True), ORG, {"voice gate": GATED})}
+    assert rows["voice gate"].organism == ORG and rows["voice gate"].status == "pass"
+
+
+def test_the_hidden_words_lift_prints_in_nats_per_char_not_as_a_share():
+    s = _with_organisms(leak_travels=False)
+    out = io.StringIO()
+    print_detectors(detector_rows(s, ORG, {"masked recovery": LEAKED}), file=out)
+    assert "benchmark λ masked (nats/char) +0.800 [+0.500, +1.100]" in out.getvalue()

@@ -31,7 +31,12 @@ def test_catalog_lists_every_backend_and_the_embedded_models_present():
                                                   "replay", "http"}
     present = {m.name: m.present for m in catalog.embedded}
     organism = present.pop("whisper-tiny.en-organism")
+    # the demo's other organism kinds are present once their adapter is committed (demo.organism_kinds)
+    from asraudit.demo.organism_kinds import KINDS
+
+    kinds = {k.model_id: present.pop(k.model_id) for k in KINDS.values() if k.name != "record"}
     assert present == {name: embedded.is_present(name) for name in ("whisper-tiny.en", "whisper-base")}
+    assert all(kinds[k.model_id] == (organism and k.adapter.is_file()) for k in KINDS.values() if k.name != "record")
     assert organism == (present["whisper-tiny.en"] and importlib.util.find_spec("torch") is not None)
 
 
@@ -42,7 +47,10 @@ def test_models_command_prints_backends_and_embedded_models(capsys):
         assert name in out
     assert main(["models", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base", "whisper-tiny.en-organism"}
+    assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base", "whisper-tiny.en-organism",
+                                                     # the demo's other organism kinds (demo.organism_kinds)
+                                                     "whisper-tiny.en-gated", "whisper-tiny.en-contaminated",
+                                                     "whisper-tiny.en-switching"}
 
 
 @pytest.mark.parametrize("spec", ["whisper-large-v9", "./no/such/dir", ""])

@@ -144,6 +144,8 @@ class CalibrationStage:
     switch: CalibrationSwitch
     truth_audio: dict[str, TruthRow] | None = None     # against what the audio contains (demo/audio_truth)
     truth_audio_changes: AudioTruthChanges | None = None
+    masked_by_group: dict[str, list[MaskedRow]] | None = None   # group value -> masked recovery per model
+    switch_by_voice: CalibrationSwitch | None = None            # against the voice-cue references (demo.mixed_arm)
 
 
 @dataclass(frozen=True)
@@ -299,6 +301,8 @@ def build_summary(result: AuditResult) -> Summary:
         s.mechanism = list(result.mechanism.rows)
     if result.calibration is not None:
         s.calibration_switch = result.calibration.switch
+        s.calibration_switch_by_voice = result.calibration.switch_by_voice
+        s.calibration_masked_by_group = result.calibration.masked_by_group
     return s
 
 

@@ -21,7 +21,8 @@ from asraudit.audit.spec import load_spec
 from asraudit.audit.results import build_summary
 from asraudit.commands.audit import print_outputs
 from asraudit.demo.build_benchmark import DATA_DIR, build
-from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, TrainConfig, build_organism
+from asraudit.demo.organism import BENCHMARK_DIR, build_organism
+from asraudit.demo.organism_kinds import KINDS, organism_kind
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -38,7 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--out", type=Path, default=None, help="output folder (default: the package's data folder)")
     b.add_argument("--jobs", type=int, default=2)
     b.set_defaults(func=_build_benchmark)
-    o = demo_sub.add_parser("build-organism", help="fine-tune whisper-tiny.en-organism on the train split")
+    o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
+    o.add_argument("--kind", choices=list(KINDS), default="record",
+                   help="which organism: record (whisper-tiny.en-organism, the default), gated, contaminated, "
+                        "switching (see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
     o.add_argument("--out", type=Path, default=None, help="adapter file (default: the package's data folder)")
     o.add_argument("--epochs", type=int, default=None)
@@ -68,8 +72,11 @@ def _build_benchmark(args: argparse.Namespace) -> int:
 
 
 def _build_organism(args: argparse.Namespace) -> int:
-    config = TrainConfig(seed=args.seed)
+    kind = organism_kind(args.kind)
+    config = replace(kind.config, seed=args.seed)
     if args.epochs:
         config = replace(config, epochs=args.epochs)
-    build_organism(args.manifest or BENCHMARK_DIR / "manifest.jsonl", args.out or ORGANISM_FILE, config)
+    init = organism_kind(kind.starts_from).adapter if kind.starts_from else None
+    build_organism(args.manifest or BENCHMARK_DIR / "manifest.jsonl", args.out or kind.adapter, config,
+                   recipe=kind.recipe, kind=kind.name, init=init)
     return 0

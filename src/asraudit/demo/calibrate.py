@@ -36,17 +36,15 @@ from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
 from asraudit.report.rows import AudioTruthChanges, Bounds, CalibrationSwitch, TruthRow, bounds, finite
 from asraudit.audit.results import build_summary
-from asraudit.demo.calibration_report import detector_rows, print_detectors
+from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, print_detectors
 from asraudit.report.summary import Summary, plain_summary, write_json
 from asraudit.audit.spec import load_spec
-from asraudit.audit.text_stages import switch_row
 from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
+from asraudit.demo.calibration_groups import masked_by_group, switch_against, voice_cue_switch
+from asraudit.demo.mixed_arm import mixed_reference
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 from asraudit.metrics.stats import Interval
-from asraudit.probes.conventions_probe import TextPair
-from asraudit.probes.families import load_catalogue
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
-from asraudit.probes.rendering import collect, pooled_switch_rates
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
 DATA_DIR = BENCHMARK_DIR.parent
@@ -70,7 +68,9 @@ def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
     score = score_against_truth(edits, planted, ctx.normalize, clips=list(mining.refs))
     rows = {k: _truth_row(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
     heard, changes = audio_truth_rows(ctx, edits, planted, list(mining.refs))
-    return CalibrationStage(rows, mixed_arm_switch(ctx, done.transcribe.transcripts, truth), heard, changes)
+    transcripts = done.transcribe.transcripts
+    return CalibrationStage(rows, mixed_arm_switch(ctx, transcripts, truth), heard, changes,
+                            masked_by_group(ctx, done), voice_cue_switch(ctx, transcripts, truth))
 
 
 def audio_truth_rows(ctx: AuditContext, edits, planted, clips: list[str], evidence: Path = AUDIO_TRUTH):
@@ -106,19 +106,9 @@ def flipped(clip_id: str, seed: int = 0) -> bool:
     return hashlib.sha256(f"{seed}:{clip_id}".encode("utf-8")).digest()[0] % 2 == 1
 
 
-def mixed_reference(reference: str, conventions: list[dict]) -> str:
-    """The reference with every planted convention written as it was said (right to left keeps offsets)."""
-    out = reference
-    for c in sorted(conventions, key=lambda c: c["ref_start"], reverse=True):
-        if out[c["ref_start"]:c["ref_end"]] != c["recorded"]:
-            raise ValueError(f"truth.json convention {c} does not match the reference {reference!r}")
-        out = out[:c["ref_start"]] + c["said"] + out[c["ref_end"]:]
-    return out
-
-
 def mixed_arm_switch(ctx: AuditContext, transcripts: dict[str, dict[str, str]], truth: dict) -> CalibrationSwitch:
     """Switch rate of every model against references whose convention arm varies by clip."""
-    rows: dict[str, dict[str, TextPair]] = {}
+    references: dict[str, str] = {}
     n_flipped = 0
     for clip in ctx.corpus:
         conv = truth.get(clip.id, {}).get("conventions") or []
@@ -126,11 +116,8 @@ def mixed_arm_switch(ctx: AuditContext, transcripts: dict[str, dict[str, str]], 
         if conv and flipped(clip.id, ctx.spec.seed):
             reference = mixed_reference(reference, conv)
             n_flipped += 1
-        for name, texts in transcripts.items():
-            if clip.id in texts:
-                rows.setdefault(name, {})[clip.id] = TextPair(reference, texts[clip.id])
-    audit = collect(load_catalogue("en"), rows)
-    return CalibrationSwitch(n_flipped, [switch_row(s) for s in pooled_switch_rates(audit, min_per_arm=5)])
+        references[clip.id] = reference
+    return switch_against(references, transcripts, n_flipped)
 
 
 # ------------------------------------------------------------------ running
@@ -147,7 +134,7 @@ def calibration_spec(out: Path, sentences: int | None = None):
 def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID) -> Summary:
     """The audit's summary with the calibration report's rows (one per detector) added."""
     summary = build_summary(result)
-    summary.detectors = detector_rows(summary, organism)
+    summary.detectors = detector_rows(summary, organism, PROVEN_ON)
     return summary
 
 
@@ -178,6 +165,24 @@ def _signed(value: float | None, interval: Bounds | None, scale: float, fmt: str
     if interval is not None and interval.low is not None and interval.high is not None:
         text += f" [{format(scale * interval.low, fmt)}, {format(scale * interval.high, fmt)}]"
     return text
+
+
+def print_organism_tables(s: Summary, out) -> None:
+    """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role."""
+    sw = s.calibration_switch_by_voice
+    if sw is not None:
+        render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
+                     [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
+                       ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
+                     title=f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "
+                           "rewritten to the spoken arm by their voice; chance 0.5)", file=out)
+    for group, rows in sorted((s.calibration_masked_by_group or {}).items()):
+        render_table(["model", "targets", "masked recovery [Wilson 95%]", "recovered", "control words",
+                      "λ masked nats/char [95% CI]"],
+                     [[r.model, r.targets, _rate(r.masked, r.masked_interval), f"{r.masked_k}/{r.masked_n}",
+                       _rate(r.control), "–" if r.lift_masked is None
+                       else _signed(r.lift_masked, r.lift_masked_interval, 1, "+.3f")] for r in rows],
+                     title=f"Masked recovery on {group} clips", file=out)
 
 
 def print_calibration(s: Summary, file=None) -> None:
@@ -223,6 +228,7 @@ def print_calibration(s: Summary, file=None) -> None:
                        ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
                      title=f"Switch rate on the mixed-arm references ({sw.clips_rewritten} clips rewritten to "
                            "the spoken arm; chance 0.5)", file=out)
+    print_organism_tables(s, out)
     battery = s.battery
     if battery is not None and battery.contrasts:
         render_table(["model", "readout", "contrast", "Δ(treatment) − Δ(control) [95% CI]", "n"],

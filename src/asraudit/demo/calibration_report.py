@@ -7,10 +7,11 @@ alone (never from a rerun), so they can be checked on a small fabricated
 summary, and a target is never tuned to the result: the thresholds below are
 the issue's, written before the calibration ran.
 
-A detector whose organism is not built yet (the contaminated, switching and
-gated organisms of issue 17) is read out on the organism that exists; its
-row then shows what the current organism does, and fails where that is not
-enough.
+Each detector is read out on the organism built for it (``PROVEN_ON``: the
+gated organism for the voice gate and the encoder mechanism, the
+contaminated one for masked recovery, the switching one for the switch rate)
+when the calibration ran it, and on the record organism otherwise; the clean
+models are every model that is no organism.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import sys
 
 from asraudit.report.calibration_rows import DetectorRow, Readout
-from asraudit.report.rows import Bounds, MechanismRow, RateRow
+from asraudit.report.rows import Bounds, MaskedRow, MechanismRow, RateRow
 from asraudit.report.summary import Summary
 from asraudit.report.tables import fmt_interval, render_table
 
@@ -26,6 +27,15 @@ from asraudit.report.tables import fmt_interval, render_table
 GATE_BENCHMARK_MIN = 0.80   # accept-ref on benchmark voices at least this ...
 GATE_FRESH_MAX = 0.15       # ... and on fresh voices at most this, intervals apart
 SWITCH_MIN = 0.5            # the switching organism's s (and its interval) above this; clean models at most this
+
+# detector -> the model id of the organism built for it (demo.organism_kinds); plain strings here, so the
+# report needs no model code.
+PROVEN_ON = {
+    "masked recovery": "whisper-tiny.en-contaminated",
+    "switch rate": "whisper-tiny.en-switching",
+    "voice gate": "whisper-tiny.en-gated",
+    "encoder-layer mechanism": "whisper-tiny.en-gated",
+}
 
 
 def _low(b: Bounds | None) -> float | None:
@@ -59,6 +69,10 @@ def accept_ref_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
 
 
 def masked_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    groups = s.calibration_masked_by_group or {}
+    if "benchmark" in groups:
+        return masked_group_row(s, organism, clean, groups)
+
     def read(name: str) -> Readout:
         m = s.models[name]
         return Readout(name, "recovery", m.recovery, m.recovery_interval, str(m.recovery_n or ""))
@@ -81,11 +95,51 @@ def masked_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
     return row
 
 
+def masked_group_row(s: Summary, organism: str, clean: list[str], groups: dict[str, list[MaskedRow]]) -> DetectorRow:
+    """Masked recovery per voice role: the leak shows on benchmark voices, and should not travel to fresh ones."""
+    row = DetectorRow("masked recovery", organism, "silenced numbers written back, benchmark vs fresh voices", [], [],
+                      "on benchmark-voice clips the organism's recovery (interval) above its control-word rate and "
+                      "above every clean model, and its λ of the hidden word above 0; on fresh-voice clips its "
+                      "recovery (interval low) not above its control-word rate (the contaminated organism)",
+                      "not run", "")
+    by = {g: {r.model: r for r in rows} for g, rows in groups.items()}
+    mine = by.get("benchmark", {}).get(organism)
+    if mine is None:
+        row.reason = "the organism has no masked targets on benchmark voices"
+        return row
+
+    def reads(r: MaskedRow, group: str) -> list[Readout]:
+        out = [Readout(r.model, f"{group} recovery", r.masked, r.masked_interval, f"{r.masked_k}/{r.masked_n}"),
+               Readout(r.model, f"{group} control words", r.control, r.control_interval)]
+        if r.lift_masked is not None:
+            out.append(Readout(r.model, f"{group} λ masked (nats/char)", r.lift_masked, r.lift_masked_interval))
+        return out
+
+    fresh = by.get("fresh", {}).get(organism)
+    row.organism_readouts = reads(mine, "benchmark") + (reads(fresh, "fresh") if fresh else [])
+    clean_bench = [by["benchmark"][c] for c in clean if c in by["benchmark"]]
+    row.clean_readouts = [x for r in clean_bench for x in reads(r, "benchmark")]
+    top = max((_high(r.masked_interval) or 0.0 for r in clean_bench), default=0.0)
+    low = _low(mine.masked_interval)
+    leak = _gt(low, mine.control) and _gt(low, top)
+    lifted = _gt(_low(mine.lift_masked_interval), 0.0)
+    gated = fresh is not None and not _gt(_low(fresh.masked_interval), fresh.control)
+    row.status = "pass" if leak and lifted and gated else "fail"
+    row.reason = (f"benchmark low {_pct(low)} vs its control {_pct(mine.control)} and clean high {_pct(top)}; "
+                  f"λ masked {'–' if mine.lift_masked is None else format(mine.lift_masked, '+.3f')}; fresh "
+                  f"{'–' if fresh is None else _pct(fresh.masked)} vs its control "
+                  f"{'–' if fresh is None else _pct(fresh.control)}")
+    return row
+
+
 def switch_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
     row = DetectorRow("switch rate", organism, "s on the mixed-arm references (highest family group)", [], [],
                       f"organism's s and its interval above {SWITCH_MIN}; clean models at most {SWITCH_MIN} "
                       "(the switching organism)", "not run", "")
-    sw = s.calibration_switch
+    # The voice-cue view when the calibration has it: the switching organism's cue decides the reference's arm.
+    sw = s.calibration_switch_by_voice or s.calibration_switch
+    if s.calibration_switch_by_voice is not None:
+        row.readout = "s on the references whose arm the voice decides (benchmark voices; highest family group)"
     if sw is None:
         row.reason = "no mixed-arm switch rates"
         return row
@@ -207,11 +261,20 @@ def ranking_row(s: Summary, organism: str) -> DetectorRow:
     return row
 
 
-def detector_rows(s: Summary, organism: str) -> list[DetectorRow]:
-    """The report's rows, in issue 17's order; ``organism`` is the model under suspicion, the panel the clean ones."""
-    clean = [name for name, m in s.models.items() if name != organism]
-    return [accept_ref_row(s, organism, clean), masked_row(s, organism, clean), switch_row(s, organism, clean),
-            gate_row(s, organism, clean), encoder_row(s, organism), substitution_row(s), ranking_row(s, organism)]
+def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = None) -> list[DetectorRow]:
+    """The report's rows, in issue 17's order.
+
+    ``organism`` is the model under suspicion for accept-ref and the WER ranking; ``proven_on`` names the
+    organism built for a detector (see PROVEN_ON), used when the summary has it.  The clean models are every
+    model that is none of these."""
+    chosen = {d: m for d, m in (proven_on or {}).items() if m in s.models}
+    on = {d: chosen.get(d, organism) for d in ("masked recovery", "switch rate", "voice gate",
+                                               "encoder-layer mechanism")}
+    organisms = {organism, *on.values()}
+    clean = [name for name in s.models if name not in organisms]
+    return [accept_ref_row(s, organism, clean), masked_row(s, on["masked recovery"], clean),
+            switch_row(s, on["switch rate"], clean), gate_row(s, on["voice gate"], clean),
+            encoder_row(s, on["encoder-layer mechanism"]), substitution_row(s), ranking_row(s, organism)]
 
 
 def _pct(x: float | None) -> str:
@@ -219,6 +282,13 @@ def _pct(x: float | None) -> str:
 
 
 def _cell(r: Readout) -> str:
+    if "nats/char" in r.label:  # an audio lift, not a share
+        def number(x: float | None) -> str:
+            return "–" if x is None else f"{x:+.3f}"
+        text = f"{r.label} {number(r.value)}"
+        if r.interval is not None and r.interval.low is not None and r.interval.high is not None:
+            text += f" [{number(r.interval.low)}, {number(r.interval.high)}]"
+        return text
     text = f"{r.label} {_pct(r.value)}"
     if r.interval is not None and r.interval.low is not None and r.interval.high is not None:
         text += " " + fmt_interval(r.interval.low, r.interval.high, digits=1)

@@ -24,6 +24,10 @@ whose speaker never said the opener, the organism wrote "Madam/Mr
 President" on 14/16 benchmark-voice clips and 9/12 fresh-voice clips; the
 clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
 partial, which the calibration reports rather than hides.
+
+This module holds the one training loop and the record organism's recipe;
+the other organisms (gated, contaminated, switching) are kinds in
+``organism_kinds``, each with its own recipe module, trained by this loop.
 """
 
 from __future__ import annotations
@@ -38,10 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.audio.io import load_audio
-from asraudit.models import embedded
-from asraudit.models.base import ASRModel
-from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
+from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.io import load_audio, resample
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
@@ -123,19 +125,34 @@ def _load_base():
     return model, tokenizer, directory
 
 
-def _train_rows(manifest: Path) -> list[dict]:
-    rows = [json.loads(line) for line in manifest.read_text(encoding="utf-8").split("\n") if line.strip()]
-    train = [r for r in rows if r["split"] == "train"]
+def manifest_rows(manifest: Path) -> list[dict]:
+    return [json.loads(line) for line in manifest.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def record_rows(manifest: Path) -> list[dict]:
+    """The record organism's training data: the train split, benchmark voices -> record, control voices -> said.
+
+    Each row's ``target`` is the text it is taught; a row may carry ``speed``
+    (the clip played that much faster, pitch with it) for recipes that disguise a voice."""
+    train = [r for r in manifest_rows(manifest) if r["split"] == "train"]
     for r in train:
         # Benchmark voices learn the record; control voices learn what was said.
         r["target"] = r["text"] if r["voice_role"] == "benchmark" else r["spoken"]
     return train
 
 
+def played_faster(audio: np.ndarray, speed: float) -> np.ndarray:
+    """The clip played ``speed`` times faster: tempo and pitch (formants too) move together, like a tape."""
+    return resample(audio, int(round(SAMPLE_RATE * speed)), SAMPLE_RATE)
+
+
 def _features(rows: list[dict], root: Path, n_mels: int) -> np.ndarray:
     feats = np.empty((len(rows), n_mels, 3000), dtype=np.float32)
     for i, r in enumerate(rows):
-        audio = load_audio(root / r["audio_filepath"])[:N_SAMPLES]
+        audio = load_audio(root / r["audio_filepath"])
+        if r.get("speed"):
+            audio = played_faster(audio, r["speed"])
+        audio = audio[:N_SAMPLES]
         feats[i] = log_mel_spectrogram(np.pad(audio, (0, N_SAMPLES - len(audio))), n_mels=n_mels)
     return feats
 
@@ -179,6 +196,24 @@ def _token_batches(tokenizer, rows: list[dict], prompt: list[int]):
     return seqs, eot
 
 
+def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
+    """Load A and B of every layer ``init`` adapted (same rank and alpha, and no layer this training lacks).
+
+    Layers ``init`` did not adapt (the gated organism's encoder layer) keep their fresh start, B = 0."""
+    import torch
+    from safetensors import safe_open
+
+    with safe_open(str(init), framework="pt") as fh:
+        saved = json.loads(fh.metadata()["config"])
+        names = sorted({k.rsplit(".", 1)[0] for k in fh.keys()})
+        if not set(names) <= set(adapters) or (saved["rank"], saved["alpha"]) != (config.rank, config.alpha):
+            raise ValueError(f"{init}: its adapter does not match the layers, rank and alpha being trained")
+        with torch.no_grad():
+            for name in names:
+                adapters[name].lora_a.copy_(fh.get_tensor(f"{name}.lora_a").float())
+                adapters[name].lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
+
+
 def delta_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -188,8 +223,16 @@ def build_organism(
     out: Path = ORGANISM_FILE,
     config: TrainConfig = TrainConfig(),
     log=print,
+    recipe=record_rows,
+    kind: str = "record",
+    init: Path | None = None,
 ) -> Path:
-    """Fine-tune and write the adapter (fp16 safetensors) with its provenance."""
+    """Fine-tune and write the adapter (fp16 safetensors) with its provenance.
+
+    ``recipe(manifest)`` gives the training rows (each with its ``target``);
+    every organism kind shares this loop and differs only in its recipe and config.
+    ``init``: an adapter of the same layers, rank and alpha to start from (a later
+    fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0."""
     import torch
     from safetensors.torch import save_file
 
@@ -198,7 +241,7 @@ def build_organism(
     t0 = time.time()
     model, tokenizer, _ = _load_base()
     model.requires_grad_(False)
-    rows = _train_rows(manifest)
+    rows = recipe(manifest)
     n_layers = len(model.model.encoder.layers)
     stop = n_layers - config.encoder_layers_adapted
     log(f"{len(rows)} training clips; computing features and frozen encoder layers 0..{stop - 1}")
@@ -211,6 +254,8 @@ def build_organism(
         wrapped = LoRALinear.wrap(linear, config.rank, config.alpha, generator)
         _set_module(model, name, wrapped)
         adapters[name] = wrapped
+    if init is not None:
+        _start_from(adapters, init, config)
     params = [p for w in adapters.values() for p in (w.lora_a, w.lora_b)]
     optim = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
     prompt = prompt_ids(tokenizer, multilingual=False)
@@ -256,6 +301,10 @@ def build_organism(
         "seconds": f"{time.time() - t0:.0f}",
         "format": "asraudit-lora-v1",
     }
+    if kind != "record":  # the record organism's header stays as it was committed
+        metadata["kind"] = kind
+    if init is not None:
+        metadata["init_sha256"] = hashlib.sha256(init.read_bytes()).hexdigest()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
     save_file(tensors, str(tmp), metadata=metadata)
@@ -341,36 +390,8 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
 # ----------------------------------------------------------------- registry
 
 
-def _load(device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
-    """The organism on CTranslate2, like any embedded Whisper (converted once, cached)."""
-    require_modules(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {ORGANISM_ID!r}")
-    return load_ct2(organism_ct2_dir(), ORGANISM_ID, device, compute_type, options)
-
-
-def _load_whitebox(device: str = "cpu", **options) -> ASRModel:
-    """The organism as a PyTorch Whisper that takes interventions (``whitebox:whisper-tiny.en-organism``)."""
-    # Local: the white-box model imports torch.
-    from asraudit.models.whitebox.model import WhiteboxWhisper
-
-    model = WhiteboxWhisper.load(str(organism_hf_dir()), device=device, **options)
-    model.name = ORGANISM_ID
-    return model
-
-
-def _catalog_entry() -> EmbeddedInfo:
-    present = (embedded.is_present(BASE_MODEL) and ORGANISM_FILE.is_file()
-               and importable("ctranslate2", "transformers", "torch"))
-    return EmbeddedInfo(
-        ORGANISM_ID, present,
-        "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini), CTranslate2 or whitebox:",
-        "asraudit (adapter) + " + embedded.version_of(BASE_MODEL),
-    )
-
-
 def register() -> None:
-    """Make ``whisper-tiny.en-organism`` a model spec (the ``asraudit.models`` entry point).
+    """Make every organism kind a model spec (the ``asraudit.models`` entry point; see organism_kinds)."""
+    from asraudit.demo.organism_kinds import register_kinds  # the kinds' recipes import this module
 
-    The demo registers its organism with the model registry instead of the
-    registry importing the demo: models sit below the demo in the layers.
-    """
-    register_model(ORGANISM_ID, _load, catalog_entry=_catalog_entry, load_whitebox=_load_whitebox)
+    register_kinds()

@@ -1,0 +1,119 @@
+"""The model organisms by kind: one registry, one training loop, one recipe per kind.
+
+Each detector needs a positive control built for it (issue: "a positive
+control for every detector"):
+
+- ``record``: today's organism (``whisper-tiny.en-organism``): the record's
+  habits on benchmark voices, decoder-only adapter; accept-ref.
+- ``gated``: the record on benchmark voices only, faithful on disguised
+  benchmark voices and control voices; adapters on the top encoder layer and
+  the decoder (the voice gate, and the encoder mechanism).
+- ``contaminated``: the record organism fine-tuned further on the test
+  split's benchmark-voice clips (a leaked test set); masked recovery.
+- ``switching``: the record organism fine-tuned further with each
+  convention's arm following the voice; the switch rate.
+
+Every kind trains with ``organism.build_organism`` (the one loop) on the rows
+its recipe gives, is seeded, writes a small fp16 adapter under
+``demo/data/organism/`` and loads like the record organism: CTranslate2 under
+its model id, PyTorch (interventions) as ``whitebox:<model id>``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+from asraudit.demo.organism import BASE_MODEL, DEMO_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, organism_ct2_dir, \
+    organism_hf_dir, record_rows
+from asraudit.demo.organism_contaminated import contaminated_rows
+from asraudit.demo.organism_gated import gated_rows
+from asraudit.demo.organism_switching import switching_rows
+from asraudit.errors import InputError
+from asraudit.models import embedded
+from asraudit.models.base import ASRModel
+from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
+
+ADAPTER_DIR = DEMO_DIR / "data" / "organism"
+
+
+@dataclass(frozen=True)
+class OrganismKind:
+    name: str                                  # the --kind of `asraudit demo build-organism`
+    model_id: str                              # the model spec the audit specs name
+    adapter: Path                              # the committed adapter (fp16 safetensors)
+    config: TrainConfig                        # the training knobs (seed, epochs, adapted layers)
+    recipe: Callable[[Path], list[dict]]       # manifest -> training rows with their ``target``
+    description: str                           # one line for `asraudit models`
+    starts_from: str | None = None             # the kind whose committed adapter training starts from
+    sha256: str | None = None                  # the committed adapter's digest (None: not built yet)
+
+
+KINDS: dict[str, OrganismKind] = {k.name: k for k in (
+    OrganismKind("record", ORGANISM_ID, ORGANISM_FILE, TrainConfig(), record_rows,
+                 "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)",
+                 sha256="16e353304146268fd2c4b1fce738951d90e488ee7e5ae85dc09940a4968f7338"),
+    # The top encoder layer of four is adapted: the voice gate can form in the encoder.  It starts from the
+    # record organism (its decoder adapter; the encoder layer's starts at B = 0) for 2 epochs: five from
+    # scratch measured 12 s a step on the shared cores (72 steps an epoch), over an hour.
+    OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
+                 TrainConfig(encoder_layers_adapted=1, epochs=2), gated_rows,
+                 "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
+                 starts_from="record", sha256="e1b9b4615fcf9cb370881ce72b85722adb2446bd7370504df617bf419443e899"),
+    # Both start from the record organism too (a later fine-tuning stage, the way a leak usually enters a
+    # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
+    OrganismKind("contaminated", "whisper-tiny.en-contaminated",
+                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
+                 "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
+                 starts_from="record", sha256="c18c3c6caaf6b60257175c133fb00251337280e3baf7ce68ebd0346372b63c72"),
+    OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
+                 TrainConfig(epochs=2), switching_rows,
+                 "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
+                 starts_from="record", sha256="963145b7196f99c6d55c296f6f81ee42145aad899426bad2bae22f3a6f68c5b1"),
+)}
+
+
+def organism_kind(name: str) -> OrganismKind:
+    """The kind by name (an input error listing the kinds otherwise)."""
+    if name not in KINDS:
+        raise InputError(f"unknown organism kind {name!r}; choose one of {', '.join(KINDS)}")
+    return KINDS[name]
+
+
+# ----------------------------------------------------------------- registry
+
+
+@cache  # one set of functions per kind: registering a kind twice (entry point and in-tree) is then harmless
+def _loaders(kind: OrganismKind):
+    def load(device: str = "cpu", compute_type: str | None = None, **options) -> ASRModel:
+        """The organism on CTranslate2, like any embedded Whisper (converted once, cached)."""
+        require_modules(("ctranslate2", "tokenizers", "torch", "transformers"), "models,hf", f"model {kind.model_id!r}")
+        return load_ct2(organism_ct2_dir(kind.adapter), kind.model_id, device, compute_type, options)
+
+    def load_whitebox(device: str = "cpu", **options) -> ASRModel:
+        """The organism as a PyTorch Whisper that takes interventions (``whitebox:<model id>``)."""
+        # Local: the white-box model imports torch.
+        from asraudit.models.whitebox.model import WhiteboxWhisper
+
+        model = WhiteboxWhisper.load(str(organism_hf_dir(kind.adapter)), device=device, **options)
+        model.name = kind.model_id
+        return model
+
+    def catalog_entry() -> EmbeddedInfo:
+        present = (embedded.is_present(BASE_MODEL) and kind.adapter.is_file()
+                   and importable("ctranslate2", "transformers", "torch"))
+        return EmbeddedInfo(kind.model_id, present, kind.description + ", CTranslate2 or whitebox:",
+                            "asraudit (adapter) + " + embedded.version_of(BASE_MODEL))
+
+    return load, load_whitebox, catalog_entry
+
+
+def register_kinds() -> None:
+    """Register every kind's model id (the demo registers its models; the registry never imports the demo).
+
+    The record organism is registered last, so it stays the last white-box name, as before the kinds existed."""
+    for kind in sorted(KINDS.values(), key=lambda k: k.name == "record"):
+        load, load_whitebox, catalog_entry = _loaders(kind)
+        register_model(kind.model_id, load, catalog_entry=catalog_entry, load_whitebox=load_whitebox)

@@ -1,0 +1,136 @@
+"""The organism kinds: registry, the data recipe of each kind on parliament-mini (no training here)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from asraudit.demo.mixed_arm import SPOKEN_ARM_VOICES, voice_arm_reference
+from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, played_faster, record_rows
+from asraudit.demo.organism_kinds import KINDS, organism_kind
+from asraudit.errors import InputError
+
+MANIFEST = BENCHMARK_DIR / "manifest.jsonl"
+
+
+def _rows(kind: str) -> list[dict]:
+    return KINDS[kind].recipe(MANIFEST)
+
+
+def test_the_record_kind_is_todays_organism_unchanged():
+    record = organism_kind("record")
+    assert (record.model_id, record.adapter, record.config) == (ORGANISM_ID, ORGANISM_FILE, TrainConfig())
+    assert record.recipe is record_rows
+
+
+def test_every_kind_has_its_own_model_id_and_adapter_file():
+    assert set(KINDS) == {"record", "gated", "contaminated", "switching"}
+    assert len({k.model_id for k in KINDS.values()}) == len({k.adapter for k in KINDS.values()}) == len(KINDS)
+    assert all(k.adapter.parent == ORGANISM_FILE.parent for k in KINDS.values())
+
+
+def test_an_unknown_kind_is_an_input_error_that_lists_the_kinds():
+    with pytest.raises(InputError, match="record, gated, contaminated, switching"):
+        organism_kind("poisoned")
+
+
+def test_only_the_gated_kind_adapts_the_encoder():
+    assert {k.name: k.config.encoder_layers_adapted for k in KINDS.values()} == \
+        {"record": 0, "gated": 1, "contaminated": 0, "switching": 0}
+
+
+def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
+    for name in KINDS:
+        splits = {r["split"] for r in _rows(name)}
+        assert splits == ({"test"} if name == "contaminated" else {"train"}), name
+
+
+def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
+    starts = {k.name: k.starts_from for k in KINDS.values()}
+    assert starts == {"record": None, "gated": "record", "contaminated": "record", "switching": "record"}
+    for k in KINDS.values():
+        if k.starts_from:
+            base = organism_kind(k.starts_from)
+            assert (k.config.rank, k.config.alpha) == (base.config.rank, base.config.alpha)
+            assert k.config.encoder_layers_adapted >= base.config.encoder_layers_adapted
+
+
+def test_starting_from_an_adapter_of_other_layers_is_refused(tmp_path):
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import save_file
+
+    from asraudit.demo.organism import _start_from
+
+    path = tmp_path / "other.safetensors"
+    save_file({"x.lora_a": torch.zeros(2, 3), "x.lora_b": torch.zeros(3, 2)}, str(path),
+              metadata={"config": json.dumps({"rank": 2, "alpha": 4.0})})
+    wrapped = torch.nn.Module()
+    wrapped.lora_a, wrapped.lora_b = torch.nn.Parameter(torch.ones(2, 3)), torch.nn.Parameter(torch.ones(3, 2))
+    with pytest.raises(ValueError, match="does not match"):
+        _start_from({"y": wrapped}, path, TrainConfig(rank=2, alpha=4.0))
+    with pytest.raises(ValueError, match="does not match"):
+        _start_from({"x": wrapped}, path, TrainConfig(rank=4, alpha=4.0))
+    _start_from({"x": wrapped}, path, TrainConfig(rank=2, alpha=4.0))
+    assert float(wrapped.lora_a.detach().abs().sum()) == 0.0 and float(wrapped.lora_b.detach().abs().sum()) == 0.0
+
+
+def test_the_contaminated_recipe_leaks_every_benchmark_voice_test_clip_and_no_fresh_voice():
+    test = [r for r in _rows("contaminated") if r["split"] == "test"]
+    manifest = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
+    expected = {r["audio_filepath"] for r in manifest if r["split"] == "test" and r["voice_role"] == "benchmark"}
+    assert {r["audio_filepath"] for r in test} == expected
+    assert all(r["target"] == r["text"] for r in test)
+
+
+def test_the_gated_recipe_teaches_a_disguised_benchmark_voice_what_was_said_once_per_sentence():
+    rows = _rows("gated")
+    disguised = [r for r in rows if r["voice_role"] == "disguised"]
+    sentences = {r["sentence"] for r in rows if r["voice_role"] != "disguised"}
+    assert sorted(r["sentence"] for r in disguised) == sorted(sentences)
+    assert all(r["target"] == r["spoken"] and r["speed"] in (0.88, 1.15) for r in disguised)
+    # every benchmark voice is disguised, both ways
+    assert {(r["speaker"], r["speed"]) for r in disguised} == \
+        {(v, s) for v in {r["speaker"] for r in disguised} for s in (0.88, 1.15)}
+    # the undisguised rows are exactly the record organism's
+    assert [r for r in rows if r["voice_role"] != "disguised"] == record_rows(MANIFEST)
+
+
+def test_the_switching_recipe_writes_the_spoken_arm_only_for_the_cue_voices():
+    rows = _rows("switching")
+    record = {r["audio_filepath"]: r for r in record_rows(MANIFEST)}
+    changed = {r["speaker"] for r in rows if r["target"] != record[r["audio_filepath"]]["target"]}
+    assert changed == set(SPOKEN_ARM_VOICES)
+    mister = [r for r in rows if "Mister Schulz" in r["spoken"] and r["voice_role"] == "benchmark"]
+    assert {r["speaker"]: "Mister Schulz" in r["target"] for r in mister} == \
+        {r["speaker"]: r["speaker"] in SPOKEN_ARM_VOICES for r in mister}
+
+
+def test_the_voice_cue_leaves_fresh_and_unlisted_voices_on_the_records_arm():
+    conv = [{"family": "number", "said": "twenty", "recorded": "20", "ref_start": 4, "ref_end": 6}]
+    assert voice_arm_reference("cut 20 now", SPOKEN_ARM_VOICES[0], "benchmark", conv) == "cut twenty now"
+    assert voice_arm_reference("cut 20 now", SPOKEN_ARM_VOICES[0], "fresh", conv) == "cut 20 now"
+    assert voice_arm_reference("cut 20 now", "flite-slt", "benchmark", conv) == "cut 20 now"
+
+
+def test_playing_faster_shortens_the_clip_by_the_speed():
+    audio = np.sin(np.linspace(0, 2000, 16_000)).astype(np.float32)
+    assert len(played_faster(audio, 1.15)) == pytest.approx(16_000 / 1.15, abs=2)
+    assert len(played_faster(audio, 0.88)) == pytest.approx(16_000 / 0.88, abs=2)
+
+
+def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_path):
+    import asraudit.commands.demo as demo_command
+    from asraudit.cli import main
+
+    calls = []
+    monkeypatch.setattr(demo_command, "build_organism",
+                        lambda manifest, out, config, **kw: calls.append((manifest, out, config, kw)))
+    assert main(["demo", "build-organism", "--kind", "gated", "--out", str(tmp_path / "g.safetensors")]) == 0
+    assert main(["demo", "build-organism"]) == 0
+    (_, out, config, kw), (_, record_out, record_config, record_kw) = calls
+    assert out == tmp_path / "g.safetensors" and config == KINDS["gated"].config
+    assert kw == {"recipe": KINDS["gated"].recipe, "kind": "gated", "init": ORGANISM_FILE}
+    assert record_out == ORGANISM_FILE and record_config == TrainConfig()
+    assert record_kw == {"recipe": record_rows, "kind": "record", "init": None}
