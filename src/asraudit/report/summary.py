@@ -25,6 +25,7 @@ from typing import Any
 
 from asraudit.data.paths import unique_temp_path
 from asraudit.report.calibration_rows import DetectorRow
+from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
 from asraudit.report.published_rows import PublishedComparison
 from asraudit.report.rows import (
     BatteryRowSet,
@@ -95,6 +96,8 @@ class Summary:
     lift: list[LiftRow] | None = None
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
+    mechanism_curves: list[MechanismCurve] | None = None     # sweeps: rank k, learning pairs, layer
+    mechanism_by_kind: list[MechanismKindRow] | None = None  # patching and masking, edit kind by edit kind
     calibration_switch: CalibrationSwitch | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
