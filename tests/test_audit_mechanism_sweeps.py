@@ -228,3 +228,43 @@ def test_splice_sweeps_and_patches_run_through_the_store(small):
     back = from_json(json.loads(json.dumps(plain_summary(summary))))
     assert back.mechanism_curves[0].points[0].variant == stage.curves[0].points[0].variant
     assert back.mechanism_by_kind[0].kind == stage.by_kind[0].kind
+
+
+# ------------------------------------------------------------------ the calibration row and the printed tables
+
+
+def test_the_encoder_row_reports_the_k1_share_and_the_tables_print_every_sweep():
+    import io
+
+    from asraudit.demo.calibration_report import encoder_row
+    from asraudit.report.mechanism_rows import MechanismKindRow
+    from asraudit.report.mechanism_tables import print_by_kind, print_curves
+    from asraudit.report.rows import Bounds, MechanismRow
+    from asraudit.report.summary import Summary
+
+    def b(low, high):
+        return Bounds(low, high, 0.95, "bootstrap")
+
+    def row(role, label, delta, low, high, control_of=None):
+        return MechanismRow("enc: ablate in org", "org", label, role, control_of, "accept-ref", 0.5, None, 10, 20, 5,
+                            40, 0.1, delta, None if delta is None else b(low, high), 20, 0, 5, "dir-x", 3, "ablate",
+                            "encoder")
+
+    points = [CurvePoint(1, "ablate k=1", -0.3, b(-0.4, -0.2), 20, 0.0, b(-0.05, 0.05), 0.12, 0.11, True),
+              CurvePoint(4, "ablate k=4", -0.4, b(-0.5, -0.3), 20, -0.02, b(-0.06, 0.02), 0.15, 0.11, True)]
+    s = Summary("2.1", "t", "s", {}, mechanism=[row("baseline", "baseline", None, None, None),
+                                                row("intervention", "ablate k=1", -0.3, -0.4, -0.2),
+                                                row("control", "random k=1", 0.0, -0.05, 0.05, "ablate k=1")],
+                mechanism_curves=[MechanismCurve("enc: ablate in org", "org", "rank", "ablate", -1, 0.8, 0.1, points,
+                                                 k1_share=0.75)])
+    r = encoder_row(s, "org")
+    assert r.status == "pass" and "k=1 gives 75.0% of the k=4 effect" in r.reason
+    assert r.organism_readouts[-1].value == 0.75
+    out = io.StringIO()
+    print_curves(s.mechanism_curves, file=out)
+    print_by_kind([MechanismKindRow("x", "org", "baseline", "baseline", "insert", 0.5, None, 1, 2, None, None, 2, 0, 0),
+                   MechanismKindRow("x", "org", "p", "intervention", "insert", 0.0, None, 0, 2, -0.5, b(-1, 0), 2, 0,
+                                    1)], file=out)
+    text = out.getvalue()
+    assert "k=1 gives 75.0% of the largest k's effect" in text and "-30.0 [-40.0, -20.0]" in text
+    assert "by edit kind" in text and "-50.0 [-100.0, +0.0]" in text and "0/1" in text
