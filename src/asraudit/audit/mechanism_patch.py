@@ -83,6 +83,10 @@ def _rows(run, measured, experiment: str, model_name: str, spec: PatchSpec, dire
                           "config_hash": r.config_hash, "contrast": spec.contrast})
     run.by_kind.extend(by_kind_rows(measured, experiment, model_name, n_boot=run.ctx.spec.bootstrap,
                                     seed=run.ctx.spec.seed))
+    run.ctx.log(f"mechanism {experiment}: accept-ref " + "; ".join(
+        f"{r.label}: {'-' if r.accept is None else f'{r.accept.n_ref}/{r.accept.n_eligible}'}"
+        + ("" if r.role == "baseline" or not measured.deltas[r.label].n
+           else f" (Δ {100 * measured.deltas[r.label].delta:+.1f} pts)") for r in measured.variants))
 
 
 def disputed_spans(ctx, edits, clips, pad: float) -> tuple[dict[str, tuple[float, float]], list[str]]:
