@@ -268,3 +268,16 @@ def test_the_encoder_row_reports_the_k1_share_and_the_tables_print_every_sweep()
     text = out.getvalue()
     assert "k=1 gives 75.0% of the largest k's effect" in text and "-30.0 [-40.0, -20.0]" in text
     assert "by edit kind" in text and "-50.0 [-100.0, +0.0]" in text and "0/1" in text
+
+
+def test_the_report_page_shows_each_sweep_next_to_its_random_control():
+    from asraudit.report.html_mechanism import mechanism_extras
+    from asraudit.report.rows import Bounds
+    from asraudit.report.summary import Summary
+
+    b = Bounds(-0.4, -0.2, 0.95, "bootstrap")
+    curve = MechanismCurve("enc", "org", "pairs", "ablate", -1, 0.8, 0.1,
+                           [CurvePoint(8, "ablate n=8", -0.3, b, 20, 0.0, None, 0.12, 0.11, True)])
+    page = mechanism_extras(Summary("2.1", "t", "s", {}, mechanism_curves=[curve]))
+    assert "enc: pairs sweep" in page and "learning pairs" in page and "-30.0 pts" in page and "12.0%" in page
+    assert mechanism_extras(Summary("2.1", "t", "s", {})) == ""
