@@ -23,6 +23,7 @@ from typing import Sequence
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import MechanismStage
+from asraudit.audit.mechanism_sweeps import add_sweeps, curves, learn_main, uses_sweeps
 from asraudit.audit.spec_mechanism import MechanismSpec, SteerSpec
 from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
@@ -108,6 +109,11 @@ def check_mechanism(specs: Sequence[MechanismSpec], clips: Sequence, source: str
     plans = []
     for spec in specs:
         try:
+            if spec.kind == "patch":
+                from asraudit.audit.mechanism_patch import plan_patch
+
+                plans.append(plan_patch(spec, clips))
+                continue
             plans.append(plan_steer(spec, clips))
         except SpecError as exc:
             raise SpecError(exc.message if hasattr(exc, "message") else str(exc), source) from None
@@ -184,8 +190,11 @@ def learned_direction(ctx: AuditContext, plan: SteerPlan, model, contrast=None):
             ctx.log(f"mechanism {spec.name}: cached direction unreadable ({exc}); learning it again")
     started = time.perf_counter()
     try:
-        with model_call():  # forward passes of the white-box models: model time, not the audit's
-            direction = _learn(spec, plan, model, contrast)
+        if uses_sweeps(spec):  # splice pairs or sweeps: every layer's paired differences in one pass
+            direction = learn_main(ctx, plan, model, key)
+        else:
+            with model_call():  # forward passes of the white-box models: model time, not the audit's
+                direction = _learn(spec, plan, model, contrast)
     except ValueError as exc:
         raise SpecError(f"{spec.entry}: cannot learn the direction: {exc}", ctx.spec.source) from None
     direction.save(path)
@@ -204,6 +213,8 @@ class _Run:
     models: dict = field(default_factory=dict)
     rows: list[MechanismRow] = field(default_factory=list)
     table: list[dict] = field(default_factory=list)
+    curves: list = field(default_factory=list)   # MechanismCurve: the sweeps
+    by_kind: list = field(default_factory=list)  # MechanismKindRow: patching and masking per edit kind
 
     def whitebox(self, name: str):
         if name not in self.models:
@@ -213,7 +224,8 @@ class _Run:
 
 
 def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, model_name: str, variants, clips,
-                  direction, direction_path: Path, details: dict[str, dict]) -> None:
+                  direction, direction_path: Path, details: dict[str, dict]):
+    """The rows of one readout (a sweep point's details may name its own direction and layer); the readout."""
     ctx = run.ctx
     spec = plan.spec
     params = ReadoutParams(normalizer=ctx.spec.normalizer, miner=ctx.spec.refdis, n_boot=ctx.spec.bootstrap,
@@ -239,7 +251,8 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
             delta_n=None if is_base else d.n,
             to_ref=None if is_base else d.to_ref,
             to_audio=None if is_base else d.to_audio,
-            direction=direction.id, layer=direction.layer, action=action, site=spec.site)
+            direction=details.get(r.label, {}).get("direction", direction.id),
+            layer=details.get(r.label, {}).get("layer", direction.layer), action=action, site=spec.site)
         run.rows.append(row)
         run.table.append({
             **flat_row(row),
@@ -270,6 +283,7 @@ def _readout_rows(run: _Run, experiment: str, action: str, plan: SteerPlan, mode
              for r in results]
     ctx.log(f"mechanism {experiment}: accept-ref " + "; ".join(lines)
             + ("" if base is None else f" [panel edits judged on {len(clips)} clips]"))
+    return measured
 
 
 def _fits(spec: SteerSpec, target, direction) -> str | None:
@@ -313,7 +327,7 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
     def go(action: str, model_name: str, variants, clips, details):
         title = f"{spec.name}: {action} in {model_name}"
         run_variants(ctx.store, variants, clips, batch_size=batch, progress=ctx.progress, description=title)
-        _readout_rows(run, title, action, plan, model_name, variants, clips, direction, path, details)
+        return title, _readout_rows(run, title, action, plan, model_name, variants, clips, direction, path, details)
 
     if plan.ablate_clips:
         variants = [Variant("baseline", "baseline", model)]
@@ -323,7 +337,10 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
             variants.append(Variant(label, "intervention", model.variant(ablation(direction, k))))
             variants.append(Variant(f"random k={k}", "control", model.variant(ablation(control, k)), control_of=label))
             details[label] = details[f"random k={k}"] = {"rank": k}
-        go("ablate", spec.model, variants, plan.ablate_clips, details)
+        sweeps = add_sweeps(ctx, plan, model, direction, variants, details,
+                            direction_key(model, spec, plan.learn)) if spec.site == "encoder" else {}
+        title, measured = go("ablate", spec.model, variants, plan.ablate_clips, details)
+        run.curves.extend(curves(measured, title, spec.model, sweeps))
 
     if plan.induce_clips:
         for name in ((spec.model,) if spec.induce_model else ()) + spec.apply_to:
@@ -355,6 +372,11 @@ def run_mechanism(ctx: AuditContext, specs: Sequence[MechanismSpec],
     run = _Run(ctx, transcripts)
     for plan in plans:
         started = time.perf_counter()
-        _run_steer(run, plan)
+        if plan.spec.kind == "patch":
+            from asraudit.audit.mechanism_patch import run_patch
+
+            run_patch(run, plan)
+        else:
+            _run_steer(run, plan)
         ctx.log(f"mechanism {plan.spec.name}: done in {time.perf_counter() - started:.1f} s")
-    return MechanismStage(run.rows, run.table)
+    return MechanismStage(run.rows, run.table, run.curves, run.by_kind)

@@ -20,6 +20,7 @@ from asraudit.probes.lift_run import EditItem
 from asraudit.probes.refdis import KINDS, MinerParams
 from asraudit.probes.refdis_probe import RefdisResult
 from asraudit.probes.wer_ranking import WerRanking
+from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
 from asraudit.report.rows import (
     BatteryRowSet,
     AudioTruthChanges,
@@ -134,6 +135,8 @@ class TranslationStage:
 class MechanismStage:
     rows: list[MechanismRow]
     table: list[dict]
+    curves: list[MechanismCurve] = field(default_factory=list)
+    by_kind: list[MechanismKindRow] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,8 @@ def build_summary(result: AuditResult) -> Summary:
         s.translation = result.translation.section
     if result.mechanism is not None:
         s.mechanism = list(result.mechanism.rows)
+        s.mechanism_curves = list(result.mechanism.curves) or None
+        s.mechanism_by_kind = list(result.mechanism.by_kind) or None
     if result.calibration is not None:
         s.calibration_switch = result.calibration.switch
         s.calibration_switch_by_voice = result.calibration.switch_by_voice

@@ -92,16 +92,19 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from asraudit.audit.spec_reader import SpecError
+from asraudit.audit.spec_sweeps import SWEEP_KEYS, parse_sweeps
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import parse_audio_source
 from asraudit.mechanism.pairs import Selection
+from asraudit.mechanism.splice_pairs import Splice
 from asraudit.models.registry import whitebox_model_names
 
-TYPES = ("steer",)
+TYPES = ("steer", "patch")
 COMMON_KEYS = {"type", "name", "site", "model", "layer", "rank", "positive", "pair_by", "holdout", "max_pairs",
                "ablate", "ablate_ranks", "induce", "alphas", "apply_to", "induce_model", "max_clips", "control_seed",
                "seed"}
-SITE_KEYS = {"encoder": COMMON_KEYS | {"frames", "negative"}, "decoder": COMMON_KEYS | {"contrast", "positions"}}
+SITE_KEYS = {"encoder": COMMON_KEYS | {"frames", "negative"} | SWEEP_KEYS,
+             "decoder": COMMON_KEYS | {"contrast", "positions"}}
 
 
 
@@ -132,12 +135,17 @@ class SteerSpec:
     seed: int = 0
     contrast: str | None = None      # decoder site: the direction is model minus contrast
     positions: str = "first"         # decoder site: first | all
+    splice: Splice | None = None     # encoder site: learn from splice pairs (audit.spec_sweeps)
+    pair_counts: tuple[int, ...] = ()  # encoder site: a direction per number of learning pairs, ablated at rank 1
+    layers: tuple[int, ...] = ()     # encoder site: a direction per encoder layer, ablated at rank 1
     kind = "steer"
 
     @property
     def negative_id(self) -> str:
         if self.site == "decoder":
             return f"model:{self.contrast}"
+        if self.splice is not None:
+            return self.splice.id
         return self.negative.id if self.negative is not None else str(self.negative_source)
 
     @property
@@ -146,7 +154,7 @@ class SteerSpec:
         return f"frames {self.frames}" if self.site == "encoder" else f"positions {self.positions}"
 
 
-MechanismSpec = SteerSpec
+MechanismSpec = SteerSpec  # or audit.spec_patch.PatchSpec (type = "patch")
 
 
 def whitebox_names() -> tuple[str, ...]:
@@ -271,8 +279,10 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         raise e.fail(f"{', '.join(wrong)} belong(s) to site = \"{other}\", not {site}")
     contrast, positions = None, "first"
     negative = negative_source = None
+    sweeps = parse_sweeps(e) if site == "encoder" else {}
     if site == "encoder":
-        negative, negative_source = _negative(e)
+        if sweeps["splice"] is None:
+            negative, negative_source = _negative(e)
     else:
         if "contrast" not in e.data:
             raise e.fail("site = \"decoder\" needs contrast: the white-box model whose decoder states are "
@@ -323,6 +333,7 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         seed=e.integer("seed", 0),
         contrast=contrast,
         positions=positions,
+        **sweeps,
     )
     if spec.ablate is None and spec.induce is None:
         raise e.fail("nothing to do: give ablate and/or induce (the clips to intervene on)")
@@ -348,7 +359,12 @@ def parse_mechanism(entries: Sequence[Mapping[str, Any]], source: str, base: Pat
         kind = data.get("type")
         if kind not in TYPES:
             raise e.fail(f"type must be one of {', '.join(TYPES)}, got {kind!r}")
-        spec = _steer(e, i)
+        if kind == "patch":
+            from asraudit.audit.spec_patch import parse_patch
+
+            spec = parse_patch(e, i)
+        else:
+            spec = _steer(e, i)
         if spec.name in names:
             raise e.fail(f"name {spec.name!r} is already used by {names[spec.name]}")
         names[spec.name] = where

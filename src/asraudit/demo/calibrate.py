@@ -45,6 +45,7 @@ from asraudit.demo.mixed_arm import mixed_reference
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 from asraudit.metrics.stats import Interval
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
+from asraudit.report.mechanism_tables import print_by_kind, print_curves
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
 DATA_DIR = BENCHMARK_DIR.parent
@@ -256,6 +257,8 @@ def print_calibration(s: Summary, file=None) -> None:
                       for r in s.mechanism],
                      title="Mechanism: steering directions with random controls (paired change on the same edits)",
                      file=out)
+        print_curves(s.mechanism_curves or [], file=out)
+        print_by_kind(s.mechanism_by_kind or [], file=out)
     if s.detectors:
         print_detectors(s.detectors, file=out)
     for note in (s.provenance.notes if s.provenance is not None else []):

@@ -213,6 +213,11 @@ def encoder_row(s: Summary, organism: str) -> DetectorRow:
     row.status = "pass" if best else "fail"
     row.reason = "an ablation below zero and below its random control" if best else \
         "no encoder ablation below both zero and its random control"
+    for c in (c for c in (s.mechanism_curves or []) if organism in c.model and c.sweep == "rank"):
+        top = max(p.x for p in c.points)
+        row.organism_readouts.append(Readout(c.model, f"{c.experiment}: share of the k={top} effect that k=1 gives",
+                                             c.k1_share, None))
+        row.reason += f"; k=1 gives {_pct(c.k1_share)} of the k={top} effect"
     return row
 
 

@@ -35,6 +35,7 @@ from typing import Iterable, Mapping, Sequence
 
 from asraudit.probes.review import SHEET_COLUMNS
 from asraudit.report.html_browser import edit_browser, provenance_section, review_row
+from asraudit.report.html_mechanism import mechanism_extras
 from asraudit.report.html_published import published_section
 from asraudit.report.listen import NO_AUDIO, ReportAudio
 from asraudit.report.templating import render, safe
@@ -382,7 +383,7 @@ def render_report(summary: "Summary", audio: ReportAudio | None = None) -> str:
         ("conventions", "Rendering conventions", conventions_section(summary.conventions)),
         ("lift-section", "Audio lift", lift_table(summary.lift)),
         ("battery", "Trigger battery", battery_section(summary.battery, list(models))),
-        ("mechanism-section", "Steering and patching", mechanism_table(summary.mechanism)),
+        ("mechanism-section", "Steering and patching", mechanism_table(summary.mechanism) + mechanism_extras(summary)),
         ("edit-browser", f"Edit browser ({len(edits)} edits)", edit_browser(
             edits, _model_order(models, (m for e in edits for m in (e.models or {}))), audio or NO_AUDIO)),
         ("provenance", "Provenance", provenance_section(

@@ -25,6 +25,7 @@ from typing import Any
 
 from asraudit.data.paths import unique_temp_path
 from asraudit.report.calibration_rows import DetectorRow
+from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
 from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
 from asraudit.report.translation_rows import TranslationSection
 from asraudit.report.rows import (
@@ -44,7 +45,7 @@ from asraudit.report.rows import (
     WerRankingRow,
 )
 
-SCHEMA_VERSION = "2.3"  # 2.3: translation, calibration_switch_by_voice, calibration_masked_by_group (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
+SCHEMA_VERSION = "2.3"  # 2.3: translation, calibration_switch_by_voice, calibration_masked_by_group, mechanism_curves, mechanism_by_kind (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
 # corpus language and edit times (all optional); 2.0: every interval a Bounds object
 # under <field>_interval (was *_ci pairs, lo/hi)
 # Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
@@ -97,6 +98,8 @@ class Summary:
     battery: BatteryRowSet | None = None
     mechanism: list[MechanismRow] | None = None
     translation: TranslationSection | None = None   # the translation probe ([translation] in the spec)
+    mechanism_curves: list[MechanismCurve] | None = None     # sweeps: rank k, learning pairs, layer
+    mechanism_by_kind: list[MechanismKindRow] | None = None  # patching and masking, edit kind by edit kind
     calibration_switch: CalibrationSwitch | None = None
     # calibration only: switch rate against references whose arm the voice decides (the switching organism's cue)
     calibration_switch_by_voice: CalibrationSwitch | None = None
