@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-import numpy as np
 import pytest
 
 from asraudit.audit.mechanism_curves import by_kind_rows, k1_share, sweep_curve
