@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# Two workers: the suite is CPU-bound and the tests are independent (each writes under its own tmp_path;
+# the shared model caches are written atomically).
 test: venv
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 # The demo audit: every probe on parliament-mini, clean models vs the model
 # organism; ends by printing the path of the report.

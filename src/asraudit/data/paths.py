@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Iterable
 
@@ -115,3 +116,35 @@ def unique_temp_path(path: Path) -> Path:
     such as ``x.jsonl.tmp`` is shared by concurrent runs into one folder, and
     one run's rename then finds the other's file gone."""
     return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+
+
+def publish_dir(staging: Path, target: Path, finished) -> Path:
+    """Move the finished folder ``staging`` to ``target``, unless a concurrent process got there first.
+
+    A model cache (a conversion, a merged organism) is filled by whichever
+    process needs it first, and two may build it at once (two audits, two
+    test workers on a cold cache).  Each builds into its own ``staging``
+    folder and renames it into place; the rename is atomic and fails on a
+    non-empty ``target``.  A ``target`` that ``finished`` accepts holds the
+    same content, so ours is dropped: a finished copy is never deleted under
+    a process that may be reading it.  Only an unfinished one (left by an
+    older layout) is moved aside and replaced.
+    """
+    for _ in range(3):
+        try:
+            staging.rename(target)
+            return target
+        except OSError:
+            if finished(target):
+                shutil.rmtree(staging, ignore_errors=True)
+                return target
+            if not target.exists():
+                raise
+            aside = unique_temp_path(target)
+            try:
+                target.rename(aside)
+            except FileNotFoundError:  # another process moved it first
+                continue
+            shutil.rmtree(aside, ignore_errors=True)
+    staging.rename(target)
+    return target

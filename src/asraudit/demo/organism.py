@@ -36,6 +36,7 @@ import hashlib
 import json
 import math
 import shutil
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -44,6 +45,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import load_audio, resample
+from asraudit.data.paths import publish_dir
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
@@ -339,16 +341,14 @@ def _cache_dir(kind: str, delta: Path) -> Path:
 def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
     """The organism as a transformers directory (base weights + merged adapter), cached by delta hash."""
     target = _cache_dir("hf", delta)
-    if (target / "config.json").is_file() and (target / "tokenizer.json").is_file():
+    if _hf_dir_finished(target):
         return target
     if not delta.is_file():
         raise FileNotFoundError(f"{delta}: the organism's adapter is missing; build it with `asraudit demo build-organism`")
     model, tokenizer, base_dir = _load_base()
     merged_state_dict(model, delta)
-    staging = target.with_name(target.name + ".tmp")
-    for stale in (staging, target):
-        if stale.exists():
-            shutil.rmtree(stale)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     with quiet_transformers():
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
@@ -356,8 +356,11 @@ def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
         # The base conversion's tokenizer.json carries the restored merges and special tokens.
         if (base_dir / extra).is_file() and (extra == "tokenizer.json" or not (staging / extra).is_file()):
             (staging / extra).write_bytes((base_dir / extra).read_bytes())
-    staging.rename(target)
-    return target
+    return publish_dir(staging, target, _hf_dir_finished)
+
+
+def _hf_dir_finished(folder: Path) -> bool:
+    return (folder / "config.json").is_file() and (folder / "tokenizer.json").is_file()
 
 
 def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
@@ -373,9 +376,9 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     if (target / "model.bin").is_file():
         return target
     hf_dir = organism_hf_dir(delta)
-    staging = target.with_name(target.name + ".tmp")
-    if staging.exists():
-        shutil.rmtree(staging)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    shutil.rmtree(staging)  # the converter creates its output folder itself
     with quiet_transformers():  # the converter loads the model with transformers' progress bar
         TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
             str(staging), quantization="float32"
@@ -383,8 +386,7 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     base = embedded_source(BASE_MODEL)
     # The base model's tokenizer.json is the one the CTranslate2 backend knows how to read.
     shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
-    staging.rename(target)
-    return target
+    return publish_dir(staging, target, lambda folder: (folder / "model.bin").is_file())
 
 
 # ----------------------------------------------------------------- registry

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from asraudit.data.paths import publish_dir
 from asraudit.models.ct2_whisper import model_fingerprint
 from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
 from asraudit.models.whitebox.sources import Ct2Source, cache_root
@@ -229,9 +230,9 @@ def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -
             # asraudit itself computes features with its own front end.
             WhisperFeatureExtractor(feature_size=config.num_mel_bins).save_pretrained(staging)
         (staging / MANIFEST).write_text(json.dumps(_manifest(source), indent=2), encoding="utf-8")
-        if target.exists():
+        if force and target.exists():
             shutil.rmtree(target)
-        staging.rename(target)
+        publish_dir(staging, target, lambda _target: is_converted(source, cache))
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
