@@ -137,7 +137,7 @@ def test_a_plugin_found_through_the_entry_point_group_adds_a_named_model(tmp_pat
 
 
 def test_the_demo_organism_found_both_ways_is_registered_once(tmp_path, monkeypatch, fresh_registry):
-    _install_plugin(tmp_path, monkeypatch, "organism = asraudit.demo.organism:register\n")
+    _install_plugin(tmp_path, monkeypatch, "organism = asraudit.demo.organism_kinds:register\n")
     names = [m.name for m in available_models().embedded]
     assert names.count("whisper-tiny.en-organism") == 1
     assert registry.whitebox_model_names()[-1] == "whisper-tiny.en-organism"

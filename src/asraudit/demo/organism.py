@@ -387,13 +387,3 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     # The base model's tokenizer.json is the one the CTranslate2 backend knows how to read.
     shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
     return publish_dir(staging, target, lambda folder: (folder / "model.bin").is_file())
-
-
-# ----------------------------------------------------------------- registry
-
-
-def register() -> None:
-    """Make every organism kind a model spec (the ``asraudit.models`` entry point; see organism_kinds)."""
-    from asraudit.demo.organism_kinds import register_kinds  # the kinds' recipes import this module
-
-    register_kinds()

@@ -110,8 +110,9 @@ def _loaders(kind: OrganismKind):
     return load, load_whitebox, catalog_entry
 
 
-def register_kinds() -> None:
-    """Register every kind's model id (the demo registers its models; the registry never imports the demo).
+def register() -> None:
+    """Register every kind's model id: the ``asraudit.models`` entry point (the demo registers its models;
+    the registry never imports the demo).
 
     The record organism is registered last, so it stays the last white-box name, as before the kinds existed."""
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "record"):

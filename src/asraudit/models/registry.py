@@ -95,7 +95,7 @@ ENTRY_POINT_GROUP = "asraudit.models"
 # points too; this list is the fallback for when the installed metadata does
 # not (a source checkout run from PYTHONPATH, or an editable install made
 # before the declaration), so the demo's names resolve either way.
-IN_TREE_PLUGINS = ("asraudit.demo.organism",)
+IN_TREE_PLUGINS = ("asraudit.demo.organism_kinds",)
 
 _registered: dict[str, RegisteredModel] = {}
 _discovered = False
