@@ -178,6 +178,16 @@ def placements(pieces, blanks, n_frames):
             yield stream
 
 
+def prefix_mass(model, codes, pieces, k, n_frames) -> float:
+    """log P(A_k) by enumeration: the first k non-blank tokens are the first k pieces, the k-th at a frame
+    that leaves room for the rest; each prefix (up to that frame) scored by its own full forward pass."""
+    total = -np.inf
+    for t in range(k - 1, n_frames - (len(pieces) - k)):
+        prefixes = [p + [pieces[k - 1]] for p in placements(pieces[: k - 1], model.blanks, t)]
+        total = np.logaddexp(total, np.logaddexp.reduce(stream_logprobs(model, codes, prefixes)))
+    return float(total)
+
+
 def searched(model, codes, pieces, n_frames, beam):
     first, step = model._stream_runner(codes)
     with torch.inference_mode():
@@ -194,6 +204,8 @@ def test_unpruned_search_equals_brute_force_and_a_capped_one_brackets_it(kyutai)
     assert abs(full.log_lower - exact) < LOG_ATOL
     per_piece, end = full.terms()
     assert abs(sum(per_piece) + end - full.log_lower) < 1e-9
+    for k in (1, 2):  # the prefix masses the per-piece terms are made of
+        assert abs(full.log_prefix[k - 1] - prefix_mass(kyutai, codes, pieces, k, n_frames)) < LOG_ATOL
     capped = searched(kyutai, codes, pieces, n_frames, beam=3)
     assert capped.log_upper - capped.log_lower > 0.1  # it did prune
     assert capped.log_lower - LOG_ATOL <= exact <= capped.log_upper + LOG_ATOL

@@ -110,9 +110,6 @@ class HFKyutaiSTT(_HFModel):
         # Blanks: the ids the transcript strips (skip_special_tokens) that the text head can emit.
         self.text_vocab = int(config.vocab_size)
         self.blanks = tuple(sorted({int(i) for i in self.tokenizer.all_special_ids if 0 <= int(i) < self.text_vocab}))
-        if int(config.pad_token_id) not in self.blanks:
-            raise InputError(f"model {self.model_id!r}: its text padding token {config.pad_token_id} is not a special "
-                             "token of its tokenizer, so transcripts would not strip it")
 
     @property
     def config_hash(self) -> str:
@@ -214,6 +211,10 @@ class HFKyutaiSTT(_HFModel):
     def label_logprobs(self, audio: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[tuple[list[float], float]]:
         """``(per_piece, end)`` for each sequence of text-token ids: the certified terms (``score`` without the text)."""
         audio = np.asarray(audio, dtype=np.float32)
+        pad = int(self.model.config.pad_token_id)
+        if pad not in self.blanks:  # the placements would not be the streams whose transcript is the text
+            raise ValueError(f"cannot score with {self.model_id}: its text padding token {pad} is not a special token of "
+                             "its tokenizer, so its transcripts do not strip it")
         if audio.shape[0] > self.window_samples:
             raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
                              f"{self.window_samples / SAMPLE_RATE:.1f} s in one pass")
