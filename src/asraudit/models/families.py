@@ -99,11 +99,11 @@ FAMILIES: tuple[Family, ...] = (
         score="teacher-forced after the target-language token (language=eng by default)",
         whitebox_sites="-", example='spec = "hf:facebook/seamless-m4t-v2-large"',
     ),
-    # encoder-decoder, streaming (models/hf_kyutai.py): transcribes; no exact score (see SCORE_REFUSAL there)
+    # encoder-decoder, streaming (models/hf_kyutai.py): the score is a certified marginal (models/kyutai_marginal.py)
     Family(
         name="kyutai-stt", kind="encoder-decoder", model_types=("kyutai_speech_to_text",),
         loader="asraudit.models.hf_kyutai:HFKyutaiSTT", transcribe="greedy (one text token per audio frame); windows at the model's positions",
-        score="no: the stream conditions on its own padding tokens, so the sum over the text's placements is not exact-computable",
+        score="certified marginal over the text's placements among the frames (lower = upper bound within score_tolerance), per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:kyutai/stt-2.6b-en-trfs"',
     ),
     Family(
