@@ -211,7 +211,18 @@ def test_unpruned_search_equals_brute_force_and_a_capped_one_brackets_it(kyutai)
     assert capped.log_lower - LOG_ATOL <= exact <= capped.log_upper + LOG_ATOL
 
 
-def test_greedy_stream_is_generates_own_and_at_most_its_texts_marginal(kyutai):
+@pytest.fixture(params=[None, 3], ids=["one-pass", "windows-of-3"])
+def audio_window(kyutai, request):
+    """generate's codec encoding: one pass, or windows (``audio_window_size``), which give other codes."""
+    config = kyutai.model.generation_config
+    if request.param is not None:
+        config.audio_window_size = request.param
+    yield request.param
+    if hasattr(config, "audio_window_size"):
+        del config.audio_window_size
+
+
+def test_greedy_stream_is_generates_own_and_at_most_its_texts_marginal(kyutai, audio_window):
     clip = clips(1, seconds=SHORT)[0]
     features = kyutai.processor.feature_extractor(resample(clip, 16000, 24000), sampling_rate=24000, return_tensors="pt")
     with torch.inference_mode():

@@ -162,14 +162,41 @@ class HFKyutaiSTT(_HFModel):
     def _codes(self, audio: np.ndarray):
         """The clip's Mimi codes ``[frames, codebooks]`` and its stream length, as ``generate`` sees them.
 
-        The codec is causal, so one pass over the whole padded clip gives the codes generate's
-        streaming encode gives (tested: the greedy stream's probability equals generate's scores)."""
+        ``generate`` encodes the whole padded clip in one codec pass unless the generation config sets
+        ``audio_window_size``; then it encodes window by window, and those codes are not the one-pass
+        codes (on the tiny test model the greedy stream's log-probability moved by 1-2 nats; transformers
+        5.24 also runs the windows without the codec transformer's cache).  The score must read the codes
+        the model transcribes from, so with windows it takes them from ``generate`` itself (one greedy
+        pass, small beside the search).  Tested against generate's own scores, with and without windows."""
         torch = self._torch
         audio = resample(np.asarray(audio, dtype=np.float32), SAMPLE_RATE, self.rate)
-        values = self.processor.feature_extractor([audio], sampling_rate=self.rate, return_tensors="pt")["input_values"]
+        features = self.processor.feature_extractor([audio], sampling_rate=self.rate, return_tensors="pt")
+        values = features["input_values"].to(self.device, torch.float32)
+        n_frames = self._frames(len(audio))
         with torch.inference_mode():
-            codes = self.model.codec_model.encode(values.to(self.device, torch.float32)).audio_codes
-        return codes[0].transpose(0, 1), self._frames(len(audio))
+            if getattr(self.model.generation_config, "audio_window_size", None) is None:
+                codes = self.model.codec_model.encode(values).audio_codes
+            else:
+                codes = self._generates_codes(values, features["padding_mask"].to(self.device))
+        return codes[0].transpose(0, 1)[:n_frames], n_frames
+
+    def _generates_codes(self, values, padding_mask):
+        """The codes ``generate`` encodes window by window, recorded as its codec returns them."""
+        torch, codec = self._torch, self.model.codec_model
+        window = int(self.model.generation_config.audio_window_size)
+        windows, encode = [], codec.encode
+
+        def recording(*args, **kwargs):
+            out = encode(*args, **kwargs)
+            windows.append(out.audio_codes[..., :window])  # generate keeps a window's first frames only
+            return out
+
+        codec.encode = recording  # an instance attribute over the class method, removed below
+        try:
+            self.model.generate(input_values=values, padding_mask=padding_mask, do_sample=False, num_beams=1)
+        finally:
+            del codec.encode
+        return torch.cat(windows, dim=-1)
 
     def _stream_runner(self, codes):
         """(first, step) for ``kyutai_marginal.search``: the model's stream over ``codes``, KV-cached."""
