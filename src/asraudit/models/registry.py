@@ -152,9 +152,11 @@ def available_models() -> ModelCatalog:
         BackendInfo("pocketsphinx", "pocketsphinx", importable("pocketsphinx"),
                     "asraudit[models]", "CMU pocketsphinx en-us: transcribe + forced alignment"),
         BackendInfo("whitebox", "whitebox:<name or dir>", importable("transformers", "torch"),
-                    "asraudit[hf]", "PyTorch Whisper (whitebox:<name or dir>) or Moonshine (whitebox:hf:<dir>) with interventions"),
+                    "asraudit[hf]", "PyTorch model with intervention sites: Whisper (whitebox:<name or dir>), "
+                    "or any family above that lists white-box sites (whitebox:hf:<dir>)"),
         BackendInfo("replay", "replay:<prediction file>", True, "-", "a prediction file, keyed by clip id"),
-        BackendInfo("http", "http://host:port (model=NAME)", True, "-", "OpenAI-compatible /v1/audio/transcriptions"),
+        BackendInfo("http", "http://host:port (model=NAME)", True, "-", "OpenAI-compatible /v1/audio/transcriptions; "
+                    "scores with scoring=\"vllm-prompt-logprobs\" (a vLLM server)"),
     )
     models = tuple(
         EmbeddedInfo(name, embedded.is_present(name), model.description, embedded.version_of(name))
