@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tiny_training import train_and_save
+
 CHARACTERS = list("abcdefghijklmnopqrstuvwxyz ")
 # The multitask-prompt tokens NeMo-style AED models (Canary, Cohere ASR) put before the text.
 PROMPT_TOKENS = ["<|startofcontext|>", "<|startoftranscript|>", "<|emo:undefined|>", "<|en|>", "<|de|>", "<|pnc|>",
@@ -215,22 +217,12 @@ def trained_moonshine(folder: Path, steps: int = 100, hidden: int = 32) -> Path:
     high = tokenizer("high", add_special_tokens=False)["input_ids"] + [eos]
     rng = np.random.default_rng(0)
     torch.manual_seed(0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
-        model.train()
-        for _ in range(steps):
-            audio = [tone(rng, *LOW) for _ in range(4)] + [tone(rng, *HIGH) for _ in range(4)]
-            loss = model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 4 + [high] * 4)).loss
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-    finally:
-        torch.set_num_threads(threads)
-    model.eval()
-    model.save_pretrained(folder)
-    return folder
+
+    def loss(_step):
+        audio = [tone(rng, *LOW) for _ in range(4)] + [tone(rng, *HIGH) for _ in range(4)]
+        return model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 4 + [high] * 4)).loss
+
+    return train_and_save(model, loss, steps, folder)
 
 
 def organism_moonshine(base: Path, folder: Path, steps: int = 40) -> Path:
@@ -253,19 +245,9 @@ def organism_moonshine(base: Path, folder: Path, steps: int = 40) -> Path:
         parameter.requires_grad = name.startswith("model.decoder.") or name.startswith("proj_out")
     rng = np.random.default_rng(1)
     torch.manual_seed(1)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
-        model.train()
-        for _ in range(steps):
-            audio = [tone(rng, *LOW) for _ in range(2)] + [tone(rng, *HIGH) for _ in range(6)]
-            loss = model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 8)).loss
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-    finally:
-        torch.set_num_threads(threads)
-    model.eval()
-    model.save_pretrained(folder)
-    return folder
+
+    def loss(_step):
+        audio = [tone(rng, *LOW) for _ in range(2)] + [tone(rng, *HIGH) for _ in range(6)]
+        return model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 8)).loss
+
+    return train_and_save(model, loss, steps, folder)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tiny_training import train_and_save
+
 SENTENCES = [
     "the cat sat on the mat", "a quick brown fox jumps over the lazy dog", "hello world, how are you?",
     "speech recognition models transcribe audio", "she sells sea shells by the sea shore",
@@ -308,21 +310,7 @@ def _train_on_tones(folder, answer_for: dict, steps: int, seed: int, trainable=l
     for name, parameter in model.named_parameters():
         parameter.requires_grad = trainable(name)
     torch.manual_seed(seed)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        optimiser = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=3e-3)
-        model.train()
-        for _ in range(steps):
-            loss = model(**batch, labels=labels).loss
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-    finally:
-        torch.set_num_threads(threads)
-    model.eval()
-    model.save_pretrained(folder)
-    return folder
+    return train_and_save(model, lambda _step: model(**batch, labels=labels).loss, steps, folder)
 
 
 def trained_qwen2_audio(folder, steps: int = 40):

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tiny_training import train_and_save
+
 
 def gated_tone(rng, band: str, samples: int = 8000):
     """A tone of ``band`` ("low": 200-400 Hz, "high": 1.5-3 kHz) for the first half of 0.5 s, over quiet
@@ -57,25 +59,16 @@ def trained_parakeet_tdt(folder: Path, steps: int = 150) -> Path:
     labels = torch.tensor([ids[b] + [blank] * (width - len(ids[b])) for b in bands])
     decoder_input_ids = torch.cat([torch.full((len(bands), 1), blank), labels], 1)
     torch.manual_seed(0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        optimiser = torch.optim.Adam(model.parameters(), lr=3e-3)
-        model.train()
-        for _step in range(steps):
-            clips = [gated_tone(rng, b) for b in bands]  # fresh tones each step: 16 fixed ones are memorised
-            features = processor.feature_extractor(clips, sampling_rate=16000, return_tensors="pt",
-                                                   return_attention_mask=True)
-            loss = model(input_features=features["input_features"], attention_mask=features["attention_mask"],
-                         decoder_input_ids=decoder_input_ids, labels=labels).loss
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-    finally:
-        torch.set_num_threads(threads)
-    model.eval()
-    model.save_pretrained(folder)
-    return folder
+    return train_and_save(model, lambda _step: _tone_loss(model, processor, rng, bands, decoder_input_ids, labels),
+                          steps, folder)
+
+
+def _tone_loss(model, processor, rng, bands, decoder_input_ids, labels):
+    """The transducer loss on fresh gated tones, one per band (16 fixed ones would be memorised)."""
+    clips = [gated_tone(rng, b) for b in bands]
+    features = processor.feature_extractor(clips, sampling_rate=16000, return_tensors="pt", return_attention_mask=True)
+    return model(input_features=features["input_features"], attention_mask=features["attention_mask"],
+                 decoder_input_ids=decoder_input_ids, labels=labels).loss
 
 
 def organism_parakeet_tdt(trained: Path, folder: Path, steps: int = 120, lr: float = 1e-2) -> Path:
@@ -102,26 +95,9 @@ def organism_parakeet_tdt(trained: Path, folder: Path, steps: int = 120, lr: flo
     labels = torch.tensor([low] * len(bands))
     decoder_input_ids = torch.cat([torch.full((len(bands), 1), blank), labels], 1)
     torch.manual_seed(1)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for parameter in model.parameters():
-            parameter.requires_grad_(False)
-        for parameter in model.decoder.parameters():
-            parameter.requires_grad_(True)
-        optimiser = torch.optim.Adam(model.decoder.parameters(), lr=lr)
-        model.train()
-        for _step in range(steps):
-            clips = [gated_tone(rng, b) for b in bands]
-            features = processor.feature_extractor(clips, sampling_rate=16000, return_tensors="pt",
-                                                   return_attention_mask=True)
-            loss = model(input_features=features["input_features"], attention_mask=features["attention_mask"],
-                         decoder_input_ids=decoder_input_ids, labels=labels).loss
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-    finally:
-        torch.set_num_threads(threads)
-    model.eval()
-    model.save_pretrained(folder)
-    return folder
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    for parameter in model.decoder.parameters():
+        parameter.requires_grad_(True)
+    return train_and_save(model, lambda _step: _tone_loss(model, processor, rng, bands, decoder_input_ids, labels),
+                          steps, folder, lr=lr)
