@@ -52,6 +52,26 @@ def test_a_splice_entry_needs_no_negative_and_keeps_its_sweeps():
         ("patch", "whisper-tiny.en", -1, True, 0.3)
 
 
+def test_a_donor_corpus_enters_the_splice_id_by_content_not_by_where_it_lies(tmp_path):
+    """The id keys the cached direction and is written to the summary: a moved checkout must reuse the
+    direction and show no local path, and a changed donor manifest must not reuse it."""
+    import shutil
+
+    manifest = DATA / "other_speech" / "manifest.jsonl"
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        shutil.copy(manifest, tmp_path / name / "manifest.jsonl")
+    ids = [parse_mechanism([{**SPLICE, "splice": {**SPLICE["splice"], "other": "corpus:manifest.jsonl"}}], "spec.toml",
+                           tmp_path / name)[0].negative_id for name in ("a", "b")]
+    assert ids[0] == ids[1] and str(tmp_path) not in ids[0] and "manifest.jsonl@" in ids[0]
+    (tmp_path / "b" / "manifest.jsonl").write_text(manifest.read_text().splitlines()[0] + "\n")
+    changed = parse_mechanism([{**SPLICE, "splice": {**SPLICE["splice"], "other": "corpus:manifest.jsonl"}}],
+                              "spec.toml", tmp_path / "b")[0].negative_id
+    assert changed != ids[0]
+    # the splice still reads the corpus where it lies
+    assert parse(SPLICE)[0].splice.other == f"corpus:{manifest.resolve()}"
+
+
 @pytest.mark.parametrize("change, words", [
     ({"negative": "silence"}, "give negative or splice, not both"),
     ({"splice": {"other": "elsewhere"}}, "splice.other must be"),

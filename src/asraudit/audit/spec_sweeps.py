@@ -20,6 +20,8 @@ gives.
 
 from __future__ import annotations
 
+import hashlib
+
 from pathlib import Path
 
 from asraudit.mechanism.pairs import Selection
@@ -36,6 +38,18 @@ def _ints(e, key: str, minimum: int | None) -> tuple[int, ...]:
         floor = "" if minimum is None else f" (each at least {minimum})"
         raise e.fail(f"{key} must be a non-empty list of integers{floor}, got {values!r}")
     return tuple(dict.fromkeys(values))
+
+
+def _corpus_digest(path: Path) -> str:
+    """What a donor corpus is, independent of where it lies: a manifest's bytes, or a folder's file list
+    with sizes (its audio is not read here: the spec is checked before any audio is decoded)."""
+    digest = hashlib.sha256()
+    if path.is_file():
+        digest.update(path.read_bytes())
+    else:
+        for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(f"{file.relative_to(path).as_posix()}\0{file.stat().st_size}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def _splice(e) -> Splice | None:
@@ -58,6 +72,9 @@ def _splice(e) -> Splice | None:
         if not path.exists():
             raise e.fail(f"splice.other: no such corpus {path}")
         other = f"corpus:{path.resolve()}"
+        other_key = f"corpus:{path.name}@{_corpus_digest(path)}"
+    else:
+        other_key = None
     seconds = value.get("seconds", 6.0)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise e.fail(f"splice.seconds must be a number above 0, got {seconds!r}")
@@ -69,7 +86,7 @@ def _splice(e) -> Splice | None:
         raise e.fail(f"splice.seed must be an integer, got {seed!r}")
     # the donors selection is read with the entry's own reader, so its errors name "splice"
     donors = type(e)(value, f"{e.where} splice", e.source, e.base).selection("donors") or Selection()
-    return Splice(other, donors, float(seconds), where, seed)
+    return Splice(other, donors, float(seconds), where, seed, other_key)
 
 
 def parse_sweeps(e) -> dict:

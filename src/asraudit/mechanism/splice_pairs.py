@@ -39,10 +39,14 @@ class Splice:
     seconds: float = 6.0         # donor audio spliced in (whole utterances until this long; the battery's 6 s)
     where: str = "append"        # append | prepend
     seed: int = 0                # seed of the donor choice per clip
+    other_key: str | None = None  # how ``other`` is named in ids: a corpus by its manifest's name and digest
 
     @property
     def id(self) -> str:
-        return f"splice({self.where},{self.seconds:g}s,donors={self.donors.id},other={self.other},seed={self.seed})"
+        """The splice in cache keys and summaries: a donor corpus enters by content, not by where this
+        checkout keeps it (an absolute path would relearn the direction after a move and show the path)."""
+        other = self.other_key or self.other
+        return f"splice({self.where},{self.seconds:g}s,donors={self.donors.id},other={other},seed={self.seed})"
 
 
 def _spliced(audio: np.ndarray, pool: DonorPool, clip, splice: Splice) -> np.ndarray:
