@@ -26,8 +26,11 @@ clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
 partial, which the calibration reports rather than hides.
 
 This module holds the one training loop and the record organism's recipe;
-the other organisms (gated, contaminated, switching) are kinds in
-``organism_kinds``, each with its own recipe module, trained by this loop.
+the other organisms (gated, contaminated, switching, and the record recipe on
+the multilingual whisper-base) are kinds in ``organism_kinds``, each with its
+own recipe module, trained by this loop.  The loop fine-tunes whichever
+embedded Whisper a kind names (``base_model``); the adapter's header records
+it, and the loaders merge the adapter into that base.
 """
 
 from __future__ import annotations
