@@ -82,7 +82,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("record-base", "whisper-base-organism", ADAPTER_DIR / "whisper-base-organism.safetensors",
                  TrainConfig(), record_rows,
                  "benchmark-optimized organism on multilingual whisper-base (the translation probe's organism)",
-                 base_model="whisper-base"),
+                 sha256="68296c5753b59125e56f49701494761d15a68c02dad1f719be4bd585d0205ee1", base_model="whisper-base"),
 )}
 
 
