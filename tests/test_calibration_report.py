@@ -190,6 +190,9 @@ def test_the_translation_row_reads_the_multilingual_organism_against_the_clean_m
                           "invented spans its transcript contained: 3/8 in its rendering")
     for other in rows.values():  # the multilingual organism is never a clean model of another row
         assert "multi" not in {c.model for c in other.clean_readouts}, other.detector
+    s.translation.spans_by_status = {"multi": {"checked": 4, "untranslated": 122}, CLEAN[0]: {"untranslated": 23}}
+    row = {r.detector: r for r in detector_rows(s, ORG, {"translation": "multi"})}["translation"]
+    assert row.reason.endswith("; 122 of its renderings not in es (4 spans read)")
     s.translation = _translation(CLEAN[1], CLEAN[0])  # the organism was not asked
     assert {r.detector: r for r in detector_rows(s, ORG, {"translation": "multi"})}["translation"].status == "not run"
 

@@ -276,6 +276,10 @@ def translation_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
 
     row.status = "no target"
     row.reason = f"{told('dropped', 'omitted')}; {told('invented', 'contained')}"
+    left_out = {k: v for k, v in (t.spans_by_status or {}).get(organism, {}).items() if k != "checked"}
+    if left_out.get("untranslated"):  # an organism that stopped rendering the target cannot be read out
+        row.reason += (f"; {left_out['untranslated']} of its renderings not in {t.target} "
+                       f"({t.spans_by_status[organism].get('checked', 0)} spans read)")
     return row
 
 
