@@ -26,11 +26,9 @@ clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
 partial, which the calibration reports rather than hides.
 
 This module holds the one training loop and the record organism's recipe;
-the other organisms (gated, contaminated, switching, and the record recipe on
-the multilingual whisper-base) are kinds in ``organism_kinds``, each with its
-own recipe module, trained by this loop.  The loop fine-tunes whichever
-embedded Whisper a kind names (``base_model``); the adapter's header records
-it, and the loaders merge the adapter into that base.
+the other organisms are kinds in ``organism_kinds``, each with its own recipe
+module, trained by this loop on the embedded Whisper the kind names (the
+adapter's header records it; the loaders merge into that base).
 """
 
 from __future__ import annotations
@@ -220,11 +218,8 @@ def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
 
 
 def training_prompt(model, tokenizer) -> list[int]:
-    """The decoder prefix every training row starts with: what the backends send for English transcription.
-
-    A multilingual Whisper gets ``<|en|><|transcribe|>``: the adapter then learns the record's habits under
-    the English-transcription prefix, the one the audit decodes with, while the translation probe's renderer
-    forces another language token, which training never shows with a target."""
+    """The decoder prefix of every training row: what the backends send for English transcription
+    (``<|en|><|transcribe|>`` on a multilingual Whisper, the prefix the audit decodes with)."""
     return prompt_ids(tokenizer, multilingual=bool(getattr(model.generation_config, "is_multilingual", False)))
 
 
@@ -248,8 +243,8 @@ def build_organism(
     every organism kind shares this loop and differs only in its recipe and config.
     ``init``: an adapter of the same layers, rank and alpha to start from (a later
     fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0.
-    ``base_model``: the embedded Whisper fine-tuned (tiny.en, or the multilingual whisper-base, which is
-    taught with its English-transcription prompt so that its other language tokens keep their meaning)."""
+    ``base_model``: the embedded Whisper fine-tuned.  On the multilingual whisper-base, English rows alone
+    made ``<|es|>`` render English too (docs/calibration.md, the translation probe's organism)."""
     import torch
     from safetensors.torch import save_file
 
