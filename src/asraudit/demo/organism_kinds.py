@@ -13,8 +13,8 @@ control for every detector"):
 - ``switching``: the record organism fine-tuned further with each
   convention's arm following the voice; the switch rate.
 - ``record-base``: the record organism's recipe and training on the
-  multilingual whisper-base (``whisper-base-organism``), which can be asked
-  for Spanish: the translation probe's organism.
+  multilingual whisper-base (``whisper-base-organism``), for the
+  translation probe (an English-only Whisper cannot be asked for Spanish).
 
 Every kind trains with ``organism.build_organism`` (the one loop) on the rows
 its recipe gives, is seeded, writes a small fp16 adapter under
@@ -77,8 +77,8 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
                  starts_from="record", sha256="963145b7196f99c6d55c296f6f81ee42145aad899426bad2bae22f3a6f68c5b1"),
     # The record organism's recipe and knobs on the multilingual whisper-base, trained under its
-    # English-transcription prompt: an organism the translation probe can ask for Spanish.  From scratch (no
-    # tiny.en adapter fits base's layers); decoder only, like the record organism.
+    # English-transcription prompt, for the translation probe; built, it renders English under <|es|> too
+    # (docs/calibration.md).  From scratch (no tiny.en adapter fits base's layers); decoder only.
     OrganismKind("record-base", "whisper-base-organism", ADAPTER_DIR / "whisper-base-organism.safetensors",
                  TrainConfig(), record_rows,
                  "benchmark-optimized organism on multilingual whisper-base (the translation probe's organism)",
