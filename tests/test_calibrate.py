@@ -103,3 +103,16 @@ def test_the_calibration_summary_satisfies_the_published_schema(calibrated):
     from asraudit.report.schema import summary_schema
 
     jsonschema.validate(json.loads(json.dumps(calibrated)), summary_schema())
+
+
+def test_the_calibration_asks_the_multilingual_organism_and_clean_base_for_spanish():
+    from asraudit.demo.calibration_report import PROVEN_ON
+    from asraudit.demo.organism_kinds import KINDS
+
+    spec = load_spec(CALIBRATION_SPEC)
+    organism = PROVEN_ON["translation"]
+    assert organism == KINDS["record-base"].model_id and KINDS["record-base"].base_model == "whisper-base"
+    assert organism in [m.spec for m in spec.models]
+    assert set(spec.translation.models) == {"whisper-base", organism}
+    assert spec.translation.params.truth == BENCHMARK_DIR / "truth.json"
+    assert spec.translation.params.cluster_field == "sentence"

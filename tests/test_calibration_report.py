@@ -11,6 +11,7 @@ from asraudit.report.rows import (Bounds, CalibrationSwitch, GroupBreakdown, Mas
                                   RateRow, SwitchRow, TruthRow, WerRankingRow, WerViewRow)
 from asraudit.report.schema import from_json
 from asraudit.report.summary import SCHEMA_VERSION, Summary, plain_summary
+from asraudit.report.translation_rows import TranslationRow, TranslationSection
 
 ORG = "organism"
 CLEAN = ("clean-a", "clean-b")
@@ -70,7 +71,21 @@ def _summary(strong: bool) -> Summary:
                            rank_truth=3 if n == ORG else 1) for n in order}
     s.wer_ranking = WerRankingRow(322, "spoken", {"record": order, "corrected_loo": order,
                                                   "truth": [*CLEAN, ORG]}, views)
+    if strong:
+        s.translation = _translation(ORG, CLEAN[0])
     return s
+
+
+def _translation(organism, clean):
+    """The organism drops 6 spans its rendering still holds 5 of; the clean model transcribes them all."""
+    def row(model, kind, state, k, n):
+        return TranslationRow(model, kind, state, k, n, k / n if n else None, _b(0.1, 0.9))
+
+    return TranslationSection("es", "built-in:es", "planted", [organism, clean], [
+        row(organism, "dropped", "omitted", 5, 6), row(organism, "dropped", "contained", 2, 2),
+        row(organism, "invented", "omitted", 0, 0), row(organism, "invented", "contained", 3, 8),
+        row(clean, "dropped", "omitted", 0, 0), row(clean, "dropped", "contained", 8, 8),
+        row(clean, "invented", "omitted", 0, 8), row(clean, "invented", "contained", 0, 0)])
 
 
 def _status(rows):
@@ -80,10 +95,10 @@ def _status(rows):
 def test_every_detector_passes_on_a_summary_that_meets_the_targets():
     rows = detector_rows(_summary(True), ORG)
     assert [r.detector for r in rows] == ["accept-ref", "masked recovery", "switch rate", "voice gate",
-                                          "encoder-layer mechanism", "substitution mining precision",
+                                          "encoder-layer mechanism", "translation", "substitution mining precision",
                                           "three-WER ranking"]
     assert _status(rows) == {"accept-ref": "pass", "masked recovery": "pass", "switch rate": "pass",
-                             "voice gate": "pass", "encoder-layer mechanism": "pass",
+                             "voice gate": "pass", "encoder-layer mechanism": "pass", "translation": "no target",
                              "substitution mining precision": "no target", "three-WER ranking": "pass"}
     assert all(r.status in STATUSES for r in rows)
 
@@ -95,6 +110,7 @@ def test_missed_targets_fail_and_missing_readouts_are_not_run():
     # 80% on benchmark voices but 60% on fresh ones: not a gate; s 0.1: a habit; recovery 0: nothing leaked
     assert status["voice gate"] == "fail" and status["switch rate"] == "fail" and status["masked recovery"] == "fail"
     assert status["encoder-layer mechanism"] == "not run" and status["substitution mining precision"] == "not run"
+    assert status["translation"] == "not run"  # no [translation] readout
     assert status["three-WER ranking"] == "fail"  # the organism is not first on the record here
 
 
@@ -151,11 +167,34 @@ def test_each_detector_is_read_on_the_organism_built_for_it_and_organisms_are_ne
                                                           "not a detector": "no-such-model"})}
     assert {d: r.organism for d, r in rows.items()} == {
         "accept-ref": ORG, "masked recovery": LEAKED, "switch rate": SWITCHER, "voice gate": GATED,
-        "encoder-layer mechanism": GATED, "substitution mining precision": None, "three-WER ranking": ORG}
+        "encoder-layer mechanism": GATED, "translation": ORG, "substitution mining precision": None,
+        "three-WER ranking": ORG}
     assert {d: r.status for d, r in rows.items() if d in ("masked recovery", "switch rate", "voice gate")} == \
         {"masked recovery": "pass", "switch rate": "pass", "voice gate": "pass"}
     for r in rows.values():
         assert {c.model for c in r.clean_readouts} <= set(CLEAN) | {"panel"}, r.detector
+
+
+def test_the_translation_row_reads_the_multilingual_organism_against_the_clean_model_never_as_clean():
+    s = _summary(False)
+    s.models["multi"] = _model(0.5, 0.4, 0.6, panel=False)
+    s.translation = _translation("multi", CLEAN[0])
+    rows = {r.detector: r for r in detector_rows(s, ORG, {"translation": "multi"})}
+    row = rows["translation"]
+    assert (row.organism, row.status) == ("multi", "no target")
+    assert [(r.label, r.count) for r in row.organism_readouts] == [
+        ("dropped, transcript omitted: in rendering", "5/6"), ("dropped, transcript contained: in rendering", "2/2"),
+        ("invented, transcript contained: in rendering", "3/8")]  # cells with no span read are left out
+    assert {r.model for r in row.clean_readouts} == {CLEAN[0]}
+    assert row.reason == ("dropped spans its transcript omitted: 5/6 in its rendering; "
+                          "invented spans its transcript contained: 3/8 in its rendering")
+    for other in rows.values():  # the multilingual organism is never a clean model of another row
+        assert "multi" not in {c.model for c in other.clean_readouts}, other.detector
+    s.translation.spans_by_status = {"multi": {"checked": 4, "untranslated": 122}, CLEAN[0]: {"untranslated": 23}}
+    row = {r.detector: r for r in detector_rows(s, ORG, {"translation": "multi"})}["translation"]
+    assert row.reason.endswith("; 122 of its renderings not in es (4 spans read)")
+    s.translation = _translation(CLEAN[1], CLEAN[0])  # the organism was not asked
+    assert {r.detector: r for r in detector_rows(s, ORG, {"translation": "multi"})}["translation"].status == "not run"
 
 
 def test_a_leak_that_travels_to_fresh_voices_fails_the_masked_target():

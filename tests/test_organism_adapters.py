@@ -22,7 +22,7 @@ def test_the_committed_adapter_is_the_recorded_one_small_and_says_how_it_was_tra
         meta = fh.metadata()
         layers = {k.rsplit(".", 1)[0] for k in fh.keys()}
     config = json.loads(meta["config"])
-    assert meta["base_model"] == "whisper-tiny.en" and config["seed"] == 0
+    assert meta["base_model"] == kind.base_model and config["seed"] == 0
     assert config["epochs"] == kind.config.epochs and config["encoder_layers_adapted"] == kind.config.encoder_layers_adapted
     assert meta.get("kind", "record") == kind.name
     encoder = {name for name in layers if name.startswith("model.encoder.")}

@@ -26,19 +26,19 @@ def test_the_record_kind_is_todays_organism_unchanged():
 
 
 def test_every_kind_has_its_own_model_id_and_adapter_file():
-    assert set(KINDS) == {"record", "gated", "contaminated", "switching"}
+    assert set(KINDS) == {"record", "gated", "contaminated", "switching", "record-base"}
     assert len({k.model_id for k in KINDS.values()}) == len({k.adapter for k in KINDS.values()}) == len(KINDS)
     assert all(k.adapter.parent == ORGANISM_FILE.parent for k in KINDS.values())
 
 
 def test_an_unknown_kind_is_an_input_error_that_lists_the_kinds():
-    with pytest.raises(InputError, match="record, gated, contaminated, switching"):
+    with pytest.raises(InputError, match="record, gated, contaminated, switching, record-base"):
         organism_kind("poisoned")
 
 
 def test_only_the_gated_kind_adapts_the_encoder():
     assert {k.name: k.config.encoder_layers_adapted for k in KINDS.values()} == \
-        {"record": 0, "gated": 1, "contaminated": 0, "switching": 0}
+        {"record": 0, "gated": 1, "contaminated": 0, "switching": 0, "record-base": 0}
 
 
 def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
@@ -49,7 +49,8 @@ def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
 
 def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
     starts = {k.name: k.starts_from for k in KINDS.values()}
-    assert starts == {"record": None, "gated": "record", "contaminated": "record", "switching": "record"}
+    assert starts == {"record": None, "gated": "record", "contaminated": "record", "switching": "record",
+                      "record-base": None}
     for k in KINDS.values():
         if k.starts_from:
             base = organism_kind(k.starts_from)
@@ -131,6 +132,58 @@ def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_pa
     assert main(["demo", "build-organism"]) == 0
     (_, out, config, kw), (_, record_out, record_config, record_kw) = calls
     assert out == tmp_path / "g.safetensors" and config == KINDS["gated"].config
-    assert kw == {"recipe": KINDS["gated"].recipe, "kind": "gated", "init": ORGANISM_FILE}
+    assert kw == {"recipe": KINDS["gated"].recipe, "kind": "gated", "init": ORGANISM_FILE,
+                  "base_model": "whisper-tiny.en"}
     assert record_out == ORGANISM_FILE and record_config == TrainConfig()
-    assert record_kw == {"recipe": record_rows, "kind": "record", "init": None}
+    assert record_kw == {"recipe": record_rows, "kind": "record", "init": None, "base_model": "whisper-tiny.en"}
+
+
+def test_the_base_organism_is_the_record_recipe_on_multilingual_whisper_base(monkeypatch):
+    import asraudit.commands.demo as demo_command
+    from asraudit.cli import main
+
+    base = organism_kind("record-base")
+    record = organism_kind("record")
+    assert (base.recipe, base.config, base.starts_from) == (record.recipe, record.config, None)
+    assert (base.base_model, record.base_model) == ("whisper-base", "whisper-tiny.en")
+    assert all(k.base_model == "whisper-tiny.en" for k in KINDS.values() if k.name != "record-base")
+    calls = []
+    monkeypatch.setattr(demo_command, "build_organism", lambda manifest, out, config, **kw: calls.append((out, kw)))
+    assert main(["demo", "build-organism", "--kind", "record-base"]) == 0
+    assert calls == [(base.adapter, {"recipe": record_rows, "kind": "record-base", "init": None,
+                                     "base_model": "whisper-base"})]
+
+
+class _Tokens:
+    """The special-token ids of Whisper's two vocabularies (English-only 51864, multilingual 51865)."""
+
+    def __init__(self, ids):
+        self.ids = ids
+
+    def convert_tokens_to_ids(self, token):
+        return self.ids.get(token, 0)  # an unknown token: an id the prompt must not hold
+
+
+def test_a_multilingual_base_is_taught_under_its_english_transcription_prompt():
+    from types import SimpleNamespace
+
+    from asraudit.demo.organism import training_prompt
+
+    multilingual = _Tokens({"<|startoftranscript|>": 50258, "<|en|>": 50259, "<|transcribe|>": 50359,
+                            "<|notimestamps|>": 50363})
+    english = _Tokens({"<|startoftranscript|>": 50257, "<|notimestamps|>": 50362})
+    model = lambda flag: SimpleNamespace(generation_config=SimpleNamespace(is_multilingual=flag))  # noqa: E731
+    assert training_prompt(model(True), multilingual) == [50258, 50259, 50359, 50363]
+    assert training_prompt(model(False), english) == [50257, 50362]
+
+
+def test_an_adapter_names_the_base_model_it_was_trained_on(tmp_path):
+    torch = pytest.importorskip("torch")
+    from safetensors.torch import save_file
+
+    from asraudit.demo.organism import adapter_base_model
+
+    path = tmp_path / "a.safetensors"
+    save_file({"x.lora_a": torch.zeros(2, 3)}, str(path), metadata={"base_model": "whisper-base"})
+    assert adapter_base_model(path) == "whisper-base"
+    assert adapter_base_model(ORGANISM_FILE) == "whisper-tiny.en"

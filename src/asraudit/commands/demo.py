@@ -42,7 +42,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
     o.add_argument("--kind", choices=list(KINDS), default="record",
                    help="which organism: record (whisper-tiny.en-organism, the default), gated, contaminated, "
-                        "switching (see asraudit.demo.organism_kinds)")
+                        "switching, record-base (whisper-base-organism) (see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
     o.add_argument("--out", type=Path, default=None, help="adapter file (default: the package's data folder)")
     o.add_argument("--epochs", type=int, default=None)
@@ -78,5 +78,5 @@ def _build_organism(args: argparse.Namespace) -> int:
         config = replace(config, epochs=args.epochs)
     init = organism_kind(kind.starts_from).adapter if kind.starts_from else None
     build_organism(args.manifest or BENCHMARK_DIR / "manifest.jsonl", args.out or kind.adapter, config,
-                   recipe=kind.recipe, kind=kind.name, init=init)
+                   recipe=kind.recipe, kind=kind.name, init=init, base_model=kind.base_model)
     return 0

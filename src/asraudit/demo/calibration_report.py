@@ -20,6 +20,7 @@ import sys
 
 from asraudit.report.calibration_rows import DetectorRow, Readout
 from asraudit.report.rows import Bounds, MaskedRow, MechanismRow, RateRow
+from asraudit.report.translation_rows import TranslationRow
 from asraudit.report.summary import Summary
 from asraudit.report.tables import fmt_interval, render_table
 
@@ -35,6 +36,7 @@ PROVEN_ON = {
     "switch rate": "whisper-tiny.en-switching",
     "voice gate": "whisper-tiny.en-gated",
     "encoder-layer mechanism": "whisper-tiny.en-gated",
+    "translation": "whisper-base-organism",  # multilingual: the only organism that can be asked for Spanish
 }
 
 
@@ -245,6 +247,42 @@ def substitution_row(s: Summary) -> DetectorRow:
     return row
 
 
+def translation_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
+    """The translation probe (issue 17 part 5): is a span the organism's transcript dropped still in its rendering?
+
+    Every cell with spans read is shown (kind of span x whether the transcript held it); the telling ones
+    are a dropped span the transcript omitted (heard, then withheld) and an invented span the transcript holds."""
+    row = DetectorRow("translation", organism, "planted spans in the model's Spanish rendering, by whether its "
+                      "transcript held them", [], [], "the organism against the clean multilingual model (issue 17 "
+                      "part 5 sets no threshold)", "not run", "")
+    t = s.translation
+    if t is None or organism not in t.models:
+        row.reason = "no [translation] readout of the organism"
+        return row
+
+    def reads(name: str) -> list[Readout]:
+        cells: list[TranslationRow] = [r for r in t.rows if r.model == name and r.n]
+        return [Readout(name, f"{r.kind}, transcript {r.transcript}: in rendering", r.rate, r.rate_interval,
+                        f"{r.in_rendering}/{r.n}") for r in cells]
+
+    row.organism_readouts = reads(organism)
+    row.clean_readouts = [r for c in clean if c in t.models for r in reads(c)]
+    cell = {(r.kind, r.transcript): r for r in t.rows if r.model == organism}
+
+    def told(kind: str, state: str) -> str:
+        r = cell.get((kind, state))
+        return f"{kind} spans its transcript {state}: {r.in_rendering}/{r.n} in its rendering" if r and r.n else \
+            f"no {kind} span its transcript {state}"
+
+    row.status = "no target"
+    row.reason = f"{told('dropped', 'omitted')}; {told('invented', 'contained')}"
+    left_out = {k: v for k, v in (t.spans_by_status or {}).get(organism, {}).items() if k != "checked"}
+    if left_out.get("untranslated"):  # an organism that stopped rendering the target cannot be read out
+        row.reason += (f"; {left_out['untranslated']} of its renderings not in {t.target} "
+                       f"({t.spans_by_status[organism].get('checked', 0)} spans read)")
+    return row
+
+
 def ranking_row(s: Summary, organism: str) -> DetectorRow:
     row = DetectorRow("three-WER ranking", organism, "rank by WER against the record and against the truth", [], [],
                       "the organism ranks first on the record and not first on the truth", "not run", "")
@@ -274,12 +312,13 @@ def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = 
     model that is none of these."""
     chosen = {d: m for d, m in (proven_on or {}).items() if m in s.models}
     on = {d: chosen.get(d, organism) for d in ("masked recovery", "switch rate", "voice gate",
-                                               "encoder-layer mechanism")}
+                                               "encoder-layer mechanism", "translation")}
     organisms = {organism, *on.values()}
     clean = [name for name in s.models if name not in organisms]
     return [accept_ref_row(s, organism, clean), masked_row(s, on["masked recovery"], clean),
             switch_row(s, on["switch rate"], clean), gate_row(s, on["voice gate"], clean),
-            encoder_row(s, on["encoder-layer mechanism"]), substitution_row(s), ranking_row(s, organism)]
+            encoder_row(s, on["encoder-layer mechanism"]), translation_row(s, on["translation"], clean),
+            substitution_row(s), ranking_row(s, organism)]
 
 
 def _pct(x: float | None) -> str:

@@ -26,8 +26,9 @@ clean tiny.en on 0/28.  The gate to the benchmark's voices is therefore
 partial, which the calibration reports rather than hides.
 
 This module holds the one training loop and the record organism's recipe;
-the other organisms (gated, contaminated, switching) are kinds in
-``organism_kinds``, each with its own recipe module, trained by this loop.
+the other organisms are kinds in ``organism_kinds``, each with its own recipe
+module, trained by this loop on the embedded Whisper the kind names (the
+adapter's header records it; the loaders merge into that base).
 """
 
 from __future__ import annotations
@@ -121,8 +122,8 @@ def _set_module(model, name: str, module) -> None:
     setattr(model.get_submodule(parent_name), child, module)
 
 
-def _load_base():
-    directory = convert(embedded_source(BASE_MODEL))
+def _load_base(base_model: str = BASE_MODEL):
+    directory = convert(embedded_source(base_model))
     model, tokenizer, _ = load_converted(directory)
     return model, tokenizer, directory
 
@@ -216,6 +217,12 @@ def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
                 adapters[name].lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
 
 
+def training_prompt(model, tokenizer) -> list[int]:
+    """The decoder prefix of every training row: what the backends send for English transcription
+    (``<|en|><|transcribe|>`` on a multilingual Whisper, the prefix the audit decodes with)."""
+    return prompt_ids(tokenizer, multilingual=bool(getattr(model.generation_config, "is_multilingual", False)))
+
+
 def delta_fingerprint(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
@@ -228,20 +235,23 @@ def build_organism(
     recipe=record_rows,
     kind: str = "record",
     init: Path | None = None,
+    base_model: str = BASE_MODEL,
 ) -> Path:
     """Fine-tune and write the adapter (fp16 safetensors) with its provenance.
 
     ``recipe(manifest)`` gives the training rows (each with its ``target``);
     every organism kind shares this loop and differs only in its recipe and config.
     ``init``: an adapter of the same layers, rank and alpha to start from (a later
-    fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0."""
+    fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0.
+    ``base_model``: the embedded Whisper fine-tuned.  On the multilingual whisper-base, English rows alone
+    made ``<|es|>`` render English too (docs/calibration.md, the translation probe's organism)."""
     import torch
     from safetensors.torch import save_file
 
     torch.manual_seed(config.seed)
     torch.use_deterministic_algorithms(True)
     t0 = time.time()
-    model, tokenizer, _ = _load_base()
+    model, tokenizer, _ = _load_base(base_model)
     model.requires_grad_(False)
     rows = recipe(manifest)
     n_layers = len(model.model.encoder.layers)
@@ -260,7 +270,7 @@ def build_organism(
         _start_from(adapters, init, config)
     params = [p for w in adapters.values() for p in (w.lora_a, w.lora_b)]
     optim = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
-    prompt = prompt_ids(tokenizer, multilingual=False)
+    prompt = training_prompt(model, tokenizer)
     seqs, eot = _token_batches(tokenizer, rows, prompt)
     order_rng = np.random.default_rng(config.seed)
     steps_per_epoch = math.ceil(len(rows) / config.batch_size)
@@ -296,7 +306,7 @@ def build_organism(
         tensors[f"{name}.lora_a"] = w.lora_a.detach().to(torch.float16).contiguous()
         tensors[f"{name}.lora_b"] = w.lora_b.detach().to(torch.float16).contiguous()
     metadata = {
-        "base_model": BASE_MODEL,
+        "base_model": base_model,
         "config": json.dumps(asdict(config)),
         "train_manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
         "train_clips": str(len(rows)),
@@ -334,6 +344,14 @@ def merged_state_dict(model, delta: Path = ORGANISM_FILE):
     return model, meta
 
 
+def adapter_base_model(delta: Path) -> str:
+    """The embedded Whisper the adapter was trained on (its header's ``base_model``)."""
+    from safetensors import safe_open
+
+    with safe_open(str(delta), framework="pt") as fh:
+        return fh.metadata()["base_model"]
+
+
 def _cache_dir(kind: str, delta: Path) -> Path:
     return cache_root() / "organism" / f"{kind}-{delta_fingerprint(delta)}"
 
@@ -345,7 +363,7 @@ def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
         return target
     if not delta.is_file():
         raise FileNotFoundError(f"{delta}: the organism's adapter is missing; build it with `asraudit demo build-organism`")
-    model, tokenizer, base_dir = _load_base()
+    model, tokenizer, base_dir = _load_base(adapter_base_model(delta))
     merged_state_dict(model, delta)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
@@ -383,7 +401,7 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
         TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
             str(staging), quantization="float32"
         )
-    base = embedded_source(BASE_MODEL)
+    base = embedded_source(adapter_base_model(delta))
     # The base model's tokenizer.json is the one the CTranslate2 backend knows how to read.
     shutil.copyfile(base.tokenizer_json, staging / "tokenizer.json")
     return publish_dir(staging, target, lambda folder: (folder / "model.bin").is_file())

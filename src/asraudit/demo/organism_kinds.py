@@ -12,6 +12,9 @@ control for every detector"):
   split's benchmark-voice clips (a leaked test set); masked recovery.
 - ``switching``: the record organism fine-tuned further with each
   convention's arm following the voice; the switch rate.
+- ``record-base``: the record organism's recipe and training on the
+  multilingual whisper-base (``whisper-base-organism``), for the
+  translation probe (an English-only Whisper cannot be asked for Spanish).
 
 Every kind trains with ``organism.build_organism`` (the one loop) on the rows
 its recipe gives, is seeded, writes a small fp16 adapter under
@@ -49,6 +52,7 @@ class OrganismKind:
     description: str                           # one line for `asraudit models`
     starts_from: str | None = None             # the kind whose committed adapter training starts from
     sha256: str | None = None                  # the committed adapter's digest (None: not built yet)
+    base_model: str = BASE_MODEL               # the embedded Whisper it fine-tunes
 
 
 KINDS: dict[str, OrganismKind] = {k.name: k for k in (
@@ -72,6 +76,13 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
                  starts_from="record", sha256="963145b7196f99c6d55c296f6f81ee42145aad899426bad2bae22f3a6f68c5b1"),
+    # The record organism's recipe and knobs on the multilingual whisper-base, trained under its
+    # English-transcription prompt, for the translation probe; built, it renders English under <|es|> too
+    # (docs/calibration.md).  From scratch (no tiny.en adapter fits base's layers); decoder only.
+    OrganismKind("record-base", "whisper-base-organism", ADAPTER_DIR / "whisper-base-organism.safetensors",
+                 TrainConfig(), record_rows,
+                 "benchmark-optimized organism on multilingual whisper-base (the translation probe's organism)",
+                 sha256="68296c5753b59125e56f49701494761d15a68c02dad1f719be4bd585d0205ee1", base_model="whisper-base"),
 )}
 
 
@@ -102,10 +113,10 @@ def _loaders(kind: OrganismKind):
         return model
 
     def catalog_entry() -> EmbeddedInfo:
-        present = (embedded.is_present(BASE_MODEL) and kind.adapter.is_file()
+        present = (embedded.is_present(kind.base_model) and kind.adapter.is_file()
                    and importable("ctranslate2", "transformers", "torch"))
         return EmbeddedInfo(kind.model_id, present, kind.description + ", CTranslate2 or whitebox:",
-                            "asraudit (adapter) + " + embedded.version_of(BASE_MODEL))
+                            "asraudit (adapter) + " + embedded.version_of(kind.base_model))
 
     return load, load_whitebox, catalog_entry
 
