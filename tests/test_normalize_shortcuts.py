@@ -8,6 +8,7 @@ docstring; these tests check the argument on strings built to break it.
 from __future__ import annotations
 
 import random
+import re
 import unicodedata
 
 import asraudit.text.symbols as symbols
@@ -98,3 +99,27 @@ def test_postprocess_is_skipped_only_where_it_changes_nothing():
             skipped += 1
             assert numbers.postprocess(text) == text, run
     assert skipped > 100
+
+
+def _port_rules(t: str) -> str:
+    """The three rules of the port's ``preprocess``, written as the port writes them."""
+    t = re.sub(r"([a-z])([0-9])", r"\1 \2", t)
+    t = re.sub(r"([0-9])([a-z])", r"\1 \2", t)
+    return re.sub(r"([0-9])\s+(st|nd|rd|th|s)\b", r"\1\2", t)
+
+
+def test_number_preprocess_equals_the_ports():
+    """The lookaround forms of the preprocess rules against the port's, on strings dense in
+    letter/digit boundaries and digit-space-suffix joins ("5 th", "5  s1", "st5 nd"), and the whole
+    preprocess on such strings as the span step hands it (words joined by single spaces)."""
+    numbers = whisper_english._number_normalizer()
+    shared = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    rng = random.Random(6)
+    pieces = ["5", "12", "a", "st", "nd", "rd", "th", "s", "x", " ", "  ", "\t", "\u00a0", "-", "th5", "5th"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
+    assert sum(_port_rules(t) != t for t in texts) > 1000  # the rules fire often here
+    for t in texts:
+        assert shared._preprocess(t) == _port_rules(t), repr(t)
+        words = " ".join(t.split())
+        if words and "half" not in words:  # "half" goes to the port's preprocess itself
+            assert shared._preprocess(words) == numbers.preprocess(words), repr(words)
