@@ -119,9 +119,13 @@ def _number_normalizer():
     return EnglishNumberNormalizer()
 
 
-LETTER_DIGIT = re.compile(r"([a-z])([0-9])")
-DIGIT_LETTER = re.compile(r"([0-9])([a-z])")
-NUMBER_SUFFIX = re.compile(r"([0-9])\s+(st|nd|rd|th|s)\b")
+# The number preprocess's three rules, ([a-z])([0-9]) -> "\1 \2", ([0-9])([a-z]) -> "\1 \2" and
+# ([0-9])\s+(st|nd|rd|th|s)\b -> "\1\2", written with lookarounds so the replacement is a plain
+# string (a group reference costs a Python call per match).  The same matches: letters and digits
+# are disjoint, so no character a match consumes could have started or ended another one.
+LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=[0-9])")
+DIGIT_LETTER = re.compile(r"(?<=[0-9])(?=[a-z])")
+NUMBER_SUFFIX = re.compile(r"(?<=[0-9])\s+(?=(?:st|nd|rd|th|s)\b)")
 NON_INERT_RUN = re.compile(rb"[\x01\x02]+")  # over a string of word kinds
 
 # Token codes: what a token's words are to the number normalizer.
@@ -163,6 +167,7 @@ class EnglishNormalizer:
         self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]]] = ({}, {}, {})
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._spans: dict[tuple[str, ...], str] = {}
+        self._span_words: dict[tuple[bool, str], str] = {}
         self._active: dict[str, int] = {}
 
     # -- per word -------------------------------------------------------------------------------
@@ -215,7 +220,10 @@ class EnglishNormalizer:
         out = self._runs.get(run)
         if out is None:
             numbers = self._numbers
-            text = numbers.postprocess(" ".join(w for w in numbers.process_words(list(run)) if w is not None))
+            text = " ".join(w for w in numbers.process_words(list(run)) if w is not None)
+            # postprocess's three rules need a currency symbol (two) or a "1" (one); most runs have neither.
+            if "1" in text or "$" in text or "£" in text or "€" in text:
+                text = numbers.postprocess(text)
             out = tuple(self._spelling.get(w, w) for w in text.split())
             if len(self._runs) >= _CACHE_LIMIT:
                 self._runs.clear()
@@ -268,10 +276,16 @@ class EnglishNormalizer:
         """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
         out = self._spans.get(span)
         if out is None:
-            words = [w for t in span for w in tables[2][t]]
-            if any(tables[0][t] == DIGITS for t in span):
-                words = self._preprocess(" ".join(words)).split()
-            out = " ".join(self._numbers_and_spelling(words))
+            # The output depends on the span's words only, and many spans differ in their tokens'
+            # punctuation alone ("20," and "20"): a second table keyed by the words catches those.
+            digits = any(tables[0][t] == DIGITS for t in span)
+            text = " ".join([w for t in span for w in tables[2][t]])
+            out = self._span_words.get((digits, text))
+            if out is None:
+                out = " ".join(self._numbers_and_spelling((self._preprocess(text) if digits else text).split()))
+                if len(self._span_words) >= _CACHE_LIMIT:
+                    self._span_words.clear()
+                self._span_words[digits, text] = out
             if len(self._spans) >= _CACHE_LIMIT:
                 self._spans.clear()
             self._spans[span] = out
@@ -281,7 +295,7 @@ class EnglishNormalizer:
         """The number normalizer's ``preprocess`` (its "and a half" step only where "half" occurs)."""
         if "half" in s:
             return self._numbers.preprocess(s)
-        return NUMBER_SUFFIX.sub(r"\1\2", DIGIT_LETTER.sub(r"\1 \2", LETTER_DIGIT.sub(r"\1 \2", s)))
+        return NUMBER_SUFFIX.sub("", DIGIT_LETTER.sub(" ", LETTER_DIGIT.sub(" ", s)))
 
     def _finish(self, words: list[str], kind: int) -> str:
         """Numbers (run by run), spelling and the last symbol rules, from the word-level output.

@@ -1,0 +1,125 @@
+"""The normalizers' shortcuts against the plain computation they stand for.
+
+Each shortcut (the UTF-8 table path of the symbol steps, the span table keyed
+by words, the skipped number ``postprocess``) is exact by an argument in its
+docstring; these tests check the argument on strings built to break it.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import unicodedata
+
+import asraudit.text.symbols as symbols
+import asraudit.text.whisper_english as whisper_english
+from asraudit.text.spelling import english_spelling_mapping
+from normalizer_strings import HANDMADE, generated
+
+# Characters that stress the UTF-8 path: ASCII symbols and whitespace, Latin letters with
+# diacritics, combining marks, letters NFKD/NFKC rewrite, 2-, 3- and 4-byte characters,
+# category-Cf characters, a lone surrogate, and letters kept whole (ø, ß).
+ASCII_POOL = list("aZ09 .,$%'\"-_()[]<>\t\n\x1c\x7f")
+OTHER_POOL = ["£", "€", "¢", "é", "ü", "ø", "ß", "Æ", "\u0301", "\u0308", "ﬁ", "Ⅻ", "①", "ℌ", "½", "²", "Σ", "σ", "日", "한", "Я",
+    "\u00a0", "\u2009", "\u3000", "\u200b", "\ufeff", "🙂", "𝔘", "\ud800", "«", "—", "♪", "™",
+]
+
+
+def _strings(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    out = ["", "é", "\u0301", "\u0301a", "a\u0301", "日本語のテキスト", "Привет мир", "\ud800", "🙂" * 40,
+           "mostly ascii text with one é in it", "x" * 200 + "é", "é" * 3 + "x" * 20]
+    for _ in range(n):
+        length = rng.choice([1, 3, 10, 40, 150])
+        ascii_share = rng.choice([0.0, 0.5, 0.9, 0.97, 1.0])
+        out.append("".join(rng.choice(ASCII_POOL) if rng.random() < ascii_share else rng.choice(OTHER_POOL)
+                           for _ in range(length)))
+    return out
+
+
+def test_utf8_table_path_equals_str_translate():
+    """Both sides of the non-ASCII share threshold, and text that is all ASCII but one character."""
+    for s in _strings(4000, seed=7):
+        nfkd, nfkc = unicodedata.normalize("NFKD", s), unicodedata.normalize("NFKC", s)
+        assert symbols.remove_symbols_and_diacritics(s) == nfkd.translate(symbols._ENGLISH), repr(s)
+        assert symbols.remove_symbols(s) == nfkc.translate(symbols._BASIC), repr(s)
+
+
+def test_both_branches_of_the_threshold_are_taken():
+    """The test above is only a proof if it reaches both the bytes path and the str.translate path."""
+    calls = {"bytes": 0, "str": 0}
+    sub = symbols._NON_ASCII.sub
+
+    class Counting:
+        def sub(self, *args):
+            calls["bytes"] += 1
+            return sub(*args)
+
+    original = symbols._NON_ASCII
+    symbols._NON_ASCII = Counting()
+    try:
+        texts = [unicodedata.normalize("NFKC", s) for s in _strings(500, seed=8) if not s.isascii()]
+        for s in texts:
+            symbols.remove_symbols(s)
+    finally:
+        symbols._NON_ASCII = original
+    calls["str"] = len(texts) - calls["bytes"]
+    assert calls["bytes"] > 50 and calls["str"] > 50, calls
+
+
+def test_a_normalizer_gives_every_string_what_a_fresh_one_gives():
+    """Strings whose number spans differ only in punctuation share the span table keyed by words;
+    the order strings come in must never change an output."""
+    spelling = english_spelling_mapping()
+    pieces = ["20", "20,", "20.", "$20", "twenty", "twenty,", "one", "one,", "1st", "1st.", "and", "a half",
+              "5 th", "5, th", "£3.5", "£3.5,", "oh", "oh,", "point", "point,", "dollars", "dollars.", "the"]
+    rng = random.Random(3)
+    texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(600)]
+    texts += HANDMADE + generated(300, seed=4)
+    shared = whisper_english.EnglishNormalizer(spelling)
+    together = [shared(s) for s in texts]
+    fresh = whisper_english.EnglishNormalizer(spelling)
+    alone = []
+    for s in texts:
+        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = ({}, {}, {}), {}, {}, {}
+        alone.append(fresh(s))
+    assert together == alone
+    assert len(shared._span_words) < len(shared._spans)  # the words table did merge spans here
+
+
+def test_postprocess_is_skipped_only_where_it_changes_nothing():
+    numbers = whisper_english._number_normalizer()
+    shared = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    for s in HANDMADE + generated(3000, seed=5):
+        shared(s)
+    skipped = 0
+    for run in shared._runs:
+        text = " ".join(w for w in numbers.process_words(list(run)) if w is not None)
+        if not ("1" in text or "$" in text or "£" in text or "€" in text):
+            skipped += 1
+            assert numbers.postprocess(text) == text, run
+    assert skipped > 100
+
+
+def _port_rules(t: str) -> str:
+    """The three rules of the port's ``preprocess``, written as the port writes them."""
+    t = re.sub(r"([a-z])([0-9])", r"\1 \2", t)
+    t = re.sub(r"([0-9])([a-z])", r"\1 \2", t)
+    return re.sub(r"([0-9])\s+(st|nd|rd|th|s)\b", r"\1\2", t)
+
+
+def test_number_preprocess_equals_the_ports():
+    """The lookaround forms of the preprocess rules against the port's, on strings dense in
+    letter/digit boundaries and digit-space-suffix joins ("5 th", "5  s1", "st5 nd"), and the whole
+    preprocess on such strings as the span step hands it (words joined by single spaces)."""
+    numbers = whisper_english._number_normalizer()
+    shared = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    rng = random.Random(6)
+    pieces = ["5", "12", "a", "st", "nd", "rd", "th", "s", "x", " ", "  ", "\t", "\u00a0", "-", "th5", "5th"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
+    assert sum(_port_rules(t) != t for t in texts) > 1000  # the rules fire often here
+    for t in texts:
+        assert shared._preprocess(t) == _port_rules(t), repr(t)
+        words = " ".join(t.split())
+        if words and "half" not in words:  # "half" goes to the port's preprocess itself
+            assert shared._preprocess(words) == numbers.preprocess(words), repr(words)
