@@ -17,8 +17,8 @@ from statistics import NormalDist
 
 import numpy as np
 
-DEFAULT_BOOTSTRAP = 1000
-DEFAULT_SEED = 0
+from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
 # so a million-clip corpus draws two resamples at a time (16 MB of indices), not
 # 64 (512 MB).  Below 32,768 units the chunk is 64, as it always was, so results of

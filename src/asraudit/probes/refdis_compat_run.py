@@ -13,7 +13,7 @@ from typing import Callable, Sequence
 
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.probes.refdis_compat import HUME_MIN_PANEL_CLI, HumeEdit, HumeParams, hume_normalize, mine_clip_hume
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from asraudit.data.predictions import PredictionSet, load_predictions
-from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
