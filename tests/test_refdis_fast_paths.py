@@ -1,7 +1,8 @@
 """The refdis command's speed-ups change nothing but the time: each is checked against the plain path.
 
 ``--compat hume`` loads neither numpy nor the report layer (start-up CPU on
-every run), and its CLI output is the in-process ``run_hume`` result.
+every run), and its CLI output is the in-process ``run_hume`` result; the
+bootstrap's packed columns give the intervals of one gather per ratio.
 """
 
 from __future__ import annotations
@@ -12,7 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from asraudit.data.predictions import load_predictions
+from asraudit.metrics import stats
 from asraudit.probes.refdis_compat import HumeParams
 from asraudit.probes.refdis_compat_run import run_hume
 
@@ -56,3 +61,42 @@ def test_full_cli_still_loads_what_it_scores_with(shared_reference_dir, tmp_path
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["n_edits"] == len(payload["edits"]) > 0
     assert set(payload["wer_cost"]) == set(payload["models"])
+
+
+# ------------------------------------------------------------ the bootstrap's packed columns
+
+
+def _ratio_pairs(seed: int, n_units: int):
+    """A miner's kind of ratios: per model errors, corrected errors and a signed gain over shared word counts,
+    plus a fractional column and a huge one (both must take the plain gather)."""
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 40, n_units).astype(float)
+    pairs = []
+    for _ in range(9):
+        errors = rng.integers(0, 12, n_units).astype(float)
+        gain = rng.integers(-3, 4, n_units).astype(float)
+        pairs += [(errors, words), (errors + rng.integers(0, 2, n_units), words + 1), (gain, words)]
+    pairs.append((rng.random(n_units), words))
+    pairs.append((rng.integers(0, 2**58, n_units).astype(float), words))
+    return pairs
+
+
+@pytest.mark.parametrize("n_units", [1, 5, 300, 2500])
+def test_packed_columns_give_the_gathered_intervals(monkeypatch, n_units):
+    pairs = _ratio_pairs(n_units, n_units)
+    packed = stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
+    monkeypatch.setattr(stats, "_SHARED_MIN", 10**9)  # every ratio gathered on its own, as before
+    assert packed == stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
+
+
+def test_packed_columns_share_words_and_leave_out_what_does_not_fit():
+    pairs = _ratio_pairs(0, 400)
+    columns = [np.asarray(a, dtype=np.float64) for pair in pairs for a in pair]
+    shared = stats._SharedColumns(columns, 400)
+    assert len(shared.words) < len(columns) // 4  # equal columns once, several columns per word
+    assert not shared.has(len(columns) - 4) and not shared.has(len(columns) - 2)  # fractions, sums past 2**53
+    idx = np.random.default_rng(1).integers(0, 400, size=(7, 400))
+    sums = shared.sums(idx, {})
+    for c, col in enumerate(columns):
+        if shared.has(c):
+            assert np.array_equal(sums[c], col[idx].sum(axis=1))
