@@ -2,13 +2,16 @@
 
 ``--compat hume`` loads neither numpy nor the report layer (start-up CPU on
 every run), and its CLI output is the in-process ``run_hume`` result; the
-bootstrap's packed columns give the intervals of one gather per ratio.
+bootstrap's packed columns give the intervals of one gather per ratio; cells
+built on first use are the alignment's; loading builds each row once and
+finds the conflicts the per-clip table finds.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +19,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from asraudit.data.predictions import load_predictions
+from asraudit.data.predictions import (
+    ModelPredictions,
+    Prediction,
+    PredictionSet,
+    ReferenceConflict,
+    iter_prediction_rows,
+    load_prediction_file,
+    load_predictions,
+)
 from asraudit.metrics import stats
+from asraudit.probes.refdis_cells import HypCells
+from asraudit.text.align import align
 from asraudit.probes.refdis_compat import HumeParams
 from asraudit.probes.refdis_compat_run import run_hume
 
@@ -100,3 +113,74 @@ def test_packed_columns_share_words_and_leave_out_what_does_not_fit():
     for c, col in enumerate(columns):
         if shared.has(c):
             assert np.array_equal(sums[c], col[idx].sum(axis=1))
+
+
+# ------------------------------------------------------------ cells read where asked
+
+
+def test_cells_built_on_first_use_are_the_cells_of_the_alignment():
+    """Texts, spans and hits read before and after the bounds are built agree with ``text.align`` (the
+    equal-sequence shortcut included); the bounds themselves are pinned to it in test_speed_paths."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        ref = [rng.choice("abcdef") for _ in range(rng.randint(0, 20))]
+        hyp = [rng.choice("abcdef") for _ in range(rng.randint(0, 20))]
+        if rng.random() < 0.4:
+            hyp = [w for w in ref if rng.random() > 0.15] + hyp[: rng.randint(0, 3)]
+        elif rng.random() < 0.2:
+            hyp = list(ref)
+        n = len(ref)
+        same = [False] * n
+        for op in align(ref, hyp).ops:
+            if op.kind == "equal":
+                same[op.ref_start:op.ref_end] = [True] * (op.ref_end - op.ref_start)
+        lo = rng.randint(0, 2 * n + 1)
+        hi = rng.randint(lo, 2 * n + 1)
+        fresh = HypCells(ref, hyp)
+        assert fresh.hits == sum(same)  # before anything else is read
+        span = fresh.hyp_span(lo, hi)
+        assert fresh.text(lo, hi) == tuple(hyp[span[0]:span[1]])
+        assert fresh.diff[1::2] == [not x for x in same]
+
+
+# ------------------------------------------------------------ loading
+
+
+def test_loaded_rows_are_the_checked_rows_as_predictions(tmp_path):
+    rows = [
+        {"audio_filepath": "a", "text": "one two", "pred_text": "one too"},
+        {"audio_filepath": 7, "text": "three", "pred_text": "three", "duration": 1.5},  # the general path
+        {"id": "c", "reference": "four", "hypothesis": None},  # not run: counted, not kept
+        {"audio_filepath": "d", "text": "five", "pred_text": ""},
+    ]
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    loaded = load_prediction_file(path)
+    expected = {r.clip_id: Prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+                for r in iter_prediction_rows(path) if r.hypothesis is not None}
+    assert loaded.rows == expected and list(loaded.rows) == list(expected) == ["a", "7", "d"]
+    assert all(type(p) is Prediction for p in loaded.rows.values())
+    assert loaded.skipped_missing_hypothesis == 1
+
+
+def _conflicts_plainly(pset: PredictionSet) -> list[ReferenceConflict]:
+    refs: dict[str, dict[str, str]] = {}
+    for m, preds in pset.models.items():
+        for cid, p in preds.rows.items():
+            refs.setdefault(cid, {})[m] = p.reference
+    return [ReferenceConflict(cid, by) for cid, by in refs.items()
+            if len(set(by.values())) > 1 and len({" ".join(r.split()) for r in by.values()}) > 1]
+
+
+def test_reference_conflicts_are_those_of_the_per_clip_table():
+    rng = random.Random(8)
+    for _ in range(200):
+        models = {}
+        for m in range(rng.randint(1, 4)):
+            rows = {}
+            for c in rng.sample(range(8), rng.randint(0, 8)):
+                ref = rng.choice(["a b", "a  b", "a c", "", "b"])
+                rows[f"c{c}"] = Prediction(f"c{c}", ref, "x", None, c + 1)
+            models[f"m{m}"] = ModelPredictions(f"m{m}", Path(f"m{m}.jsonl"), rows)
+        pset = PredictionSet(models)
+        assert pset.reference_conflicts() == _conflicts_plainly(pset)
