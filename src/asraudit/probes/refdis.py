@@ -177,13 +177,15 @@ def mine_clip(
     n = len(ref)
     if n == 0:
         return ClipMining([], "empty_reference")
-    cells = {m: HypCells(ref, h) for m, h in clip.hyps.items()}
+    hyps = clip.hyps
     need = params.min_ref_match * n
-    eligible = {m: c.hits >= need for m, c in cells.items()}
-    members = [m for m in panel if m in cells and eligible[m]]
+    # The panel's cells first: the other models' are aligned only when the panel chose an edit here (about
+    # half the clips of a leaderboard) or the caller keeps them.
+    panel_cells = {m: HypCells(ref, hyps[m]) for m in panel if m in hyps}
+    members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
-        return ClipMining([], "small_panel", cells if keep_cells else {})
-    cands = candidates(ref, cells, members, params)
+        return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
+    cands = candidates(ref, panel_cells, members, params)
 
     # label None = the whole panel; a member's name = the panel without it.
     panels: list[tuple[str | None, list[str]]] = [(None, members)]
@@ -194,6 +196,10 @@ def mine_clip(
         for key in select(cands, set(group), params.threshold(len(group))):
             chosen.setdefault(key, set()).add(label)
 
+    if not chosen:
+        return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
+    cells = _all_cells(clip, panel_cells)
+    eligible = {m: c.hits >= need for m, c in cells.items()}
     scored_models = [m for m in (scored if scored is not None else cells) if m in cells]
     member_set = set(members)
     threshold = params.threshold(len(members))
@@ -219,6 +225,11 @@ def mine_clip(
             edit.verdicts[m] = reading(cells[m], c.place) if eligible[m] else "ineligible"
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
+
+
+def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells]:
+    """Every model's cells on the clip, in the clip's model order, reusing those already made."""
+    return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
 
 
 # ---------------------------------------------------------------- whole runs
