@@ -184,3 +184,57 @@ def test_reference_conflicts_are_those_of_the_per_clip_table():
             models[f"m{m}"] = ModelPredictions(f"m{m}", Path(f"m{m}.jsonl"), rows)
         pset = PredictionSet(models)
         assert pset.reference_conflicts() == _conflicts_plainly(pset)
+
+
+# ------------------------------------------------------------ alpha2digit skipped without number words
+
+_NUMBER_LIKE = """trillion quadrillion dozen dozens half quarter a an couple pair score nil none naught oh double
+triple percent minus plus negative point dot and th st nd rd hundreds thousands twice once zeroth trillionth
+hundredths tens teens twenties seconds minutes thirds fifths o'clock first-class twenty-something""".split()
+_CONTEXTS = ["{w}", "{w} {w}", "the {w} cars", "{w} five", "five {w}", "twenty {w}", "{w} twenty", "one {w}",
+             "{w} one hundred", "{w}-five", "five-{w}", "two {w} three", "{w} point five", "{w} o six"]
+
+
+def _alpha2digit_plain():
+    text_to_num = pytest.importorskip("text_to_num")
+
+    def plain(text: str) -> str:
+        try:
+            return text_to_num.alpha2digit(text, "en")
+        except Exception:
+            return text
+
+    return plain
+
+
+def _same_with_and_without_the_filter(texts) -> int:
+    from asraudit.probes.refdis_compat import _alpha2digit
+
+    plain, filtered = _alpha2digit_plain(), _alpha2digit()
+    changed = 0
+    for t in texts:
+        assert filtered(t) == plain(t), t
+        changed += plain(t) != t
+    return changed
+
+
+def test_number_like_words_outside_the_list_leave_alpha2digit_unchanged():
+    from asraudit.probes.refdis_compat_numbers import NUMBER_WORDS
+
+    texts = [c.format(w=w) for w in _NUMBER_LIKE + sorted(NUMBER_WORDS) for c in _CONTEXTS]
+    assert _same_with_and_without_the_filter(texts) > 100  # the listed words do get converted
+
+
+def test_real_and_noisy_strings_give_what_alpha2digit_gives(shared_reference_dir):
+    rng = random.Random(0)
+    noise = list(".,;:!?'\"-()/&%$#*+= \t\u00a0\u2019\u2014éüßİK…0123")
+    texts = []
+    for path in sorted((shared_reference_dir / "predictions").glob("*.jsonl"))[:3]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            for t in (row["text"], row["pred_text"]):
+                chars = list(t.lower())
+                for _ in range(rng.randint(0, 4)):
+                    chars.insert(rng.randint(0, len(chars)), rng.choice(noise))
+                texts += [t, t.lower(), "".join(chars)]
+    assert _same_with_and_without_the_filter(texts) > 0

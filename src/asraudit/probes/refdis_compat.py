@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from asraudit.errors import InputError
+from asraudit.probes.refdis_compat_numbers import may_hold_number
 from asraudit.text.normalize import get_normalizer
 
 # The release's command line reads the panel size against this constant, not
@@ -126,6 +127,8 @@ def _alpha2digit() -> Callable[[str], str] | None:
         return None
 
     def convert(text: str) -> str:
+        if not may_hold_number(text):  # returned unchanged (refdis_compat_numbers); most strings, no call
+            return text
         try:
             return alpha2digit(text, "en")
         except Exception:  # text2num raises on input it cannot parse; the release passes it through
