@@ -75,7 +75,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, reading, text_at
+from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of, text_at
 from asraudit.probes.refdis_params import MinerParams
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -218,11 +218,20 @@ def mine_clip(
         )
         for m, mc in cells.items():
             edit.texts[m] = text_at(mc, key)
+        place = c.place
+        read: dict[tuple[str, ...], str] = {}  # most models write the same words at an edit: read them once
         for m in scored_models:
             judged_by = m if (params.leave_one_out and m in member_set) else None
             if judged_by not in labels:
                 continue  # not mined by the panel this model is judged against
-            edit.verdicts[m] = reading(cells[m], c.place) if eligible[m] else "ineligible"
+            if not eligible[m]:
+                edit.verdicts[m] = "ineligible"
+                continue
+            words = cells[m].text(place.lo, place.hi)
+            verdict = read.get(words)
+            if verdict is None:
+                verdict = read[words] = reading_of(words, place)
+            edit.verdicts[m] = verdict
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
 

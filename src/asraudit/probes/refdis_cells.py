@@ -41,7 +41,11 @@ class HypCells:
         # reads most of them only for their hits, and their words only on clips where the panel chose an
         # edit, so the cell bounds are built on first use (``bounds``).
         self._ops = ops = Levenshtein.opcodes(ref, hyp).as_list()
-        self.hits = sum(i2 - i1 for tag, i1, i2, _, _ in ops if tag == "equal")
+        hits = 0
+        for tag, i1, i2, _, _ in ops:
+            if tag == "equal":
+                hits += i2 - i1
+        self.hits = hits
 
     @property
     def bounds(self) -> list[int]:
@@ -82,12 +86,12 @@ class HypCells:
 
     def text(self, lo: int, hi: int) -> tuple[str, ...]:
         """Hypothesis words in cells ``lo`` .. ``hi - 1``."""
-        bounds = self.bounds
+        bounds = self._bounds or self.bounds  # the attribute once built: read for every model at every edit
         return self.hyp[bounds[lo]:bounds[hi]]
 
     def hyp_span(self, lo: int, hi: int) -> tuple[int, int]:
         """Hypothesis token indices covered by cells ``lo`` .. ``hi - 1``."""
-        bounds = self.bounds
+        bounds = self._bounds or self.bounds
         return bounds[lo], bounds[hi]
 
     def regions(self) -> list[tuple[int, int]]:
@@ -197,7 +201,11 @@ def reading(cells: HypCells, place: Place) -> str:
     alignment operations makes the answer independent of where an aligner
     happens to put a repeated word ("as as" against "as").
     """
-    words = cells.text(place.lo, place.hi)
+    return reading_of(cells.text(place.lo, place.hi), place)
+
+
+def reading_of(words: tuple[str, ...], place: Place) -> str:
+    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same)."""
     to_ref = Levenshtein.distance(words, place.ref_words)
     to_audio = Levenshtein.distance(words, place.audio_words)
     if to_ref == to_audio + place.apart:
