@@ -238,3 +238,22 @@ def test_real_and_noisy_strings_give_what_alpha2digit_gives(shared_reference_dir
                     chars.insert(rng.randint(0, len(chars)), rng.choice(noise))
                 texts += [t, t.lower(), "".join(chars)]
     assert _same_with_and_without_the_filter(texts) > 0
+
+
+# ------------------------------------------------------------ the full JSON's edits
+
+
+def test_plain_edit_is_to_plain_of_the_edit_rows(shared_reference_dir):
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes.refdis import Edit, MinerParams, mine, plain_edit, prepare_clips
+    from asraudit.report.summary import to_plain
+    from asraudit.text.normalize import get_normalizer
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    clips = prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
+    edits = mine(clips, PANEL, MinerParams(majority=0.75, include_middle=True), scored=pset.model_names).edits
+    assert len(edits) > 50
+    odd = Edit("c", "delete", "start", 0, 1, "x", "", 3, 4, 3, ("a",), float("nan"))
+    for e in edits + [odd]:
+        row = e.to_json()
+        assert json.dumps(plain_edit(row)) == json.dumps(to_plain(row))

@@ -154,6 +154,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
     from asraudit.probes.refdis import prepare_clips
     from asraudit.probes.refdis_probe import measure_refdis
+    from asraudit.probes.refdis import plain_edit
     from asraudit.probes.review import write_review_sheet
     from asraudit.report.summary import to_plain
 
@@ -213,7 +214,11 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         print(f"wrote {args.review_sheet} ({n} edits to review)", file=sys.stderr)
     if args.json:
         # NaN (a rate over no edits) as null, as in summary.json: the one serializer's rule
-        _write_json(args.json, to_plain(_full_json(result, scores, by_kind, by_position, cost, args)))
+        payload = _full_json(result, scores, by_kind, by_position, cost, args)
+        edits = payload.pop("edits")
+        payload = to_plain(payload)
+        payload["edits"] = [plain_edit(e) for e in edits]  # last, as before
+        _write_json(args.json, payload)
     if args.review:
         _print_review(args.review)
     return 0
