@@ -257,3 +257,40 @@ def test_plain_edit_is_to_plain_of_the_edit_rows(shared_reference_dir):
     for e in edits + [odd]:
         row = e.to_json()
         assert json.dumps(plain_edit(row)) == json.dumps(to_plain(row))
+
+
+# ------------------------------------------------------------ the cycle collector paused while building
+
+
+def test_the_cycle_collector_is_paused_inside_and_restored_after(tmp_path):
+    import gc
+
+    from asraudit.bulk import builds_in_bulk, cycle_collector_paused
+
+    seen = []
+
+    @builds_in_bulk
+    def build(fail: bool):
+        seen.append(gc.isenabled())
+        if fail:
+            raise ValueError("boom")
+        return "built"
+
+    assert gc.isenabled()
+    assert build(False) == "built" and seen == [False] and gc.isenabled()
+    with pytest.raises(ValueError):
+        build(True)
+    assert gc.isenabled()
+    with cycle_collector_paused():  # nested: the inner block leaves it paused for the outer one
+        build(False)
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that turned it off keeps it off
+        build(False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps({"audio_filepath": "a", "text": "x", "pred_text": "x"}) + "\n", encoding="utf-8")
+    assert list(load_predictions(tmp_path).models["m"].rows) == ["a"] and gc.isenabled()

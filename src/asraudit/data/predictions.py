@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
 from asraudit.errors import InputError
@@ -296,6 +297,7 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     return files
 
 
+@builds_in_bulk
 def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     """Load prediction files from a directory or a list of files (model = file stem)."""
     models: dict[str, ModelPredictions] = {}
@@ -309,6 +311,7 @@ def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     return _prediction_set(models)
 
 
+@builds_in_bulk
 def load_named_predictions(files: Mapping[str, str | Path]) -> PredictionSet:
     """Load prediction files whose model names are given (model name -> file).
 

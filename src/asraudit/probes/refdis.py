@@ -74,6 +74,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of, text_at
@@ -285,6 +286,7 @@ def assign_edit_ids(edits: Iterable[Edit]) -> None:
         e.edit_id = base if k == 0 else f"{base}#{k}"
 
 
+@builds_in_bulk
 def mine(
     clips: Iterable[ClipInput],
     panel: Sequence[str],
@@ -314,6 +316,7 @@ def mine(
     return MiningResult(panel, models, params, edits, n, status, refs)
 
 
+@builds_in_bulk
 def prepare_clips(
     pset: PredictionSet,
     normalize: Callable[[str], str],

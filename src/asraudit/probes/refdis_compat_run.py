@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -88,6 +89,7 @@ class HumeResult:
         }
 
 
+@builds_in_bulk
 def run_hume(
     pset: PredictionSet,
     panel: Sequence[str],
