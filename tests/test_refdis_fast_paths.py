@@ -294,3 +294,25 @@ def test_the_cycle_collector_is_paused_inside_and_restored_after(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text(json.dumps({"audio_filepath": "a", "text": "x", "pred_text": "x"}) + "\n", encoding="utf-8")
     assert list(load_predictions(tmp_path).models["m"].rows) == ["a"] and gc.isenabled()
+
+
+def test_prepared_clips_are_each_string_normalized_and_split(shared_reference_dir):
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    normalize = get_normalizer("whisper")
+    calls = []
+
+    def counted(text: str) -> str:
+        calls.append(text)
+        return normalize(text)
+
+    names = pset.model_names[:3]
+    clips = prepare_clips(pset, counted, names)
+    refs = pset.references()
+    plain = [(cid, tuple(normalize(refs[cid]).split()),
+              {m: tuple(normalize(pset.models[m].rows[cid].hypothesis).split()) for m in names
+               if cid in pset.models[m]}) for cid in pset.clip_ids()]
+    assert [(c.clip_id, c.ref, dict(c.hyps)) for c in clips] == [p for p in plain if p[2]]
+    assert len(calls) == len(set(calls))  # each distinct string once

@@ -326,13 +326,20 @@ def prepare_clips(
     names = list(models) if models is not None else pset.model_names
     pset.require_models(names)
     refs = pset.references()
-    out = []
+    rows_of = [(m, pset.models[m].rows) for m in names]  # looked up once, not per clip and model
+    # Each distinct raw string normalized and split once: a reference recurs in every model's file, and
+    # many hypotheses recur too (the same words from several models or versions of one).
+    tokens: dict[str, tuple[str, ...]] = {}
+
+    def tokenized(text: str) -> tuple[str, ...]:
+        out = tokens.get(text)
+        if out is None:
+            out = tokens[text] = tuple(normalize(text).split())
+        return out
+
+    clips = []
     for cid in pset.clip_ids():
-        hyps = {
-            m: tuple(normalize(pset.models[m].rows[cid].hypothesis).split())
-            for m in names
-            if cid in pset.models[m]
-        }
+        hyps = {m: tokenized(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         if hyps:
-            out.append(ClipInput(cid, tuple(normalize(refs[cid]).split()), hyps))
-    return out
+            clips.append(ClipInput(cid, tokenized(refs[cid]), hyps))
+    return clips
