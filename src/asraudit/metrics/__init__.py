@@ -40,6 +40,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ loads these lazily
     from asraudit.metrics.stats import Interval, bootstrap_ratio, paired_bootstrap, wilson_interval
     from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts, corpus_cer, corpus_wer
