@@ -8,22 +8,19 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from asraudit.report.summary import to_plain
 from asraudit.commands.common import load_predictions_with_warnings
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.metrics.model_wer import NormalizedCache
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
-from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
-from asraudit.probes.refdis import KINDS, POSITIONS, MinerParams, MiningResult, prepare_clips
-from asraudit.probes.refdis_compat import HumeParams
-from asraudit.probes.refdis_compat_run import run_hume
-from asraudit.probes.refdis_probe import measure_refdis
-from asraudit.probes.refdis_score import AcceptRef
-from asraudit.probes.review import read_review_sheet, write_review_sheet
+from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
+from asraudit.metrics.normalized_cache import NormalizedCache
+from asraudit.probes.refdis_params import MinerParams
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
+
+# The full miner, its scoring and the summary serializer are imported where they run (``_run_full``,
+# ``_print_review``): they load numpy and the report layer, which ``--compat hume`` never uses and would pay
+# for in start-up CPU on every run.
 
 _DEFAULTS = MinerParams()
 
@@ -112,6 +109,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_hume(args, pset: PredictionSet, panel, models) -> int:
+    from asraudit.probes.refdis_compat import HumeParams
+    from asraudit.probes.refdis_compat_run import run_hume
+
     unsupported = [flag for flag, value in (
         ("--corrected", args.corrected), ("--corrected-out", args.corrected_out),
         ("--review-sheet", args.review_sheet), ("--cluster-bootstrap", args.cluster_bootstrap),
@@ -151,6 +151,13 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
 
 
 def _run_full(args, pset: PredictionSet, panel, models) -> int:
+    from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.probes.refdis_probe import measure_refdis
+    from asraudit.probes.refdis import plain_edit
+    from asraudit.probes.review import write_review_sheet
+    from asraudit.report.summary import to_plain
+
     params = MinerParams(
         majority=args.majority, min_run_len=args.min_run_len,
         include_middle=_DEFAULTS.include_middle if args.include_middle is None else args.include_middle,
@@ -191,6 +198,8 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
 
     _print_summary(result, panel if not args.corrected else None)
     _print_scores(scores, cost, args.cluster_bootstrap)
+    from asraudit.probes.refdis import KINDS, POSITIONS
+
     _print_breakdown("accept-ref by kind", by_kind, KINDS)
     _print_breakdown("accept-ref by position", by_position, POSITIONS)
 
@@ -205,7 +214,11 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         print(f"wrote {args.review_sheet} ({n} edits to review)", file=sys.stderr)
     if args.json:
         # NaN (a rate over no edits) as null, as in summary.json: the one serializer's rule
-        _write_json(args.json, to_plain(_full_json(result, scores, by_kind, by_position, cost, args)))
+        payload = _full_json(result, scores, by_kind, by_position, cost, args)
+        edits = payload.pop("edits")
+        payload = to_plain(payload)
+        payload["edits"] = [plain_edit(e) for e in edits]  # last, as before
+        _write_json(args.json, payload)
     if args.review:
         _print_review(args.review)
     return 0
@@ -218,7 +231,9 @@ def _warn_overlap(panel, scored, how: str) -> None:
               file=sys.stderr)
 
 
-def _print_summary(result: MiningResult, panel) -> None:
+def _print_summary(result, panel) -> None:
+    from asraudit.probes.refdis import KINDS, POSITIONS
+
     s = result.status
     detail = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if v)
     print(f"clips: {result.n_clips} ({detail})")
@@ -237,7 +252,7 @@ def _print_summary(result: MiningResult, panel) -> None:
     render_table(["kind", *POSITIONS, "total"], rows, title="edits by kind and position")
 
 
-def _print_scores(scores: dict[str, AcceptRef], cost, with_boot: bool) -> None:
+def _print_scores(scores: dict, cost, with_boot: bool) -> None:
     columns = ["model", "accept-ref", "95% CI (Wilson)"]
     if with_boot:
         columns.append("95% CI (clip bootstrap)")
@@ -254,7 +269,7 @@ def _print_scores(scores: dict[str, AcceptRef], cost, with_boot: bool) -> None:
     render_table(columns, rows, title="accept-ref = ref / (ref + audio); WER gained = WER had it followed the audio - WER")
 
 
-def _print_breakdown(title: str, table: dict[str, dict[str, AcceptRef]], groups) -> None:
+def _print_breakdown(title: str, table: dict[str, dict], groups) -> None:
     models = list(next(iter(table.values())).keys()) if table else []
     rows = []
     for m in models:
@@ -267,6 +282,8 @@ def _print_breakdown(title: str, table: dict[str, dict[str, AcceptRef]], groups)
 
 
 def _print_review(path: Path) -> None:
+    from asraudit.probes.review import read_review_sheet
+
     summary = read_review_sheet(path)
     low, high = summary.interval
     print(f"review {path}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner precision "

@@ -17,8 +17,9 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import ROW_SUFFIXES, optional_seconds, pick_field, read_rows
 from asraudit.errors import InputError
@@ -116,15 +117,28 @@ class PredictionSet:
             )
 
     def reference_conflicts(self) -> list[ReferenceConflict]:
-        """Clips whose raw reference differs across models (whitespace ignored)."""
-        refs: dict[str, dict[str, str]] = {}
+        """Clips whose raw reference differs across models (whitespace ignored).
+
+        One pass keeps each clip's first reference and notes the clips where another differs; only those
+        get the per-model table (every file of a benchmark carries the same references, so most runs build
+        none: this runs on every load, over every row)."""
+        first: dict[str, str] = {}
+        differing: set[str] = set()
+        for preds in self.models.values():
+            for cid, p in preds.rows.items():
+                ref = first.setdefault(cid, p.reference)
+                if ref is not p.reference and ref != p.reference:
+                    differing.add(cid)
+        if not differing:
+            return []
+        refs: dict[str, dict[str, str]] = {cid: {} for cid in first if cid in differing}  # first-seen order
         for m, preds in self.models.items():
             for cid, p in preds.rows.items():
-                refs.setdefault(cid, {})[m] = p.reference
+                if cid in differing:
+                    refs[cid][m] = p.reference
         out = []
         for cid, by_model in refs.items():
-            texts = set(by_model.values())
-            if len(texts) > 1 and len({" ".join(r.split()) for r in texts}) > 1:  # equal strings: no split
+            if len({" ".join(r.split()) for r in by_model.values()}) > 1:
                 out.append(ReferenceConflict(cid, by_model))
         return out
 
@@ -175,7 +189,12 @@ def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
 
     Duplicate clip ids are the caller's to find (``load_prediction_file``
     keeps every row; a streaming reader keeps a hash per row)."""
-    path = Path(path)
+    return _checked_rows(Path(path), PredictionRow)
+
+
+def _checked_rows(path: Path, make: Callable[..., PredictionRow | Prediction]) -> Iterator:
+    """``iter_prediction_rows`` with each row built by ``make`` (fields in ``PredictionRow`` order): the loader
+    builds its ``Prediction`` straight from the row, not from a ``PredictionRow`` made only to be copied."""
     if not path.is_file():
         raise InputError("no such prediction file", path)
     columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
@@ -187,9 +206,10 @@ def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
         if fields is not None:  # the common row, checked without the general path's per-field calls
             clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
             if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
-                yield PredictionRow(clip_id, reference, hypothesis, None, lineno)
+                yield make(clip_id, reference, hypothesis, None, lineno)
                 continue
-        yield prediction_row(rec, path, lineno)
+        r = prediction_row(rec, path, lineno)
+        yield r if make is PredictionRow else make(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
 
 
 def _plain_fields(rec: dict) -> tuple | None:
@@ -243,7 +263,7 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
     name = model or path.stem
     rows: dict[str, Prediction] = {}
     skipped = 0
-    for r in iter_prediction_rows(path):
+    for r in _checked_rows(path, Prediction):  # a row without a hypothesis is counted, not kept
         if r.clip_id in rows:
             raise InputError(
                 f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, r.row
@@ -251,7 +271,7 @@ def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPre
         if r.hypothesis is None:
             skipped += 1
             continue
-        rows[r.clip_id] = Prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+        rows[r.clip_id] = r
     return ModelPredictions(name, path, rows, skipped)
 
 
@@ -277,6 +297,7 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     return files
 
 
+@builds_in_bulk
 def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     """Load prediction files from a directory or a list of files (model = file stem)."""
     models: dict[str, ModelPredictions] = {}
@@ -290,6 +311,7 @@ def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     return _prediction_set(models)
 
 
+@builds_in_bulk
 def load_named_predictions(files: Mapping[str, str | Path]) -> PredictionSet:
     """Load prediction files whose model names are given (model name -> file).
 

@@ -1,17 +1,45 @@
-"""Error rates and intervals."""
+"""Error rates and intervals.
 
-from asraudit.metrics.stats import Interval, bootstrap_ratio, paired_bootstrap, wilson_interval
-from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts, corpus_cer, corpus_wer
+The names below load on first use (PEP 562): importing one light submodule
+(``metrics.defaults``, ``metrics.normalized_cache``) must not pull numpy in,
+which costs a command line such as ``asraudit refdis --compat hume`` a tenth
+of a second of CPU (more with the BLAS threads it starts) for nothing.
+"""
 
-__all__ = [
-    "ClipCounts",
-    "CorpusScore",
-    "Interval",
-    "aggregate",
-    "bootstrap_ratio",
-    "clip_counts",
-    "corpus_cer",
-    "corpus_wer",
-    "paired_bootstrap",
-    "wilson_interval",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+_EXPORTS = {
+    "ClipCounts": "asraudit.metrics.wer",
+    "CorpusScore": "asraudit.metrics.wer",
+    "Interval": "asraudit.metrics.stats",
+    "aggregate": "asraudit.metrics.wer",
+    "bootstrap_ratio": "asraudit.metrics.stats",
+    "clip_counts": "asraudit.metrics.wer",
+    "corpus_cer": "asraudit.metrics.wer",
+    "corpus_wer": "asraudit.metrics.wer",
+    "paired_bootstrap": "asraudit.metrics.stats",
+    "wilson_interval": "asraudit.metrics.stats",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'asraudit.metrics' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ loads these lazily
+    from asraudit.metrics.stats import Interval, bootstrap_ratio, paired_bootstrap, wilson_interval
+    from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts, corpus_cer, corpus_wer

@@ -15,6 +15,7 @@ import numpy as np
 
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
+from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio
 from asraudit.metrics.stream_rows import (
     CHUNK_BYTES,
@@ -25,21 +26,6 @@ from asraudit.metrics.stream_rows import (
 )
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
 from asraudit.text.normalize import available_cpus
-
-
-class NormalizedCache:
-    """Memoizes a normalizer on raw strings (references repeat across models)."""
-
-    def __init__(self, normalize: Callable[[str], str]):
-        self.normalize = normalize
-        self._memo: dict[str, str] = {}
-
-    def __call__(self, text: str) -> str:
-        out = self._memo.get(text)
-        if out is None:
-            out = self.normalize(text)
-            self._memo[text] = out
-        return out
 
 
 @dataclass(frozen=True)

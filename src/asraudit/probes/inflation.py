@@ -92,14 +92,16 @@ def wer_cost(
             ref = clip.ref
             base = errors(ref, hyp)
             fixed = corrected.get(clip.clip_id, ref)
-            mine = echoed.get((m, clip.clip_id), [])
-            n_echoed += len(mine)
-            audio_hyp = follow_audio(ref, hyp, mine)
+            mine = echoed.get((m, clip.clip_id))
             orig_err.append(base)
             orig_n.append(len(ref))
             corr_err.append(base if fixed == ref else errors(fixed, hyp))  # most clips: no edit
             corr_n.append(len(fixed))
-            gain.append(errors(ref, audio_hyp) - base if mine else 0)
+            if mine:  # most clips: the model echoed no reference error there
+                n_echoed += len(mine)
+                gain.append(errors(ref, follow_audio(ref, hyp, mine)) - base)
+            else:
+                gain.append(0)
         sums[m] = (len(orig_n), sum(orig_n), sum(corr_n), n_echoed, [(orig_err, orig_n), (corr_err, corr_n),
                                                                      (gain, orig_n)])
     # every model's three intervals in one pass over the resamples (the same intervals as one at a time)

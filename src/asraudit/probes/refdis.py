@@ -70,12 +70,14 @@ Defaults, and why:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, reading, text_at
+from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of, text_at
 from asraudit.probes.refdis_params import MinerParams
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -177,13 +179,15 @@ def mine_clip(
     n = len(ref)
     if n == 0:
         return ClipMining([], "empty_reference")
-    cells = {m: HypCells(ref, h) for m, h in clip.hyps.items()}
+    hyps = clip.hyps
     need = params.min_ref_match * n
-    eligible = {m: c.hits >= need for m, c in cells.items()}
-    members = [m for m in panel if m in cells and eligible[m]]
+    # The panel's cells first: the other models' are aligned only when the panel chose an edit here (about
+    # half the clips of a leaderboard) or the caller keeps them.
+    panel_cells = {m: HypCells(ref, hyps[m]) for m in panel if m in hyps}
+    members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
-        return ClipMining([], "small_panel", cells if keep_cells else {})
-    cands = candidates(ref, cells, members, params)
+        return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
+    cands = candidates(ref, panel_cells, members, params)
 
     # label None = the whole panel; a member's name = the panel without it.
     panels: list[tuple[str | None, list[str]]] = [(None, members)]
@@ -194,6 +198,10 @@ def mine_clip(
         for key in select(cands, set(group), params.threshold(len(group))):
             chosen.setdefault(key, set()).add(label)
 
+    if not chosen:
+        return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
+    cells = _all_cells(clip, panel_cells)
+    eligible = {m: c.hits >= need for m, c in cells.items()}
     scored_models = [m for m in (scored if scored is not None else cells) if m in cells]
     member_set = set(members)
     threshold = params.threshold(len(members))
@@ -212,13 +220,42 @@ def mine_clip(
         )
         for m, mc in cells.items():
             edit.texts[m] = text_at(mc, key)
+        place = c.place
+        read: dict[tuple[str, ...], str] = {}  # most models write the same words at an edit: read them once
         for m in scored_models:
             judged_by = m if (params.leave_one_out and m in member_set) else None
             if judged_by not in labels:
                 continue  # not mined by the panel this model is judged against
-            edit.verdicts[m] = reading(cells[m], c.place) if eligible[m] else "ineligible"
+            if not eligible[m]:
+                edit.verdicts[m] = "ineligible"
+                continue
+            words = cells[m].text(place.lo, place.hi)
+            verdict = read.get(words)
+            if verdict is None:
+                verdict = read[words] = reading_of(words, place)
+            edit.verdicts[m] = verdict
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
+
+
+def plain_edit(row: dict) -> dict:
+    """``report.summary.to_plain`` of one ``Edit.to_json()``, without walking it.
+
+    Its values are strings, ints, bools, None, lists of strings and
+    string-keyed dicts of strings, which to_plain returns as they are; the
+    one float, ``consensus_cer``, a rounded share of characters, is finite,
+    and would be null if it were not.  A leaderboard run writes tens of
+    thousands of edits with 40 verdicts and texts each: walking them was a
+    tenth of the full miner's CPU.  A test pins this to to_plain."""
+    cer = row["consensus_cer"]
+    if cer is not None and not math.isfinite(cer):
+        row = {**row, "consensus_cer": None}
+    return row
+
+
+def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells]:
+    """Every model's cells on the clip, in the clip's model order, reusing those already made."""
+    return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
 
 
 # ---------------------------------------------------------------- whole runs
@@ -249,6 +286,7 @@ def assign_edit_ids(edits: Iterable[Edit]) -> None:
         e.edit_id = base if k == 0 else f"{base}#{k}"
 
 
+@builds_in_bulk
 def mine(
     clips: Iterable[ClipInput],
     panel: Sequence[str],
@@ -278,6 +316,7 @@ def mine(
     return MiningResult(panel, models, params, edits, n, status, refs)
 
 
+@builds_in_bulk
 def prepare_clips(
     pset: PredictionSet,
     normalize: Callable[[str], str],
@@ -287,13 +326,20 @@ def prepare_clips(
     names = list(models) if models is not None else pset.model_names
     pset.require_models(names)
     refs = pset.references()
-    out = []
+    rows_of = [(m, pset.models[m].rows) for m in names]  # looked up once, not per clip and model
+    # Each distinct raw string normalized and split once: a reference recurs in every model's file, and
+    # many hypotheses recur too (the same words from several models or versions of one).
+    tokens: dict[str, tuple[str, ...]] = {}
+
+    def tokenized(text: str) -> tuple[str, ...]:
+        out = tokens.get(text)
+        if out is None:
+            out = tokens[text] = tuple(normalize(text).split())
+        return out
+
+    clips = []
     for cid in pset.clip_ids():
-        hyps = {
-            m: tuple(normalize(pset.models[m].rows[cid].hypothesis).split())
-            for m in names
-            if cid in pset.models[m]
-        }
+        hyps = {m: tokenized(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         if hyps:
-            out.append(ClipInput(cid, tuple(normalize(refs[cid]).split()), hyps))
-    return out
+            clips.append(ClipInput(cid, tokenized(refs[cid]), hyps))
+    return clips

@@ -9,11 +9,9 @@ operations.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
-
 
 
 class HypCells:
@@ -26,57 +24,79 @@ class HypCells:
     model on a clip is read from here.
     """
 
-    __slots__ = ("hyp", "bounds", "diff", "hits")
+    __slots__ = ("hyp", "hits", "_n", "_ops", "_bounds", "_diff")
 
     def __init__(self, ref: Sequence[str], hyp: Sequence[str]):
         n = len(ref)
-        self.hyp = tuple(hyp)
-        if self.hyp == tuple(ref):  # the aligner's answer for equal sequences (one equal block), without asking it
-            self.bounds = [c >> 1 for c in range(2 * n + 2)]  # every gap empty, every token one word
-            self.diff = [False] * (2 * n + 1)
+        self._n = n
+        self.hyp = hyp = tuple(hyp)
+        ref = tuple(ref)
+        self._bounds: list[int] | None = None
+        self._diff: list[bool] | None = None
+        if hyp == ref:  # the aligner's answer for equal sequences (one equal block), without asking it
+            self._ops = [("equal", 0, n, 0, n)] if n else []
             self.hits = n
             return
-        gap_len = [0] * (n + 1)
-        tok_len = [0] * n
-        same = [False] * n
-        # The aligner's opcodes read directly (``text.align.align`` without its per-block objects: this runs
-        # once per model and clip, the miner's hot loop); an unequal replace block is split as align splits it.
-        for tag, i1, i2, j1, j2 in Levenshtein.opcodes(tuple(ref), self.hyp).as_list():
-            if tag == "insert":
-                gap_len[i1] += j2 - j1
-            elif tag == "equal":
-                tok_len[i1:i2] = [1] * (i2 - i1)
-                same[i1:i2] = [True] * (i2 - i1)
-            elif tag == "replace":
-                k = min(i2 - i1, j2 - j1)
-                tok_len[i1:i1 + k] = [1] * k  # substituted tokens: one hypothesis word each, not the same
-                if j2 - j1 > k:
-                    gap_len[i1 + k] += j2 - j1 - k
-        # Cells interleave gaps and tokens (gap 0, token 0, gap 1, ..., gap n); bounds are their running sums.
-        lengths = [0] * (2 * n + 1)
-        lengths[0::2] = gap_len
-        lengths[1::2] = tok_len
-        bounds = [0, *accumulate(lengths)]
-        diff = [False] * (2 * n + 1)
-        diff[0::2] = [g > 0 for g in gap_len]
-        diff[1::2] = [not x for x in same]
-        if bounds[-1] != len(self.hyp):
-            raise AssertionError("alignment does not cover the hypothesis")
-        self.bounds = bounds
-        self.diff = diff
-        self.hits = sum(same)
+        # The aligner's opcodes, kept as they come: a miner builds cells for every model on every clip but
+        # reads most of them only for their hits, and their words only on clips where the panel chose an
+        # edit, so the cell bounds are built on first use (``bounds``).
+        self._ops = ops = Levenshtein.opcodes(ref, hyp).as_list()
+        hits = 0
+        for tag, i1, i2, _, _ in ops:
+            if tag == "equal":
+                hits += i2 - i1
+        self.hits = hits
+
+    @property
+    def bounds(self) -> list[int]:
+        """``bounds[c]:bounds[c + 1]`` is the hypothesis slice in cell c (all 2n+2 of them, built on first use).
+
+        An unequal replace block is split as ``text.align.align`` splits it: its first min(a, b) tokens get one
+        hypothesis word each, further tokens none (deleted), further words fall in the gap after it."""
+        if self._bounds is None:
+            n = self._n
+            # [0, s_0, e_0, ..., s_n-1, e_n-1, len(hyp)]: token i is hyp[s_i:e_i]; each opcode fixes its tokens'
+            # bounds by slice assignment (an insertion fixes none: its words fill the gap the next start closes).
+            bounds = [0] * (2 * n + 2)
+            for _, i1, i2, j1, j2 in self._ops:
+                k = min(i2 - i1, j2 - j1)  # tokens with one hypothesis word each (0 for a deletion, an insertion)
+                if k:
+                    bounds[2 * i1 + 1:2 * (i1 + k) + 1:2] = range(j1, j1 + k)
+                    bounds[2 * i1 + 2:2 * (i1 + k) + 2:2] = range(j1 + 1, j1 + k + 1)
+                if i2 - i1 > k:  # deleted tokens: empty, at the hypothesis position reached
+                    bounds[2 * (i1 + k) + 1:2 * i2 + 1] = [j1 + k] * (2 * (i2 - i1 - k))
+            bounds[-1] = len(self.hyp)
+            self._bounds = bounds
+        return self._bounds
+
+    @property
+    def diff(self) -> list[bool]:
+        """Per cell, whether the hypothesis differs there: a gap with words in it, a token not matched.
+
+        Built on first use: the miner reads it for panel members only (their votes)."""
+        if self._diff is None:
+            b = self.bounds
+            diff = [True] * (len(b) - 1)
+            diff[0::2] = [lo < hi for lo, hi in zip(b[0::2], b[1::2])]
+            for tag, i1, i2, _, _ in self._ops:
+                if tag == "equal":
+                    diff[2 * i1 + 1:2 * i2 + 1:2] = [False] * (i2 - i1)
+            self._diff = diff
+        return self._diff
 
     def text(self, lo: int, hi: int) -> tuple[str, ...]:
         """Hypothesis words in cells ``lo`` .. ``hi - 1``."""
-        return self.hyp[self.bounds[lo]:self.bounds[hi]]
+        bounds = self._bounds or self.bounds  # the attribute once built: read for every model at every edit
+        return self.hyp[bounds[lo]:bounds[hi]]
 
     def hyp_span(self, lo: int, hi: int) -> tuple[int, int]:
         """Hypothesis token indices covered by cells ``lo`` .. ``hi - 1``."""
-        return self.bounds[lo], self.bounds[hi]
+        bounds = self._bounds or self.bounds
+        return bounds[lo], bounds[hi]
 
     def regions(self) -> list[tuple[int, int]]:
         """Maximal stretches of differing cells, as ``(first cell, last cell + 1)``."""
-        out = []
+        out: list[tuple[int, int]] = []
         diff = self.diff
         c, n = 0, len(diff)
         while c < n:
@@ -181,7 +201,11 @@ def reading(cells: HypCells, place: Place) -> str:
     alignment operations makes the answer independent of where an aligner
     happens to put a repeated word ("as as" against "as").
     """
-    words = cells.text(place.lo, place.hi)
+    return reading_of(cells.text(place.lo, place.hi), place)
+
+
+def reading_of(words: tuple[str, ...], place: Place) -> str:
+    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same)."""
     to_ref = Levenshtein.distance(words, place.ref_words)
     to_audio = Levenshtein.distance(words, place.audio_words)
     if to_ref == to_audio + place.apart:

@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from asraudit.errors import InputError
+from asraudit.probes.refdis_compat_numbers import may_hold_number
 from asraudit.text.normalize import get_normalizer
 
 # The release's command line reads the panel size against this constant, not
@@ -126,6 +127,8 @@ def _alpha2digit() -> Callable[[str], str] | None:
         return None
 
     def convert(text: str) -> str:
+        if not may_hold_number(text):  # returned unchanged (refdis_compat_numbers); most strings, no call
+            return text
         try:
             return alpha2digit(text, "en")
         except Exception:  # text2num raises on input it cannot parse; the release passes it through
@@ -247,22 +250,36 @@ def mine_clip_hume(
     n_ref = len(ref)
     if not n_ref or not panel_hyps:
         return []
-    views = {m: _DiffView(ref, h) for m, h in model_hyps.items()}
-    # Panel members are usually also scored: reuse their view when the text is the same.
-    panel_views = {
-        m: views[m] if model_hyps.get(m) == h else _DiffView(ref, h) for m, h in panel_hyps.items()
-    }
+    panel_views = {m: _DiffView(ref, h) for m, h in panel_hyps.items()}
     # int() truncates, as the release does: 0.5 x 7 words asks for 3 matches.
     min_matched = int(params.min_ref_match * n_ref)
     panel = {m: v for m, v in panel_views.items() if v.matched >= min_matched}
     if len(panel) < params.min_panel:
         return []
     threshold = params.threshold(len(panel))
-    scored = {m: (v if v.matched >= min_matched else None) for m, v in views.items()}
+    # The scored models' views are aligned only once the panel has found an edit (half the clips of a
+    # leaderboard have none); panel members are usually also scored: their view is reused for the same text.
+    scored = _ScoredViews(ref, model_hyps, panel_hyps, panel_views, min_matched)
 
     edits = _deletions(clip_id, ref, panel, scored, threshold, params)
     edits += _insertions(clip_id, ref, panel, scored, threshold, params)
     return edits
+
+
+class _ScoredViews:
+    """model -> its view, or None where it is ineligible on the clip, aligned on first ``items()``."""
+
+    def __init__(self, ref, model_hyps, panel_hyps, panel_views, min_matched):
+        self._args = ref, model_hyps, panel_hyps, panel_views, min_matched
+        self._views: dict[str, _DiffView | None] | None = None
+
+    def items(self):
+        if self._views is None:
+            ref, model_hyps, panel_hyps, panel_views, min_matched = self._args
+            views = {m: panel_views[m] if m in panel_hyps and panel_hyps[m] == h else _DiffView(ref, h)
+                     for m, h in model_hyps.items()}
+            self._views = {m: (v if v.matched >= min_matched else None) for m, v in views.items()}
+        return self._views.items()
 
 
 def _runs(votes: list[int], threshold: int, min_len: int) -> list[list[int]]:

@@ -11,9 +11,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.probes.refdis_compat import HUME_MIN_PANEL_CLI, HumeEdit, HumeParams, hume_normalize, mine_clip_hume
 
 
@@ -88,6 +89,7 @@ class HumeResult:
         }
 
 
+@builds_in_bulk
 def run_hume(
     pset: PredictionSet,
     panel: Sequence[str],

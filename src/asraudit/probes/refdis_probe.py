@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet, load_predictions
-from asraudit.metrics.model_wer import NormalizedCache
+from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
@@ -58,6 +59,7 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     return out
 
 
+@builds_in_bulk
 def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: MinerParams = MinerParams(), *,
                    scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
                    groups: Mapping[str, str] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,

@@ -1,0 +1,42 @@
+"""Which strings ``text2num``'s English ``alpha2digit`` can change: the ones with a number word in them.
+
+``--compat hume`` passes every normalized string through ``alpha2digit`` as
+the release does, and that call is a third of its normalizing time, while
+after the Whisper normalizer (which writes numbers as digits already) fewer
+than one string in ten still holds a word ``alpha2digit`` reads as a number
+(about 1,800 of 29,000 at leaderboard scale, eight of which it changes).
+
+``alpha2digit`` only starts a number at a token its English interpreter
+reads as one: a cardinal or ordinal word, "o", "nought", "hundred" ...
+"billion" (trailing "s" stripped first), or a hyphenated group of them.
+"and", "point" and the other linking words only continue a number already
+started.  So a string in which no run of letters is such a word (with or
+without its trailing "s") comes back unchanged, and the call is skipped.
+The runs are cut at every non-letter, so they are never longer than the
+interpreter's tokens or their hyphenated parts; the test compares the
+filtered and unfiltered calls on real and noisy strings, and on number-like
+words outside the list (a text2num that learned "trillion" would fail it).
+"""
+
+from __future__ import annotations
+
+import re
+
+NUMBER_WORDS = frozenset("""
+    zero o nought one first oneth two second three third four fourth five fifth six sixth seven seventh
+    eight eighth nine ninth ten tenth eleven eleventh twelve twelfth thirteen thirteenth fourteen fourteenth
+    fifteen fifteenth sixteen sixteenth seventeen seventeenth eighteen eighteenth nineteen nineteenth
+    twenty twentieth thirty thirtieth fourty forty fortieth fourtieth fifty fiftieth sixty sixteeth
+    seventy seventieth eighty eightieth ninety ninetieth hundred hundredth thousand thousandth
+    million millionth billion billionth
+""".split())
+
+_LETTER_RUN = re.compile(r"[a-z]+")
+
+
+def may_hold_number(text: str) -> bool:
+    """False only when no run of letters in ``text`` is a number word, so ``alpha2digit`` returns it as is."""
+    for word in _LETTER_RUN.findall(text.lower()):
+        if word in NUMBER_WORDS or word.rstrip("s") in NUMBER_WORDS:
+            return True
+    return False
