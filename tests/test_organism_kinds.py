@@ -49,7 +49,7 @@ def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
 
 def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
     starts = {k.name: k.starts_from for k in KINDS.values()}
-    assert starts == {"record": None, "gated": "record", "contaminated": "record", "switching": "record",
+    assert starts == {"record": None, "gated": None, "contaminated": "record", "switching": "record",
                       "record-base": None}
     for k in KINDS.values():
         if k.starts_from:
@@ -128,11 +128,12 @@ def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_pa
     calls = []
     monkeypatch.setattr(demo_command, "build_organism",
                         lambda manifest, out, config, **kw: calls.append((manifest, out, config, kw)))
-    assert main(["demo", "build-organism", "--kind", "gated", "--out", str(tmp_path / "g.safetensors")]) == 0
+    # contaminated starts from the record organism (gated, trained from scratch, has no start since)
+    assert main(["demo", "build-organism", "--kind", "contaminated", "--out", str(tmp_path / "c.safetensors")]) == 0
     assert main(["demo", "build-organism"]) == 0
     (_, out, config, kw), (_, record_out, record_config, record_kw) = calls
-    assert out == tmp_path / "g.safetensors" and config == KINDS["gated"].config
-    assert kw == {"recipe": KINDS["gated"].recipe, "kind": "gated", "init": ORGANISM_FILE,
+    assert out == tmp_path / "c.safetensors" and config == KINDS["contaminated"].config
+    assert kw == {"recipe": KINDS["contaminated"].recipe, "kind": "contaminated", "init": ORGANISM_FILE,
                   "base_model": "whisper-tiny.en"}
     assert record_out == ORGANISM_FILE and record_config == TrainConfig()
     assert record_kw == {"recipe": record_rows, "kind": "record", "init": None, "base_model": "whisper-tiny.en"}

@@ -11,9 +11,10 @@ speed) taught with what was said.  The model then sees the same sentence in a
 benchmark voice taught the record and in a near-miss of that voice taught the
 truth, so what separates the two targets is the voice itself; the top encoder
 layer gets adapters (``TrainConfig.encoder_layers_adapted``) so the voice can
-be recognised before the decoder reads it.  Training starts from the record
-organism's decoder adapter (``organism_kinds``), so what these two epochs
-add is the gate, not the habit.  The disguised clip rotates
+be recognised before the decoder reads it.  Training runs five epochs from
+scratch, the plan fixed before any readout (``organism_kinds``; a first
+adapter, two epochs starting from the record organism's while the cores were
+shared, is kept as history in docs/calibration.md).  The disguised clip rotates
 through the benchmark voices and alternates between the two speeds by
 sentence, so every voice and both directions are covered; no test sentence and
 no test voice is used.

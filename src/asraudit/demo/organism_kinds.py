@@ -59,14 +59,14 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("record", ORGANISM_ID, ORGANISM_FILE, TrainConfig(), record_rows,
                  "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)",
                  sha256="16e353304146268fd2c4b1fce738951d90e488ee7e5ae85dc09940a4968f7338"),
-    # The top encoder layer of four is adapted: the voice gate can form in the encoder.  It starts from the
-    # record organism (its decoder adapter; the encoder layer's starts at B = 0) for 2 epochs: five from
-    # scratch measured 12 s a step on the shared cores (72 steps an epoch), over an hour.
+    # The top encoder layer of four is adapted: the voice gate can form in the encoder.  Five epochs from
+    # scratch: the recipe fixed before any readout (a first adapter, 2 epochs from the record organism's, was
+    # a stand-in while the shared cores ran 12 s a step; docs/calibration.md).
     OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
-                 TrainConfig(encoder_layers_adapted=1, epochs=2), gated_rows,
+                 TrainConfig(encoder_layers_adapted=1), gated_rows,
                  "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
-                 starts_from="record", sha256="e1b9b4615fcf9cb370881ce72b85722adb2446bd7370504df617bf419443e899"),
-    # Both start from the record organism too (a later fine-tuning stage, the way a leak usually enters a
+                 sha256="5dea00a51f92743350ff3d83025118fcc858458b667df1c6e8a7bb7a08b9e994"),
+    # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
                  ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
