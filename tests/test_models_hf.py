@@ -162,3 +162,19 @@ def test_a_hub_id_while_offline_is_a_clear_input_error(monkeypatch):
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
     with pytest.raises(InputError, match="no-such-org/no-such-model"):
         load_model("hf:no-such-org/no-such-model")
+
+
+def test_a_model_fine_tuned_into_the_same_folder_gets_a_new_config_hash(tiny_ctc_dir, tmp_path):
+    """The store keys results by config hash: the folder's path alone would hand the old weights' results
+    to the new ones."""
+    import shutil
+
+    folder = tmp_path / "ctc"
+    shutil.copytree(tiny_ctc_dir, folder)
+    before = HFCTC(str(folder)).config_hash
+    assert HFCTC(str(folder)).config_hash == before
+    model = transformers.AutoModelForCTC.from_pretrained(folder)
+    with torch.no_grad():
+        model.lm_head.weight.add_(0.01)
+    model.save_pretrained(folder)
+    assert HFCTC(str(folder)).config_hash != before

@@ -32,6 +32,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
+from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 
@@ -64,25 +65,14 @@ class WhisperDecodeOptions:
 
 
 def model_fingerprint(model_dir: Path) -> str:
-    """A cheap identity of the weights: config, vocabulary, and model.bin's size, head and tail.
+    """The identity of the weights: the whole content of model.bin, its config and vocabulary.
 
-    Hashing 150 MB on every load would cost more than loading; the head and
-    tail of the file change with any re-export or quantisation.
-    """
-    digest = hashlib.sha256()
-    for name in ("config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json", "preprocessor_config.json"):
-        path = model_dir / name
-        if path.is_file():
-            digest.update(name.encode())
-            digest.update(path.read_bytes())
-    model_bin = model_dir / "model.bin"
-    size = model_bin.stat().st_size
-    digest.update(str(size).encode())
-    with model_bin.open("rb") as f:
-        digest.update(f.read(1 << 20))
-        f.seek(max(0, size - (1 << 20)))
-        digest.update(f.read())
-    return digest.hexdigest()[:16]
+    Exact, not sampled: a fine-tune changes tensors in the middle of model.bin
+    (see ``weights_digest``)."""
+    if not (model_dir / "model.bin").is_file():
+        raise FileNotFoundError(f"{model_dir}: no model.bin")
+    names = ("config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json", "preprocessor_config.json", "model.bin")
+    return files_digest(model_dir, names)[:16]
 
 
 def default_cpu_threads() -> int:

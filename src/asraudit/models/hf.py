@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -27,6 +28,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
+from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
 
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
@@ -85,6 +87,9 @@ class _HFModel:
             "source": self.source,
             "revision": self.revision,
             "commit": getattr(self.model.config, "_commit_hash", None),
+            # A local folder's content, not only its path: a model fine-tuned into the same folder must not be
+            # answered with the old weights' stored results (weights_digest).  A hub id has its commit above.
+            "weights": self._folder_content(),
             "compute_type": self.compute_type,
             "options": self.options.hashed(),
         }
@@ -92,6 +97,12 @@ class _HFModel:
         if adapter is not None:
             settings["adapter"] = adapter["digest"]
         return _hash(settings)
+
+    def _folder_content(self) -> str | None:
+        """The local folder's content digest, read once per instance (None for a hub id)."""
+        if getattr(self, "_content", None) is None:
+            self._content = folder_digest(Path(self.source)) if Path(self.source).is_dir() else ""
+        return self._content or None
 
     def _load(self, auto_class):
         import torch

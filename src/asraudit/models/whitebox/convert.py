@@ -24,7 +24,6 @@ tokenizer, configs and decoder prompt are built in ``tokenizer_config``.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import shutil
 import tempfile
@@ -34,6 +33,7 @@ import numpy as np
 
 from asraudit.data.paths import publish_dir
 from asraudit.models.ct2_whisper import model_fingerprint
+from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
 from asraudit.models.whitebox.sources import Ct2Source, cache_root
 from asraudit.models.whitebox.tokenizer_config import ConversionError, build_configs, build_tokenizer, count_layers
@@ -156,20 +156,12 @@ def _manifest(source: Ct2Source) -> dict:
 
 def weights_fingerprint(directory: Path) -> str:
     """What identifies a converted model's weights: the source's content fingerprint and
-    the converter version; for a plain transformers directory, its config and weights file."""
+    the converter version; for a plain transformers directory, the whole content of every file in it."""
     manifest = directory / MANIFEST
     if manifest.is_file():
         stored = json.loads(manifest.read_text(encoding="utf-8"))
         return f"ct2:{stored.get('weights_fingerprint')}:v{stored.get('converter_version')}"
-    digest = hashlib.sha256()
-    for name in ("config.json", "model.safetensors"):
-        path = directory / name
-        if path.is_file():
-            digest.update(name.encode())
-            digest.update(str(path.stat().st_size).encode())
-            with path.open("rb") as handle:
-                digest.update(handle.read(1 << 20))
-    return "hf:" + digest.hexdigest()[:16]
+    return "hf:" + folder_digest(directory)[:16]  # every file, whole (weights_digest: a fine-tune's changes)
 
 
 def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
