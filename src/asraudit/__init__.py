@@ -20,10 +20,10 @@ any of them loads.  ``docs/python-api.md`` lists every name with one line.
 
 from __future__ import annotations
 
-import importlib as _importlib
 import os as _os
 from typing import TYPE_CHECKING
 
+from asraudit.lazy_exports import lazy_exports as _lazy_exports
 from asraudit.version import __version__
 
 # OpenMP threads that spin while waiting (the default "active" policy) fight
@@ -70,18 +70,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *_EXPORTS]
 
 
-def __getattr__(name: str) -> object:
-    """Load an exported name from its module on first use (PEP 562), then keep it here."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'asraudit' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = _lazy_exports("asraudit", _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ loads these lazily

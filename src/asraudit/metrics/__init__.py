@@ -8,8 +8,9 @@ of a second of CPU (more with the BLAS threads it starts) for nothing.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from asraudit.lazy_exports import lazy_exports
 
 _EXPORTS = {
     "ClipCounts": "asraudit.metrics.wer",
@@ -27,17 +28,7 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'asraudit.metrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports("asraudit.metrics", _EXPORTS, globals())
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ loads these lazily
