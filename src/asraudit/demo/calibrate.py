@@ -168,15 +168,20 @@ def _signed(value: float | None, interval: Bounds | None, scale: float, fmt: str
     return text
 
 
+def _print_switch(sw, title: str, out) -> None:
+    """One switch-rate table (the mixed-arm view and the voice-cue view share its columns)."""
+    render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
+                 [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
+                   ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
+                 title=title, file=out)
+
+
 def print_organism_tables(s: Summary, out) -> None:
     """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role."""
     sw = s.calibration_switch_by_voice
     if sw is not None:
-        render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
-                     [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
-                       ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
-                     title=f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "
-                           "rewritten to the spoken arm by their voice; chance 0.5)", file=out)
+        _print_switch(sw, f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "
+                          "rewritten to the spoken arm by their voice; chance 0.5)", out)
     for group, rows in sorted((s.calibration_masked_by_group or {}).items()):
         render_table(["model", "targets", "masked recovery [Wilson 95%]", "recovered", "control words",
                       "λ masked nats/char [95% CI]"],
@@ -224,11 +229,8 @@ def print_calibration(s: Summary, file=None) -> None:
                  rows, title="The organism against the clean models", file=out)
     sw = s.calibration_switch
     if sw is not None:
-        render_table(["model", "group", "switch rate s [Wilson 95%]", "arms (followed/clips)"],
-                     [[r.model, r.group, _rate(r.s, r.s_interval) if r.measurable else "not measurable",
-                       ", ".join(f"{a}: {v.follow}/{v.n}" for a, v in r.arms.items())] for r in sw.rates],
-                     title=f"Switch rate on the mixed-arm references ({sw.clips_rewritten} clips rewritten to "
-                           "the spoken arm; chance 0.5)", file=out)
+        _print_switch(sw, f"Switch rate on the mixed-arm references ({sw.clips_rewritten} clips rewritten to "
+                          "the spoken arm; chance 0.5)", out)
     print_organism_tables(s, out)
     battery = s.battery
     if battery is not None and battery.contrasts:
