@@ -40,8 +40,8 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from asraudit.text.basic_languages import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_basic_normalizer
+from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
-from asraudit.text.symbols import basic_normalize
 from asraudit.text.whisper_english import EnglishNormalizer
 
 Normalizer = Callable[[str], str]
@@ -176,9 +176,12 @@ def normalize_whisper(text: str) -> str:
     return _fast_english()(strip_format_characters(text))
 
 
+_BASIC = BasicNormalizer()  # its token table fills as text comes (text/basic_normalizer.py)
+
+
 def normalize_basic(text: str) -> str:
     """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
-    return basic_normalize(strip_format_characters(text))
+    return _BASIC(text if text.isascii() else strip_format_characters(text))
 
 
 def normalize_leaderboard(text: str) -> str:
