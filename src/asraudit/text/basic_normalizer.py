@@ -18,6 +18,12 @@ whitespace.  Here:
   Text repeats its tokens, so most strings cost one split, one dictionary
   lookup per token and one join, instead of several passes over every
   character (NFKC's check alone costs about as much as all of that).
+- Except a string of over ``_LONG`` characters (a sentence with a few
+  accented letters): there the per-token lookups cost more than transformers'
+  steps done on the whole string in C (NFKC, ``symbols.remove_symbols``'s
+  table, lowercase, split and join), which it gets.  Both paths are exact;
+  the length only chooses the faster one (measured on VoxPopuli text and
+  the rule-pool strings of ``benchmarks/normalizer_speed.py``).
 
 Why the token path is exact: every step after the brackets works within
 whitespace-separated tokens.  NFKC never composes or reorders across a
@@ -44,6 +50,7 @@ _ASCII = bytes(
     for c in range(128)
 ) + bytes(range(128, 256))
 
+_LONG = 100  # characters; a longer string is normalized whole (see the module docstring)
 _CACHE_LIMIT = 400_000  # distinct tokens kept; the table is replaced when full
 
 
@@ -77,6 +84,8 @@ class BasicNormalizer:
         s = s.lower()
         if "[" in s or "<" in s or "(" in s:
             s = remove_bracketed(s)
+        if len(s) > _LONG:
+            return " ".join(remove_symbols(s).lower().split())
         tokens = self._tokens
         if len(tokens) >= _CACHE_LIMIT:  # replaced whole, so a call in another thread keeps its table
             tokens = self._tokens = _Tokens()
