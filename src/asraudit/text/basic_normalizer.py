@@ -27,8 +27,9 @@ whitespace.  Here:
 
 Why the token path is exact: every step after the brackets works within
 whitespace-separated tokens.  NFKC never composes or reorders across a
-whitespace character (each is a starter, and none is part of any canonical
-decomposition: a test checks both over all of Unicode), and it maps
+whitespace character (each is a starter, and none is one of the two
+characters of any canonical decomposition, the only pairs composition
+joins: a test checks both over all of Unicode), and it maps
 whitespace to whitespace; the symbol step decides per character and keeps
 whitespace; ``str.lower`` looks at neighbours only for the Greek final
 sigma, through cased and case-ignorable characters, and whitespace is
