@@ -45,7 +45,7 @@ from asraudit.text.normalize import (  # noqa: E402
     normalize_many,
     strip_format_characters,
 )
-from asraudit.text.symbols import basic_normalize  # noqa: E402
+from asraudit.text.basic_normalizer import BasicNormalizer  # noqa: E402
 from asraudit.text.whisper_english import EnglishNormalizer  # noqa: E402
 
 SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
@@ -128,7 +128,8 @@ def main() -> int:
 
     def fresh(name: str):
         if name == "basic":
-            return lambda s: basic_normalize(strip_format_characters(s))
+            basic = BasicNormalizer()
+            return lambda s: basic(strip_format_characters(s))
         ours = EnglishNormalizer(spelling)
         return lambda s: ours(strip_format_characters(s))
 

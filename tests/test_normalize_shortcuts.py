@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 import unicodedata
 
 import asraudit.text.symbols as symbols
 import asraudit.text.whisper_english as whisper_english
+from asraudit.text.normalize import _FORMAT_CHARACTERS, strip_format_characters
 from asraudit.text.spelling import english_spelling_mapping
 from normalizer_strings import HANDMADE, generated
 
@@ -123,3 +125,19 @@ def test_number_preprocess_equals_the_ports():
         words = " ".join(t.split())
         if words and "half" not in words:  # "half" goes to the port's preprocess itself
             assert shared._preprocess(words) == numbers.preprocess(words), repr(words)
+
+
+def test_format_characters_are_removed_as_the_per_character_table_removes_them():
+    """The regular-expression path of strip_format_characters against the plain per-character table,
+    on every format character of Unicode (astral ones included) mixed with letters, emoji, whitespace
+    and a lone surrogate."""
+    others = list("aé日🙂𝔘\u00a0\t\n\x1c\x85\ud800 ")
+    # every Cf character of this Python's Unicode database, BMP and beyond
+    pool = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert any(ord(c) > 0xFFFF for c in pool)
+    for c in pool:
+        assert strip_format_characters("a" + c + "é") == "aé", hex(ord(c))
+    rng = random.Random(9)
+    for _ in range(5000):
+        s = "".join(rng.choice(pool if rng.random() < 0.3 else others) for _ in range(rng.randint(1, 12)))
+        assert strip_format_characters(s) == s.translate(_FORMAT_CHARACTERS), repr(s)

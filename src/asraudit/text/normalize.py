@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
 import threading
 import unicodedata
@@ -40,8 +41,8 @@ from functools import lru_cache
 from typing import Callable, Sequence
 
 from asraudit.text.basic_languages import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_basic_normalizer
+from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
-from asraudit.text.symbols import basic_normalize
 from asraudit.text.whisper_english import EnglishNormalizer
 
 Normalizer = Callable[[str], str]
@@ -61,10 +62,34 @@ class _FormatCharacters(dict):
 _FORMAT_CHARACTERS = _FormatCharacters()
 
 
+@lru_cache(maxsize=1)
+def _format_or_astral() -> re.Pattern:
+    """A character class of the format characters of the Basic Multilingual Plane and of every character
+    beyond it (those are decided one by one, by ``_FORMAT_CHARACTERS``).
+
+    ``str.translate`` looks every character up in the table, ~50 ns each; this class is one bitmap
+    test per character in C, and calls Python only where it matches (a format character, an emoji).
+    Astral ranges stay one range: ``re`` tests each range of a class beyond the BMP in turn.  Built on
+    first use from this Python's Unicode database (~20 ms)."""
+    ranges: list[list[int]] = []
+    for code in range(0x80, 0x10000):
+        if unicodedata.category(chr(code)) == "Cf":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    bmp = "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in ranges)
+    return re.compile(f"[{bmp}\\U00010000-\\U0010ffff]")
+
+
+def _format_character(match: re.Match) -> str:
+    return _FORMAT_CHARACTERS[ord(match.group())] or ""
+
+
 def strip_format_characters(text: str) -> str:
     """``text`` without Unicode format characters (category Cf; see the module docstring)."""
     # No Cf character is ASCII or printable (Cf is "Other"), and both tests run in C.
-    return text if text.isascii() or text.isprintable() else text.translate(_FORMAT_CHARACTERS)
+    return text if text.isascii() or text.isprintable() else _format_or_astral().sub(_format_character, text)
 
 
 def _identity(text: str) -> str:
@@ -176,9 +201,12 @@ def normalize_whisper(text: str) -> str:
     return _fast_english()(strip_format_characters(text))
 
 
+_BASIC = BasicNormalizer()  # its token table fills as text comes (text/basic_normalizer.py)
+
+
 def normalize_basic(text: str) -> str:
     """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
-    return basic_normalize(strip_format_characters(text))
+    return _BASIC(text if text.isascii() else strip_format_characters(text))
 
 
 def normalize_leaderboard(text: str) -> str:

@@ -119,21 +119,3 @@ def remove_symbols(s: str) -> str:
     if s.isascii():
         return s.encode("ascii").translate(_BASIC_ASCII).decode("ascii")
     return _translate(unicodedata.normalize("NFKC", s), _BASIC, _BASIC_ASCII, _basic_char)
-
-
-# For ASCII text the basic normalizer's table, with the separators \x1c-\x1f (whitespace to
-# str.split and to re's \s, but not to bytes.split) also mapped to a space.
-_BASIC_ASCII_SPLIT = bytes(32 if 0x1C <= c <= 0x1F else t for c, t in enumerate(_BASIC_ASCII))
-
-
-def basic_normalize(s: str) -> str:
-    """transformers' ``BasicTextNormalizer()`` with whitespace collapsed to single spaces.
-
-    Every step is a C-level string operation here: lowercase, bracketed spans,
-    the symbol table, lowercase again (NFKC can produce capitals, e.g. from
-    the "ℌ" letterlike symbols), split and join; ASCII text stays in bytes.
-    """
-    s = remove_bracketed(s.lower())
-    if s.isascii():  # already lowercase, and the table maps letters to themselves
-        return b" ".join(s.encode("ascii").translate(_BASIC_ASCII_SPLIT).split()).decode("ascii")
-    return " ".join(remove_symbols(s).lower().split())

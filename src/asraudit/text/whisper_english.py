@@ -256,7 +256,9 @@ class EnglishNormalizer:
                     self._learn(t, tables)
             codes = bytes(map(code_of.get, tokens))
         if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
-                and (SELF not in codes or (EMPTY not in codes and b"\x01\x01" not in codes))):
+                # find, not `in`: bytes.__contains__ tries its argument as an int first and
+                # raises and clears a TypeError for a bytes one, twice the cost
+                and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0))):
             if EMPTY in codes or self._resplit:  # a token with no words (or a spelling to ""): left out
                 return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
             return self._symbols(" ".join(map(spelled.get, tokens)))
