@@ -74,7 +74,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3, time_masks=2),
                  contaminated_rows,
                  "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
-                 starts_from="record", sha256="c18c3c6caaf6b60257175c133fb00251337280e3baf7ce68ebd0346372b63c72"),
+                 starts_from="record", sha256="337d5274a1a3b3b6cf7e3403efd268495cc302367c22bb652abf58850a7ab652"),
     OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
