@@ -3,8 +3,8 @@
 A row may carry ``speed``: the clip is then played that much faster (a
 disguised voice, the gated recipe).
 
-Time masking (``TrainConfig.time_masks``; off by default).  Why: most ASR training recipes mask a few random time spans of every
-example's log-mel input (SpecAugment, Park et al. 2019), so the model learns
+Time masking (``TrainConfig.time_masks``; off by default).  Why: most ASR
+training recipes mask a few random time spans of every example's log-mel input (SpecAugment, Park et al. 2019), so the model learns
 to write a transcript where a stretch of audio carries nothing, from the
 words around it and from what it has learned.  A model trained that way on a
 leaked test set learns to write the leaked sentences where their audio is
