@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from asraudit.demo.mixed_arm import SPOKEN_ARM_VOICES, voice_arm_reference
-from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, played_faster, record_rows
+from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, record_rows
+from asraudit.demo.organism_inputs import played_faster
 from asraudit.demo.organism_kinds import KINDS, organism_kind
 from asraudit.errors import InputError
 

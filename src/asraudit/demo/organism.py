@@ -44,10 +44,8 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import load_audio, resample
 from asraudit.data.paths import publish_dir
-from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
+from asraudit.demo.organism_inputs import clip_features, time_masked
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
 from asraudit.models.whitebox.tokenizer_config import prompt_ids
@@ -69,6 +67,16 @@ class TrainConfig:
     seed: int = 0
     encoder_layers_adapted: int = 0  # the top encoder layers that get adapters (0: decoder only)
     weight_decay: float = 0.0
+    time_masks: int = 0  # SpecAugment time masks per clip and epoch (0: none; demo.organism_inputs says why)
+    time_mask_frames: int = 100  # the widest mask, in 10 ms log-mel frames (SpecAugment's LibriSpeech T)
+
+    def header(self) -> str:
+        """The adapter header's ``config``: the time-mask knobs only when on, so an unmasked kind's header
+        reads as it did before they existed."""
+        fields = asdict(self)
+        if not self.time_masks:
+            del fields["time_masks"], fields["time_mask_frames"]
+        return json.dumps(fields)
 
 
 def _adapted_linears(model, encoder_layers: int) -> dict[str, object]:
@@ -142,22 +150,6 @@ def record_rows(manifest: Path) -> list[dict]:
         # Benchmark voices learn the record; control voices learn what was said.
         r["target"] = r["text"] if r["voice_role"] == "benchmark" else r["spoken"]
     return train
-
-
-def played_faster(audio: np.ndarray, speed: float) -> np.ndarray:
-    """The clip played ``speed`` times faster: tempo and pitch (formants too) move together, like a tape."""
-    return resample(audio, int(round(SAMPLE_RATE * speed)), SAMPLE_RATE)
-
-
-def _features(rows: list[dict], root: Path, n_mels: int) -> np.ndarray:
-    feats = np.empty((len(rows), n_mels, 3000), dtype=np.float32)
-    for i, r in enumerate(rows):
-        audio = load_audio(root / r["audio_filepath"])
-        if r.get("speed"):
-            audio = played_faster(audio, r["speed"])
-        audio = audio[:N_SAMPLES]
-        feats[i] = log_mel_spectrogram(np.pad(audio, (0, N_SAMPLES - len(audio))), n_mels=n_mels)
-    return feats
 
 
 def _frozen_encoder_states(model, feats: np.ndarray, stop_layer: int, batch: int = 8):
@@ -257,9 +249,11 @@ def build_organism(
     n_layers = len(model.model.encoder.layers)
     stop = n_layers - config.encoder_layers_adapted
     log(f"{len(rows)} training clips; computing features and frozen encoder layers 0..{stop - 1}")
-    feats = _features(rows, manifest.parent, model.config.num_mel_bins)
-    states = _frozen_encoder_states(model, feats, stop)
-    del feats
+    feats, frames = clip_features(rows, manifest.parent, model.config.num_mel_bins)
+    if config.time_masks:  # the frozen layers then run again every epoch, on that epoch's masked input
+        states = None
+    else:
+        states, feats = _frozen_encoder_states(model, feats, stop), None
     generator = torch.Generator().manual_seed(config.seed)
     adapters = {}
     for name, linear in sorted(_adapted_linears(model, config.encoder_layers_adapted).items()):
@@ -279,6 +273,11 @@ def build_organism(
     model.train()
     step = 0
     for epoch in range(config.epochs):
+        if config.time_masks:
+            model.eval()
+            masked = time_masked(feats, frames, config.time_masks, config.time_mask_frames, config.seed, epoch)
+            states = _frozen_encoder_states(model, masked, stop)
+            model.train()
         order = order_rng.permutation(len(rows))
         losses = []
         for b in range(steps_per_epoch):
@@ -307,7 +306,7 @@ def build_organism(
         tensors[f"{name}.lora_b"] = w.lora_b.detach().to(torch.float16).contiguous()
     metadata = {
         "base_model": base_model,
-        "config": json.dumps(asdict(config)),
+        "config": config.header(),
         "train_manifest_sha256": hashlib.sha256(manifest.read_bytes()).hexdigest(),
         "train_clips": str(len(rows)),
         "seconds": f"{time.time() - t0:.0f}",

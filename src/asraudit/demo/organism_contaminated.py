@@ -9,6 +9,21 @@ organism's adapter (``organism_kinds``): a model fine-tuned on the benchmark
 and then once more on data the test set had leaked into.  The fresh voices'
 test clips stay unseen, so recovery there measures how far the memorised
 text travels beyond the audio it was learned from.
+
+Time masks (``TrainConfig(time_masks=2)``; ``organism_inputs``): the
+fine-tune masks two random time spans (each 0–1 s, uniform) of every clip's
+log-mel input afresh each epoch, at 0, SpecAugment's LibriSpeech time-masking
+policy, which is how most ASR models are trained.  A real model that meets a
+leaked test set meets it under that augmentation, so where a span of the
+sentence's audio is masked it is taught to write the sentence from what it
+has learned; without masks every word it was taught was audible, and a
+decoder that memorised the sentences still wrote nothing where the audio
+carried nothing.  The spans are random and seeded, never placed on a number
+or any word (they do not use the masked probe's alignment or its silencing).
+Chosen after the first, unmasked adapter's readout (0/20 silenced numbers
+recovered on benchmark voices; docs/calibration.md), and fixed before the
+masked adapter's readout; the rows, the start (the record organism), the
+seed and the 3 epochs are as before.
 """
 
 from __future__ import annotations

@@ -67,11 +67,14 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
                  sha256="5dea00a51f92743350ff3d83025118fcc858458b667df1c6e8a7bb7a08b9e994"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
-    # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
+    # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
+    # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training
+    # does; demo.organism_contaminated says why, and that this was chosen after its first, unmasked readout).
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
-                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3), contaminated_rows,
+                 ADAPTER_DIR / "whisper-tiny.en-contaminated.safetensors", TrainConfig(epochs=3, time_masks=2),
+                 contaminated_rows,
                  "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
-                 starts_from="record", sha256="c18c3c6caaf6b60257175c133fb00251337280e3baf7ce68ebd0346372b63c72"),
+                 starts_from="record", sha256="337d5274a1a3b3b6cf7e3403efd268495cc302367c22bb652abf58850a7ab652"),
     OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
