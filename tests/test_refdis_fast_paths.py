@@ -316,3 +316,96 @@ def test_prepared_clips_are_each_string_normalized_and_split(shared_reference_di
                if cid in pset.models[m]}) for cid in pset.clip_ids()]
     assert [(c.clip_id, c.ref, dict(c.hyps)) for c in clips] == [p for p in plain if p[2]]
     assert len(calls) == len(set(calls))  # each distinct string once
+
+
+# ------------------------------------------------------------ shared cells, pruned candidates
+
+def _plain_cells(clip, made):
+    from asraudit.probes.refdis_cells import HypCells
+
+    return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
+
+
+def _clips_with_repeats(seed: int, n_clips: int) -> list:
+    """Clips whose seven models share planted edits, write their own errors, and often repeat each other's words."""
+    from asraudit.probes.refdis import ClipInput
+
+    rng = random.Random(seed)
+    vocab = "a b c d e f g h".split()
+    out = []
+    for i in range(n_clips):
+        ref = [rng.choice(vocab) for _ in range(rng.randint(0, 14))]
+        truth = list(ref)
+        for _ in range(rng.randint(0, 3)):  # the audio differs from the reference here
+            at = rng.randint(0, len(truth))
+            truth[at:at + rng.randint(0, 2)] = [rng.choice(vocab) for _ in range(rng.randint(0, 2))]
+        hyps: dict[str, tuple[str, ...]] = {}
+        for m in range(7):
+            if hyps and rng.random() < 0.35:
+                hyps[f"m{m}"] = rng.choice(list(hyps.values()))  # the same words as another model
+                continue
+            words = list(truth if rng.random() < 0.8 else ref)
+            for _ in range(rng.randint(0, 2)):
+                at = rng.randint(0, len(words))
+                words[at:at + rng.randint(0, 1)] = [rng.choice(vocab)] * rng.randint(0, 1)
+            hyps[f"m{m}"] = tuple(words)
+        out.append(ClipInput(f"c{i}", tuple(ref), hyps))
+    return out
+
+
+def _voxpopuli_clips(shared_reference_dir) -> list:
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    return prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
+
+
+_MINER_SETTINGS = [
+    dict(majority=0.75, include_middle=True),
+    dict(majority=0.5, include_middle=True, min_panel=2),
+    dict(majority=1.0, include_middle=True),
+    dict(majority=0.75, include_middle=False, leave_one_out=False),
+    dict(majority=0.6, include_middle=True, min_panel=4, min_ref_match=0.3),
+]
+
+
+@pytest.mark.parametrize("settings", _MINER_SETTINGS)
+def test_shared_cells_and_pruned_candidates_mine_what_the_plain_path_mines(monkeypatch, shared_reference_dir,
+                                                                            settings):
+    """Models writing the same words share one cells object, and proposals that no panel could mine are
+    neither kept nor read to the end; the edits, verdicts and texts are those of one cells object per model
+    and every proposal read by every member."""
+    from asraudit.probes import refdis, refdis_votes
+    from asraudit.probes.refdis import MinerParams, mine
+
+    params = MinerParams(**settings)
+    runs = [(_voxpopuli_clips(shared_reference_dir), PANEL), (_clips_with_repeats(3, 400), ["m0", "m1", "m2", "m3", "m4"])]
+    fast = [mine(clips, panel, params) for clips, panel in runs]
+    every = refdis_votes.candidates
+    monkeypatch.setattr(refdis, "_all_cells", _plain_cells)
+    monkeypatch.setattr(refdis, "candidates", lambda *a, min_votes=0: every(*a))
+    for (clips, panel), got in zip(runs, fast):
+        plain = mine(clips, panel, params)
+        assert got.status == plain.status
+        assert [e.to_json() for e in got.edits] == [e.to_json() for e in plain.edits]
+    assert sum(len(r.edits) for r in fast) > 20
+
+
+def test_pruned_candidates_are_the_candidates_some_panel_can_mine():
+    from asraudit.probes.refdis import MinerParams
+    from asraudit.probes.refdis_cells import HypCells
+    from asraudit.probes.refdis_votes import candidates
+
+    params = MinerParams(majority=0.75, include_middle=True, min_panel=2)
+    members = ["m0", "m1", "m2", "m3", "m4"]
+    kept = 0
+    for clip in _clips_with_repeats(9, 300):
+        cells = {m: HypCells(clip.ref, clip.hyps[m]) for m in members}
+        every = candidates(clip.ref, cells, members, params)
+        for min_votes in (0, 2, 3, 5, 6):
+            pruned = candidates(clip.ref, cells, members, params, min_votes=min_votes)
+            assert pruned == {k: c for k, c in every.items() if len(c.voters) >= min_votes}
+            kept += len(pruned)
+    assert kept > 100
