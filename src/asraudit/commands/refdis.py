@@ -156,7 +156,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.probes.refdis_probe import measure_refdis
     from asraudit.probes.refdis import plain_edit
     from asraudit.probes.review import write_review_sheet
-    from asraudit.report.summary import to_plain
+    from asraudit.report.plain import to_plain
 
     params = MinerParams(
         majority=args.majority, min_run_len=args.min_run_len,
