@@ -71,6 +71,7 @@ def test_full_cli_still_loads_what_it_scores_with(shared_reference_dir, tmp_path
                  "--json", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert "'numpy'" in proc.stderr
+    assert "'asraudit.report.summary'" not in proc.stderr  # its serializer comes from the light report.plain
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["n_edits"] == len(payload["edits"]) > 0
     assert set(payload["wer_cost"]) == set(payload["models"])
@@ -409,3 +410,54 @@ def test_pruned_candidates_are_the_candidates_some_panel_can_mine():
             assert pruned == {k: c for k, c in every.items() if len(c.voters) >= min_votes}
             kept += len(pruned)
     assert kept > 100
+
+
+# ------------------------------------------------------------ WER cost counted once per distinct hypothesis
+
+
+def _wer_cost_plainly(clips, corrected, edits, models, n_boot, seed):
+    """Every clip x model counted on its own, as before the per-clip counts were shared."""
+    from asraudit.metrics.stats import bootstrap_ratios
+    from asraudit.metrics.wer import word_errors
+    from asraudit.probes.inflation import follow_audio
+
+    pairs, extra = [], []
+    for m in models:
+        orig, n, corr, n_corr, gain, echoed = [], [], [], [], [], 0
+        for clip in clips:
+            hyp = clip.hyps.get(m)
+            if hyp is None or not clip.ref:
+                continue
+            fixed = corrected.get(clip.clip_id, clip.ref)
+            mine = [e for e in edits if e.clip_id == clip.clip_id and e.verdicts.get(m) == "ref"]
+            base = word_errors(clip.ref, hyp)
+            orig.append(base)
+            n.append(len(clip.ref))
+            corr.append(word_errors(fixed, hyp))
+            n_corr.append(len(fixed))
+            gain.append(word_errors(clip.ref, follow_audio(clip.ref, hyp, mine)) - base if mine else 0)
+            echoed += len(mine)
+        pairs += [(orig, n), (corr, n_corr), (gain, n)]
+        extra.append((len(n), sum(n), sum(n_corr), echoed))
+    ivs = bootstrap_ratios(pairs, n_boot=n_boot, seed=seed)
+    return {m: (extra[k], ivs[3 * k:3 * k + 3]) for k, m in enumerate(models)}
+
+
+def test_wer_cost_counted_once_per_distinct_hypothesis_is_the_plain_count():
+    from asraudit.probes.corrected import corrected_references
+    from asraudit.probes.inflation import wer_cost
+    from asraudit.probes.refdis import MinerParams, mine
+
+    clips = _clips_with_repeats(11, 250)
+    models = [f"m{k}" for k in range(7)] + ["absent"]
+    result = mine(clips, ["m0", "m1", "m2", "m3", "m4"], MinerParams(majority=0.6, min_panel=3), scored=models)
+    fixed = corrected_references(result, None)
+    assert sum(v == "ref" for e in result.edits for v in e.verdicts.values()) > 10
+    assert any(fixed.get(c.clip_id, c.ref) != c.ref for c in clips)
+    got = wer_cost(clips, fixed, result.edits, models, n_boot=60, seed=2)
+    for m, ((n_clips, words, corrected_words, echoed), ivs) in _wer_cost_plainly(
+            clips, fixed, result.edits, models, 60, 2).items():
+        c = got[m]
+        assert (c.clips, c.ref_words, c.corrected_words, c.n_echoed) == (n_clips, words, corrected_words, echoed)
+        assert json.dumps([c.original.to_json(), c.corrected.to_json(), c.gained.to_json()]) == \
+            json.dumps([iv.to_json() for iv in ivs])

@@ -76,27 +76,43 @@ def wer_cost(
     scorer's word-error count (``metrics.scorers``; default: plain alignment)."""
     # The plain alignment's error count is the edit distance itself (no operations built); another scorer counts its way.
     errors = word_errors if counts is clip_counts else (lambda r, h: counts(r, h).errors)
-    echoed: dict[tuple[str, str], list[Edit]] = {}
+    echoed: dict[str, dict[str, list[Edit]]] = {}  # model -> clip -> the edits it echoed there
     for e in edits:
         for m, v in e.verdicts.items():
             if v == "ref":
-                echoed.setdefault((m, e.clip_id), []).append(e)
+                echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
+    # Per clip with a reference: its corrected reference (None where unchanged, most clips) and each distinct
+    # hypothesis's error counts, computed once: models writing the same words on a clip (a third or more of
+    # a leaderboard's hypotheses) have the same counts.
+    rows = []
+    for clip in clips:
+        if clip.ref:
+            fixed = corrected.get(clip.clip_id, clip.ref)
+            rows.append((clip, None if fixed == clip.ref else fixed, len(fixed), {}, {}))
     sums = {}
     for m in models:
         orig_err, orig_n, corr_err, corr_n, gain = [], [], [], [], []
         n_echoed = 0
-        for clip in clips:
+        echoed_here = echoed.get(m, {})
+        for clip, fixed, n_fixed, base_of, fixed_of in rows:
             hyp = clip.hyps.get(m)
-            if hyp is None or not clip.ref:
+            if hyp is None:
                 continue
             ref = clip.ref
-            base = errors(ref, hyp)
-            fixed = corrected.get(clip.clip_id, ref)
-            mine = echoed.get((m, clip.clip_id))
+            base = base_of.get(hyp)
+            if base is None:
+                base = base_of[hyp] = errors(ref, hyp)
             orig_err.append(base)
             orig_n.append(len(ref))
-            corr_err.append(base if fixed == ref else errors(fixed, hyp))  # most clips: no edit
-            corr_n.append(len(fixed))
+            if fixed is None:
+                corr_err.append(base)
+            else:
+                corr = fixed_of.get(hyp)
+                if corr is None:
+                    corr = fixed_of[hyp] = errors(fixed, hyp)
+                corr_err.append(corr)
+            corr_n.append(n_fixed)
+            mine = echoed_here.get(clip.clip_id)
             if mine:  # most clips: the model echoed no reference error there
                 n_echoed += len(mine)
                 gain.append(errors(ref, follow_audio(ref, hyp, mine)) - base)
