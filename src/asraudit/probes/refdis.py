@@ -201,9 +201,11 @@ def mine_clip(
     if not chosen:
         return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
     cells = _all_cells(clip, panel_cells)
-    eligible = {m: c.hits >= need for m, c in cells.items()}
-    scored_models = [m for m in (scored if scored is not None else cells) if m in cells]
     member_set = set(members)
+    # Each scored model with its cells and the panel it is judged against (None: the whole panel; a panel
+    # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
+    judged = [(m, cells[m], m if (params.leave_one_out and m in member_set) else None)
+              for m in (scored if scored is not None else cells) if m in cells]
     threshold = params.threshold(len(members))
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
@@ -225,18 +227,22 @@ def mine_clip(
                 text = said[id(mc)] = text_at(mc, key)
             edit.texts[m] = text
         place = c.place
-        read: dict[tuple[str, ...], str] = {}  # most models write the same words at an edit: read them once
-        for m in scored_models:
-            judged_by = m if (params.leave_one_out and m in member_set) else None
+        # Most models write the same words at an edit: one verdict per cells object, one reading per words.
+        verdict_of: dict[int, str] = {}
+        read: dict[tuple[str, ...], str] = {}
+        for m, mc, judged_by in judged:
             if judged_by not in labels:
                 continue  # not mined by the panel this model is judged against
-            if not eligible[m]:
-                edit.verdicts[m] = "ineligible"
-                continue
-            words = cells[m].text(place.lo, place.hi)
-            verdict = read.get(words)
+            verdict = verdict_of.get(id(mc))
             if verdict is None:
-                verdict = read[words] = reading_of(words, place)
+                if mc.hits < need:
+                    verdict = "ineligible"
+                else:
+                    words = mc.text(place.lo, place.hi)
+                    verdict = read.get(words)
+                    if verdict is None:
+                        verdict = read[words] = reading_of(words, place)
+                verdict_of[id(mc)] = verdict
             edit.verdicts[m] = verdict
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
