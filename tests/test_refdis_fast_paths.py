@@ -187,6 +187,25 @@ def test_reference_conflicts_are_those_of_the_per_clip_table():
         assert pset.reference_conflicts() == _conflicts_plainly(pset)
 
 
+def test_references_come_from_the_conflict_pass_in_clip_order():
+    """``references`` returns the conflict pass's first-seen references: the per-model walk's, in clip_ids order."""
+    rng = random.Random(12)
+    for _ in range(200):
+        models = {}
+        for m in range(rng.randint(1, 4)):
+            rows = {}
+            for c in rng.sample(range(8), rng.randint(0, 8)):
+                rows[f"c{c}"] = Prediction(f"c{c}", rng.choice(["a b", "a  b", " a b"]), "x", None, c + 1)
+            models[f"m{m}"] = ModelPredictions(f"m{m}", Path(f"m{m}.jsonl"), rows)
+        pset = PredictionSet(models)
+        plain: dict[str, str] = {}
+        for preds in pset.models.values():
+            for cid, p in preds.rows.items():
+                plain.setdefault(cid, p.reference)
+        refs = pset.references()
+        assert refs == plain and list(refs) == pset.clip_ids()
+
+
 # ------------------------------------------------------------ alpha2digit skipped without number words
 
 _NUMBER_LIKE = """trillion quadrillion dozen dozens half quarter a an couple pair score nil none naught oh double

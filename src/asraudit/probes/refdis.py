@@ -361,7 +361,7 @@ def prepare_clips(
         return out
 
     clips = []
-    for cid in pset.clip_ids():
+    for cid in refs:  # every clip, in clip_ids() order
         hyps = {m: tokenized(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         if hyps:
             clips.append(ClipInput(cid, tokenized(refs[cid]), hyps))
