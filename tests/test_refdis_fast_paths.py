@@ -144,6 +144,36 @@ def test_cells_built_on_first_use_are_the_cells_of_the_alignment():
         assert fresh.diff[1::2] == [not x for x in same]
 
 
+def _reading_by_distances(words, place) -> str:
+    from rapidfuzz.distance import Levenshtein
+
+    to_ref = Levenshtein.distance(words, place.ref_words)
+    to_audio = Levenshtein.distance(words, place.audio_words)
+    if to_ref == to_audio + place.apart:
+        return "audio"
+    if to_audio == to_ref + place.apart:
+        return "ref"
+    return "other"
+
+
+def test_a_reading_of_either_version_is_the_reading_by_distances():
+    from asraudit.probes.refdis_cells import place_of, reading_of
+
+    rng = random.Random(6)
+    seen = set()
+    for _ in range(4000):
+        ref = tuple(rng.choice("abc") for _ in range(rng.randint(1, 8)))
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, min(len(ref), start + 2))
+        audio = tuple(rng.choice("abc") for _ in range(rng.randint(0, 2)))
+        place = place_of(ref, (start, end, audio))  # audio may equal the span: versions the same, apart 0
+        for words in (place.ref_words, place.audio_words, tuple(rng.choice("abc") for _ in range(rng.randint(0, 6)))):
+            got = reading_of(words, place)
+            assert got == _reading_by_distances(words, place), (ref, start, end, audio, words)
+            seen.add((got, place.apart == 0))
+    assert {("audio", True), ("audio", False), ("ref", False), ("other", False)} <= seen
+
+
 # ------------------------------------------------------------ loading
 
 

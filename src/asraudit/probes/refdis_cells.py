@@ -221,7 +221,16 @@ def reading(cells: HypCells, place: Place) -> str:
 
 
 def reading_of(words: tuple[str, ...], place: Place) -> str:
-    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same)."""
+    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same).
+
+    Words equal to one version need no distances: their distance to it is 0 and to the other is ``apart``
+    (the distance is symmetric), which the rule below reads as "audio" for the audio version and, the
+    versions being different (``apart`` > 0) once that test failed, as "ref" for the reference version.
+    Most readings are one of the two: a model follows the edit or writes the reference."""
+    if words == place.audio_words:
+        return "audio"
+    if words == place.ref_words:
+        return "ref"
     to_ref = Levenshtein.distance(words, place.ref_words)
     to_audio = Levenshtein.distance(words, place.audio_words)
     if to_ref == to_audio + place.apart:
