@@ -194,6 +194,20 @@ def test_loaded_rows_are_the_checked_rows_as_predictions(tmp_path):
     assert loaded.skipped_missing_hypothesis == 1
 
 
+def test_the_loaders_predictions_are_the_dataclasses_own():
+    import dataclasses
+
+    from asraudit.data.predictions import _prediction
+
+    for args in (("a", "r", "h", None, 1), ("b", "", "", 2.5, 7), ("c", "r", None, None, 3)):
+        fast, plain = _prediction(*args), Prediction(*args)
+        assert type(fast) is Prediction and fast == plain and hash(fast) == hash(plain) and repr(fast) == repr(plain)
+        assert dataclasses.astuple(fast) == args
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.hypothesis = "x"
+    assert [f.name for f in dataclasses.fields(Prediction)] == ["clip_id", "reference", "hypothesis", "duration", "row"]
+
+
 def _conflicts_plainly(pset: PredictionSet) -> list[ReferenceConflict]:
     refs: dict[str, dict[str, str]] = {}
     for m, preds in pset.models.items():
