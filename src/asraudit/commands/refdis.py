@@ -334,7 +334,8 @@ def _dumps(payload: dict) -> str:
     if not keys or keys[-1] != "edits" or not isinstance(payload["edits"], list) or not payload["edits"]:
         return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=True)
     head = json.dumps({k: payload[k] for k in keys[:-1]}, indent=2, ensure_ascii=False, allow_nan=True)
-    rows = ",\n    ".join(json.dumps(e, ensure_ascii=False, allow_nan=True) for e in payload["edits"])
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # json.dumps's encoder, made once
+    rows = ",\n    ".join(map(encode, payload["edits"]))
     return (head[:-2] + ",\n" if len(keys) > 1 else "{\n") + f'  "edits": [\n    {rows}\n  ]\n}}'
 
 
