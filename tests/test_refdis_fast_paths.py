@@ -512,7 +512,7 @@ def test_wer_cost_counted_once_per_distinct_hypothesis_is_the_plain_count():
     from asraudit.probes.refdis import MinerParams, mine
 
     clips = _clips_with_repeats(11, 250)
-    models = [f"m{k}" for k in range(7)] + ["absent"]
+    models = [f"m{k}" for k in range(7)] + ["absent", "m2"]  # a model never run, one named twice
     result = mine(clips, ["m0", "m1", "m2", "m3", "m4"], MinerParams(majority=0.6, min_panel=3), scored=models)
     fixed = corrected_references(result, None)
     assert sum(v == "ref" for e in result.edits for v in e.verdicts.values()) > 10
