@@ -71,6 +71,7 @@ def test_full_cli_still_loads_what_it_scores_with(shared_reference_dir, tmp_path
                  "--json", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert "'numpy'" in proc.stderr
+    assert "'asraudit.report.summary'" not in proc.stderr  # its serializer comes from the light report.plain
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["n_edits"] == len(payload["edits"]) > 0
     assert set(payload["wer_cost"]) == set(payload["models"])
@@ -316,3 +317,4 @@ def test_prepared_clips_are_each_string_normalized_and_split(shared_reference_di
                if cid in pset.models[m]}) for cid in pset.clip_ids()]
     assert [(c.clip_id, c.ref, dict(c.hyps)) for c in clips] == [p for p in plain if p[2]]
     assert len(calls) == len(set(calls))  # each distinct string once
+

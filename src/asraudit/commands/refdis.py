@@ -156,7 +156,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.probes.refdis_probe import measure_refdis
     from asraudit.probes.refdis import plain_edit
     from asraudit.probes.review import write_review_sheet
-    from asraudit.report.summary import to_plain
+    from asraudit.report.plain import to_plain
 
     params = MinerParams(
         majority=args.majority, min_run_len=args.min_run_len,
@@ -334,7 +334,8 @@ def _dumps(payload: dict) -> str:
     if not keys or keys[-1] != "edits" or not isinstance(payload["edits"], list) or not payload["edits"]:
         return json.dumps(payload, indent=2, ensure_ascii=False, allow_nan=True)
     head = json.dumps({k: payload[k] for k in keys[:-1]}, indent=2, ensure_ascii=False, allow_nan=True)
-    rows = ",\n    ".join(json.dumps(e, ensure_ascii=False, allow_nan=True) for e in payload["edits"])
+    encode = json.JSONEncoder(ensure_ascii=False, allow_nan=True).encode  # json.dumps's encoder, made once
+    rows = ",\n    ".join(map(encode, payload["edits"]))
     return (head[:-2] + ",\n" if len(keys) > 1 else "{\n") + f'  "edits": [\n    {rows}\n  ]\n}}'
 
 

@@ -297,6 +297,7 @@ class _SharedColumns:
         buffer = buffers.get(np.int64)
         if buffer is None or buffer.shape != idx.shape:
             buffer = buffers[np.int64] = np.empty(idx.shape, np.int64)
+        idx = idx.astype(np.intp, copy=False)  # take converts narrower indices on every call: once here, not per word
         totals = [np.take(w, idx, out=buffer, mode="clip").sum(axis=1) for w in self.words]
         out = {}
         for c, (word, shift, bits, offset) in self.slot.items():

@@ -76,34 +76,48 @@ def wer_cost(
     scorer's word-error count (``metrics.scorers``; default: plain alignment)."""
     # The plain alignment's error count is the edit distance itself (no operations built); another scorer counts its way.
     errors = word_errors if counts is clip_counts else (lambda r, h: counts(r, h).errors)
-    echoed: dict[tuple[str, str], list[Edit]] = {}
+    echoed: dict[str, dict[str, list[Edit]]] = {}  # model -> clip -> the edits it echoed there
     for e in edits:
         for m, v in e.verdicts.items():
             if v == "ref":
-                echoed.setdefault((m, e.clip_id), []).append(e)
-    sums = {}
-    for m in models:
-        orig_err, orig_n, corr_err, corr_n, gain = [], [], [], [], []
-        n_echoed = 0
-        for clip in clips:
-            hyp = clip.hyps.get(m)
-            if hyp is None or not clip.ref:
+                echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
+    # Clip by clip (each clip's words stay in the cache while every model is counted on them), each distinct
+    # hypothesis counted once against the reference and the corrected one: models writing the same words on a
+    # clip (a third or more of a leaderboard's hypotheses) have the same counts.
+    columns = {m: ([], [], [], [], []) for m in models}  # errors, words, corrected errors, corrected words, gain
+    n_echoed = dict.fromkeys(models, 0)
+    none_echoed: dict[str, list[Edit]] = {}
+    for clip in clips:
+        ref = clip.ref
+        if not ref:
+            continue
+        fixed = corrected.get(clip.clip_id, ref)
+        unchanged = fixed == ref  # most clips: no edit
+        n_ref, n_fixed = len(ref), len(fixed)
+        hyps = clip.hyps
+        counted: dict[tuple[str, ...], tuple[int, int]] = {}
+        for m in columns:  # each model once, in order
+            hyp = hyps.get(m)
+            if hyp is None:
                 continue
-            ref = clip.ref
-            base = errors(ref, hyp)
-            fixed = corrected.get(clip.clip_id, ref)
-            mine = echoed.get((m, clip.clip_id))
-            orig_err.append(base)
-            orig_n.append(len(ref))
-            corr_err.append(base if fixed == ref else errors(fixed, hyp))  # most clips: no edit
-            corr_n.append(len(fixed))
+            both = counted.get(hyp)
+            if both is None:
+                base = errors(ref, hyp)
+                both = counted[hyp] = (base, base if unchanged else errors(fixed, hyp))
+            orig_err, orig_n, corr_err, corr_n, gain = columns[m]
+            orig_err.append(both[0])
+            orig_n.append(n_ref)
+            corr_err.append(both[1])
+            corr_n.append(n_fixed)
+            mine = echoed.get(m, none_echoed).get(clip.clip_id)
             if mine:  # most clips: the model echoed no reference error there
-                n_echoed += len(mine)
-                gain.append(errors(ref, follow_audio(ref, hyp, mine)) - base)
+                n_echoed[m] += len(mine)
+                gain.append(errors(ref, follow_audio(ref, hyp, mine)) - both[0])
             else:
                 gain.append(0)
-        sums[m] = (len(orig_n), sum(orig_n), sum(corr_n), n_echoed, [(orig_err, orig_n), (corr_err, corr_n),
+    sums = {m: (len(orig_n), sum(orig_n), sum(corr_n), n_echoed[m], [(orig_err, orig_n), (corr_err, corr_n),
                                                                      (gain, orig_n)])
+            for m, (orig_err, orig_n, corr_err, corr_n, gain) in columns.items()}
     # every model's three intervals in one pass over the resamples (the same intervals as one at a time)
     intervals = iter(bootstrap_ratios([pair for *_, pairs in sums.values() for pair in pairs], n_boot=n_boot,
                                       seed=seed))

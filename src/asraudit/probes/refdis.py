@@ -187,12 +187,12 @@ def mine_clip(
     members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
         return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
-    cands = candidates(ref, panel_cells, members, params)
-
     # label None = the whole panel; a member's name = the panel without it.
     panels: list[tuple[str | None, list[str]]] = [(None, members)]
     if params.leave_one_out and len(members) - 1 >= params.min_panel:
         panels += [(m, [x for x in members if x != m]) for m in members]
+    cands = candidates(ref, panel_cells, members, params,
+                       min_votes=min(params.threshold(len(group)) for _, group in panels))
     chosen: dict[EditKey, set[str | None]] = {}
     for label, group in panels:
         for key in select(cands, set(group), params.threshold(len(group))):
@@ -201,9 +201,11 @@ def mine_clip(
     if not chosen:
         return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
     cells = _all_cells(clip, panel_cells)
-    eligible = {m: c.hits >= need for m, c in cells.items()}
-    scored_models = [m for m in (scored if scored is not None else cells) if m in cells]
     member_set = set(members)
+    # Each scored model with its cells and the panel it is judged against (None: the whole panel; a panel
+    # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
+    judged = [(m, cells[m], m if (params.leave_one_out and m in member_set) else None)
+              for m in (scored if scored is not None else cells) if m in cells]
     threshold = params.threshold(len(members))
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
@@ -218,21 +220,29 @@ def mine_clip(
             in_full_panel=None in labels,
             loo_for=tuple(m for m in members if m in labels),
         )
+        said: dict[int, str] = {}  # by cells object: models sharing their words share their text
         for m, mc in cells.items():
-            edit.texts[m] = text_at(mc, key)
+            text = said.get(id(mc))
+            if text is None:
+                text = said[id(mc)] = text_at(mc, key)
+            edit.texts[m] = text
         place = c.place
-        read: dict[tuple[str, ...], str] = {}  # most models write the same words at an edit: read them once
-        for m in scored_models:
-            judged_by = m if (params.leave_one_out and m in member_set) else None
+        # Most models write the same words at an edit: one verdict per cells object, one reading per words.
+        verdict_of: dict[int, str] = {}
+        read: dict[tuple[str, ...], str] = {}
+        for m, mc, judged_by in judged:
             if judged_by not in labels:
                 continue  # not mined by the panel this model is judged against
-            if not eligible[m]:
-                edit.verdicts[m] = "ineligible"
-                continue
-            words = cells[m].text(place.lo, place.hi)
-            verdict = read.get(words)
+            verdict = verdict_of.get(id(mc))
             if verdict is None:
-                verdict = read[words] = reading_of(words, place)
+                if mc.hits < need:
+                    verdict = "ineligible"
+                else:
+                    words = mc.text(place.lo, place.hi)
+                    verdict = read.get(words)
+                    if verdict is None:
+                        verdict = read[words] = reading_of(words, place)
+                verdict_of[id(mc)] = verdict
             edit.verdicts[m] = verdict
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
@@ -254,8 +264,21 @@ def plain_edit(row: dict) -> dict:
 
 
 def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells]:
-    """Every model's cells on the clip, in the clip's model order, reusing those already made."""
-    return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
+    """Every model's cells on the clip, in the clip's model order, reusing those already made.
+
+    Models that wrote the same words share one cells object (cells depend on the reference and the words
+    only): on a leaderboard a third or more of the hypotheses on a clip repeat another model's (37% of the
+    non-reference ones in the VoxPopuli-150 predictions of five models)."""
+    by_words = {c.hyp: c for c in made.values()}
+    out = {}
+    for m, h in clip.hyps.items():
+        c = made.get(m)
+        if c is None:
+            c = by_words.get(h)
+            if c is None:
+                c = by_words[h] = HypCells(clip.ref, h)
+        out[m] = c
+    return out
 
 
 # ---------------------------------------------------------------- whole runs
@@ -338,7 +361,7 @@ def prepare_clips(
         return out
 
     clips = []
-    for cid in pset.clip_ids():
+    for cid in refs:  # every clip, in clip_ids() order
         hyps = {m: tokenized(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         if hyps:
             clips.append(ClipInput(cid, tokenized(refs[cid]), hyps))

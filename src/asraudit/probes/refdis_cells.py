@@ -54,18 +54,20 @@ class HypCells:
         An unequal replace block is split as ``text.align.align`` splits it: its first min(a, b) tokens get one
         hypothesis word each, further tokens none (deleted), further words fall in the gap after it."""
         if self._bounds is None:
-            n = self._n
-            # [0, s_0, e_0, ..., s_n-1, e_n-1, len(hyp)]: token i is hyp[s_i:e_i]; each opcode fixes its tokens'
-            # bounds by slice assignment (an insertion fixes none: its words fill the gap the next start closes).
-            bounds = [0] * (2 * n + 2)
+            # Token i's bounds s_i, e_i come in order, opcode after opcode: a block's first k tokens read one
+            # word each from hypothesis position j1 on (j1, j1+1, j1+1, j1+2, ..., j1+k: the ladder's slice
+            # from 2*j1), its further tokens are deleted (empty, at j1+k), an insertion adds no token.
+            j_end = len(self.hyp)
+            ladder = _ladder(j_end)
+            bounds = [0]
+            extend = bounds.extend
             for _, i1, i2, j1, j2 in self._ops:
                 k = min(i2 - i1, j2 - j1)  # tokens with one hypothesis word each (0 for a deletion, an insertion)
                 if k:
-                    bounds[2 * i1 + 1:2 * (i1 + k) + 1:2] = range(j1, j1 + k)
-                    bounds[2 * i1 + 2:2 * (i1 + k) + 2:2] = range(j1 + 1, j1 + k + 1)
-                if i2 - i1 > k:  # deleted tokens: empty, at the hypothesis position reached
-                    bounds[2 * (i1 + k) + 1:2 * i2 + 1] = [j1 + k] * (2 * (i2 - i1 - k))
-            bounds[-1] = len(self.hyp)
+                    extend(ladder[2 * j1:2 * (j1 + k)])
+                if i2 - i1 > k:
+                    extend([j1 + k] * (2 * (i2 - i1 - k)))
+            bounds.append(j_end)
             self._bounds = bounds
         return self._bounds
 
@@ -123,6 +125,20 @@ class HypCells:
             else:
                 groups.append([(lo, hi)])
         return groups
+
+
+_LADDER: list[int] = []
+
+
+def _ladder(n: int) -> list[int]:
+    """``[0, 1, 1, 2, 2, 3, ..., n]`` or longer: item ``2j`` is j, item ``2j + 1`` is j + 1, so the bounds of k
+    one-word tokens from hypothesis position j are one slice of it.  Made anew (never changed in place, so a
+    thread reading the old one is safe) when a hypothesis is longer than any before, at least doubled."""
+    global _LADDER
+    ladder = _LADDER
+    if len(ladder) < 2 * n:
+        ladder = _LADDER = [x for j in range(max(n, len(ladder), 64)) for x in (j, j + 1)]
+    return ladder
 
 
 EditKey = tuple[int, int, tuple[str, ...]]  # (ref start, ref end, audio rendering); start == end: insertion
@@ -205,7 +221,16 @@ def reading(cells: HypCells, place: Place) -> str:
 
 
 def reading_of(words: tuple[str, ...], place: Place) -> str:
-    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same)."""
+    """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same).
+
+    Words equal to one version need no distances: their distance to it is 0 and to the other is ``apart``
+    (the distance is symmetric), which the rule below reads as "audio" for the audio version and, the
+    versions being different (``apart`` > 0) once that test failed, as "ref" for the reference version.
+    Most readings are one of the two: a model follows the edit or writes the reference."""
+    if words == place.audio_words:
+        return "audio"
+    if words == place.ref_words:
+        return "ref"
     to_ref = Levenshtein.distance(words, place.ref_words)
     to_audio = Levenshtein.distance(words, place.audio_words)
     if to_ref == to_audio + place.apart:

@@ -74,15 +74,19 @@ def accept_ref(
     """accept-ref of each model over ``edits``; ``n_boot > 0`` adds the clip bootstrap."""
     counts = {m: {"ref": 0, "audio": 0, "other": 0, "ineligible": 0} for m in models}
     per_clip: dict[str, dict[str, list[int]]] = {m: defaultdict(lambda: [0, 0]) for m in models}
-    for e in edits:
+    for e in edits:  # tens of thousands of edits x forty verdicts at leaderboard scale: a lean loop
+        clip_id = e.clip_id
         for m, v in e.verdicts.items():
-            if m not in counts:
+            c = counts.get(m)
+            if c is None:
                 continue
-            counts[m][v] += 1
-            if v in ("ref", "audio"):
-                cell = per_clip[m][e.clip_id]
-                cell[0] += v == "ref"
+            c[v] += 1
+            if v == "ref":
+                cell = per_clip[m][clip_id]
+                cell[0] += 1
                 cell[1] += 1
+            elif v == "audio":
+                per_clip[m][clip_id][1] += 1
     out = {}
     for m in models:
         c = counts[m]

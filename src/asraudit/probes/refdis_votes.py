@@ -58,7 +58,14 @@ def _proposals(cells: HypCells) -> list[tuple[int, int]]:
     return out
 
 
-def candidates(ref, cells, members, params: "MinerParams") -> dict[EditKey, Candidate]:
+def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -> dict[EditKey, Candidate]:
+    """The edits ``members`` propose that pass the params' filters, each with the members that follow it.
+
+    ``min_votes``: the fewest followers any panel the caller selects with needs (``select``'s threshold);
+    a proposal that cannot reach it is left out, and its reading stops at the first non-follower too many.
+    Those readings are most of the work (one per member per proposal, and most proposals are one
+    member's own error), and the members that did not propose it are read first, as the likeliest
+    to refuse it.  What ``select`` takes from the rest is unchanged: it never takes one below ``min_votes``."""
     n = len(ref)
     proposers: dict[EditKey, set[str]] = {}
     for m in members:
@@ -80,7 +87,17 @@ def candidates(ref, cells, members, params: "MinerParams") -> dict[EditKey, Cand
             if kind == "substitute" and cer < params.min_consensus_cer:
                 continue  # spelling or spacing, not the audio
         place = place_of(ref, key)
-        voters = {m for m in members if reading(cells[m], place) == "audio"}
+        voters = set()
+        refusals_left = len(members) - min_votes  # non-followers it can have and still reach min_votes
+        for m in [m for m in members if m not in props] + [m for m in members if m in props]:
+            if reading(cells[m], place) == "audio":
+                voters.add(m)
+            else:
+                refusals_left -= 1
+                if refusals_left < 0:
+                    break
+        if len(voters) < min_votes or refusals_left < 0:
+            continue
         lo, hi = interior_cells(start, end)
         out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place)
     return out

@@ -16,14 +16,13 @@ audit's own page, and the report never needs to know how an audit runs.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from asraudit.data.paths import unique_temp_path
+from asraudit.report.plain import to_plain  # the serializer lives in a light module; imported from here too
 from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
 from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison
@@ -115,36 +114,9 @@ class Summary:
     published_switch: list[PublishedSwitchComparison] | None = None  # the paper's switch groups ([published])
 
 
-def to_plain(value):
-    """JSON-ready: dataclasses as objects, NaN as null.
-
-    Where a row says so (``OMIT_NONE``: True for all its fields, or the names
-    of some), a None field it may lack (one with a default: optional in the
-    schema) is left out; a field without a default is required by the schema
-    and always written, null included."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        omit = getattr(value, "OMIT_NONE", False)
-        return {f.name: to_plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if not ((omit is True or (omit and f.name in omit)) and getattr(value, f.name) is None
-                        and _optional(f))}
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): to_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_plain(v) for v in value]
-    if isinstance(value, Path):
-        return str(value)
-    return value
-
-
 def plain_summary(summary: Summary) -> dict[str, Any]:
     """summary.json's content of a typed ``Summary`` (the sections of stages that did not run left out)."""
     return {k: v for k, v in to_plain(summary).items() if v is not None}
-
-
-def _optional(f: dataclasses.Field) -> bool:
-    return f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
 
 
 def write_json(payload: dict, path: Path) -> Path:

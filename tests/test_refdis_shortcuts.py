@@ -1,0 +1,233 @@
+"""More of the refdis command's speed-ups, each checked against the plain path it replaces.
+
+Models writing the same words on a clip share their cells, texts, verdicts and
+WER counts; proposals no panel can mine are dropped early; a reading of either
+version of the reference needs no distances; loading builds its rows through
+the slots and reuses its first-seen references.  Every result must be the
+plain path's, exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from asraudit.data.predictions import ModelPredictions, Prediction, PredictionSet, load_predictions
+
+PANEL = ["wav2vec2-base-960h", "whisper-tiny.en", "whisper-base.en", "whisper-small.en"]
+
+
+# ------------------------------------------------------------ readings of either version
+
+
+def _reading_by_distances(words, place) -> str:
+    from rapidfuzz.distance import Levenshtein
+
+    to_ref = Levenshtein.distance(words, place.ref_words)
+    to_audio = Levenshtein.distance(words, place.audio_words)
+    if to_ref == to_audio + place.apart:
+        return "audio"
+    if to_audio == to_ref + place.apart:
+        return "ref"
+    return "other"
+
+
+def test_a_reading_of_either_version_is_the_reading_by_distances():
+    from asraudit.probes.refdis_cells import place_of, reading_of
+
+    rng = random.Random(6)
+    seen = set()
+    for _ in range(4000):
+        ref = tuple(rng.choice("abc") for _ in range(rng.randint(1, 8)))
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, min(len(ref), start + 2))
+        audio = tuple(rng.choice("abc") for _ in range(rng.randint(0, 2)))
+        place = place_of(ref, (start, end, audio))  # audio may equal the span: versions the same, apart 0
+        for words in (place.ref_words, place.audio_words, tuple(rng.choice("abc") for _ in range(rng.randint(0, 6)))):
+            got = reading_of(words, place)
+            assert got == _reading_by_distances(words, place), (ref, start, end, audio, words)
+            seen.add((got, place.apart == 0))
+    assert {("audio", True), ("audio", False), ("ref", False), ("other", False)} <= seen
+
+
+# ------------------------------------------------------------ loading
+
+
+def test_the_loaders_predictions_are_the_dataclasses_own():
+    import dataclasses
+
+    from asraudit.data.predictions import _prediction
+
+    for args in (("a", "r", "h", None, 1), ("b", "", "", 2.5, 7), ("c", "r", None, None, 3)):
+        fast, plain = _prediction(*args), Prediction(*args)
+        assert type(fast) is Prediction and fast == plain and hash(fast) == hash(plain) and repr(fast) == repr(plain)
+        assert dataclasses.astuple(fast) == args
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            fast.hypothesis = "x"
+    assert [f.name for f in dataclasses.fields(Prediction)] == ["clip_id", "reference", "hypothesis", "duration", "row"]
+
+
+def test_references_come_from_the_conflict_pass_in_clip_order():
+    """``references`` returns the conflict pass's first-seen references: the per-model walk's, in clip_ids order."""
+    rng = random.Random(12)
+    for _ in range(200):
+        models = {}
+        for m in range(rng.randint(1, 4)):
+            rows = {}
+            for c in rng.sample(range(8), rng.randint(0, 8)):
+                rows[f"c{c}"] = Prediction(f"c{c}", rng.choice(["a b", "a  b", " a b"]), "x", None, c + 1)
+            models[f"m{m}"] = ModelPredictions(f"m{m}", Path(f"m{m}.jsonl"), rows)
+        pset = PredictionSet(models)
+        plain: dict[str, str] = {}
+        for preds in pset.models.values():
+            for cid, p in preds.rows.items():
+                plain.setdefault(cid, p.reference)
+        refs = pset.references()
+        assert refs == plain and list(refs) == pset.clip_ids()
+
+
+# ------------------------------------------------------------ shared cells, pruned candidates
+
+def _plain_cells(clip, made):
+    from asraudit.probes.refdis_cells import HypCells
+
+    return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
+
+
+def _clips_with_repeats(seed: int, n_clips: int) -> list:
+    """Clips whose seven models share planted edits, write their own errors, and often repeat each other's words."""
+    from asraudit.probes.refdis import ClipInput
+
+    rng = random.Random(seed)
+    vocab = "a b c d e f g h".split()
+    out = []
+    for i in range(n_clips):
+        ref = [rng.choice(vocab) for _ in range(rng.randint(0, 14))]
+        truth = list(ref)
+        for _ in range(rng.randint(0, 3)):  # the audio differs from the reference here
+            at = rng.randint(0, len(truth))
+            truth[at:at + rng.randint(0, 2)] = [rng.choice(vocab) for _ in range(rng.randint(0, 2))]
+        hyps: dict[str, tuple[str, ...]] = {}
+        for m in range(7):
+            if hyps and rng.random() < 0.35:
+                hyps[f"m{m}"] = rng.choice(list(hyps.values()))  # the same words as another model
+                continue
+            words = list(truth if rng.random() < 0.8 else ref)
+            for _ in range(rng.randint(0, 2)):
+                at = rng.randint(0, len(words))
+                words[at:at + rng.randint(0, 1)] = [rng.choice(vocab)] * rng.randint(0, 1)
+            hyps[f"m{m}"] = tuple(words)
+        out.append(ClipInput(f"c{i}", tuple(ref), hyps))
+    return out
+
+
+def _voxpopuli_clips(shared_reference_dir) -> list:
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    return prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
+
+
+_MINER_SETTINGS = [
+    dict(majority=0.75, include_middle=True),
+    dict(majority=0.5, include_middle=True, min_panel=2),
+    dict(majority=1.0, include_middle=True),
+    dict(majority=0.75, include_middle=False, leave_one_out=False),
+    dict(majority=0.6, include_middle=True, min_panel=4, min_ref_match=0.3),
+]
+
+
+@pytest.mark.parametrize("settings", _MINER_SETTINGS)
+def test_shared_cells_and_pruned_candidates_mine_what_the_plain_path_mines(monkeypatch, shared_reference_dir,
+                                                                            settings):
+    """Models writing the same words share one cells object, and proposals that no panel could mine are
+    neither kept nor read to the end; the edits, verdicts and texts are those of one cells object per model
+    and every proposal read by every member."""
+    from asraudit.probes import refdis, refdis_votes
+    from asraudit.probes.refdis import MinerParams, mine
+
+    params = MinerParams(**settings)
+    runs = [(_voxpopuli_clips(shared_reference_dir), PANEL), (_clips_with_repeats(3, 400), ["m0", "m1", "m2", "m3", "m4"])]
+    fast = [mine(clips, panel, params) for clips, panel in runs]
+    every = refdis_votes.candidates
+    monkeypatch.setattr(refdis, "_all_cells", _plain_cells)
+    monkeypatch.setattr(refdis, "candidates", lambda *a, min_votes=0: every(*a))
+    for (clips, panel), got in zip(runs, fast):
+        plain = mine(clips, panel, params)
+        assert got.status == plain.status
+        assert [e.to_json() for e in got.edits] == [e.to_json() for e in plain.edits]
+    assert sum(len(r.edits) for r in fast) > 20
+
+
+def test_pruned_candidates_are_the_candidates_some_panel_can_mine():
+    from asraudit.probes.refdis import MinerParams
+    from asraudit.probes.refdis_cells import HypCells
+    from asraudit.probes.refdis_votes import candidates
+
+    params = MinerParams(majority=0.75, include_middle=True, min_panel=2)
+    members = ["m0", "m1", "m2", "m3", "m4"]
+    kept = 0
+    for clip in _clips_with_repeats(9, 300):
+        cells = {m: HypCells(clip.ref, clip.hyps[m]) for m in members}
+        every = candidates(clip.ref, cells, members, params)
+        for min_votes in (0, 2, 3, 5, 6):
+            pruned = candidates(clip.ref, cells, members, params, min_votes=min_votes)
+            assert pruned == {k: c for k, c in every.items() if len(c.voters) >= min_votes}
+            kept += len(pruned)
+    assert kept > 100
+
+
+# ------------------------------------------------------------ WER cost counted once per distinct hypothesis
+
+
+def _wer_cost_plainly(clips, corrected, edits, models, n_boot, seed):
+    """Every clip x model counted on its own, as before the per-clip counts were shared."""
+    from asraudit.metrics.stats import bootstrap_ratios
+    from asraudit.metrics.wer import word_errors
+    from asraudit.probes.inflation import follow_audio
+
+    pairs, extra = [], []
+    for m in models:
+        orig, n, corr, n_corr, gain, echoed = [], [], [], [], [], 0
+        for clip in clips:
+            hyp = clip.hyps.get(m)
+            if hyp is None or not clip.ref:
+                continue
+            fixed = corrected.get(clip.clip_id, clip.ref)
+            mine = [e for e in edits if e.clip_id == clip.clip_id and e.verdicts.get(m) == "ref"]
+            base = word_errors(clip.ref, hyp)
+            orig.append(base)
+            n.append(len(clip.ref))
+            corr.append(word_errors(fixed, hyp))
+            n_corr.append(len(fixed))
+            gain.append(word_errors(clip.ref, follow_audio(clip.ref, hyp, mine)) - base if mine else 0)
+            echoed += len(mine)
+        pairs += [(orig, n), (corr, n_corr), (gain, n)]
+        extra.append((len(n), sum(n), sum(n_corr), echoed))
+    ivs = bootstrap_ratios(pairs, n_boot=n_boot, seed=seed)
+    return {m: (extra[k], ivs[3 * k:3 * k + 3]) for k, m in enumerate(models)}
+
+
+def test_wer_cost_counted_once_per_distinct_hypothesis_is_the_plain_count():
+    from asraudit.probes.corrected import corrected_references
+    from asraudit.probes.inflation import wer_cost
+    from asraudit.probes.refdis import MinerParams, mine
+
+    clips = _clips_with_repeats(11, 250)
+    models = [f"m{k}" for k in range(7)] + ["absent", "m2"]  # a model never run, one named twice
+    result = mine(clips, ["m0", "m1", "m2", "m3", "m4"], MinerParams(majority=0.6, min_panel=3), scored=models)
+    fixed = corrected_references(result, None)
+    assert sum(v == "ref" for e in result.edits for v in e.verdicts.values()) > 10
+    assert any(fixed.get(c.clip_id, c.ref) != c.ref for c in clips)
+    got = wer_cost(clips, fixed, result.edits, models, n_boot=60, seed=2)
+    for m, ((n_clips, words, corrected_words, echoed), ivs) in _wer_cost_plainly(
+            clips, fixed, result.edits, models, 60, 2).items():
+        c = got[m]
+        assert (c.clips, c.ref_words, c.corrected_words, c.n_echoed) == (n_clips, words, corrected_words, echoed)
+        assert json.dumps([c.original.to_json(), c.corrected.to_json(), c.gained.to_json()]) == \
+            json.dumps([iv.to_json() for iv in ivs])
