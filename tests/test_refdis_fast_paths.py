@@ -41,7 +41,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 _PROBE = (
     "import atexit, runpy, sys\n"
     "atexit.register(lambda: print('LOADED', sorted(m for m in ('numpy', 'asraudit.report.summary', "
-    "'asraudit.metrics.stats') if m in sys.modules), file=sys.stderr))\n"
+    "'asraudit.metrics.stats', 'asraudit.text.basic_languages', 'concurrent.futures.process') "
+    "if m in sys.modules), file=sys.stderr))\n"
     "sys.argv = ['asraudit'] + sys.argv[1:]\n"
     "runpy.run_module('asraudit', run_name='__main__')\n"
 )
@@ -72,6 +73,9 @@ def test_full_cli_still_loads_what_it_scores_with(shared_reference_dir, tmp_path
     assert proc.returncode == 0, proc.stderr
     assert "'numpy'" in proc.stderr
     assert "'asraudit.report.summary'" not in proc.stderr  # its serializer comes from the light report.plain
+    # An English run builds no language's normalizer and starts no worker pool.
+    assert "'asraudit.text.basic_languages'" not in proc.stderr
+    assert "'concurrent.futures.process'" not in proc.stderr
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["n_edits"] == len(payload["edits"]) > 0
     assert set(payload["wer_cost"]) == set(payload["models"])

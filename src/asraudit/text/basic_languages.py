@@ -40,11 +40,9 @@ from functools import lru_cache
 
 import regex
 
+# The languages with a basic normalizer of their own (ISO 639-1); "en" uses the general basic normalizer.
+from asraudit.text.basic_language_codes import BASIC_LANGUAGES
 from asraudit.text.symbols import remove_bracketed
-
-# Languages with a basic normalizer of their own (ISO 639-1); "en" uses the general basic normalizer.
-BASIC_LANGUAGES = ("es", "fr", "de", "it", "nl", "pl", "pt")
-LANGUAGE_NORMALIZERS = tuple(f"basic-{code}" for code in BASIC_LANGUAGES)
 
 _APOSTROPHES = regex.compile("[\u2019\u2018\u02bc\u00b4`\u2032]")
 # A word: letters, marks, digits and apostrophes (which are sorted out per token below).

@@ -30,20 +30,21 @@ the normalized one; nothing in asraudit stores normalized text only.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import re
 import sys
 import threading
 import unicodedata
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from asraudit.text.basic_languages import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_basic_normalizer
+from asraudit.text.basic_language_codes import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS
 from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
 from asraudit.text.whisper_english import EnglishNormalizer
+
+if TYPE_CHECKING:
+    import multiprocessing.context
 
 Normalizer = Callable[[str], str]
 
@@ -105,6 +106,9 @@ class _WithoutFormatCharacters:
     """A language's basic normalizer after the format characters are removed (a plain object: picklable)."""
 
     def __init__(self, language: str):
+        # Local: basic_languages compiles its patterns with ``regex`` at import; English runs never need it.
+        from asraudit.text.basic_languages import language_basic_normalizer
+
         self.language = language
         self.inner = language_basic_normalizer(language)
 
@@ -245,6 +249,8 @@ def worker_context() -> multiprocessing.context.BaseContext:
     milliseconds and needs no importable main module, so it also works from a script
     without a ``__main__`` guard.  A process holding other threads (torch, Ray) could
     be copied mid-operation, so there workers are spawned instead."""
+    import multiprocessing  # local, like the pool: most runs never start a worker
+
     if sys.platform == "linux" and threading.active_count() == 1 and "torch" not in sys.modules:
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context("spawn")
@@ -267,6 +273,8 @@ def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | N
     workers = available_cpus() if workers is None else workers
     if workers <= 1 or len(texts) < max(threshold, 1):
         return [normalize(t) for t in texts]
+    from concurrent.futures import ProcessPoolExecutor
+
     chunks = [(name, list(texts[i : i + _CHUNK])) for i in range(0, len(texts), _CHUNK)]
     with ProcessPoolExecutor(workers, mp_context=worker_context()) as pool:
         return [s for part in pool.map(_normalize_chunk, chunks) for s in part]
