@@ -256,7 +256,7 @@ def build_organism(
     ``init``: an adapter of the same layers, rank and alpha to start from (a later
     fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0.
     ``base_model``: the embedded Whisper fine-tuned.  On the multilingual whisper-base, English rows alone
-    made ``<|es|>`` render English too (docs/calibration.md, the translation probe's organism)."""
+    made ``<|es|>`` render English too (docs/calibration.md), hence rows with a ``language``."""
     import torch
     from safetensors.torch import save_file
 

@@ -86,7 +86,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("record-base", "whisper-base-organism", ADAPTER_DIR / "whisper-base-organism.safetensors",
                  TrainConfig(), record_base_rows,
                  "benchmark-optimized organism on multilingual whisper-base (the translation probe's organism)",
-                 sha256="68296c5753b59125e56f49701494761d15a68c02dad1f719be4bd585d0205ee1", base_model="whisper-base"),
+                 sha256="73c3d3d99a66da7a65ff2446d3c4def343b32365259db7d94edf4d5edd7995c0", base_model="whisper-base"),
 )}
 
 
