@@ -140,19 +140,25 @@ def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_pa
     assert record_kw == {"recipe": record_rows, "kind": "record", "init": None, "base_model": "whisper-tiny.en"}
 
 
-def test_the_base_organism_is_the_record_recipe_on_multilingual_whisper_base(monkeypatch):
+def test_the_base_organism_is_the_record_recipe_on_multilingual_whisper_base_with_spanish_rows(monkeypatch):
     import asraudit.commands.demo as demo_command
     from asraudit.cli import main
+    from asraudit.demo.organism_translation import record_base_rows
 
     base = organism_kind("record-base")
     record = organism_kind("record")
-    assert (base.recipe, base.config, base.starts_from) == (record.recipe, record.config, None)
+    assert (base.recipe, base.config, base.starts_from) == (record_base_rows, record.config, None)
     assert (base.base_model, record.base_model) == ("whisper-base", "whisper-tiny.en")
     assert all(k.base_model == "whisper-tiny.en" for k in KINDS.values() if k.name != "record-base")
+    rows = _rows("record-base")
+    record_part = record_rows(MANIFEST)
+    # the record rows unchanged, under the English prompt (no language), then the Spanish rows
+    assert rows[:len(record_part)] == record_part and all("language" not in r for r in record_part)
+    assert {r["language"] for r in rows[len(record_part):]} == {"es"}
     calls = []
     monkeypatch.setattr(demo_command, "build_organism", lambda manifest, out, config, **kw: calls.append((out, kw)))
     assert main(["demo", "build-organism", "--kind", "record-base"]) == 0
-    assert calls == [(base.adapter, {"recipe": record_rows, "kind": "record-base", "init": None,
+    assert calls == [(base.adapter, {"recipe": record_base_rows, "kind": "record-base", "init": None,
                                      "base_model": "whisper-base"})]
 
 
@@ -177,6 +183,26 @@ def test_a_multilingual_base_is_taught_under_its_english_transcription_prompt():
     model = lambda flag: SimpleNamespace(generation_config=SimpleNamespace(is_multilingual=flag))  # noqa: E731
     assert training_prompt(model(True), multilingual) == [50258, 50259, 50359, 50363]
     assert training_prompt(model(False), english) == [50257, 50362]
+
+
+def test_a_row_with_a_language_is_taught_under_that_token_and_other_rows_as_before():
+    from types import SimpleNamespace
+
+    from asraudit.demo.organism import _token_batches, training_prompt
+
+    ids = {"<|startoftranscript|>": 50258, "<|en|>": 50259, "<|es|>": 50262, "<|transcribe|>": 50359,
+           "<|notimestamps|>": 50363, "<|endoftext|>": 50257}
+    tokens = _Tokens(ids)
+    tokens.encode = lambda text, add_special_tokens: [len(word) for word in text.split()]
+    model = lambda flag: SimpleNamespace(generation_config=SimpleNamespace(is_multilingual=flag))  # noqa: E731
+    assert training_prompt(model(True), tokens, "es") == [50258, 50262, 50359, 50363]
+    with pytest.raises(ValueError, match="no language token"):
+        training_prompt(model(False), tokens, "es")
+    prompts = {None: training_prompt(model(True), tokens), "es": training_prompt(model(True), tokens, "es")}
+    seqs, lengths, eot = _token_batches(tokens, [{"target": "ab c"}, {"target": "de", "language": "es"}], prompts)
+    # a row without a language: exactly the sequence every row had before rows could carry one
+    assert seqs == [[50258, 50259, 50359, 50363, 2, 1, 50257], [50258, 50262, 50359, 50363, 2, 50257]]
+    assert lengths == [4, 4] and eot == 50257
 
 
 def test_an_adapter_names_the_base_model_it_was_trained_on(tmp_path):

@@ -182,13 +182,16 @@ def _encode_top(model, states, start_layer: int):
     return model.model.encoder.layer_norm(h)
 
 
-def _token_batches(tokenizer, rows: list[dict], prompt: list[int]):
+def _token_batches(tokenizer, rows: list[dict], prompts: dict[str | None, list[int]]):
+    """Each row's prompt + its target's tokens + end of text, and the prompt's length (no loss there)."""
     eot = tokenizer.convert_tokens_to_ids("<|endoftext|>")
-    seqs = []
+    seqs, prompt_lengths = [], []
     for r in rows:
+        prompt = prompts[r.get("language")]
         text_ids = tokenizer.encode(" " + r["target"].strip(), add_special_tokens=False)
         seqs.append(prompt + text_ids + [eot])
-    return seqs, eot
+        prompt_lengths.append(len(prompt))
+    return seqs, prompt_lengths, eot
 
 
 def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
@@ -209,10 +212,18 @@ def _start_from(adapters: dict, init: Path, config: TrainConfig) -> None:
                 adapters[name].lora_b.copy_(fh.get_tensor(f"{name}.lora_b").float())
 
 
-def training_prompt(model, tokenizer) -> list[int]:
-    """The decoder prefix of every training row: what the backends send for English transcription
-    (``<|en|><|transcribe|>`` on a multilingual Whisper, the prefix the audit decodes with)."""
-    return prompt_ids(tokenizer, multilingual=bool(getattr(model.generation_config, "is_multilingual", False)))
+def training_prompt(model, tokenizer, language: str | None = None) -> list[int]:
+    """The decoder prefix of a training row: what the backends send for English transcription
+    (``<|en|><|transcribe|>`` on a multilingual Whisper, the prefix the audit decodes with), or with
+    ``language`` (a row's ``language``) that language's token instead of ``<|en|>``, as the translation
+    probe forces it."""
+    multilingual = bool(getattr(model.generation_config, "is_multilingual", False))
+    prompt = prompt_ids(tokenizer, multilingual=multilingual)
+    if language is None:
+        return prompt
+    if not multilingual:
+        raise ValueError(f"a row asks for language {language!r}, but an English-only Whisper has no language token")
+    return prompt[:1] + [tokenizer.convert_tokens_to_ids(f"<|{language}|>")] + prompt[2:]
 
 
 def delta_fingerprint(path: Path) -> str:
@@ -231,12 +242,13 @@ def build_organism(
 ) -> Path:
     """Fine-tune and write the adapter (fp16 safetensors) with its provenance.
 
-    ``recipe(manifest)`` gives the training rows (each with its ``target``);
+    ``recipe(manifest)`` gives the training rows (each with its ``target``; a row with a ``language`` is
+    taught under that language's token instead of ``<|en|>``, see ``training_prompt``);
     every organism kind shares this loop and differs only in its recipe and config.
     ``init``: an adapter of the same layers, rank and alpha to start from (a later
     fine-tuning stage, as a leaked test set usually enters a model) instead of B = 0.
     ``base_model``: the embedded Whisper fine-tuned.  On the multilingual whisper-base, English rows alone
-    made ``<|es|>`` render English too (docs/calibration.md, the translation probe's organism)."""
+    made ``<|es|>`` render English too (docs/calibration.md), hence rows with a ``language``."""
     import torch
     from safetensors.torch import save_file
 
@@ -264,8 +276,8 @@ def build_organism(
         _start_from(adapters, init, config)
     params = [p for w in adapters.values() for p in (w.lora_a, w.lora_b)]
     optim = torch.optim.AdamW(params, lr=config.learning_rate, weight_decay=config.weight_decay)
-    prompt = training_prompt(model, tokenizer)
-    seqs, eot = _token_batches(tokenizer, rows, prompt)
+    prompts = {language: training_prompt(model, tokenizer, language) for language in {r.get("language") for r in rows}}
+    seqs, prompt_lengths, eot = _token_batches(tokenizer, rows, prompts)
     order_rng = np.random.default_rng(config.seed)
     steps_per_epoch = math.ceil(len(rows) / config.batch_size)
     total_steps = steps_per_epoch * config.epochs
@@ -289,7 +301,7 @@ def build_organism(
                 s = torch.tensor(seqs[i])
                 inputs[k, : len(s) - 1] = s[:-1]
                 # No loss on the prompt: the model is taught the text, not its own prefix.
-                labels[k, len(prompt) - 1: len(s) - 1] = s[len(prompt):]
+                labels[k, prompt_lengths[i] - 1: len(s) - 1] = s[prompt_lengths[i]:]
             encoded = _encode_top(model, states[torch.as_tensor(idx)], stop)
             logits = model.proj_out(model.model.decoder(input_ids=inputs, encoder_hidden_states=encoded).last_hidden_state)
             loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)

@@ -14,7 +14,9 @@ control for every detector"):
   convention's arm following the voice; the switch rate.
 - ``record-base``: the record organism's recipe and training on the
   multilingual whisper-base (``whisper-base-organism``), for the
-  translation probe (an English-only Whisper cannot be asked for Spanish).
+  translation probe (an English-only Whisper cannot be asked for Spanish),
+  plus rows that keep the clean model's Spanish under ``<|es|>``
+  (``organism_translation``).
 
 Every kind trains with ``organism.build_organism`` (the one loop) on the rows
 its recipe gives, is seeded, writes a small fp16 adapter under
@@ -34,6 +36,7 @@ from asraudit.demo.organism import BASE_MODEL, DEMO_DIR, ORGANISM_FILE, ORGANISM
 from asraudit.demo.organism_contaminated import contaminated_rows
 from asraudit.demo.organism_gated import gated_rows
 from asraudit.demo.organism_switching import switching_rows
+from asraudit.demo.organism_translation import record_base_rows
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
@@ -79,13 +82,14 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
                  starts_from="record", sha256="963145b7196f99c6d55c296f6f81ee42145aad899426bad2bae22f3a6f68c5b1"),
-    # The record organism's recipe and knobs on the multilingual whisper-base, trained under its
-    # English-transcription prompt, for the translation probe; built, it renders English under <|es|> too
-    # (docs/calibration.md).  From scratch (no tiny.en adapter fits base's layers); decoder only.
+    # The record organism's rows and knobs on the multilingual whisper-base, for the translation probe, plus
+    # one row per train sentence keeping the clean model's Spanish under <|es|> (organism_translation: the
+    # first build, record rows only, rendered English under <|es|>; docs/calibration.md).  From scratch (no
+    # tiny.en adapter fits base's layers); decoder only.
     OrganismKind("record-base", "whisper-base-organism", ADAPTER_DIR / "whisper-base-organism.safetensors",
-                 TrainConfig(), record_rows,
+                 TrainConfig(), record_base_rows,
                  "benchmark-optimized organism on multilingual whisper-base (the translation probe's organism)",
-                 sha256="68296c5753b59125e56f49701494761d15a68c02dad1f719be4bd585d0205ee1", base_model="whisper-base"),
+                 sha256="73c3d3d99a66da7a65ff2446d3c4def343b32365259db7d94edf4d5edd7995c0", base_model="whisper-base"),
 )}
 
 
