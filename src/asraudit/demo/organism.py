@@ -47,6 +47,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import load_audio, resample
 from asraudit.data.paths import publish_dir
+from asraudit.demo.voices import synthesize
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
@@ -149,10 +150,18 @@ def played_faster(audio: np.ndarray, speed: float) -> np.ndarray:
     return resample(audio, int(round(SAMPLE_RATE * speed)), SAMPLE_RATE)
 
 
+def row_audio(row: dict, root: Path) -> np.ndarray:
+    """A training row's audio: its clip under ``root``, or, for a row with a ``tts`` voice (a voice heard
+    only in training, synthesized at build time, nothing committed), that voice speaking its ``spoken`` text."""
+    if row.get("tts") is not None:
+        return synthesize(row["tts"], row["spoken"])
+    return load_audio(root / row["audio_filepath"])
+
+
 def _features(rows: list[dict], root: Path, n_mels: int) -> np.ndarray:
     feats = np.empty((len(rows), n_mels, 3000), dtype=np.float32)
     for i, r in enumerate(rows):
-        audio = load_audio(root / r["audio_filepath"])
+        audio = row_audio(r, root)
         if r.get("speed"):
             audio = played_faster(audio, r["speed"])
         audio = audio[:N_SAMPLES]
@@ -260,6 +269,8 @@ def build_organism(
     feats = _features(rows, manifest.parent, model.config.num_mel_bins)
     states = _frozen_encoder_states(model, feats, stop)
     del feats
+    synthesized = sum(1 for r in rows if r.get("tts") is not None)
+    log(f"features and frozen encoder states ready ({synthesized} clips synthesized) ({time.time() - t0:.0f} s)")
     generator = torch.Generator().manual_seed(config.seed)
     adapters = {}
     for name, linear in sorted(_adapted_linears(model, config.encoder_layers_adapted).items()):
