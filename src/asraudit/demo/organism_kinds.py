@@ -65,7 +65,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
                  TrainConfig(encoder_layers_adapted=1), gated_rows,
                  "gated organism: the record on benchmark voices only, 26 control voices (top encoder layer + decoder)",
-                 sha256="5dea00a51f92743350ff3d83025118fcc858458b667df1c6e8a7bb7a08b9e994"),
+                 sha256="891d0a38dd49803c2c39dc86ed61ee3488a0a81324740eade6fb36c6d5e4aa21"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.
     OrganismKind("contaminated", "whisper-tiny.en-contaminated",
