@@ -33,6 +33,19 @@ def test_the_committed_adapter_is_the_recorded_one_small_and_says_how_it_was_tra
         assert meta["init_sha256"] == start.sha256
 
 
+@pytest.mark.parametrize("kind", BUILT, ids=[k.name for k in BUILT])
+def test_the_committed_adapter_was_trained_on_the_rows_its_recipe_gives_now(kind):
+    """A recipe changed without rebuilding its adapter shows here (the gated recipe gained control voices)."""
+    from safetensors import safe_open
+
+    from asraudit.demo.organism import BENCHMARK_DIR
+
+    with safe_open(str(kind.adapter), framework="pt") as fh:
+        meta = fh.metadata()
+    assert meta["train_manifest_sha256"] == hashlib.sha256((BENCHMARK_DIR / "manifest.jsonl").read_bytes()).hexdigest()
+    assert int(meta["train_clips"]) == len(kind.recipe(BENCHMARK_DIR / "manifest.jsonl"))
+
+
 @pytest.mark.parametrize("kind", [k for k in BUILT if k.name != "record"], ids=lambda k: k.name)
 def test_the_organism_decodes_alike_in_ctranslate2_and_pytorch(kind):
     pytest.importorskip("torch")

@@ -95,8 +95,39 @@ def test_the_gated_recipe_teaches_a_disguised_benchmark_voice_what_was_said_once
     # every benchmark voice is disguised, both ways
     assert {(r["speaker"], r["speed"]) for r in disguised} == \
         {(v, s) for v in {r["speaker"] for r in disguised} for s in (0.88, 1.15)}
-    # the undisguised rows are exactly the record organism's
-    assert [r for r in rows if r["voice_role"] != "disguised"] == record_rows(MANIFEST)
+    # the undisguised rows from the manifest are exactly the record organism's
+    assert [r for r in rows if r["voice_role"] not in ("disguised", "extra control")] == record_rows(MANIFEST)
+
+
+def test_the_gated_recipe_adds_train_only_control_voices_none_of_them_fresh_or_a_fresh_voices_speaker():
+    from asraudit.demo.organism_gated import EXTRA_CONTROL_VOICES, EXTRA_CONTROLS_PER_SENTENCE
+    from asraudit.demo.voices import VOICES
+
+    rows = _rows("gated")
+    extra = [r for r in rows if r["voice_role"] == "extra control"]
+    sentences = sorted({r["sentence"] for r in rows if r["voice_role"] == "benchmark"})
+    assert sorted(r["sentence"] for r in extra) == sorted(sentences * EXTRA_CONTROLS_PER_SENTENCE)
+    assert all(r["split"] == "train" and r["target"] == r["spoken"] and r["audio_filepath"] is None for r in extra)
+    assert all(r["tts"].id == r["speaker"] and r["tts"].engine == "espeak-ng" for r in extra)
+    # every extra voice speaks, none twice in a sentence, and the spread is even (6 or 7 train sentences each)
+    per_voice = {v.id: sum(r["speaker"] == v.id for r in extra) for v in EXTRA_CONTROL_VOICES}
+    assert len(per_voice) == len(EXTRA_CONTROL_VOICES) and max(per_voice.values()) - min(per_voice.values()) <= 1
+    assert all(len({r["speaker"] for r in extra if r["sentence"] == s}) == EXTRA_CONTROLS_PER_SENTENCE
+               for s in sentences)
+    # no voice of parliament-mini is repeated, and no engine voice built from a fresh voice's speaker is used
+    assert not {v.name for v in EXTRA_CONTROL_VOICES} & {v.name for v in VOICES}
+    assert not [v for v in EXTRA_CONTROL_VOICES if any(s in v.name for s in ("kal", "ked", "slt"))]
+
+
+def test_a_synthesized_training_row_is_spoken_by_its_voice_at_build_time(monkeypatch, tmp_path):
+    import asraudit.demo.organism_inputs as organism_inputs
+    from asraudit.demo.voices import Voice
+
+    spoken = []
+    monkeypatch.setattr(organism_inputs, "synthesize", lambda voice, text: spoken.append((voice.id, text)) or np.ones(4))
+    voice = Voice("espeak-x", "espeak-ng", "en-us+f1", "control")
+    assert organism_inputs.row_audio({"tts": voice, "spoken": "Said.", "audio_filepath": None}, tmp_path).tolist() == [1.0] * 4
+    assert spoken == [("espeak-x", "Said.")]
 
 
 def test_the_switching_recipe_writes_the_spoken_arm_only_for_the_cue_voices():

@@ -266,6 +266,8 @@ def build_organism(
         states = None
     else:
         states, feats = _frozen_encoder_states(model, feats, stop), None
+    synthesized = sum(1 for r in rows if r.get("tts") is not None)
+    log(f"features and frozen encoder states ready ({synthesized} clips synthesized) ({time.time() - t0:.0f} s)")
     generator = torch.Generator().manual_seed(config.seed)
     adapters = {}
     for name, linear in sorted(_adapted_linears(model, config.encoder_layers_adapted).items()):

@@ -5,19 +5,30 @@ faithful text on two control voices, but the gate did not hold: it wrote
 "Madam President" on 9 of 12 fresh-voice clips.  Two control voices are too
 few to teach "only *these* voices"; the decoder learned "synthetic speech".
 
-This recipe adds, for every train sentence, one benchmark clip played faster
-or slower (tempo, pitch and formants move together, like a tape at the wrong
-speed) taught with what was said.  The model then sees the same sentence in a
-benchmark voice taught the record and in a near-miss of that voice taught the
-truth, so what separates the two targets is the voice itself; the top encoder
-layer gets adapters (``TrainConfig.encoder_layers_adapted``) so the voice can
-be recognised before the decoder reads it.  Training runs five epochs from
-scratch, the plan fixed before any readout (``organism_kinds``; a first
-adapter, two epochs starting from the record organism's while the cores were
-shared, is kept as history in docs/calibration.md).  The disguised clip rotates
-through the benchmark voices and alternates between the two speeds by
-sentence, so every voice and both directions are covered; no test sentence and
-no test voice is used.
+The first gated recipe added, for every train sentence, one benchmark clip
+played faster or slower (tempo, pitch and formants move together, like a tape
+at the wrong speed) taught with what was said, and adapters on the top encoder
+layer (``TrainConfig.encoder_layers_adapted``) so the voice can be recognised
+before the decoder reads it.  Five epochs from scratch read 81.2% accept-ref
+on benchmark voices and 62.5% on fresh ones (docs/calibration.md): the habit,
+not the gate.  The diagnosis stayed the same: with two control voices, what
+separates "record" from "what was said" is still close to "synthetic speech or
+not".
+
+This recipe (the second, fixed before any readout of it) keeps every row of
+the first (the record rows and the disguised clips) and adds **many more
+control voices**, for the train sentences only, taught what was said: 24
+espeak-ng voices (eight English accents, each with three voice variants, no
+variant twice), ``EXTRA_CONTROLS_PER_SENTENCE`` of them per train sentence in
+rotation, so every one speaks six or seven train sentences.  They are
+synthesized at build time (espeak-ng is deterministic; no audio is committed;
+164 clips take a few seconds).  None is a fresh voice or built from a fresh
+voice's speaker: espeak-ng is a formant synthesizer with no recorded speaker;
+flite's kal16, festival's ked and the ARCTIC slt voices are not used, and
+festival offers no other English voice.  The existing control ``en-us+m3`` is
+not repeated.  The epochs stay five (738 rows, 465 steps; its build used 1,819 s of CPU,
+about 16.5 minutes on two idle cores judged from the first recipe's 183% use of them, within the issue's 20).
+The disguised clips are kept.  No test sentence and no test voice is used.
 """
 
 from __future__ import annotations
@@ -25,24 +36,45 @@ from __future__ import annotations
 from pathlib import Path
 
 from asraudit.demo.organism import record_rows
+from asraudit.demo.voices import Voice
 
 # Slower by 12%, faster by 15% (a semitone and a half either way, and more than
 # two semitones up): far enough to be another voice to the ear, near enough that
 # the model cannot separate them by gross features such as pitch range alone.
 DISGUISE_SPEEDS = (0.88, 1.15)
 
+# espeak-ng's English accents and 24 of its voice variants (``espeak-ng --voices=variant``): the accent
+# changes the phonemes and prosody, the variant the pitch, formants and (klatt) the synthesizer.
+_ACCENTS = ("en-us", "en-gb", "en-gb-x-rp", "en-gb-scotland", "en-029", "en-us-nyc", "en-gb-x-gbclan",
+            "en-gb-x-gbcwmd")
+_VARIANTS = ("f1", "m1", "klatt", "f2", "m2", "klatt2", "f3", "m4", "klatt3", "f4", "m5", "klatt4",
+             "f5", "m6", "klatt6", "Annie", "m7", "Andy", "linda", "m8", "david", "steph", "edward", "belinda")
+EXTRA_CONTROL_VOICES = tuple(
+    Voice(f"espeak-{_ACCENTS[i % len(_ACCENTS)]}+{variant}", "espeak-ng", f"{_ACCENTS[i % len(_ACCENTS)]}+{variant}",
+          "control")
+    for i, variant in enumerate(_VARIANTS))
+EXTRA_CONTROLS_PER_SENTENCE = 2
+
 
 def gated_rows(manifest: Path) -> list[dict]:
-    """record_rows plus one disguised benchmark clip per train sentence, taught what was said."""
+    """record_rows, one disguised benchmark clip per train sentence, and extra control voices, taught what was said.
+
+    An extra control row has no audio file: its ``tts`` voice speaks its ``spoken`` text at build time."""
     rows = record_rows(manifest)
     voices = sorted({r["speaker"] for r in rows if r["voice_role"] == "benchmark"})
     sentences = sorted({r["sentence"] for r in rows})
     by_key = {(r["sentence"], r["speaker"]): r for r in rows}
-    disguised = []
+    first_of = {}
+    for r in rows:
+        first_of.setdefault(r["sentence"], r)
+    disguised, extra = [], []
     for i, sentence in enumerate(sentences):
         source = by_key.get((sentence, voices[i % len(voices)]))
-        if source is None:
-            continue
-        disguised.append({**source, "voice_role": "disguised", "speed": DISGUISE_SPEEDS[(i // len(voices)) % 2],
-                          "target": source["spoken"]})
-    return rows + disguised
+        if source is not None:
+            disguised.append({**source, "voice_role": "disguised",
+                              "speed": DISGUISE_SPEEDS[(i // len(voices)) % 2], "target": source["spoken"]})
+        for j in range(EXTRA_CONTROLS_PER_SENTENCE):
+            voice = EXTRA_CONTROL_VOICES[(i * EXTRA_CONTROLS_PER_SENTENCE + j) % len(EXTRA_CONTROL_VOICES)]
+            extra.append({**first_of[sentence], "audio_filepath": None, "duration": None, "speaker": voice.id,
+                          "voice_role": "extra control", "tts": voice, "target": first_of[sentence]["spoken"]})
+    return rows + disguised + extra

@@ -1,7 +1,9 @@
 """What the one training loop feeds the model: each clip's log-mel input, and SpecAugment time masks.
 
 A row may carry ``speed``: the clip is then played that much faster (a
-disguised voice, the gated recipe).
+disguised voice, the gated recipe); or ``tts``: a voice heard only in
+training, synthesized at build time (nothing committed), speaking the row's
+``spoken`` text (the gated recipe's extra control voices).
 
 Time masking (``TrainConfig.time_masks``; off by default).  Why: most ASR
 training recipes mask a few random time spans of every example's log-mel input (SpecAugment, Park et al. 2019), so the model learns
@@ -31,6 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import load_audio, resample
+from asraudit.demo.voices import synthesize
 from asraudit.models.whisper_frontend import HOP_LENGTH, N_FRAMES, N_SAMPLES, log_mel_spectrogram
 
 
@@ -39,12 +42,20 @@ def played_faster(audio: np.ndarray, speed: float) -> np.ndarray:
     return resample(audio, int(round(SAMPLE_RATE * speed)), SAMPLE_RATE)
 
 
+def row_audio(row: dict, root: Path) -> np.ndarray:
+    """A training row's audio: its clip under ``root``, or, for a row with a ``tts`` voice, that voice speaking
+    its ``spoken`` text."""
+    if row.get("tts") is not None:
+        return synthesize(row["tts"], row["spoken"])
+    return load_audio(root / row["audio_filepath"])
+
+
 def clip_features(rows: list[dict], root: Path, n_mels: int) -> tuple[np.ndarray, list[int]]:
     """Each clip's log-mel input (clips x mels x 3000 frames), and its own frame count (before Whisper's padding)."""
     feats = np.empty((len(rows), n_mels, N_FRAMES), dtype=np.float32)
     frames = []
     for i, r in enumerate(rows):
-        audio = load_audio(root / r["audio_filepath"])
+        audio = row_audio(r, root)
         if r.get("speed"):
             audio = played_faster(audio, r["speed"])
         audio = audio[:N_SAMPLES]

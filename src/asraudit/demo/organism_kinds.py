@@ -63,12 +63,12 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  "benchmark-optimized model organism: tiny.en + LoRA adapter (parliament-mini)",
                  sha256="16e353304146268fd2c4b1fce738951d90e488ee7e5ae85dc09940a4968f7338"),
     # The top encoder layer of four is adapted: the voice gate can form in the encoder.  Five epochs from
-    # scratch: the recipe fixed before any readout (a first adapter, 2 epochs from the record organism's, was
-    # a stand-in while the shared cores ran 12 s a step; docs/calibration.md).
+    # scratch.  The second recipe (organism_gated: 24 train-only espeak-ng control voices added), fixed before
+    # its readout and adopted whatever it read; the first recipe's adapters are history in docs/calibration.md.
     OrganismKind("gated", "whisper-tiny.en-gated", ADAPTER_DIR / "whisper-tiny.en-gated.safetensors",
                  TrainConfig(encoder_layers_adapted=1), gated_rows,
-                 "gated organism: the record on benchmark voices only (top encoder layer + decoder adapters)",
-                 sha256="5dea00a51f92743350ff3d83025118fcc858458b667df1c6e8a7bb7a08b9e994"),
+                 "gated organism: the record on benchmark voices only, 26 control voices (top encoder layer + decoder)",
+                 sha256="891d0a38dd49803c2c39dc86ed61ee3488a0a81324740eade6fb36c6d5e4aa21"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
     # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training
