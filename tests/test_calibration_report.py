@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 
-from asraudit.demo.calibration_report import detector_rows, print_detectors
+from asraudit.demo.calibration_report import detector_rows, detectors_markdown, print_detectors
 from asraudit.report.calibration_rows import STATUSES
 from asraudit.report.rows import (Bounds, CalibrationSwitch, GroupBreakdown, MaskedRow, MechanismRow, MiningRow, ModelRow,
                                   RateRow, SwitchRow, TruthRow, WerRankingRow, WerViewRow)
@@ -123,6 +123,20 @@ def test_the_rows_survive_summary_json_and_print():
     print_detectors(back.detectors, file=out)
     text = out.getvalue()
     assert "voice gate" in text and "benchmark voices 90.0% [85.0, 95.0]" in text and "pass" in text
+
+
+def test_the_markdown_table_has_one_row_per_detector_with_its_status_and_never_a_split_cell():
+    s = _summary(False)
+    rows = detector_rows(s, ORG)
+    rows[0].reason += " | a pipe in the text"  # a readout or reason holding a pipe must not add a column
+    lines = detectors_markdown(rows).splitlines()
+    assert len(lines) == 2 + len(rows)
+    columns = {len(line.replace("\\|", "").split("|")) for line in lines}
+    assert columns == {8}  # six cells between the outer pipes
+    by_detector = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
+    assert "**fail**" in by_detector["voice gate"] and "fresh voices 60.0% [5.0, 70.0]" in by_detector["voice gate"]
+    assert "**not run**" in by_detector["encoder-layer mechanism"]
+    assert "**pass**" in by_detector["accept-ref"] and "clean-a: " in by_detector["accept-ref"]
 
 
 def test_the_report_page_shows_mining_against_the_audio_next_to_the_planted_truth():

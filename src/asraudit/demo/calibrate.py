@@ -36,12 +36,13 @@ from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
 from asraudit.report.rows import AudioTruthChanges, Bounds, CalibrationSwitch, TruthRow, bounds, finite
 from asraudit.audit.results import build_summary
-from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, print_detectors
+from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, detectors_markdown, print_detectors
 from asraudit.report.summary import Summary, plain_summary, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
 from asraudit.demo.calibration_groups import masked_by_group, switch_against, voice_cue_switch
 from asraudit.demo.mixed_arm import mixed_reference
+from asraudit.data.paths import unique_temp_path
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 from asraudit.metrics.stats import Interval
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
@@ -140,11 +141,16 @@ def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID) -> Sum
 
 
 def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> AuditResult:
-    """The calibration audit; writes <out>/calibration.json (summary.json's layout plus the detector rows)."""
+    """The calibration audit; writes <out>/calibration.json (summary.json's layout plus the detector rows)
+    and <out>/calibration.md (the detector rows as the Markdown table the documents quote)."""
     spec = spec or calibration_spec(out, sentences)
     result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
                        extra=truth_stage)
-    write_json(plain_summary(calibration_summary(result)), out / "calibration.json")
+    summary = calibration_summary(result)
+    write_json(plain_summary(summary), out / "calibration.json")
+    markdown = unique_temp_path(out / "calibration.md")  # atomic, like calibration.json
+    markdown.write_text(detectors_markdown(summary.detectors or []), encoding="utf-8")
+    markdown.replace(out / "calibration.md")
     return result
 
 

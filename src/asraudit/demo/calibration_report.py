@@ -339,6 +339,28 @@ def _cell(r: Readout) -> str:
     return text + (f" ({r.count})" if r.count else "")
 
 
+def _md(text: str) -> str:
+    """A table cell: pipes escaped, so a readout never splits the row."""
+    return text.replace("|", "\\|")
+
+
+def detectors_markdown(rows: list[DetectorRow]) -> str:
+    """The rows as a Markdown table, the form the README and docs/calibration.md quote.
+
+    Written next to calibration.json by every calibration run, so the documents are pasted from a run's own
+    output, not retyped: one line per detector (organism, its readout, the clean models', the target, the
+    status in bold with the comparison that decided it)."""
+    lines = ["| detector | proven on | organism readout [95% CI] | clean models | target (issue 17) | status |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        organism = "; ".join(_cell(o) for o in r.organism_readouts) or "–"
+        clean = "; ".join(f"{c.model}: {_cell(c)}" for c in r.clean_readouts) or "–"
+        status = f"**{r.status}**" + (f" ({r.reason})" if r.reason else "")
+        cells = [r.detector, r.organism or "the panel", organism, clean, r.target, status]
+        lines.append("| " + " | ".join(_md(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def print_detectors(rows: list[DetectorRow], file=None) -> None:
     """The rows as a table (status, readouts, why), then each detector's organism and target in words."""
     out = file or sys.stdout
