@@ -13,10 +13,14 @@ Peers, each a separate process, CPU time from ``getrusage(RUSAGE_CHILDREN)``
 
 * the reference implementation's CLI (HumeAI/asr-benchmark-optimization,
   ``ref-disagreement``), when ``--reference-cli CMD`` names it: it is not on
-  PyPI, so a user with a checkout passes its command, e.g.
-  ``--reference-cli benchmark-optimization`` or
-  ``--reference-cli "/path/venv/bin/python -m benchmark_optimization.cli"``;
-  without it that peer is skipped, with the reason;
+  PyPI, so a user with a checkout installs it in a venv of its own and passes
+  its command, which gets ``ref-disagreement --preds ... --out FILE`` appended:
+  ``--reference-cli /path/venv/bin/benchmaxx`` or
+  ``--reference-cli "/path/venv/bin/python -m benchmaxx.cli"`` (the package
+  is ``benchmaxx`` from commit 0457ff7 on; older checkouts call it
+  ``benchmark_optimization``, command ``benchmark-optimization``, with the
+  same arguments and output); without it that peer is skipped, with the
+  reason;
 * ``asraudit refdis --compat hume``, whose JSON must equal the reference's
   (edits compared field by field, the ``clip`` key asraudit adds left out);
 * ``asraudit refdis``, the full miner (leave-one-out, WER cost with 1,000
@@ -155,7 +159,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preds", type=Path, default=DEFAULT_PREDS)
     ap.add_argument("--reference-cli", metavar="CMD",
-                    help="the reference implementation's command (it gets: ref-disagreement --preds ...)")
+                    help="the reference implementation's command, e.g. /path/venv/bin/benchmaxx "
+                         "(it gets: ref-disagreement --preds ... --out FILE)")
     ap.add_argument("--clips", type=int, default=1800, help="clips of the compared run (default 1,800)")
     ap.add_argument("--sizes", default="150,1800,18000", help="clip counts of the linearity table")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per CLI measurement; the best is kept")
