@@ -62,6 +62,24 @@ def test_an_echoing_model_is_flagged_and_faithful_models_are_not(calibrated, cap
     assert "echo" in out
 
 
+def test_accept_ref_is_read_voice_by_voice_in_role_order(calibrated, capsys):
+    by_voice = calibrated["calibration_accept_ref_by_voice"]
+    assert by_voice["field"] == "speaker"
+    voices = list(by_voice["groups"])
+    roles = {json.loads(line)["speaker"]: json.loads(line)["voice_role"]
+             for line in MANIFEST.read_text(encoding="utf-8").splitlines()}
+    assert sorted(voices) == sorted(roles)
+    order = ["benchmark", "control", "fresh"]
+    assert [order.index(roles[v]) for v in voices] == sorted(order.index(roles[v]) for v in voices)
+    pooled = {name: sum(by_voice["groups"][v][name]["n_eligible"] for v in voices) for name in ("echo", "clean0")}
+    assert pooled == {name: calibrated["models"][name]["n_eligible"] for name in pooled}  # a partition of the edits
+    for v in voices:
+        echo, clean = by_voice["groups"][v]["echo"], by_voice["groups"][v]["clean0"]
+        assert echo["n_ref"] == echo["n_eligible"] > 0 and clean["n_ref"] == 0
+    print_calibration(from_json(calibrated))
+    assert "accept-ref voice by voice" in capsys.readouterr().out
+
+
 def test_switch_rate_is_measurable_on_the_mixed_arm_view_and_separates_habit_from_tracking(calibrated):
     sw = calibrated["calibration_switch"]
     assert sw["clips_rewritten"] > 30

@@ -149,6 +149,7 @@ class CalibrationStage:
     truth_audio_changes: AudioTruthChanges | None = None
     masked_by_group: dict[str, list[MaskedRow]] | None = None   # group value -> masked recovery per model
     switch_by_voice: CalibrationSwitch | None = None            # against the voice-cue references (demo.mixed_arm)
+    accept_ref_by_voice: GroupBreakdown | None = None           # accept-ref per voice (the gate, voice by voice)
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,7 @@ def build_summary(result: AuditResult) -> Summary:
         s.calibration_switch = result.calibration.switch
         s.calibration_switch_by_voice = result.calibration.switch_by_voice
         s.calibration_masked_by_group = result.calibration.masked_by_group
+        s.calibration_accept_ref_by_voice = result.calibration.accept_ref_by_voice
     return s
 
 

@@ -40,7 +40,7 @@ from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, detectors
 from asraudit.report.summary import Summary, plain_summary, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
-from asraudit.demo.calibration_groups import masked_by_group, switch_against, voice_cue_switch
+from asraudit.demo.calibration_groups import accept_ref_by_voice, masked_by_group, switch_against, voice_cue_switch
 from asraudit.demo.mixed_arm import mixed_reference
 from asraudit.data.paths import unique_temp_path
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
@@ -72,7 +72,8 @@ def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
     heard, changes = audio_truth_rows(ctx, edits, planted, list(mining.refs))
     transcripts = done.transcribe.transcripts
     return CalibrationStage(rows, mixed_arm_switch(ctx, transcripts, truth), heard, changes,
-                            masked_by_group(ctx, done), voice_cue_switch(ctx, transcripts, truth))
+                            masked_by_group(ctx, done), voice_cue_switch(ctx, transcripts, truth),
+                            accept_ref_by_voice(ctx, done))
 
 
 def audio_truth_rows(ctx: AuditContext, edits, planted, clips: list[str], evidence: Path = AUDIO_TRUTH):
@@ -183,7 +184,18 @@ def _print_switch(sw, title: str, out) -> None:
 
 
 def print_organism_tables(s: Summary, out) -> None:
-    """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role."""
+    """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role,
+    accept-ref voice by voice."""
+    by_voice = s.calibration_accept_ref_by_voice
+    if by_voice is not None:
+        voices = list(by_voice.groups)
+        models = list(next(iter(by_voice.groups.values()), {}))
+
+        def cell(r) -> str:
+            return f"{'–' if r.rate is None else fmt_rate(r.rate, 1)} {r.n_ref}/{r.n_eligible}"
+        render_table(["model"] + voices, [[m] + [cell(by_voice.groups[v][m]) for v in voices] for m in models],
+                     title="accept-ref voice by voice, ref/eligible (voices in role order: benchmark, control, fresh; "
+                           "Wilson intervals in calibration.json)", file=out)
     sw = s.calibration_switch_by_voice
     if sw is not None:
         _print_switch(sw, f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "

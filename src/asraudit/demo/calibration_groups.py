@@ -5,6 +5,10 @@
   benchmark-voice test clips (where a leaked test set shows) and the
   fresh-voice ones (where it should fall to chance) separately.  The audit's
   masked stage pools all clips; its per-target outcomes are regrouped here.
+- Accept-ref per voice: the gate read voice by voice, because a "fresh"
+  voice may be a benchmark speaker rendered by another engine (flite's kal16
+  and festival's kal diphone are the same speaker), and a pooled fresh rate
+  hides which voices carry it.
 - Switch rate against the voice-cue view of the references
   (``mixed_arm.SPOKEN_ARM_VOICES``), on the benchmark voices: the only clips
   whose reference arm a cue in the audio decides.
@@ -13,15 +17,38 @@
 from __future__ import annotations
 
 from asraudit.audit.context import AuditContext
-from asraudit.audit.results import AuditResult
+from asraudit.audit.results import AuditResult, rate_row
 from asraudit.demo.mixed_arm import voice_arm_reference
 from asraudit.probes.lift import summarize_lift
 from asraudit.probes.masked_run import rate_of
 from asraudit.audit.text_stages import switch_row
 from asraudit.probes.conventions_probe import TextPair
 from asraudit.probes.families import load_catalogue
+from asraudit.probes.refdis_score import breakdown
 from asraudit.probes.rendering import collect, pooled_switch_rates
-from asraudit.report.rows import CalibrationSwitch, MaskedRow, bounds, finite
+from asraudit.report.rows import CalibrationSwitch, GroupBreakdown, MaskedRow, bounds, finite
+
+VOICE_FIELD = "speaker"  # parliament-mini's manifest names each clip's voice here (the corpus's Clip.speaker)
+ROLE_ORDER = ("benchmark", "control", "fresh")
+
+
+def accept_ref_by_voice(ctx: AuditContext, done: AuditResult) -> GroupBreakdown | None:
+    """Accept-ref of every scored model on the edits of each voice's clips (None without mining or voices).
+
+    The same edits and verdicts as the audit's accept-ref (leave-one-out ones for panel members), grouped by
+    the clip's voice; voices ordered by role (benchmark, control, fresh), then by name."""
+    if done.mining is None:
+        return None
+    voice_of = {c.id: str(c.speaker) for c in ctx.corpus if c.speaker}
+    if not voice_of:
+        return None
+    role_of = {str(c.speaker): str(c.metadata.get("voice_role", "")) for c in ctx.corpus if c.speaker}
+    rank = {role: i for i, role in enumerate(ROLE_ORDER)}
+    voices = sorted(set(voice_of.values()), key=lambda v: (rank.get(role_of[v], len(rank)), v))
+    r = done.mining.refdis
+    per_voice = breakdown(r.mining.edits, r.scored, lambda e: voice_of.get(e.clip_id, "None"), voices)
+    return GroupBreakdown(VOICE_FIELD, {v: {name: rate_row(per_voice[v][name]) for name in r.scored}
+                                        for v in voices})
 
 
 def masked_by_group(ctx: AuditContext, done: AuditResult) -> dict[str, list[MaskedRow]] | None:

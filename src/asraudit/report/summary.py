@@ -44,7 +44,7 @@ from asraudit.report.rows import (
     WerRankingRow,
 )
 
-SCHEMA_VERSION = "2.3"  # 2.3: translation, calibration_switch_by_voice, calibration_masked_by_group, mechanism_curves, mechanism_by_kind (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
+SCHEMA_VERSION = "2.4"  # 2.4: calibration_accept_ref_by_voice (optional); 2.3: translation, calibration_switch_by_voice, calibration_masked_by_group, mechanism_curves, mechanism_by_kind (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
 # corpus language and edit times (all optional); 2.0: every interval a Bounds object
 # under <field>_interval (was *_ci pairs, lo/hi)
 # Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
@@ -104,6 +104,8 @@ class Summary:
     calibration_switch_by_voice: CalibrationSwitch | None = None
     # calibration only: masked recovery per value of the corpus group field (benchmark vs fresh voices)
     calibration_masked_by_group: dict[str, list[MaskedRow]] | None = None
+    # calibration only: accept-ref per voice (the voice gate read voice by voice; the corpus field "speaker")
+    calibration_accept_ref_by_voice: GroupBreakdown | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
     stage_seconds: dict[str, float] = field(default_factory=dict)
