@@ -231,3 +231,35 @@ def test_wer_cost_counted_once_per_distinct_hypothesis_is_the_plain_count():
         assert (c.clips, c.ref_words, c.corrected_words, c.n_echoed) == (n_clips, words, corrected_words, echoed)
         assert json.dumps([c.original.to_json(), c.corrected.to_json(), c.gained.to_json()]) == \
             json.dumps([iv.to_json() for iv in ivs])
+
+
+# ------------------------------------------------------------ numpy without the BLAS thread pool
+
+
+def _threads_after(code: str, env: dict) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    full = {**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, **env,
+            "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code + "\nimport os\nprint(len(os.listdir('/proc/self/task')), "
+                          "os.environ.get('OPENBLAS_NUM_THREADS'))"],
+                         env=full, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_numpy_imported_for_the_miner_starts_no_blas_threads():
+    """The plain import starts OpenBLAS's pool (one thread per core); the miner's import starts none, leaves the
+    environment as it was, and keeps a user's own setting."""
+    import os
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: OpenBLAS starts no pool either way")
+    plain = _threads_after("import numpy", {})
+    assert int(plain[0]) > 1 and plain[1] == "None"
+    helper = "from asraudit.blas_threads import import_numpy_single_threaded as f\nf()\nimport numpy"
+    assert _threads_after(helper, {}) == ["1", "None"]
+    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "2"}) == ["2", "2"]
