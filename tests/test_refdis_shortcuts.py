@@ -263,3 +263,26 @@ def test_numpy_imported_for_the_miner_starts_no_blas_threads():
     helper = "from asraudit.blas_threads import import_numpy_single_threaded as f\nf()\nimport numpy"
     assert _threads_after(helper, {}) == ["1", "None"]
     assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "2"}) == ["2", "2"]
+
+
+# ------------------------------------------------------------ clips tokenized by the normalizer's own token path
+
+
+def test_prepared_clips_are_those_of_the_split_normalized_strings(shared_reference_dir):
+    """``prepare_clips`` takes the Whisper normalizer's ``tokens`` (no join and split again): the clips are those
+    of ``tuple(normalize(text).split())``, here on the shared predictions and perturbed copies of them."""
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer, normalize_whisper
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    rng = random.Random(5)
+    for name, preds in list(pset.models.items())[:2]:  # two more models: the same texts, words dropped and doubled
+        rows = {}
+        for cid, p in preds.rows.items():
+            words = [w for w in p.hypothesis.split() if rng.random() > 0.05 for w in [w] * rng.choice([1, 1, 2])]
+            rows[cid] = Prediction(cid, p.reference, " ".join(words), None, p.row)
+        pset.models[name + "~x"] = ModelPredictions(name + "~x", preds.source, rows)
+    fast = prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
+    plain = prepare_clips(pset, lambda text: normalize_whisper(text))  # a lambda has no ``tokens``
+    assert fast == plain and len(fast) >= 150 and sum(len(c.hyps) for c in fast) >= 150 * 7

@@ -353,11 +353,13 @@ def prepare_clips(
     # Each distinct raw string normalized and split once: a reference recurs in every model's file, and
     # many hypotheses recur too (the same words from several models or versions of one).
     tokens: dict[str, tuple[str, ...]] = {}
+    # ``tuple(normalize(text).split())``, by the normalizer's own token path where it has one (text/normalize.py)
+    split = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
 
     def tokenized(text: str) -> tuple[str, ...]:
         out = tokens.get(text)
         if out is None:
-            out = tokens[text] = tuple(normalize(text).split())
+            out = tokens[text] = split(text)
         return out
 
     clips = []
