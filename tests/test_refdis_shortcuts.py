@@ -286,3 +286,33 @@ def test_prepared_clips_are_those_of_the_split_normalized_strings(shared_referen
     fast = prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
     plain = prepare_clips(pset, lambda text: normalize_whisper(text))  # a lambda has no ``tokens``
     assert fast == plain and len(fast) >= 150 and sum(len(c.hyps) for c in fast) >= 150 * 7
+
+
+# ------------------------------------------------------------ the command with the cycle collector paused
+
+
+@pytest.mark.parametrize("compat", [False, True])
+def test_the_command_runs_with_the_cycle_collector_paused_and_resumes_it(monkeypatch, tmp_path, shared_reference_dir,
+                                                                         compat):
+    """``asraudit refdis`` runs paused (no collection walks what its stages built) and resumes the collector
+    after its data is gone; a caller that paused it keeps it paused."""
+    import gc
+
+    from asraudit.cli import main
+    from asraudit.commands import refdis as command
+
+    seen = []
+    inner = command._run
+    monkeypatch.setattr(command, "_run", lambda args: seen.append(gc.isenabled()) or inner(args))
+    argv = ["refdis", "--preds", str(shared_reference_dir / "predictions"), "--panel", ",".join(PANEL),
+            "--json", str(tmp_path / "out.json")] + (["--compat", "hume"] if compat else ["--bootstrap", "50"])
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        assert main(argv) == 0 and gc.isenabled()
+        gc.disable()
+        assert main(argv) == 0 and not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, False]
+    assert json.loads((tmp_path / "out.json").read_text())["n_clips"] == 150
