@@ -316,3 +316,38 @@ def test_the_command_runs_with_the_cycle_collector_paused_and_resumes_it(monkeyp
         (gc.enable if was else gc.disable)()
     assert seen == [False, False]
     assert json.loads((tmp_path / "out.json").read_text())["n_clips"] == 150
+
+
+# ------------------------------------------------------------ accept-ref tables from one reading of the verdicts
+
+
+def test_accept_ref_tables_are_accept_ref_and_its_breakdowns():
+    """Overall, by kind and by position in one pass: the same AcceptRef (counts, Wilson bounds, clips) as
+    ``accept_ref`` and ``breakdown`` give table by table; models never judged, judged on some edits only,
+    named twice or not scored, and edits whose group is not listed, included."""
+    from asraudit.probes.refdis import KINDS, POSITIONS, Edit
+    from asraudit.probes.refdis_score import accept_ref, accept_ref_tables, breakdown
+
+    def as_json(table):
+        return json.dumps({m: s.to_json() for m, s in table.items()}, sort_keys=False)
+
+    rng = random.Random(31)
+    verdicts = ["ref", "audio", "audio", "audio", "other", "ineligible"]
+    models = ["a", "b", "c", "never", "b"]
+    checked = 0
+    for trial in range(150):
+        edits = []
+        for k in range(rng.randint(0, 40)):
+            judged = {m: rng.choice(verdicts) for m in ("a", "b", "c", "unscored") if rng.random() < 0.85}
+            kind = rng.choice(KINDS + ("odd",) if trial % 3 == 0 else KINDS)
+            edits.append(Edit(f"c{rng.randint(0, 9)}", kind, rng.choice(POSITIONS), 0, 1, "r", "a", 3, 4, 3, (),
+                              None, verdicts=judged))
+        ways = [(lambda e: e.kind, KINDS), (lambda e: e.position, POSITIONS)]
+        overall, (by_kind, by_position) = accept_ref_tables(edits, models, ways)
+        assert as_json(overall) == as_json(accept_ref(edits, models))
+        for got, (by, groups) in zip((by_kind, by_position), ways):
+            plain = breakdown(edits, models, by, groups)
+            assert list(got) == list(plain) and all(as_json(got[g]) == as_json(plain[g]) for g in groups)
+        assert list(overall) == ["a", "b", "c", "never"]
+        checked += len(edits)
+    assert checked > 2000
