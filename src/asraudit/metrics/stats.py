@@ -32,6 +32,9 @@ _PREFETCH_MIN = 50_000_000  # indices in all; below this a second thread costs m
 # Ratios over the same units whose columns are packed together (``_SharedColumns``) rather than gathered one
 # ratio at a time: below this the packing costs more than it saves.
 _SHARED_MIN = 4
+# Distinct shared columns x units up to which their resample sums are one matrix product (``_SharedColumns``;
+# 64 MB of float64), past which they are packed into int64 words and gathered.
+_PRODUCT_MAX = 1 << 23
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -253,23 +256,30 @@ def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT
 
 
 class _SharedColumns:
-    """Many columns of small whole numbers over the same units, packed side by side into few int64 words.
+    """Many columns of small whole numbers over the same units, summed over every resample at once.
 
     A miner scores forty models with three ratios each over the same clips:
     gathering each ratio's resamples separately is most of its bootstrap.
-    Equal columns (every model's reference word counts) are gathered once,
-    and each column gets the bits its largest possible resample sum needs
+    Equal columns (every model's reference word counts) are kept once.  Where
+    the distinct columns are few enough (``_PRODUCT_MAX`` entries), each chunk
+    of resamples is turned into counts (how often each unit was drawn in each
+    resample) and multiplied by the columns: one matrix product gives every
+    column's sum in every resample.  The counts and the values are whole
+    numbers and every partial sum stays below 2**53 (each column's largest
+    magnitude times the units, checked here), so the float product is exact
+    in any order of additions: the same integers the float path adds up.
+    Past that size the columns are packed side by side into few int64 words
+    instead, each getting the bits its largest possible resample sum needs
     (negative columns shifted up by their minimum, which every resample of
     ``n_units`` draws adds exactly ``n_units`` times), so one gather sums
-    three or four columns.  The sums are the same integers the float path
-    adds up exactly, so the intervals are bit-for-bit those."""
+    three or four columns.  Either way the intervals are bit-for-bit those of
+    the float path."""
 
     def __init__(self, columns: list[np.ndarray], n_units: int):
         self.n_units = n_units
-        self.slot: dict[int, tuple[int, int, int, int]] = {}  # column -> (word, shift, bits, offset)
-        seen: dict[bytes, tuple[int, int, int, int]] = {}  # a column's values -> its slot
-        words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
-        used = 0
+        self.slot: dict[int, int] = {}  # column -> its distinct column
+        seen: dict[bytes, int] = {}  # a column's values -> its distinct column
+        distinct: list[tuple[np.ndarray, int]] = []  # (values, offset)
         for c, col in enumerate(columns):
             if not len(col) or not np.array_equal(col, np.floor(col)):  # fractions, NaN, infinities
                 continue
@@ -280,12 +290,25 @@ class _SharedColumns:
             offset = min(0, int(col.min()))
             if max(-offset, int(col.max())) * n_units >= 2**53:
                 continue  # the float path's sums are not exact there: it rounds, and that is its answer
+            self.slot[c] = seen[key] = len(distinct)
+            distinct.append((col, offset))
+        self.matrix: np.ndarray | None = None
+        self.words: list[np.ndarray] = []
+        self.fields: list[tuple[int, int, int, int]] = []  # per distinct column: (word, shift, bits, offset)
+        if not distinct:
+            return
+        if n_units * len(distinct) <= _PRODUCT_MAX:
+            self.matrix = np.column_stack([col.astype(np.float64, copy=False) for col, _ in distinct])
+            return
+        words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
+        used = 0
+        for col, offset in distinct:
             bits = max(1, ((int(col.max()) - offset) * n_units).bit_length())
             if used + bits > 63:
                 words.append([])
                 used = 0
             words[-1].append((col, used, offset))
-            self.slot[c] = seen[key] = (len(words) - 1, used, bits, offset)
+            self.fields.append((len(words) - 1, used, bits, offset))
             used += bits
         self.words = [_pack(w) for w in words if w]
 
@@ -293,14 +316,22 @@ class _SharedColumns:
         return column in self.slot
 
     def sums(self, idx: np.ndarray, buffers: dict) -> dict[int, np.ndarray]:
-        """Each packed column's sum over every resample in ``idx`` (float64, exact)."""
+        """Each shared column's sum over every resample in ``idx`` (float64, exact)."""
+        if self.matrix is not None:
+            k, n = idx.shape
+            # counts[r, u]: how often resample r drew unit u (each row's indices offset into its own stretch)
+            flat = (idx + np.arange(0, k * n, n, dtype=np.intp)[:, None]).ravel()
+            counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+            totals = counts @ self.matrix
+            return {c: totals[:, j] for c, j in self.slot.items()}
         buffer = buffers.get(np.int64)
         if buffer is None or buffer.shape != idx.shape:
             buffer = buffers[np.int64] = np.empty(idx.shape, np.int64)
         idx = idx.astype(np.intp, copy=False)  # take converts narrower indices on every call: once here, not per word
         totals = [np.take(w, idx, out=buffer, mode="clip").sum(axis=1) for w in self.words]
         out = {}
-        for c, (word, shift, bits, offset) in self.slot.items():
+        for c, j in self.slot.items():
+            word, shift, bits, offset = self.fields[j]
             field = (totals[word] >> shift) & ((1 << bits) - 1)
             out[c] = (field + offset * self.n_units).astype(np.float64)
         return out
