@@ -203,3 +203,15 @@ def test_the_whisper_normalizer_and_its_cache_give_the_same_tokens():
         assert [tokens_of(normalizer)(s) for s in texts] == plain
         assert [NormalizedCache(normalizer).tokens(s) for s in texts] == plain
     assert tokens_of(whisper) is whisper.tokens and not hasattr(basic, "tokens")
+
+
+def test_the_spelling_table_read_from_the_package_folder_is_the_resource():
+    import json
+    from importlib import resources
+
+    from asraudit.text.spelling import spelling_table
+
+    with resources.files("whisper_normalizer").joinpath("normalizers/english.json").open(encoding="utf-8") as fh:
+        resource = json.load(fh)
+    assert spelling_table() == resource and len(resource) > 1000
+    assert list(spelling_table()) == list(resource)
