@@ -351,3 +351,22 @@ def test_prepared_clips_are_each_string_normalized_and_split(shared_reference_di
     assert [(c.clip_id, c.ref, dict(c.hyps)) for c in clips] == [p for p in plain if p[2]]
     assert len(calls) == len(set(calls))  # each distinct string once
 
+
+
+def test_linear_quantiles_are_numpys():
+    """The bootstrap's percentiles on Python floats: np.quantile's linear method, bit for bit (repr), on
+    ratios, ties, signed zeros, infinities, NaN (numpy's own path), one value and many."""
+    rng = np.random.default_rng(17)
+    arrays = [np.array([0.5]), np.array([-0.0, 0.0]), np.array([1.0, np.inf]), np.array([-np.inf, 0.0, np.inf]),
+              np.array([np.nan, 1.0, 2.0]), np.array([3.0, 3.0, 3.0])]
+    for n in (2, 3, 7, 40, 999, 1000, 1001, 2500):
+        arrays.append(rng.random(n))
+        arrays.append(rng.integers(0, 5, n) / rng.integers(1, 9, n))  # ratios with ties
+        arrays.append(np.round(rng.normal(size=n), 2))
+    qs = [(0.025000000000000022, 0.975), (0.0, 1.0), (0.005, 0.995), (0.5,), (0.1, 0.25, 0.75, 0.9)]
+    for a in arrays:
+        for q in qs:
+            ours = stats._linear_quantiles(a, q)
+            with np.errstate(invalid="ignore"):
+                theirs = np.quantile(a, list(q))
+            assert [repr(x) for x in ours] == [repr(float(x)) for x in theirs], (a, q)
