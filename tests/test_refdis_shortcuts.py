@@ -351,3 +351,37 @@ def test_accept_ref_tables_are_accept_ref_and_its_breakdowns():
         assert list(overall) == ["a", "b", "c", "never"]
         checked += len(edits)
     assert checked > 2000
+
+
+def test_clips_by_columns_are_the_clips_built_clip_by_clip(monkeypatch, shared_reference_dir):
+    """Where every model ran every clip in one order, ``prepare_clips`` builds the clips from per-model columns;
+    they are the clip-by-clip lookups' clips.  A model missing a clip, rows in another order or a model named
+    twice: the same clips either way (the columns are taken only where they apply)."""
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes import refdis
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer
+
+    full = load_predictions(shared_reference_dir / "predictions")
+    names = full.model_names
+    first = names[0]
+    missing = PredictionSet(dict(full.models))
+    rows = dict(full.models[first].rows)
+    rows.pop(next(iter(rows)))
+    missing.models[first] = ModelPredictions(first, full.models[first].source, rows)
+    reordered = PredictionSet(dict(full.models))
+    flipped = dict(reversed(list(full.models[names[1]].rows.items())))
+    reordered.models[names[1]] = ModelPredictions(names[1], full.models[names[1]].source, flipped)
+    cases = [(full, names, True), (full, names[:2] + names[:1], True), (missing, names, False),
+             (reordered, names, False), (full, [], False)]
+    normalize = NormalizedCache(get_normalizer("whisper"))
+    columns = refdis._clips_by_columns
+    for pset, models, by_columns in cases:
+        taken = []
+        monkeypatch.setattr(refdis, "_clips_by_columns", lambda *a: taken.append(columns(*a)) or taken[-1])
+        fast = prepare_clips(pset, normalize, models)
+        monkeypatch.setattr(refdis, "_clips_by_columns", lambda *a: None)
+        plain = prepare_clips(pset, normalize, models)
+        assert fast == plain and (len(plain) == 150 if models else not plain)
+        assert [list(c.hyps) for c in fast] == [list(c.hyps) for c in plain]
+        assert (taken[0] is not None) == by_columns
