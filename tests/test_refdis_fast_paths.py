@@ -103,8 +103,7 @@ def _ratio_pairs(seed: int, n_units: int):
 @pytest.mark.parametrize("n_units", [1, 5, 300, 2500])
 def test_packed_columns_give_the_gathered_intervals(monkeypatch, n_units, product):
     pairs = _ratio_pairs(n_units, n_units)
-    if not product:
-        monkeypatch.setattr(stats, "_PRODUCT_MAX", 0)  # packed into words and gathered
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: product)  # else packed into words and gathered
     shared = stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
     monkeypatch.setattr(stats, "_SHARED_MIN", 10**9)  # every ratio gathered on its own, as before
     assert shared == stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
@@ -114,8 +113,9 @@ def test_packed_columns_give_the_gathered_intervals(monkeypatch, n_units, produc
 def test_packed_columns_share_words_and_leave_out_what_does_not_fit(monkeypatch, product):
     pairs = _ratio_pairs(0, 400)
     columns = [np.asarray(a, dtype=np.float64) for pair in pairs for a in pair]
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
     if not product:
-        monkeypatch.setattr(stats, "_PRODUCT_MAX", 0)
+        monkeypatch.setattr(stats, "_PRODUCT_MAX", 0)  # too many columns x units for the product
     shared = stats._SharedColumns(columns, 400)
     if product:  # equal columns once, one matrix column each
         distinct = {col.tobytes() for c, col in enumerate(columns) if shared.has(c)}
@@ -131,9 +131,10 @@ def test_packed_columns_share_words_and_leave_out_what_does_not_fit(monkeypatch,
             assert np.array_equal(sums[c], col[idx].sum(axis=1))
 
 
-def test_resample_sums_by_matrix_product_are_exact_at_the_limit():
+def test_resample_sums_by_matrix_product_are_exact_at_the_limit(monkeypatch):
     """Counts times values, summed in whatever order the matrix product adds: exact while every column's
     largest magnitude times the units stays below 2**53 (the bound the shared columns check)."""
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
     n_units = 64
     big = 2**53 // n_units - 1
     rng = np.random.default_rng(8)

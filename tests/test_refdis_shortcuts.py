@@ -244,8 +244,9 @@ def _threads_after(code: str, env: dict) -> list[str]:
     src = str(Path(__file__).resolve().parents[1] / "src")
     full = {**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, **env,
             "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    out = subprocess.run([sys.executable, "-c", code + "\nimport os\nprint(len(os.listdir('/proc/self/task')), "
-                          "os.environ.get('OPENBLAS_NUM_THREADS'))"],
+    out = subprocess.run([sys.executable, "-c", code + "\nimport os\nfrom asraudit.blas_threads import "
+                          "blas_on_calling_thread as b\nprint(len(os.listdir('/proc/self/task')), "
+                          "os.environ.get('OPENBLAS_NUM_THREADS'), b())"],
                          env=full, capture_output=True, text=True, check=True)
     return out.stdout.split()
 
@@ -259,10 +260,13 @@ def test_numpy_imported_for_the_miner_starts_no_blas_threads():
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: OpenBLAS starts no pool either way")
     plain = _threads_after("import numpy", {})
-    assert int(plain[0]) > 1 and plain[1] == "None"
+    assert int(plain[0]) > 1 and plain[1:] == ["None", "False"]
     helper = "from asraudit.blas_threads import import_numpy_single_threaded as f\nf()\nimport numpy"
-    assert _threads_after(helper, {}) == ["1", "None"]
-    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "2"}) == ["2", "2"]
+    assert _threads_after(helper, {}) == ["1", "None", "True"]
+    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "2"}) == ["2", "2", "False"]
+    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "1"}) == ["1", "1", "True"]
+    late = "import numpy\nfrom asraudit.blas_threads import import_numpy_single_threaded as f\nf()"
+    assert _threads_after(late, {})[1:] == ["None", "False"]  # numpy loaded before: its pool stays, no product
 
 
 # ------------------------------------------------------------ clips tokenized by the normalizer's own token path

@@ -18,14 +18,30 @@ import os
 import sys
 
 _VARIABLE = "OPENBLAS_NUM_THREADS"
+_single_threaded = False  # numpy loaded here with OpenBLAS on the calling thread (``blas_on_calling_thread``)
 
 
 def import_numpy_single_threaded() -> None:
     """``import numpy`` with OpenBLAS limited to the calling thread, unless numpy is loaded or the user chose."""
-    if "numpy" in sys.modules or _VARIABLE in os.environ:
+    global _single_threaded
+    if "numpy" in sys.modules:
+        return
+    if _VARIABLE in os.environ:
+        _single_threaded = os.environ[_VARIABLE].strip() == "1"
         return
     os.environ[_VARIABLE] = "1"
     try:
         import numpy  # noqa: F401  (loads OpenBLAS, which reads the variable now)
+        _single_threaded = True
     finally:
         os.environ.pop(_VARIABLE, None)  # child processes and later code see the environment as it was
+
+
+def blas_on_calling_thread() -> bool:
+    """Whether numpy was loaded by ``import_numpy_single_threaded`` with OpenBLAS on the calling thread.
+
+    Code that could use a matrix product in place of a Python-free gather asks this first: with OpenBLAS's
+    thread pool a product wakes a worker per core, and on a machine whose cores are busy the product waits
+    for them and they spin afterwards (measured: the miner's bootstrap 2.5-6x slower, CPU and wall, on two
+    shared cores), so a library caller that loaded numpy as usual keeps the gather."""
+    return _single_threaded

@@ -17,6 +17,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from asraudit.blas_threads import blas_on_calling_thread
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
@@ -291,7 +292,9 @@ class _SharedColumns:
     A miner scores forty models with three ratios each over the same clips:
     gathering each ratio's resamples separately is most of its bootstrap.
     Equal columns (every model's reference word counts) are kept once.  Where
-    the distinct columns are few enough (``_PRODUCT_MAX`` entries), each chunk
+    the distinct columns are few enough (``_PRODUCT_MAX`` entries) and BLAS
+    runs on the calling thread (``blas_threads``: the miner's command loads
+    numpy so; a thread pool would cost more than the product saves), each chunk
     of resamples is turned into counts (how often each unit was drawn in each
     resample) and multiplied by the columns: one matrix product gives every
     column's sum in every resample.  The counts and the values are whole
@@ -327,7 +330,7 @@ class _SharedColumns:
         self.fields: list[tuple[int, int, int, int]] = []  # per distinct column: (word, shift, bits, offset)
         if not distinct:
             return
-        if n_units * len(distinct) <= _PRODUCT_MAX:
+        if n_units * len(distinct) <= _PRODUCT_MAX and blas_on_calling_thread():
             self.matrix = np.column_stack([col.astype(np.float64, copy=False) for col, _ in distinct])
             return
         words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
