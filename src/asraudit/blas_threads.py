@@ -1,15 +1,16 @@
-"""Importing numpy without its BLAS thread pool, for commands that never multiply matrices.
+"""Importing numpy without its BLAS thread pool, for a command that needs no parallel BLAS.
 
 numpy's bundled OpenBLAS starts one worker thread per core when the library
 loads, and each worker spins, waiting for work, for a while before it
-sleeps.  A command that never calls BLAS (``asraudit refdis``: gathers, sums
-and sorts only) pays that spinning in CPU on every run: measured at 1,800
-clips x 40 models, about 0.05-0.07 s of the full miner's 1.3 s, and 0.04 s of
-a bare ``import numpy``.  OpenBLAS reads ``OPENBLAS_NUM_THREADS`` once, when
-it loads, so setting it to 1 around the first ``import numpy`` (and putting
-the environment back after it) keeps the pool from starting; a user's own
-setting is left alone.  No result changes: nothing on these paths calls
-BLAS, and where something does, one thread is one valid way to compute it.
+sleeps.  ``asraudit refdis`` (gathers, sums and sorts, and one small matrix
+product per chunk of bootstrap resamples) pays that spinning in CPU on every
+run: measured at 1,800 clips x 40 models, about 0.05-0.07 s of the full
+miner's 1.3 s, and 0.04 s of a bare ``import numpy``.  OpenBLAS reads
+``OPENBLAS_NUM_THREADS`` once, when it loads, so setting it to 1 around the
+first ``import numpy`` (and putting the environment back after it) keeps the
+pool from starting; a user's own setting is left alone.  No result changes:
+the one product (``metrics.stats._SharedColumns``) multiplies whole numbers
+whose sums are exact in any order, on one thread or several.
 """
 
 from __future__ import annotations

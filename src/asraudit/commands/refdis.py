@@ -162,7 +162,7 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
 def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.blas_threads import import_numpy_single_threaded
 
-    import_numpy_single_threaded()  # the miner never calls BLAS: no thread pool spinning at start-up
+    import_numpy_single_threaded()  # no OpenBLAS thread pool spinning at start-up (blas_threads.py)
     from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
     from asraudit.probes.refdis import prepare_clips
     from asraudit.probes.refdis_probe import measure_refdis
