@@ -83,7 +83,7 @@ def test_a_normalizer_gives_every_string_what_a_fresh_one_gives():
     fresh = whisper_english.EnglishNormalizer(spelling)
     alone = []
     for s in texts:
-        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = ({}, {}, {}), {}, {}, {}
+        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = ({}, {}, {}, {}), {}, {}, {}
         alone.append(fresh(s))
     assert together == alone
     assert len(shared._span_words) < len(shared._spans)  # the words table did merge spans here
@@ -141,3 +141,77 @@ def test_format_characters_are_removed_as_the_per_character_table_removes_them()
     for _ in range(5000):
         s = "".join(rng.choice(pool if rng.random() < 0.3 else others) for _ in range(rng.randint(1, 12)))
         assert strip_format_characters(s) == s.translate(_FORMAT_CHARACTERS), repr(s)
+
+
+def _split_of_call(normalizer, texts):
+    return [tuple(normalizer(s).split()) for s in texts]
+
+
+def test_tokens_are_the_split_of_the_normalized_string(monkeypatch):
+    """``tokens`` builds the words from per-token and per-span pieces instead of joining and splitting: the
+    same words as ``tuple(normalizer(s).split())``, whether the tables are cold, warm or cleared between
+    strings, and each of its branches (pieces, number spans, a piece the symbol rules read, first-seen
+    tokens, brackets and cross-token apostrophes) is taken."""
+    spelling = english_spelling_mapping()
+    pieces = ["20", "20.", "$20", "twenty", "twenty percent", "one", "one one", "1st", "and", "a half", "um", "-",
+              "the", "colour", "won't", "mr.", "it's been", "[noise]", "(laughs)", "dollars", "5%", "u.s."]
+    rng = random.Random(21)
+    texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 7))) for _ in range(1500)]
+    texts += HANDMADE + generated(4000, seed=22)
+    plain = _split_of_call(whisper_english.EnglishNormalizer(spelling), texts)
+    cold = whisper_english.EnglishNormalizer(spelling)
+    assert [cold.tokens(s) for s in texts] == plain  # first sight of each token inside tokens
+    assert [cold.tokens(s) for s in texts] == plain  # every table warm
+    fallbacks, spans = [], []
+    original_call, original_span = whisper_english.EnglishNormalizer.__call__, whisper_english.EnglishNormalizer._span_final
+    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__",
+                        lambda self, s: fallbacks.append(s) or original_call(self, s))
+    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final",
+                        lambda self, *a: spans.append(original_span(self, *a)) or spans[-1])
+    warm = [cold.tokens(s) for s in texts]
+    assert warm == plain
+    # warm tables: only brackets, cross-token apostrophes, "half" and the final symbol rules take __call__
+    assert len(fallbacks) > 500 and len(texts) - len(fallbacks) > 1500
+    assert any("(" in s for s in fallbacks) and any("%" in s or "$" in s or "." in s for s in fallbacks)
+    assert sum(s is not None for s in spans) > 300 and None in spans  # number spans put in, and refused
+    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__", original_call)
+    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final", original_span)
+    monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
+    tiny = whisper_english.EnglishNormalizer(spelling)
+    assert [tiny.tokens(s) for s in texts] == plain
+
+
+def test_tokens_share_their_word_objects():
+    spelling = english_spelling_mapping()
+    normalizer = whisper_english.EnglishNormalizer(spelling)
+    texts = ["The colour, of the sea", "the colour of THE sea."]
+    for s in texts:
+        normalizer(s)  # the tokens' first sight
+    a, b = map(normalizer.tokens, texts)
+    assert a == b == ("the", "color", "of", "the", "sea")
+    assert all(x is y for x, y in zip(a, b)) and a[0] is a[3]
+
+
+def test_the_whisper_normalizer_and_its_cache_give_the_same_tokens():
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.text.normalize import get_normalizer, tokens_of
+
+    texts = HANDMADE + generated(500, seed=23) + ["a\u200bb c", "\ufeffThe  end"]
+    whisper, basic = get_normalizer("whisper"), get_normalizer("basic")
+    for normalizer in (whisper, basic):
+        plain = _split_of_call(normalizer, texts)
+        assert [tokens_of(normalizer)(s) for s in texts] == plain
+        assert [NormalizedCache(normalizer).tokens(s) for s in texts] == plain
+    assert tokens_of(whisper) is whisper.tokens and not hasattr(basic, "tokens")
+
+
+def test_the_spelling_table_read_from_the_package_folder_is_the_resource():
+    import json
+    from importlib import resources
+
+    from asraudit.text.spelling import spelling_table
+
+    with resources.files("whisper_normalizer").joinpath("normalizers/english.json").open(encoding="utf-8") as fh:
+        resource = json.load(fh)
+    assert spelling_table() == resource and len(resource) > 1000
+    assert list(spelling_table()) == list(resource)

@@ -99,25 +99,55 @@ def _ratio_pairs(seed: int, n_units: int):
     return pairs
 
 
+@pytest.mark.parametrize("product", [True, False])
 @pytest.mark.parametrize("n_units", [1, 5, 300, 2500])
-def test_packed_columns_give_the_gathered_intervals(monkeypatch, n_units):
+def test_packed_columns_give_the_gathered_intervals(monkeypatch, n_units, product):
     pairs = _ratio_pairs(n_units, n_units)
-    packed = stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: product)  # else packed into words and gathered
+    shared = stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
     monkeypatch.setattr(stats, "_SHARED_MIN", 10**9)  # every ratio gathered on its own, as before
-    assert packed == stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
+    assert shared == stats.bootstrap_ratios(pairs, n_boot=150, seed=4)
 
 
-def test_packed_columns_share_words_and_leave_out_what_does_not_fit():
+@pytest.mark.parametrize("product", [True, False])
+def test_packed_columns_share_words_and_leave_out_what_does_not_fit(monkeypatch, product):
     pairs = _ratio_pairs(0, 400)
     columns = [np.asarray(a, dtype=np.float64) for pair in pairs for a in pair]
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
+    if not product:
+        monkeypatch.setattr(stats, "_PRODUCT_MAX", 0)  # too many columns x units for the product
     shared = stats._SharedColumns(columns, 400)
-    assert len(shared.words) < len(columns) // 4  # equal columns once, several columns per word
+    if product:  # equal columns once, one matrix column each
+        distinct = {col.tobytes() for c, col in enumerate(columns) if shared.has(c)}
+        assert shared.matrix is not None and not shared.words and shared.matrix.shape[1] == len(distinct)
+        assert len(distinct) < len(columns) * 0.6
+    else:  # equal columns once, several columns per word
+        assert shared.matrix is None and len(shared.words) < len(columns) // 4
     assert not shared.has(len(columns) - 4) and not shared.has(len(columns) - 2)  # fractions, sums past 2**53
     idx = np.random.default_rng(1).integers(0, 400, size=(7, 400))
     sums = shared.sums(idx, {})
     for c, col in enumerate(columns):
         if shared.has(c):
             assert np.array_equal(sums[c], col[idx].sum(axis=1))
+
+
+def test_resample_sums_by_matrix_product_are_exact_at_the_limit(monkeypatch):
+    """Counts times values, summed in whatever order the matrix product adds: exact while every column's
+    largest magnitude times the units stays below 2**53 (the bound the shared columns check)."""
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
+    n_units = 64
+    big = 2**53 // n_units - 1
+    rng = np.random.default_rng(8)
+    columns = [rng.integers(big - 1000, big, n_units).astype(np.float64),
+               -rng.integers(big - 1000, big, n_units).astype(np.float64),
+               rng.integers(-big, big, n_units).astype(np.float64)]
+    shared = stats._SharedColumns(columns, n_units)
+    assert shared.matrix is not None and all(shared.has(c) for c in range(3))
+    idx = rng.integers(0, n_units, size=(50, n_units))
+    sums = shared.sums(idx, {})
+    for c, col in enumerate(columns):
+        exact = col.astype(np.int64)[idx].sum(axis=1)  # integer sums: no rounding anywhere
+        assert np.array_equal(sums[c], exact.astype(np.float64)) and np.all(np.abs(exact) < 2**53)
 
 
 # ------------------------------------------------------------ cells read where asked
@@ -322,3 +352,22 @@ def test_prepared_clips_are_each_string_normalized_and_split(shared_reference_di
     assert [(c.clip_id, c.ref, dict(c.hyps)) for c in clips] == [p for p in plain if p[2]]
     assert len(calls) == len(set(calls))  # each distinct string once
 
+
+
+def test_linear_quantiles_are_numpys():
+    """The bootstrap's percentiles on Python floats: np.quantile's linear method, bit for bit (repr), on
+    ratios, ties, signed zeros, infinities, NaN (numpy's own path), one value and many."""
+    rng = np.random.default_rng(17)
+    arrays = [np.array([0.5]), np.array([-0.0, 0.0]), np.array([1.0, np.inf]), np.array([-np.inf, 0.0, np.inf]),
+              np.array([np.nan, 1.0, 2.0]), np.array([3.0, 3.0, 3.0])]
+    for n in (2, 3, 7, 40, 999, 1000, 1001, 2500):
+        arrays.append(rng.random(n))
+        arrays.append(rng.integers(0, 5, n) / rng.integers(1, 9, n))  # ratios with ties
+        arrays.append(np.round(rng.normal(size=n), 2))
+    qs = [(0.025000000000000022, 0.975), (0.0, 1.0), (0.005, 0.995), (0.5,), (0.1, 0.25, 0.75, 0.9)]
+    for a in arrays:
+        for q in qs:
+            ours = stats._linear_quantiles(a, q)
+            with np.errstate(invalid="ignore"):
+                theirs = np.quantile(a, list(q))
+            assert [repr(x) for x in ours] == [repr(float(x)) for x in theirs], (a, q)

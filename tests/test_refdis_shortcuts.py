@@ -231,3 +231,161 @@ def test_wer_cost_counted_once_per_distinct_hypothesis_is_the_plain_count():
         assert (c.clips, c.ref_words, c.corrected_words, c.n_echoed) == (n_clips, words, corrected_words, echoed)
         assert json.dumps([c.original.to_json(), c.corrected.to_json(), c.gained.to_json()]) == \
             json.dumps([iv.to_json() for iv in ivs])
+
+
+# ------------------------------------------------------------ numpy without the BLAS thread pool
+
+
+def _threads_after(code: str, env: dict) -> list[str]:
+    import os
+    import subprocess
+    import sys
+
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    full = {**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, **env,
+            "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code + "\nimport os\nfrom asraudit.blas_threads import "
+                          "blas_on_calling_thread as b\nprint(len(os.listdir('/proc/self/task')), "
+                          "os.environ.get('OPENBLAS_NUM_THREADS'), b())"],
+                         env=full, capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_numpy_imported_for_the_miner_starts_no_blas_threads():
+    """The plain import starts OpenBLAS's pool (one thread per core); the miner's import starts none, leaves the
+    environment as it was, and keeps a user's own setting."""
+    import os
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: OpenBLAS starts no pool either way")
+    plain = _threads_after("import numpy", {})
+    assert int(plain[0]) > 1 and plain[1:] == ["None", "False"]
+    helper = "from asraudit.blas_threads import import_numpy_single_threaded as f\nf()\nimport numpy"
+    assert _threads_after(helper, {}) == ["1", "None", "True"]
+    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "2"}) == ["2", "2", "False"]
+    assert _threads_after(helper, {"OPENBLAS_NUM_THREADS": "1"}) == ["1", "1", "True"]
+    late = "import numpy\nfrom asraudit.blas_threads import import_numpy_single_threaded as f\nf()"
+    assert _threads_after(late, {})[1:] == ["None", "False"]  # numpy loaded before: its pool stays, no product
+
+
+# ------------------------------------------------------------ clips tokenized by the normalizer's own token path
+
+
+def test_prepared_clips_are_those_of_the_split_normalized_strings(shared_reference_dir):
+    """``prepare_clips`` takes the Whisper normalizer's ``tokens`` (no join and split again): the clips are those
+    of ``tuple(normalize(text).split())``, here on the shared predictions and perturbed copies of them."""
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer, normalize_whisper
+
+    pset = load_predictions(shared_reference_dir / "predictions")
+    rng = random.Random(5)
+    for name, preds in list(pset.models.items())[:2]:  # two more models: the same texts, words dropped and doubled
+        rows = {}
+        for cid, p in preds.rows.items():
+            words = [w for w in p.hypothesis.split() if rng.random() > 0.05 for w in [w] * rng.choice([1, 1, 2])]
+            rows[cid] = Prediction(cid, p.reference, " ".join(words), None, p.row)
+        pset.models[name + "~x"] = ModelPredictions(name + "~x", preds.source, rows)
+    fast = prepare_clips(pset, NormalizedCache(get_normalizer("whisper")))
+    plain = prepare_clips(pset, lambda text: normalize_whisper(text))  # a lambda has no ``tokens``
+    assert fast == plain and len(fast) >= 150 and sum(len(c.hyps) for c in fast) >= 150 * 7
+
+
+# ------------------------------------------------------------ the command with the cycle collector paused
+
+
+@pytest.mark.parametrize("compat", [False, True])
+def test_the_command_runs_with_the_cycle_collector_paused_and_resumes_it(monkeypatch, tmp_path, shared_reference_dir,
+                                                                         compat):
+    """``asraudit refdis`` runs paused (no collection walks what its stages built) and resumes the collector
+    after its data is gone; a caller that paused it keeps it paused."""
+    import gc
+
+    from asraudit.cli import main
+    from asraudit.commands import refdis as command
+
+    seen = []
+    inner = command._run
+    monkeypatch.setattr(command, "_run", lambda args: seen.append(gc.isenabled()) or inner(args))
+    argv = ["refdis", "--preds", str(shared_reference_dir / "predictions"), "--panel", ",".join(PANEL),
+            "--json", str(tmp_path / "out.json")] + (["--compat", "hume"] if compat else ["--bootstrap", "50"])
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        assert main(argv) == 0 and gc.isenabled()
+        gc.disable()
+        assert main(argv) == 0 and not gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False, False]
+    assert json.loads((tmp_path / "out.json").read_text())["n_clips"] == 150
+
+
+# ------------------------------------------------------------ accept-ref tables from one reading of the verdicts
+
+
+def test_accept_ref_tables_are_accept_ref_and_its_breakdowns():
+    """Overall, by kind and by position in one pass: the same AcceptRef (counts, Wilson bounds, clips) as
+    ``accept_ref`` and ``breakdown`` give table by table; models never judged, judged on some edits only,
+    named twice or not scored, and edits whose group is not listed, included."""
+    from asraudit.probes.refdis import KINDS, POSITIONS, Edit
+    from asraudit.probes.refdis_score import accept_ref, accept_ref_tables, breakdown
+
+    def as_json(table):
+        return json.dumps({m: s.to_json() for m, s in table.items()}, sort_keys=False)
+
+    rng = random.Random(31)
+    verdicts = ["ref", "audio", "audio", "audio", "other", "ineligible"]
+    models = ["a", "b", "c", "never", "b"]
+    checked = 0
+    for trial in range(150):
+        edits = []
+        for k in range(rng.randint(0, 40)):
+            judged = {m: rng.choice(verdicts) for m in ("a", "b", "c", "unscored") if rng.random() < 0.85}
+            kind = rng.choice(KINDS + ("odd",) if trial % 3 == 0 else KINDS)
+            edits.append(Edit(f"c{rng.randint(0, 9)}", kind, rng.choice(POSITIONS), 0, 1, "r", "a", 3, 4, 3, (),
+                              None, verdicts=judged))
+        ways = [(lambda e: e.kind, KINDS), (lambda e: e.position, POSITIONS)]
+        overall, (by_kind, by_position) = accept_ref_tables(edits, models, ways)
+        assert as_json(overall) == as_json(accept_ref(edits, models))
+        for got, (by, groups) in zip((by_kind, by_position), ways):
+            plain = breakdown(edits, models, by, groups)
+            assert list(got) == list(plain) and all(as_json(got[g]) == as_json(plain[g]) for g in groups)
+        assert list(overall) == ["a", "b", "c", "never"]
+        checked += len(edits)
+    assert checked > 2000
+
+
+def test_clips_by_columns_are_the_clips_built_clip_by_clip(monkeypatch, shared_reference_dir):
+    """Where every model ran every clip in one order, ``prepare_clips`` builds the clips from per-model columns;
+    they are the clip-by-clip lookups' clips.  A model missing a clip, rows in another order or a model named
+    twice: the same clips either way (the columns are taken only where they apply)."""
+    from asraudit.metrics.normalized_cache import NormalizedCache
+    from asraudit.probes import refdis
+    from asraudit.probes.refdis import prepare_clips
+    from asraudit.text.normalize import get_normalizer
+
+    full = load_predictions(shared_reference_dir / "predictions")
+    names = full.model_names
+    first = names[0]
+    missing = PredictionSet(dict(full.models))
+    rows = dict(full.models[first].rows)
+    rows.pop(next(iter(rows)))
+    missing.models[first] = ModelPredictions(first, full.models[first].source, rows)
+    reordered = PredictionSet(dict(full.models))
+    flipped = dict(reversed(list(full.models[names[1]].rows.items())))
+    reordered.models[names[1]] = ModelPredictions(names[1], full.models[names[1]].source, flipped)
+    cases = [(full, names, True), (full, names[:2] + names[:1], True), (missing, names, False),
+             (reordered, names, False), (full, [], False)]
+    normalize = NormalizedCache(get_normalizer("whisper"))
+    columns = refdis._clips_by_columns
+    for pset, models, by_columns in cases:
+        taken = []
+        monkeypatch.setattr(refdis, "_clips_by_columns", lambda *a: taken.append(columns(*a)) or taken[-1])
+        fast = prepare_clips(pset, normalize, models)
+        monkeypatch.setattr(refdis, "_clips_by_columns", lambda *a: None)
+        plain = prepare_clips(pset, normalize, models)
+        assert fast == plain and (len(plain) == 150 if models else not plain)
+        assert [list(c.hyps) for c in fast] == [list(c.hyps) for c in plain]
+        assert (taken[0] is not None) == by_columns

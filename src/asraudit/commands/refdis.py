@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from asraudit.bulk import cycle_collector_paused
 from asraudit.commands.common import load_predictions_with_warnings
 from asraudit.data.paths import ensure_writable_file
 from asraudit.data.predictions import PredictionSet
@@ -83,6 +84,14 @@ def _names(value: str | None) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The whole command with the cycle collector paused (``bulk``): its stages build their data paused anyway,
+    # and between them the collector's first pass would walk every object they built (tens of milliseconds
+    # at leaderboard scale, twice).  Resumed once ``_run``'s data is freed, with nothing left to walk.
+    with cycle_collector_paused():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     for flag, path in (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
                        ("--review-sheet", args.review_sheet), ("--json", args.json)):
         if path is not None:
@@ -151,6 +160,9 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
 
 
 def _run_full(args, pset: PredictionSet, panel, models) -> int:
+    from asraudit.blas_threads import import_numpy_single_threaded
+
+    import_numpy_single_threaded()  # no OpenBLAS thread pool spinning at start-up (blas_threads.py)
     from asraudit.probes.corrected import load_corrected_references, write_corrected_benchmark
     from asraudit.probes.refdis import prepare_clips
     from asraudit.probes.refdis_probe import measure_refdis

@@ -16,6 +16,15 @@ class NormalizedCache:
     def __init__(self, normalize: Callable[[str], str]):
         self.normalize = normalize
         self._memo: dict[str, str] = {}
+        self._tokens: Callable[[str], tuple[str, ...]] | None = getattr(normalize, "tokens", None)
+
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """``tuple(self(text).split())``, through the normalizer's own ``tokens`` where it has one (the Whisper
+        normalizer's builds the words without joining and splitting them again).  Not memoized: a caller
+        tokenizing a corpus keeps its tuples per distinct string itself."""
+        if self._tokens is None:
+            return tuple(self(text).split())
+        return self._tokens(text)
 
     def __call__(self, text: str) -> str:
         out = self._memo.get(text)

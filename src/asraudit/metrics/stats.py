@@ -17,6 +17,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from asraudit.blas_threads import blas_on_calling_thread
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
@@ -32,6 +33,9 @@ _PREFETCH_MIN = 50_000_000  # indices in all; below this a second thread costs m
 # Ratios over the same units whose columns are packed together (``_SharedColumns``) rather than gathered one
 # ratio at a time: below this the packing costs more than it saves.
 _SHARED_MIN = 4
+# Distinct shared columns x units up to which their resample sums are one matrix product (``_SharedColumns``;
+# 64 MB of float64), past which they are packed into int64 words and gathered.
+_PRODUCT_MAX = 1 << 23
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -206,8 +210,38 @@ class _RatioResamples:
         if values.size == 0:
             return Interval(self.estimate, float("nan"), float("nan"), confidence)
         alpha = (1 - confidence) / 2
-        low, high = np.quantile(values, [alpha, 1 - alpha])
-        return Interval(self.estimate, float(low), float(high), confidence)
+        low, high = _linear_quantiles(values, (alpha, 1 - alpha))
+        return Interval(self.estimate, low, high, confidence)
+
+
+def _linear_quantiles(values: np.ndarray, quantiles: tuple[float, ...]) -> tuple[float, ...]:
+    """``np.quantile(values, quantiles)`` (its default, linear method) of a 1-D array, as floats.
+
+    numpy's steps, on Python floats (the same IEEE operations, one at a time): the virtual index (n - 1) * q,
+    its floor and the next index (both the last one from n - 1 on, both the first below 0), the weight
+    v - floor, and the interpolation a + (b - a) * g, or b - (b - a) * (1 - g) from g = 0.5 on, between the
+    order statistics (read from the sorted values: numpy's partition puts the same values there).  A miner
+    takes 120 intervals a run, and np.quantile's first call also loads numpy.ma (about 8 ms of CPU);
+    values with a NaN take np.quantile itself."""
+    ordered = np.sort(values)
+    n = ordered.size
+    if n == 0 or ordered[-1] != ordered[-1]:  # empty, or a NaN (sorted last): numpy's own rules
+        return tuple(float(x) for x in np.quantile(values, list(quantiles)))
+    out = []
+    for q in quantiles:
+        virtual = (n - 1) * q
+        if virtual >= n - 1:
+            lo = hi = -1
+        elif virtual < 0:
+            lo = hi = 0
+        else:
+            lo = math.floor(virtual)
+            hi = lo + 1
+        a, b = float(ordered[lo]), float(ordered[hi])
+        gamma = virtual - lo
+        diff = b - a
+        out.append(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)
+    return tuple(out)
 
 
 def bootstrap_ratio(
@@ -253,23 +287,32 @@ def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT
 
 
 class _SharedColumns:
-    """Many columns of small whole numbers over the same units, packed side by side into few int64 words.
+    """Many columns of small whole numbers over the same units, summed over every resample at once.
 
     A miner scores forty models with three ratios each over the same clips:
     gathering each ratio's resamples separately is most of its bootstrap.
-    Equal columns (every model's reference word counts) are gathered once,
-    and each column gets the bits its largest possible resample sum needs
+    Equal columns (every model's reference word counts) are kept once.  Where
+    the distinct columns are few enough (``_PRODUCT_MAX`` entries) and BLAS
+    runs on the calling thread (``blas_threads``: the miner's command loads
+    numpy so; a thread pool would cost more than the product saves), each chunk
+    of resamples is turned into counts (how often each unit was drawn in each
+    resample) and multiplied by the columns: one matrix product gives every
+    column's sum in every resample.  The counts and the values are whole
+    numbers and every partial sum stays below 2**53 (each column's largest
+    magnitude times the units, checked here), so the float product is exact
+    in any order of additions: the same integers the float path adds up.
+    Past that size the columns are packed side by side into few int64 words
+    instead, each getting the bits its largest possible resample sum needs
     (negative columns shifted up by their minimum, which every resample of
     ``n_units`` draws adds exactly ``n_units`` times), so one gather sums
-    three or four columns.  The sums are the same integers the float path
-    adds up exactly, so the intervals are bit-for-bit those."""
+    three or four columns.  Either way the intervals are bit-for-bit those of
+    the float path."""
 
     def __init__(self, columns: list[np.ndarray], n_units: int):
         self.n_units = n_units
-        self.slot: dict[int, tuple[int, int, int, int]] = {}  # column -> (word, shift, bits, offset)
-        seen: dict[bytes, tuple[int, int, int, int]] = {}  # a column's values -> its slot
-        words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
-        used = 0
+        self.slot: dict[int, int] = {}  # column -> its distinct column
+        seen: dict[bytes, int] = {}  # a column's values -> its distinct column
+        distinct: list[tuple[np.ndarray, int]] = []  # (values, offset)
         for c, col in enumerate(columns):
             if not len(col) or not np.array_equal(col, np.floor(col)):  # fractions, NaN, infinities
                 continue
@@ -280,12 +323,25 @@ class _SharedColumns:
             offset = min(0, int(col.min()))
             if max(-offset, int(col.max())) * n_units >= 2**53:
                 continue  # the float path's sums are not exact there: it rounds, and that is its answer
+            self.slot[c] = seen[key] = len(distinct)
+            distinct.append((col, offset))
+        self.matrix: np.ndarray | None = None
+        self.words: list[np.ndarray] = []
+        self.fields: list[tuple[int, int, int, int]] = []  # per distinct column: (word, shift, bits, offset)
+        if not distinct:
+            return
+        if n_units * len(distinct) <= _PRODUCT_MAX and blas_on_calling_thread():
+            self.matrix = np.column_stack([col.astype(np.float64, copy=False) for col, _ in distinct])
+            return
+        words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
+        used = 0
+        for col, offset in distinct:
             bits = max(1, ((int(col.max()) - offset) * n_units).bit_length())
             if used + bits > 63:
                 words.append([])
                 used = 0
             words[-1].append((col, used, offset))
-            self.slot[c] = seen[key] = (len(words) - 1, used, bits, offset)
+            self.fields.append((len(words) - 1, used, bits, offset))
             used += bits
         self.words = [_pack(w) for w in words if w]
 
@@ -293,14 +349,22 @@ class _SharedColumns:
         return column in self.slot
 
     def sums(self, idx: np.ndarray, buffers: dict) -> dict[int, np.ndarray]:
-        """Each packed column's sum over every resample in ``idx`` (float64, exact)."""
+        """Each shared column's sum over every resample in ``idx`` (float64, exact)."""
+        if self.matrix is not None:
+            k, n = idx.shape
+            # counts[r, u]: how often resample r drew unit u (each row's indices offset into its own stretch)
+            flat = (idx + np.arange(0, k * n, n, dtype=np.intp)[:, None]).ravel()
+            counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+            totals = counts @ self.matrix
+            return {c: totals[:, j] for c, j in self.slot.items()}
         buffer = buffers.get(np.int64)
         if buffer is None or buffer.shape != idx.shape:
             buffer = buffers[np.int64] = np.empty(idx.shape, np.int64)
         idx = idx.astype(np.intp, copy=False)  # take converts narrower indices on every call: once here, not per word
         totals = [np.take(w, idx, out=buffer, mode="clip").sum(axis=1) for w in self.words]
         out = {}
-        for c, (word, shift, bits, offset) in self.slot.items():
+        for c, j in self.slot.items():
+            word, shift, bits, offset = self.fields[j]
             field = (totals[word] >> shift) & ((1 << bits) - 1)
             out[c] = (field + offset * self.n_units).astype(np.float64)
         return out

@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.bulk import builds_in_bulk
@@ -353,16 +354,40 @@ def prepare_clips(
     # Each distinct raw string normalized and split once: a reference recurs in every model's file, and
     # many hypotheses recur too (the same words from several models or versions of one).
     tokens: dict[str, tuple[str, ...]] = {}
+    # ``tuple(normalize(text).split())``, by the normalizer's own token path where it has one (text/normalize.py)
+    split = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
 
     def tokenized(text: str) -> tuple[str, ...]:
         out = tokens.get(text)
         if out is None:
-            out = tokens[text] = tuple(normalize(text).split())
+            out = tokens[text] = split(text)
         return out
 
+    by_columns = _clips_by_columns(refs, names, rows_of, tokenized)
+    if by_columns is not None:
+        return by_columns
     clips = []
     for cid in refs:  # every clip, in clip_ids() order
         hyps = {m: tokenized(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
         if hyps:
             clips.append(ClipInput(cid, tokenized(refs[cid]), hyps))
     return clips
+
+
+_HYPOTHESIS = attrgetter("hypothesis")
+
+
+def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokenized) -> list[ClipInput] | None:
+    """``prepare_clips``'s clips where every model ran every clip, in the clips' order (a leaderboard's files,
+    usually), else None.
+
+    Then each model's hypotheses are one pass over its rows, and each clip's models one ``zip`` of those
+    columns: the clips the clip-by-clip lookups build (the same models in the same order, the same token
+    tuples: ``tokenized`` is memoized and the normalizer's output does not depend on the order it is called
+    in), without two dictionary lookups per clip and model."""
+    order = list(refs)
+    if not names or not all(len(rows) == len(order) and list(rows) == order for _, rows in rows_of):
+        return None
+    columns = [list(map(tokenized, map(_HYPOTHESIS, rows.values()))) for _, rows in rows_of]
+    return [ClipInput(cid, tokenized(ref), dict(zip(names, hyps)))
+            for (cid, ref), *hyps in zip(refs.items(), *columns)]

@@ -62,11 +62,16 @@ class HypCells:
             bounds = [0]
             extend = bounds.extend
             for _, i1, i2, j1, j2 in self._ops:
-                k = min(i2 - i1, j2 - j1)  # tokens with one hypothesis word each (0 for a deletion, an insertion)
-                if k:
-                    extend(ladder[2 * j1:2 * (j1 + k)])
-                if i2 - i1 > k:
-                    extend([j1 + k] * (2 * (i2 - i1 - k)))
+                a, b = i2 - i1, j2 - j1
+                # the first min(a, b) tokens get one hypothesis word each (none for a deletion, an insertion),
+                # the further a - b (where a > b) none; written out, not min(): this runs for every opcode
+                if a <= b:
+                    if a:
+                        extend(ladder[2 * j1:2 * (j1 + a)])
+                else:
+                    if b:
+                        extend(ladder[2 * j1:2 * (j1 + b)])
+                    extend([j1 + b] * (2 * (a - b)))
             bounds.append(j_end)
             self._bounds = bounds
         return self._bounds

@@ -20,7 +20,7 @@ from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
-from asraudit.probes.refdis_score import AcceptRef, accept_ref, breakdown
+from asraudit.probes.refdis_score import AcceptRef, accept_ref, accept_ref_tables, breakdown
 from asraudit.text.normalize import get_normalizer
 
 RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
@@ -77,9 +77,12 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     else:
         result = mine(clips, list(panel), params, scored=list(scored))
     boot = n_boot if accept_ref_boot is None else accept_ref_boot
-    scores = accept_ref(result.edits, scored, n_boot=boot, seed=seed)
-    by_kind = breakdown(result.edits, scored, lambda e: e.kind, KINDS)
-    by_position = breakdown(result.edits, scored, lambda e: e.position, POSITIONS)
+    # accept-ref overall, by kind and by position from one reading of the verdicts (the clip bootstrap, when
+    # asked for, needs accept_ref's per-clip counts)
+    scores, (by_kind, by_position) = accept_ref_tables(result.edits, scored, [(lambda e: e.kind, KINDS),
+                                                                             (lambda e: e.position, POSITIONS)])
+    if boot > 0:
+        scores = accept_ref(result.edits, scored, n_boot=boot, seed=seed)
     by_group: dict[str, dict[str, AcceptRef]] = {}
     if groups is not None:
         values = list(dict.fromkeys(groups.values()))

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import compress
+from operator import methodcaller
 from typing import Callable, Iterable, Sequence
 
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, bootstrap_ratio, wilson_interval
@@ -99,6 +101,51 @@ def accept_ref(
             boot_low, boot_high = iv.low, iv.high
         out[m] = AcceptRef(m, c["ref"], c["audio"], c["other"], c["ineligible"], low, high, boot_low, boot_high, len(clips))
     return out
+
+
+def _summary(model: str, cells: list[tuple[int, int, int, int, set[str]]]) -> AcceptRef:
+    """One model's ``AcceptRef`` (no bootstrap) from per-cell counts and eligible clips (``accept_ref_tables``)."""
+    n_ref = sum(c[0] for c in cells)
+    n_audio = sum(c[1] for c in cells)
+    clips = cells[0][4] if len(cells) == 1 else set().union(*(c[4] for c in cells))
+    low, high = wilson_interval(n_ref, n_ref + n_audio)
+    return AcceptRef(model, n_ref, n_audio, sum(c[2] for c in cells), sum(c[3] for c in cells), low, high,
+                     None, None, len(clips))
+
+
+def accept_ref_tables(
+    edits: Sequence[Edit],
+    models: Sequence[str],
+    ways: Sequence[tuple[Callable[[Edit], str], Sequence[str]]],
+) -> tuple[dict[str, AcceptRef], list[dict[str, dict[str, AcceptRef]]]]:
+    """``accept_ref(edits, models)`` and ``breakdown(edits, models, by, groups)`` for each ``(by, groups)`` of
+    ``ways``, reading each verdict once instead of once per table (no bootstrap: ``n_boot`` 0).
+
+    The edits are split into cells of equal group values (e.g. kind x position: nine); per cell and model the
+    four verdict counts and the clips with a ``ref`` or ``audio`` verdict are taken with C-level passes over
+    the cell's verdicts, and every table's entry is the sum of its cells' counts with the union of their
+    clips: the numbers ``accept_ref`` counts one verdict at a time."""
+    cells: dict[tuple[str, ...], list[Edit]] = {}
+    for e in edits:
+        cells.setdefault(tuple([by(e) for by, _ in ways]), []).append(e)
+    models = list(dict.fromkeys(models))
+    per_cell: dict[tuple[str, ...], dict[str, tuple[int, int, int, int, set[str]]]] = {}
+    eligible = frozenset(("ref", "audio")).__contains__
+    for key, members in cells.items():
+        verdicts = [e.verdicts for e in members]
+        clip_ids = [e.clip_id for e in members]
+        counted = per_cell[key] = {}
+        for m in models:
+            col = list(map(methodcaller("get", m), verdicts))  # None: not judged on that edit
+            counted[m] = (col.count("ref"), col.count("audio"), col.count("other"), col.count("ineligible"),
+                          set(compress(clip_ids, map(eligible, col))))
+    empty = (0, 0, 0, 0, set())
+    overall = {m: _summary(m, [c[m] for c in per_cell.values()] or [empty]) for m in models}
+    tables = []
+    for w, (_, groups) in enumerate(ways):
+        tables.append({g: {m: _summary(m, [c[m] for key, c in per_cell.items() if key[w] == g] or [empty])
+                           for m in models} for g in groups})
+    return overall, tables
 
 
 def breakdown(

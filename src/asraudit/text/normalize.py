@@ -205,6 +205,24 @@ def normalize_whisper(text: str) -> str:
     return _fast_english()(strip_format_characters(text))
 
 
+def _whisper_tokens(text: str) -> tuple[str, ...]:
+    """``tuple(normalize_whisper(text).split())`` (``EnglishNormalizer.tokens``)."""
+    return _fast_english().tokens(strip_format_characters(text))
+
+
+# A normalizer's ``tokens`` attribute, where it has one, gives ``tuple(normalizer(text).split())`` without the join
+# and the split (``tokens_of``); the miner tokenizes every distinct string of a leaderboard.
+normalize_whisper.tokens = _whisper_tokens  # type: ignore[attr-defined]
+
+
+def tokens_of(normalize: Normalizer) -> Callable[[str], tuple[str, ...]]:
+    """A function giving ``tuple(normalize(text).split())``: the normalizer's own ``tokens`` where it has one."""
+    fast = getattr(normalize, "tokens", None)
+    if fast is not None:
+        return fast
+    return lambda text: tuple(normalize(text).split())
+
+
 _BASIC = BasicNormalizer()  # its token table fills as text comes (text/basic_normalizer.py)
 
 

@@ -43,7 +43,9 @@ transformers is tested on tens of thousands of strings.
 from __future__ import annotations
 
 import re
+import sys
 from functools import lru_cache
+from itertools import chain
 
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
 
@@ -94,6 +96,19 @@ HALF_WORD = re.compile(r"half\b")
 _CACHE_LIMIT = 400_000  # distinct tokens (or number runs) kept; cleared when full
 
 
+def _final_symbol(s: str) -> bool:
+    """Whether ``s`` holds a character the last two symbol rules (``_symbols``) read."""
+    return "." in s or "$" in s or "%" in s or "£" in s or "€" in s or "¢" in s
+
+
+def _final_words(spelled: str) -> tuple[str, ...] | None:
+    """A token's (or number span's) output as words, or None where the last symbol rules could read it.
+
+    Interned: every string built from the token gets the same word objects, whose hashes are computed once
+    (the miner aligns and looks up the words of tens of thousands of strings)."""
+    return None if _final_symbol(spelled) else tuple(map(sys.intern, spelled.split()))
+
+
 def _word_cascade(s: str, ignore: bool = True) -> str:
     """The steps before the number normalizer that need no cross-token context, on ``s``."""
     plain = PLAIN_TOKEN.fullmatch(s) if ignore else None
@@ -134,6 +149,14 @@ SUFFIX_WORD = re.compile(r"(?:st|nd|rd|th|s)\b")  # what the number preprocess j
 NOT_INERT = re.compile(rb"[^\x00]+")  # over a string of token codes
 
 
+def _inert(codes: bytes) -> bool:
+    """Whether a string of these token codes is its tokens' final spellings joined (see ``EnglishNormalizer``)."""
+    return (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
+            # find, not `in`: bytes.__contains__ tries its argument as an int first and
+            # raises and clears a TypeError for a bytes one, twice the cost
+            and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0)))
+
+
 class EnglishNormalizer:
     """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
 
@@ -162,11 +185,13 @@ class EnglishNormalizer:
         self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
         # A value with whitespace would need a final re-split; none has one, but stay exact if so.
         self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
-        # Per token: code, final spelling, words.  Replaced whole (never cleared in place) when
-        # full, so a call in another thread keeps the tables it started with.
-        self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]]] = ({}, {}, {})
+        # Per token: code, final spelling, words, final words (``_final_words``).  Replaced whole (never
+        # cleared in place) when full, so a call in another thread keeps the tables it started with.
+        self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]],
+                            dict[str, tuple[str, ...] | None]] = ({}, {}, {}, {})
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._spans: dict[tuple[str, ...], str] = {}
+        self._span_finals: dict[tuple[str, ...], tuple[str, ...] | None] = {}
         self._span_words: dict[tuple[bool, str], str] = {}
         self._active: dict[str, int] = {}
 
@@ -198,6 +223,7 @@ class EnglishNormalizer:
             else:
                 code = SELF if self._run(words) == (spelled,) else ACTIVE
             tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
+            tables[3][token] = _final_words(spelled)
             return
         kind = max((self._kind(w) for w in words), default=0)
         spelled = " ".join(self._spelling.get(w, w) for w in words)
@@ -214,6 +240,7 @@ class EnglishNormalizer:
         else:
             code = ACTIVE
         tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
+        tables[3][token] = _final_words(spelled)
 
     def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
         """A maximal run of non-inert words through the number normalizer, then spelling."""
@@ -246,8 +273,8 @@ class EnglishNormalizer:
         tokens = s.split()
         tables = self._tables
         if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
-            tables = self._tables = ({}, {}, {})
-        code_of, spelled, words = tables
+            tables = self._tables = ({}, {}, {}, {})
+        code_of, spelled, words, _ = tables
         try:
             codes = bytes(map(code_of.get, tokens))
         except TypeError:  # a token seen for the first time
@@ -255,10 +282,7 @@ class EnglishNormalizer:
                 if t not in code_of:
                     self._learn(t, tables)
             codes = bytes(map(code_of.get, tokens))
-        if (ACTIVE not in codes and DIGITS not in codes and HALF not in codes
-                # find, not `in`: bytes.__contains__ tries its argument as an int first and
-                # raises and clears a TypeError for a bytes one, twice the cost
-                and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0))):
+        if _inert(codes):
             if EMPTY in codes or self._resplit:  # a token with no words (or a spelling to ""): left out
                 return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
             return self._symbols(" ".join(map(spelled.get, tokens)))
@@ -274,7 +298,48 @@ class EnglishNormalizer:
         out.extend(map(spelled.get, tokens[pos:]))
         return self._symbols(" ".join(filter(None, out)))
 
-    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict]) -> str:
+    def tokens(self, text: str) -> tuple[str, ...]:
+        """``tuple(self(text).split())``, without joining the words and splitting them again.
+
+        A string of tokens seen before, with no bracket and no cross-token apostrophe, is put together from
+        each token's final words (and each number span's), the same pieces ``__call__`` joins; where the last
+        symbol rules could read one of them (a "." or "%" left in the output), or anything else is unusual,
+        the string takes ``__call__``.  The words are shared objects (``_final_words``)."""
+        s = text.lower()
+        if not ("[" in s or "<" in s or "(" in s or ("'" in s and CROSS_TOKEN.search(s))):
+            tokens = s.split()
+            tables = self._tables
+            final = tables[3]
+            try:  # a TypeError: a token seen for the first time (no code), or a piece the symbol rules read
+                codes = bytes(map(tables[0].get, tokens))
+                if _inert(codes):
+                    return tuple(chain.from_iterable(map(final.get, tokens)))
+                if HALF not in codes:
+                    out: list[str] = []
+                    pos = 0
+                    for m in NOT_INERT.finditer(codes):
+                        start, end = m.span()
+                        out.extend(chain.from_iterable(map(final.get, tokens[pos:start])))
+                        out.extend(self._span_final(tuple(tokens[start:end]), tables))
+                        pos = end
+                    out.extend(chain.from_iterable(map(final.get, tokens[pos:])))
+                    return tuple(out)
+            except TypeError:
+                pass
+        return tuple(self(text).split())
+
+    def _span_final(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> tuple[str, ...] | None:
+        """``_final_words`` of ``_span`` (memoized alongside it)."""
+        try:
+            return self._span_finals[span]
+        except KeyError:
+            out = _final_words(self._span(span, tables))
+            if len(self._span_finals) >= _CACHE_LIMIT:
+                self._span_finals.clear()
+            self._span_finals[span] = out
+            return out
+
+    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> str:
         """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
         out = self._spans.get(span)
         if out is None:
