@@ -1,19 +1,28 @@
 """``--compat hume``'s speed-ups change nothing but the time: each is checked against the plain path it replaces.
 
 The text2num filter read from a string's words answers what the filter of the
-joined string answers.
+joined string answers; ``hume_tokens`` is the split of ``hume_normalize``; a
+diff view built by a matcher reused across a clip's hypotheses is the view of a
+fresh matcher and of difflib itself, its counts those of the plain reading of the
+opcodes; and ``run_hume``'s per-model columns give the clips of the clip-by-clip
+lookups.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 
 import pytest
 
-from asraudit.probes import refdis_compat_numbers
+from asraudit.data.predictions import load_predictions
+from asraudit.probes import refdis_compat_numbers, refdis_compat_run
+from asraudit.probes.refdis_compat import HumeParams, _DiffView, hume_normalize, hume_tokens, mine_clip_hume
 from asraudit.probes.refdis_compat_numbers import NUMBER_WORDS, may_hold_number, tokens_may_hold_number
+from asraudit.probes.refdis_compat_run import run_hume
 
+PANEL = ["wav2vec2-base-960h", "whisper-tiny.en", "whisper-base.en", "whisper-small.en"]
 _NOISE = list(".,;:!?'\"-()/&%$#*+= \t\u00a0\u2019\u2014éüßİK…0123（）中文ｓ£€")
 
 
@@ -47,3 +56,94 @@ def test_the_number_filter_on_words_is_the_filter_on_the_joined_string(shared_re
                 assert tokens_may_hold_number(words) == want, words
                 hits += want
         assert hits > 100
+
+
+def test_hume_tokens_are_the_split_of_hume_normalize(shared_reference_dir):
+    pytest.importorskip("text_to_num")  # the conversion path too (without it both skip text2num alike)
+    texts = _texts(shared_reference_dir, random.Random(1))
+    changed = 0
+    for t in texts:
+        assert hume_tokens(t) == tuple(hume_normalize(t).split()), t
+        changed += hume_tokens(t) != tuple(t.split())
+    assert changed > 1000
+    assert hume_tokens("one hundred and twenty pounds") == tuple(hume_normalize("one hundred and twenty pounds").split())
+
+
+def _plain_view(ref, hyp):
+    """The view as first written: difflib's opcodes read one by one, the matched words counted from "equal"."""
+    opcodes = difflib.SequenceMatcher(None, list(ref), list(hyp), autojunk=False).get_opcodes()
+    missed, matched, inserted = set(), 0, {}
+    for tag, i1, i2, j1, j2 in opcodes:
+        if tag == "equal":
+            matched += i2 - i1
+        elif tag == "insert":
+            inserted.setdefault(i1, []).extend(hyp[j1:j2])
+        else:
+            missed.update(range(i1, i2))
+    return opcodes, missed, matched, inserted
+
+
+def test_views_of_a_reused_matcher_are_difflibs_plain_views():
+    pytest.importorskip("cydifflib")
+    from cydifflib import SequenceMatcher
+
+    rng = random.Random(4)
+    for _ in range(400):
+        ref = tuple(rng.choice("abcdefg") for _ in range(rng.randint(1, 20)))
+        hyps = []
+        for _ in range(rng.randint(1, 12)):
+            h = tuple(w for w in ref if rng.random() > 0.15) + tuple(rng.choice("abcxyz") for _ in range(rng.randint(0, 2)))
+            hyps.append(h if rng.random() > 0.2 else tuple(rng.choice("abcdefg") for _ in range(rng.randint(0, 20))))
+            if rng.random() < 0.2:
+                hyps.append(ref)
+            if rng.random() < 0.2:
+                hyps.append(hyps[rng.randrange(len(hyps))])  # the same tuple again: the matcher's cached answer
+        matcher = SequenceMatcher(None, (), (), autojunk=False)
+        for h in hyps:
+            view = _DiffView(ref, h, matcher)
+            fresh = _DiffView(ref, h)
+            opcodes, missed, matched, inserted = _plain_view(ref, h)
+            for v in (view, fresh):
+                assert [tuple(o) for o in v.opcodes] == opcodes
+                assert (v.missed, v.matched, v.inserted) == (missed, matched, inserted)
+
+
+def _clips_plainly(pset, words):
+    rows_of = [(m, pset.models[m].rows) for m in pset.model_names]
+    for cid in pset.clip_ids():
+        yield cid, {m: words(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
+
+
+def test_clip_hypotheses_by_columns_are_the_clip_by_clip_lookups(shared_reference_dir, tmp_path):
+    pset = load_predictions(shared_reference_dir / "predictions")
+    assert all(list(p.rows) == pset.clip_ids() for p in pset.models.values())  # the columns path is taken
+    for got, want in ((pset, pset), (pset, pset)):
+        assert list(refdis_compat_run._clip_hypotheses(got, hume_tokens)) == list(_clips_plainly(want, hume_tokens))
+    # Files with holes and another order take the lookups; the same clips either way.
+    rng = random.Random(2)
+    for i, path in enumerate(sorted((shared_reference_dir / "predictions").glob("*.jsonl"))):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        if i == 1:
+            lines = [ln for ln in lines if rng.random() > 0.1]
+        if i == 2:
+            rng.shuffle(lines)
+        (tmp_path / path.name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    holes = load_predictions(tmp_path)
+    assert list(refdis_compat_run._clip_hypotheses(holes, hume_tokens)) == list(_clips_plainly(holes, hume_tokens))
+
+
+def test_run_hume_mines_what_the_string_miner_mines_clip_by_clip(shared_reference_dir):
+    """The whole run on words is the per-clip miner on ``hume_normalize``'s strings, edit for edit."""
+    pset = load_predictions(shared_reference_dir / "predictions")
+    params = HumeParams(majority=0.75, include_middle=True)
+    refs = pset.references()
+    edits = []
+    for cid in pset.clip_ids():
+        hyps = {m: hume_normalize(p.rows[cid].hypothesis) for m, p in pset.models.items() if cid in p.rows}
+        edits += mine_clip_hume(cid, hume_normalize(refs[cid]).split(), {m: hyps[m] for m in PANEL}, hyps, params)
+    got = run_hume(pset, PANEL, params)
+    assert len(edits) > 50
+    assert [e.to_json() for e in got.edits] == [e.to_json() for e in edits]
+    # and with a caller's own normalizer, split as given
+    own = run_hume(pset, PANEL, params, normalize=hume_normalize)
+    assert own.to_json() == got.to_json()

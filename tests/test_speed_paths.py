@@ -41,7 +41,7 @@ def test_a_hypothesis_equal_to_its_reference_gets_difflibs_opcodes_without_diffl
     from asraudit.probes.refdis_compat import _DiffView
 
     for a, _ in _seqs(random.Random(3), 300):
-        assert [tuple(o) for o in _DiffView(a, " ".join(a)).opcodes] == \
+        assert [tuple(o) for o in _DiffView(tuple(a), tuple(a)).opcodes] == \
             difflib.SequenceMatcher(None, a, list(a), autojunk=False).get_opcodes()
 
 

@@ -44,8 +44,8 @@ from functools import lru_cache
 from typing import Callable, Mapping, Sequence
 
 from asraudit.errors import InputError
-from asraudit.probes.refdis_compat_numbers import may_hold_number
-from asraudit.text.normalize import get_normalizer
+from asraudit.probes.refdis_compat_numbers import may_hold_number, tokens_may_hold_number
+from asraudit.text.normalize import get_normalizer, tokens_of
 
 # The release's command line reads the panel size against this constant, not
 # against a parameter: it refuses panels smaller than 3 outright.
@@ -150,6 +150,33 @@ def hume_normalize(text: str) -> str:
     return convert(out) if convert is not None and out else out
 
 
+def hume_tokens(text: str) -> tuple[str, ...]:
+    """``tuple(hume_normalize(text).split())``, from the Whisper normalizer's words, never joined and split.
+
+    Where the normalized words are ASCII (no CJK character to space out), they are the split of
+    ``hume_normalize``'s string until ``text2num``; its filter reads the words (``tokens_may_hold_number``),
+    and only a string that may hold a number is joined for ``alpha2digit`` (and split again where it changed).
+    The words are the normalizer's shared objects, so the aligner hashes each distinct word once.  Anything
+    else takes ``hume_normalize``."""
+    if not text:
+        return ()
+    stripped = _PARENS.sub("", text) if "(" in text or "（" in text else text
+    words = _whisper_tokens()(stripped)
+    if not all(map(str.isascii, words)):
+        return tuple(hume_normalize(text).split())
+    convert = _alpha2digit()
+    if convert is None or not words or not tokens_may_hold_number(words):
+        return words
+    joined = " ".join(words)
+    out = convert(joined)
+    return words if out == joined else tuple(out.split())
+
+
+@lru_cache(maxsize=1)
+def _whisper_tokens() -> Callable[[str], tuple[str, ...]]:
+    return tokens_of(get_normalizer("whisper"))
+
+
 # ------------------------------------------------------------------ alignment
 
 
@@ -169,26 +196,34 @@ def char_distance(ref: str, hyp: str) -> float:
 
 
 class _DiffView:
-    """One normalized hypothesis read against the reference through difflib opcodes."""
+    """One normalized hypothesis (its words) read against the reference's words through difflib opcodes."""
 
     __slots__ = ("hyp", "opcodes", "missed", "matched", "inserted")
 
-    def __init__(self, ref_tokens: Sequence[str], hyp_text: str):
-        self.hyp = hyp_text.split() if hyp_text else []
-        if self.hyp == ref_tokens:  # what difflib answers for two equal sequences, without asking it
-            self.opcodes = [("equal", 0, len(self.hyp), 0, len(self.hyp))] if self.hyp else []
-        else:
-            self.opcodes = SequenceMatcher(None, ref_tokens, self.hyp, autojunk=False).get_opcodes()
-        self.missed: set[int] = set()
-        self.matched = 0
-        self.inserted: dict[int, list[str]] = {}
+    def __init__(self, ref_tokens: tuple[str, ...], hyp: tuple[str, ...], matcher: SequenceMatcher | None = None):
+        self.hyp = hyp
+        if hyp == ref_tokens:  # what difflib answers for two equal sequences, without asking it
+            self.opcodes = [("equal", 0, len(hyp), 0, len(hyp))] if hyp else []
+            self.missed: set[int] = set()
+            self.matched = len(hyp)
+            self.inserted: dict[int, list[str]] = {}
+            return
+        if matcher is None:
+            self.opcodes = SequenceMatcher(None, ref_tokens, hyp, autojunk=False).get_opcodes()
+        else:  # one matcher per clip, given each hypothesis in turn (``set_seqs`` clears what it computed)
+            matcher.set_seqs(ref_tokens, hyp)
+            self.opcodes = matcher.get_opcodes()
+        self.missed = missed = set()
+        self.inserted = inserted = {}
         for tag, i1, i2, j1, j2 in self.opcodes:
             if tag == "equal":
-                self.matched += i2 - i1
-            elif tag == "insert":
-                self.inserted.setdefault(i1, []).extend(self.hyp[j1:j2])
+                continue
+            if tag == "insert":
+                inserted.setdefault(i1, []).extend(hyp[j1:j2])
             else:  # "delete" and "replace" both leave reference words unreproduced
-                self.missed.update(range(i1, i2))
+                missed.update(range(i1, i2))
+        # The opcodes cover the reference once: what is not missed is matched ("equal").
+        self.matched = len(ref_tokens) - len(missed)
 
     def replacement_for(self, span: set[int]) -> str:
         """What the hypothesis wrote in place of ``span``: every replace block touching it."""
@@ -246,11 +281,24 @@ def mine_clip_hume(
     kept: deletions left to right, then the start insertion, then the end one;
     verdicts in ``model_hyps`` order.
     """
-    ref = list(ref_tokens)
+    panel_words = {m: tuple(h.split()) for m, h in panel_hyps.items()}
+    model_words = {m: tuple(h.split()) for m, h in model_hyps.items()}
+    return mine_clip_tokens(clip_id, tuple(ref_tokens), panel_words, model_words, params)
+
+
+def mine_clip_tokens(
+    clip_id: str,
+    ref: tuple[str, ...],
+    panel_hyps: Mapping[str, tuple[str, ...]],
+    model_hyps: Mapping[str, tuple[str, ...]],
+    params: HumeParams = HumeParams(),
+) -> list[HumeEdit]:
+    """``mine_clip_hume`` on hypotheses already split into words (tuples), as ``run_hume`` has them."""
     n_ref = len(ref)
     if not n_ref or not panel_hyps:
         return []
-    panel_views = {m: _DiffView(ref, h) for m, h in panel_hyps.items()}
+    matcher = SequenceMatcher(None, (), (), autojunk=False)
+    panel_views = {m: _DiffView(ref, h, matcher) for m, h in panel_hyps.items()}
     # int() truncates, as the release does: 0.5 x 7 words asks for 3 matches.
     min_matched = int(params.min_ref_match * n_ref)
     panel = {m: v for m, v in panel_views.items() if v.matched >= min_matched}
@@ -259,7 +307,7 @@ def mine_clip_hume(
     threshold = params.threshold(len(panel))
     # The scored models' views are aligned only once the panel has found an edit (half the clips of a
     # leaderboard have none); panel members are usually also scored: their view is reused for the same text.
-    scored = _ScoredViews(ref, model_hyps, panel_hyps, panel_views, min_matched)
+    scored = _ScoredViews(ref, model_hyps, panel_hyps, panel_views, min_matched, matcher)
 
     edits = _deletions(clip_id, ref, panel, scored, threshold, params)
     edits += _insertions(clip_id, ref, panel, scored, threshold, params)
@@ -269,14 +317,14 @@ def mine_clip_hume(
 class _ScoredViews:
     """model -> its view, or None where it is ineligible on the clip, aligned on first ``items()``."""
 
-    def __init__(self, ref, model_hyps, panel_hyps, panel_views, min_matched):
-        self._args = ref, model_hyps, panel_hyps, panel_views, min_matched
+    def __init__(self, ref, model_hyps, panel_hyps, panel_views, min_matched, matcher):
+        self._args = ref, model_hyps, panel_hyps, panel_views, min_matched, matcher
         self._views: dict[str, _DiffView | None] | None = None
 
     def items(self):
         if self._views is None:
-            ref, model_hyps, panel_hyps, panel_views, min_matched = self._args
-            views = {m: panel_views[m] if m in panel_hyps and panel_hyps[m] == h else _DiffView(ref, h)
+            ref, model_hyps, panel_hyps, panel_views, min_matched, matcher = self._args
+            views = {m: panel_views[m] if m in panel_hyps and panel_hyps[m] == h else _DiffView(ref, h, matcher)
                      for m, h in model_hyps.items()}
             self._views = {m: (v if v.matched >= min_matched else None) for m, v in views.items()}
         return self._views.items()

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from operator import attrgetter
+from typing import Callable, Iterator, Sequence
 
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.metrics.normalized_cache import NormalizedCache
-from asraudit.probes.refdis_compat import HUME_MIN_PANEL_CLI, HumeEdit, HumeParams, hume_normalize, mine_clip_hume
+from asraudit.probes.refdis_compat import HUME_MIN_PANEL_CLI, HumeEdit, HumeParams, hume_tokens, mine_clip_tokens
 
 
 def wilson_196(k: int, n: int) -> tuple[float, float, float]:
@@ -115,15 +115,46 @@ def run_hume(
         )
     scored = list(models) if models is not None else pset.model_names
     pset.require_models(scored)
-    norm = normalize or NormalizedCache(hume_normalize)
+    # Each distinct raw string normalized and split once (a reference recurs in every file); by default
+    # through ``hume_tokens``, the words of ``hume_normalize``'s string without joining and splitting them.
+    split = hume_tokens if normalize is None else (lambda text: tuple(normalize(text).split()))
+    memo: dict[str, tuple[str, ...]] = {}
+
+    def words(text: str) -> tuple[str, ...]:
+        out = memo.get(text)
+        if out is None:
+            out = memo[text] = split(text)
+        return out
+
     refs = pset.references()
+    scored_set = set(scored)
     edits: list[HumeEdit] = []
-    rows_of = [(m, pset.models[m].rows) for m in pset.model_names]  # looked up once, not per clip and model
-    for cid in pset.clip_ids():
-        hyps = {m: norm(rows[cid].hypothesis) for m, rows in rows_of if cid in rows}
+    for cid, hyps in _clip_hypotheses(pset, words):
         panel_hyps = {m: hyps[m] for m in panel if m in hyps}
         if len(panel_hyps) < params.min_panel:
             continue
-        model_hyps = {m: h for m, h in hyps.items() if m in scored}
-        edits += mine_clip_hume(cid, norm(refs[cid]).split(), panel_hyps, model_hyps, params)
+        model_hyps = {m: h for m, h in hyps.items() if m in scored_set}
+        edits += mine_clip_tokens(cid, words(refs[cid]), panel_hyps, model_hyps, params)
     return HumeResult(len(refs), panel, params, edits, accept_ref_hume(edits))
+
+
+_HYPOTHESIS = attrgetter("hypothesis")
+
+
+def _clip_hypotheses(pset: PredictionSet, words: Callable[[str], tuple[str, ...]]) -> Iterator[tuple[str, dict]]:
+    """(clip id, model -> its words) for every clip in ``clip_ids`` order, models in file order.
+
+    Where every model ran every clip in one order (a leaderboard's files, usually), each model's hypotheses
+    are one pass over its rows and each clip's models one ``zip`` of those columns; otherwise two lookups per
+    clip and model.  The same pairs either way (``words`` is memoized and does not depend on call order)."""
+    names = pset.model_names
+    rows_of = [pset.models[m].rows for m in names]  # looked up once, not per clip and model
+    order = pset.clip_ids()
+    if names and all(len(rows) == len(order) and list(rows) == order for rows in rows_of):
+        columns = [list(map(words, map(_HYPOTHESIS, rows.values()))) for rows in rows_of]
+        for cid, *hyps in zip(order, *columns):
+            yield cid, dict(zip(names, hyps))
+        return
+    named = list(zip(names, rows_of))
+    for cid in order:
+        yield cid, {m: words(rows[cid].hypothesis) for m, rows in named if cid in rows}
