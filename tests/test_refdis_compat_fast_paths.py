@@ -147,3 +147,37 @@ def test_run_hume_mines_what_the_string_miner_mines_clip_by_clip(shared_referenc
     # and with a caller's own normalizer, split as given
     own = run_hume(pset, PANEL, params, normalize=hume_normalize)
     assert own.to_json() == got.to_json()
+
+
+def test_views_shared_by_equal_hypotheses_mine_what_a_view_per_model_mines(shared_reference_dir, monkeypatch):
+    """One view per distinct hypothesis of a clip (one matcher) gives the edits of a fresh view per model."""
+    from asraudit.probes import refdis_compat
+    from asraudit.probes.refdis_compat import mine_clip_tokens
+
+    rng = random.Random(6)
+    clips = []
+    pset = load_predictions(shared_reference_dir / "predictions")
+    refs = pset.references()
+    for cid in pset.clip_ids():
+        hyps = {m: hume_tokens(p.rows[cid].hypothesis) for m, p in pset.models.items()}
+        for k in range(3):  # copies of some models' words, as variants of one model write them
+            src = rng.choice(list(hyps))
+            hyps[f"{src}~{k}"] = hyps[src] if rng.random() < 0.6 else tuple(hyps[src][1:])
+        clips.append((cid, hume_tokens(refs[cid]), hyps))
+    for _ in range(300):
+        ref = tuple(rng.choice("abcdef") for _ in range(rng.randint(1, 12)))
+        pool = [ref, ref[1:], ref[:-1], ref + ("x",), ("x",) + ref, tuple(w for w in ref if w != "a"), ()]
+        clips.append((f"r{_}", ref, {f"m{i}": rng.choice(pool) for i in range(rng.randint(3, 9))}))
+
+    def mined():
+        out = []
+        for cid, ref, hyps in clips:
+            panel = {m: hyps[m] for m in list(hyps)[:4]}
+            for params in (HumeParams(majority=0.75, include_middle=True), HumeParams(), HumeParams(min_ref_match=0.9)):
+                out += [e.to_json() for e in mine_clip_tokens(cid, ref, panel, hyps, params)]
+        return out
+
+    shared = mined()
+    monkeypatch.setattr(refdis_compat, "_clip_views", lambda ref: lambda hyp: _DiffView(ref, hyp))
+    assert mined() == shared
+    assert len(shared) > 100

@@ -297,8 +297,8 @@ def mine_clip_tokens(
     n_ref = len(ref)
     if not n_ref or not panel_hyps:
         return []
-    matcher = SequenceMatcher(None, (), (), autojunk=False)
-    panel_views = {m: _DiffView(ref, h, matcher) for m, h in panel_hyps.items()}
+    view_of = _clip_views(ref)
+    panel_views = {m: view_of(h) for m, h in panel_hyps.items()}
     # int() truncates, as the release does: 0.5 x 7 words asks for 3 matches.
     min_matched = int(params.min_ref_match * n_ref)
     panel = {m: v for m, v in panel_views.items() if v.matched >= min_matched}
@@ -306,26 +306,42 @@ def mine_clip_tokens(
         return []
     threshold = params.threshold(len(panel))
     # The scored models' views are aligned only once the panel has found an edit (half the clips of a
-    # leaderboard have none); panel members are usually also scored: their view is reused for the same text.
-    scored = _ScoredViews(ref, model_hyps, panel_hyps, panel_views, min_matched, matcher)
+    # leaderboard have none); panel members are usually also scored, with the panel's views.
+    scored = _ScoredViews(model_hyps, view_of, min_matched)
 
     edits = _deletions(clip_id, ref, panel, scored, threshold, params)
     edits += _insertions(clip_id, ref, panel, scored, threshold, params)
     return edits
 
 
+def _clip_views(ref: tuple[str, ...]) -> Callable[[tuple[str, ...]], _DiffView]:
+    """hypothesis -> its view against ``ref``, one per distinct hypothesis of the clip.
+
+    A view depends on the reference and the hypothesis only, and is only read once built: models that wrote
+    the same words share one, so each distinct hypothesis is aligned once, all by one matcher."""
+    matcher = SequenceMatcher(None, (), (), autojunk=False)
+    views: dict[tuple[str, ...], _DiffView] = {}
+
+    def view_of(hyp: tuple[str, ...]) -> _DiffView:
+        view = views.get(hyp)
+        if view is None:
+            view = views[hyp] = _DiffView(ref, hyp, matcher)
+        return view
+
+    return view_of
+
+
 class _ScoredViews:
     """model -> its view, or None where it is ineligible on the clip, aligned on first ``items()``."""
 
-    def __init__(self, ref, model_hyps, panel_hyps, panel_views, min_matched, matcher):
-        self._args = ref, model_hyps, panel_hyps, panel_views, min_matched, matcher
+    def __init__(self, model_hyps, view_of, min_matched):
+        self._args = model_hyps, view_of, min_matched
         self._views: dict[str, _DiffView | None] | None = None
 
     def items(self):
         if self._views is None:
-            ref, model_hyps, panel_hyps, panel_views, min_matched, matcher = self._args
-            views = {m: panel_views[m] if m in panel_hyps and panel_hyps[m] == h else _DiffView(ref, h, matcher)
-                     for m, h in model_hyps.items()}
+            model_hyps, view_of, min_matched = self._args
+            views = {m: view_of(h) for m, h in model_hyps.items()}
             self._views = {m: (v if v.matched >= min_matched else None) for m, v in views.items()}
         return self._views.items()
 
