@@ -121,14 +121,27 @@ class HumeEdit:
 
 @lru_cache(maxsize=1)
 def _alpha2digit() -> Callable[[str], str] | None:
+    convert_any = _alpha2digit_unfiltered()
+    if convert_any is None:
+        return None
+
+    def convert(text: str) -> str:
+        if not may_hold_number(text):  # returned unchanged (refdis_compat_numbers); most strings, no call
+            return text
+        return convert_any(text)
+
+    return convert
+
+
+@lru_cache(maxsize=1)
+def _alpha2digit_unfiltered() -> Callable[[str], str] | None:
+    """text2num's English ``alpha2digit`` on every string, or None where text2num is not installed."""
     try:
         from text_to_num import alpha2digit
     except ImportError:
         return None
 
     def convert(text: str) -> str:
-        if not may_hold_number(text):  # returned unchanged (refdis_compat_numbers); most strings, no call
-            return text
         try:
             return alpha2digit(text, "en")
         except Exception:  # text2num raises on input it cannot parse; the release passes it through
@@ -164,11 +177,11 @@ def hume_tokens(text: str) -> tuple[str, ...]:
     words = _whisper_tokens()(stripped)
     if not all(map(str.isascii, words)):
         return tuple(hume_normalize(text).split())
-    convert = _alpha2digit()
+    convert = _alpha2digit_unfiltered()
     if convert is None or not words or not tokens_may_hold_number(words):
         return words
     joined = " ".join(words)
-    out = convert(joined)
+    out = convert(joined)  # the filter of ``_alpha2digit`` already passed, on the words
     return words if out == joined else tuple(out.split())
 
 

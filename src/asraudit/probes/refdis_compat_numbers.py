@@ -62,7 +62,8 @@ def tokens_may_hold_number(words: tuple[str, ...]) -> bool:
             seen, holding = _known = (set(), set())
         for w in words:
             if w not in seen:
-                if may_hold_number(w):
+                # A word of ASCII letters only is its one run: the test without the regex scan.
+                if (w.lower().rstrip("s") in NUMBER_WORDS) if w.isalpha() and w.isascii() else may_hold_number(w):
                     holding.add(w)  # before ``seen``: a word seen is always answered
                 seen.add(w)
     return not holding.isdisjoint(words)
