@@ -181,3 +181,64 @@ def test_views_shared_by_equal_hypotheses_mine_what_a_view_per_model_mines(share
     monkeypatch.setattr(refdis_compat, "_clip_views", lambda ref: lambda hyp: _DiffView(ref, hyp))
     assert mined() == shared
     assert len(shared) > 100
+
+
+# ------------------------------------------------------------ the JSONL loader in one loop
+
+_ROWS = [
+    '{"audio_filepath": "a", "text": "one two", "pred_text": "one too"}',
+    '{"audio_filepath": "b", "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": "c", "text": "x", "pred_text": "y", "duration": 1.5}',
+    '{"audio_filepath": "d", "text": "x", "pred_text": "y", "duration": -1}',
+    '{"audio_filepath": 7, "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": 7.5, "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": true, "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": "  ", "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": "e", "text": null, "pred_text": "y"}',
+    '{"audio_filepath": "f", "text": "x", "pred_text": null}',
+    '{"audio_filepath": "g", "text": "x", "pred_text": NaN}',
+    '{"audio_filepath": "h", "text": "x", "pred_text": 3}',
+    '{"id": "i", "reference": "x", "hypothesis": "y"}',
+    '{"id": "j", "ref": "x", "hyp": "y", "extra": 1}',
+    '{"audio_filepath": "k", "pred_text": "y"}',
+    '  {"audio_filepath": "l", "text": "x", "pred_text": "y"}  \r',
+    '{"audio_filepath": "m", "text": "x\u2028y", "pred_text": "y\u0085"}',
+    '{"audio_filepath": "n", "text": "x", "pred_text": "y"} trailing',
+    '{"audio_filepath": "o", "text": "x", "pred_text": ',
+    '[1, 2]',
+    '"a string"',
+    '',
+    '   ',
+    '{"audio_filepath": "a", "text": "again", "pred_text": "dup"}',
+]
+
+
+def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
+    """Rows, order, skipped count, or the error raised (message, file and row): all as the generic path."""
+    from asraudit.data import predictions
+    from asraudit.errors import InputError
+
+    def outcome(load, path):
+        try:
+            rows, skipped = load(path)
+        except InputError as exc:
+            return "error", str(exc), exc.row
+        return [(k, type(p), p) for k, p in rows.items()], skipped
+
+    rng = random.Random(7)
+    kinds = set()
+    for n in range(600):
+        lines = [rng.choice(_ROWS[:3] + _ROWS) for _ in range(rng.randint(0, 8))]
+        text = "\n".join(lines) + rng.choice(["\n", "", "\r\n"])
+        raw = text.encode("utf-8")
+        if rng.random() < 0.1:
+            raw = b"\xef\xbb\xbf" + raw  # a BOM, dropped on line 1 only
+        if rng.random() < 0.05 and raw:
+            at = rng.randrange(len(raw))
+            raw = raw[:at] + b"\xff" + raw[at:]  # not UTF-8
+        path = tmp_path / f"m{n}.jsonl"
+        path.write_bytes(raw)
+        want = outcome(lambda p: predictions._kept_rows(predictions._checked_rows(p, predictions._prediction), p), path)
+        assert outcome(predictions._jsonl_predictions, path) == want, raw
+        kinds.add(want[0] if want[0] == "error" else "rows")
+    assert kinds == {"error", "rows"}
