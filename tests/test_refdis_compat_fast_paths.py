@@ -242,3 +242,35 @@ def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
         assert outcome(predictions._jsonl_predictions, path) == want, raw
         kinds.add(want[0] if want[0] == "error" else "rows")
     assert kinds == {"error", "rows"}
+
+
+def _first_references_plainly(pset):
+    first, differing = {}, set()
+    for preds in pset.models.values():
+        for cid, p in preds.rows.items():
+            ref = first.setdefault(cid, p.reference)
+            if ref != p.reference:
+                differing.add(cid)
+    return first, differing
+
+
+def test_files_seen_before_are_skipped_by_the_first_references_pass():
+    from pathlib import Path
+
+    from asraudit.data.predictions import ModelPredictions, Prediction, PredictionSet
+
+    rng = random.Random(9)
+    skipped_some = False
+    for _ in range(400):
+        models = {}
+        for m in range(rng.randint(1, 5)):
+            rows = {}
+            for c in rng.sample(range(6), rng.randint(0, 6)):
+                ref = rng.choice(["a b", "a b", "a  b", "c", ""])
+                rows[f"c{c}"] = Prediction(f"c{c}", "".join(list(ref)), "x", None, c + 1)  # equal, not the same
+            models[f"m{m}"] = ModelPredictions(f"m{m}", Path(f"m{m}.jsonl"), rows)
+        pset = PredictionSet(models)
+        got, want = pset._first_references(), _first_references_plainly(pset)
+        assert got == want and list(got[0]) == list(want[0])
+        skipped_some |= len(models) > 1 and not got[1]
+    assert skipped_some

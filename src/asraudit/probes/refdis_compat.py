@@ -52,7 +52,14 @@ from asraudit.text.normalize import get_normalizer, tokens_of
 HUME_MIN_PANEL_CLI = 3
 
 _PARENS = re.compile(r"[(（][^)）]+?[)）]")
-_CJK = re.compile(r"([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af])")
+_CJK_PATTERN = r"([\u3400-\u4dbf\u4e00-\u9fff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af])"
+
+
+@lru_cache(maxsize=1)
+def _cjk() -> re.Pattern:
+    """The CJK pattern, compiled on first use (its ranges take milliseconds to compile; English never needs it)."""
+    return re.compile(_CJK_PATTERN)
+
 
 
 @dataclass(frozen=True)
@@ -158,7 +165,7 @@ def hume_normalize(text: str) -> str:
         text = _PARENS.sub("", text)
     out = get_normalizer("whisper")(text)
     # The CJK pattern matches no ASCII character: an ASCII string skips the scan (the costlier half).
-    out = " ".join((out if out.isascii() else _CJK.sub(r" \1 ", out)).split())
+    out = " ".join((out if out.isascii() else _cjk().sub(r" \1 ", out)).split())
     convert = _alpha2digit()
     return convert(out) if convert is not None and out else out
 
@@ -174,8 +181,8 @@ def hume_tokens(text: str) -> tuple[str, ...]:
     if not text:
         return ()
     stripped = _PARENS.sub("", text) if "(" in text or "（" in text else text
-    words = _whisper_tokens()(stripped)
-    if not all(map(str.isascii, words)):
+    words = _WHISPER_WORDS(stripped)
+    if not "".join(words).isascii():
         return tuple(hume_normalize(text).split())
     convert = _alpha2digit_unfiltered()
     if convert is None or not words or not tokens_may_hold_number(words):
@@ -185,9 +192,8 @@ def hume_tokens(text: str) -> tuple[str, ...]:
     return words if out == joined else tuple(out.split())
 
 
-@lru_cache(maxsize=1)
-def _whisper_tokens() -> Callable[[str], tuple[str, ...]]:
-    return tokens_of(get_normalizer("whisper"))
+# ``tuple(normalize_whisper(text).split())``: the Whisper normalizer's own token path (text/normalize.py).
+_WHISPER_WORDS: Callable[[str], tuple[str, ...]] = tokens_of(get_normalizer("whisper"))
 
 
 # ------------------------------------------------------------------ alignment

@@ -128,12 +128,13 @@ def run_hume(
 
     refs = pset.references()
     scored_set = set(scored)
+    every_model = scored_set.issuperset(pset.model_names)  # then a clip's scored hypotheses are all of them
     edits: list[HumeEdit] = []
     for cid, hyps in _clip_hypotheses(pset, words):
         panel_hyps = {m: hyps[m] for m in panel if m in hyps}
         if len(panel_hyps) < params.min_panel:
             continue
-        model_hyps = {m: h for m, h in hyps.items() if m in scored_set}
+        model_hyps = hyps if every_model else {m: h for m, h in hyps.items() if m in scored_set}
         edits += mine_clip_tokens(cid, words(refs[cid]), panel_hyps, model_hyps, params)
     return HumeResult(len(refs), panel, params, edits, accept_ref_hume(edits))
 
