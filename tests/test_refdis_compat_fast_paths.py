@@ -274,3 +274,35 @@ def test_files_seen_before_are_skipped_by_the_first_references_pass():
         assert got == want and list(got[0]) == list(want[0])
         skipped_some |= len(models) > 1 and not got[1]
     assert skipped_some
+
+
+def _tally_plainly(edits):
+    tally = {}
+    for e in edits:
+        for m, v in e.verdict.items():
+            if v is None:
+                continue
+            counts = tally.setdefault(m, [0, 0])
+            counts[0] += v == "ref"
+            counts[1] += 1
+    return tally
+
+
+def test_accept_ref_counted_by_pairs_is_the_per_edit_tally():
+    from asraudit.probes.refdis_compat import HumeEdit
+    from asraudit.probes.refdis_compat_run import accept_ref_hume, wilson_196
+
+    rng = random.Random(10)
+    for _ in range(300):
+        models = [f"m{i}" for i in range(rng.randint(1, 6))]
+        edits = []
+        for _ in range(rng.randint(0, 12)):
+            names = rng.sample(models, rng.randint(0, len(models)))
+            verdict = {m: rng.choice(["ref", "consensus", None, None]) for m in names}
+            edits.append(HumeEdit("c", "delete", "start", ("a",), (0,), 3, 4, 0.5, verdict))
+        want = {m: (k, n) for m, (k, n) in _tally_plainly(edits).items()}
+        got = accept_ref_hume(edits)
+        assert list(got) == [m for m, _ in sorted(want.items(), key=lambda item: -item[1][0] / item[1][1])]
+        for m, (k, n) in want.items():
+            rate, lo, hi = wilson_196(k, n)
+            assert got[m] == {"rate": rate, "n_ref": k, "n_eligible": n, "lo": lo, "hi": hi}

@@ -8,7 +8,9 @@ its JSON layout).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
+from itertools import chain
 from operator import attrgetter
 from typing import Callable, Iterator, Sequence
 
@@ -35,14 +37,17 @@ def accept_ref_hume(edits: Sequence[HumeEdit]) -> dict[str, dict]:
 
     A model never eligible on any edit is absent, as in the release.
     """
+    # Every (model, verdict) pair counted in one C-level pass; its first-seen order gives each model's first
+    # eligible edit, the order the per-edit tally kept (``_tally_plainly`` in the tests is that tally).
+    pairs = Counter(chain.from_iterable(e.verdict.items() for e in edits))
     tally: dict[str, list[int]] = {}
-    for e in edits:
-        for m, v in e.verdict.items():
-            if v is None:
-                continue
-            counts = tally.setdefault(m, [0, 0])
-            counts[0] += v == "ref"
-            counts[1] += 1
+    for (m, v), n in pairs.items():
+        if v is None:
+            continue
+        counts = tally.setdefault(m, [0, 0])
+        if v == "ref":
+            counts[0] += n
+        counts[1] += n
     out = {}
     for m, (k, n) in tally.items():
         rate, lo, hi = wilson_196(k, n)
