@@ -306,3 +306,14 @@ def test_accept_ref_counted_by_pairs_is_the_per_edit_tally():
         for m, (k, n) in want.items():
             rate, lo, hi = wilson_196(k, n)
             assert got[m] == {"rate": rate, "n_ref": k, "n_eligible": n, "lo": lo, "hi": hi}
+
+
+def test_the_memoized_char_distance_is_char_distance():
+    from asraudit.probes.refdis_compat import _char_distance_memo, char_distance
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        r = " ".join("".join(rng.choice("abc") for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
+        h = " ".join("".join(rng.choice("abx") for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(0, 3)))
+        for _ in range(2):  # the second call is answered from the memo
+            assert _char_distance_memo(r, h) == char_distance(r, h)

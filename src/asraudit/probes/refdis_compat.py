@@ -214,6 +214,11 @@ def char_distance(ref: str, hyp: str) -> float:
     return 1.0 - sum(b.size for b in blocks) / len(r)
 
 
+# ``char_distance`` memoized (a pure function of two strings): a clip's panel members often write the same
+# replacement, and short spans recur (about one distinct pair in ten at leaderboard scale).
+_char_distance_memo = lru_cache(maxsize=1 << 16)(char_distance)
+
+
 class _DiffView:
     """One normalized hypothesis (its words) read against the reference's words through difflib opcodes."""
 
@@ -403,7 +408,7 @@ def _deletions(clip_id, ref, panel, scored, threshold, params) -> list[HumeEdit]
         span = set(run)
         chunk = " ".join(ref[i] for i in run)
         distances = sorted(
-            char_distance(chunk, view.replacement_for(span))
+            _char_distance_memo(chunk, view.replacement_for(span))
             for view in panel.values()
             if not view.missed.isdisjoint(span)
         )
