@@ -210,6 +210,8 @@ _ROWS = [
     '',
     '   ',
     '{"audio_filepath": "a", "text": "again", "pred_text": "dup"}',
+    '{"audio_filepath": "p", "text": "x", "pred_text": "y"}x',  # one character after the object, no newline at
+    '{"audio_filepath": "q", "text": "x", "pred_text": "y"}\t',  # the end of the file: read, then refused
 ]
 
 
@@ -227,7 +229,7 @@ def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
 
     rng = random.Random(7)
     kinds = set()
-    for n in range(600):
+    for n in range(1500):
         lines = [rng.choice(_ROWS[:3] + _ROWS) for _ in range(rng.randint(0, 8))]
         text = "\n".join(lines) + rng.choice(["\n", "", "\r\n"])
         raw = text.encode("utf-8")

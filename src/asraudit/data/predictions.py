@@ -346,9 +346,10 @@ def _jsonl_predictions(path: Path) -> tuple[dict[str, Prediction], int]:
             except UnicodeDecodeError:
                 line = decode_line(raw, lineno, offset, path)  # raises, naming the byte
             offset += len(raw)
-            try:  # plain_object
-                rec, end = scan(line, space(line, 0).end())
-                if type(rec) is not dict or space(line, end).end() != len(line):
+            try:  # plain_object; a row that starts with "{" and ends with "}\n" needs neither whitespace match
+                rec, end = scan(line, 0 if line[:1] == "{" else space(line, 0).end())
+                if type(rec) is not dict or not (
+                        (end == len(line) - 1 and line[-1] == "\n") or space(line, end).end() == len(line)):
                     rec = None
             except Exception:
                 rec = None
