@@ -274,6 +274,11 @@ def test_files_seen_before_are_skipped_by_the_first_references_pass():
         pset = PredictionSet(models)
         got, want = pset._first_references(), _first_references_plainly(pset)
         assert got == want and list(got[0]) == list(want[0])
+        seen = {}
+        for preds in models.values():
+            for cid in preds.rows:
+                seen.setdefault(cid, None)
+        assert pset.clip_ids() == list(seen)  # one C-level pass, the same first-seen order
         skipped_some |= len(models) > 1 and not got[1]
     assert skipped_some
 

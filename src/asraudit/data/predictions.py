@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
@@ -120,11 +121,7 @@ class PredictionSet:
 
     def clip_ids(self) -> list[str]:
         """Every clip any model ran, in first-seen order."""
-        seen: dict[str, None] = {}
-        for preds in self.models.values():
-            for cid in preds.rows:
-                seen.setdefault(cid, None)
-        return list(seen)
+        return list(dict.fromkeys(chain.from_iterable(preds.rows for preds in self.models.values())))
 
     def common_clip_ids(self, models: Sequence[str] | None = None) -> list[str]:
         """Clips every named model (default: all) ran, in first-seen order."""
