@@ -17,7 +17,6 @@ path, which the CLI prints as one line.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -32,6 +31,8 @@ _MAX_STEM = 80  # well under any filesystem's 255-byte name limit, with room for
 
 
 def _label_hash(label: str) -> str:
+    import hashlib  # here: most commands never name a file after a label, and OpenSSL's bindings take ms to load
+
     return hashlib.sha256(label.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
