@@ -161,7 +161,9 @@ def test_decoder_patches_change_nothing(transducer):
     itself = transducer.variant(ActivationPatch(source=SourcesByAudio.from_pairs([(c, c) for c in audio]),
                                                 site="decoder", layer=-1))
     assert itself.transcribe(audio) == transducer.transcribe(audio)
-    assert totals(itself, audio) == totals(transducer, audio)
+    # The patched run is another code path (hooks, the paired batch): equal up to rounding (1e-9 relative
+    # seen on AVX-512), not bit for bit (tests/tolerances.py).
+    np.testing.assert_allclose(totals(itself, audio), totals(transducer, audio), rtol=LOGPROB_RTOL, atol=1e-6)
     donor = transducer.variant(ActivationPatch(source=FixedAudio(clips(1, seed=11)[0], "donor"), site="decoder",
                                                layer=0, positions=(0, 1)))
     assert donor.transcribe(audio) == transducer.transcribe(audio)

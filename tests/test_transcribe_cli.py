@@ -284,3 +284,14 @@ def test_killed_transcribe_run_resumes_without_redoing_finished_jobs(librivox_ma
         (model_calls,) = db.execute("SELECT SUM(n_jobs) FROM batches").fetchone()
     assert model_calls == len(doubled)  # every clip went through the model exactly once
     assert len(read_jsonl(out / "whisper-tiny.en.jsonl")) == len(doubled)
+
+
+def test_ray_workers_get_the_drivers_openmp_threads_unless_the_user_named_them(monkeypatch):
+    from asraudit.run.ray_executor import _with_driver_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _with_driver_threads(None) == {"env_vars": {"OMP_NUM_THREADS": "3"}}
+    mine = {"env_vars": {"OMP_NUM_THREADS": "8", "X": "1"}, "pip": ["six"]}
+    assert _with_driver_threads(mine) == mine  # the user's value kept, nothing else touched
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert int(_with_driver_threads({"env_vars": {"X": "1"}})["env_vars"]["OMP_NUM_THREADS"]) >= 1

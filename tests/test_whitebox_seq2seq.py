@@ -204,6 +204,8 @@ def test_other_white_box_families_equal_their_runner_and_their_hooks_reach_the_m
     assert before.shape[1] == width
     np.testing.assert_allclose(after - before, np.broadcast_to(2.0 * vector, before.shape), atol=1e-4)
     masked = model.variant(CrossAttentionMask(frames=Frames("span", 0.0, 1.0))).score(clips[0], ["the cat"])
-    assert masked[0].logprobs != base[0].logprobs
+    assert masked[0].logprobs != base[0].logprobs  # tiny random weights: a real mask moves them by 1e-10..1e-5
     outside = model.variant(CrossAttentionMask(frames=Frames("span", 5.0, 6.0))).score(clips[0], ["the cat"])
-    assert outside[0].logprobs == base[0].logprobs
+    # A mask over no frame changes nothing but the attention kernel (a masked one adds in another order on
+    # some CPUs: 1e-9 relative seen on AVX-512), so equal up to rounding (tests/tolerances.py).
+    np.testing.assert_allclose(outside[0].logprobs, base[0].logprobs, atol=1e-6, rtol=LOGPROB_RTOL)

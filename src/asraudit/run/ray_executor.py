@@ -36,6 +36,25 @@ from asraudit.run.sharing import claim_units, wait_for_others
 from asraudit.run.spec import ORIGINAL, ConditionGrid, Task
 from asraudit.run.store import ResultStore
 
+def _with_driver_threads(runtime_env: dict | None) -> dict:
+    """The actors' runtime environment with the driver's ``OMP_NUM_THREADS`` (its core count when unset).
+
+    Ray sets ``OMP_NUM_THREADS=1`` in a worker whose environment does not name it, and that alone changes
+    CTranslate2's int8 kernels on some CPUs even with the same ``intra_threads`` (measured on an AVX-512
+    machine: "ill-disposed" locally, "old-sposed" with the variable at 1), so a Ray run would write other
+    transcripts than a local one.  Handing the workers the value a local run sees keeps the rows equal; a
+    value the user put in ``runtime_env`` wins."""
+    import os
+
+    env = dict(runtime_env or {})
+    variables = dict(env.get("env_vars") or {})
+    if "OMP_NUM_THREADS" not in variables:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        variables["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or str(cores)
+    env["env_vars"] = variables
+    return env
+
+
 class _ModelWorker:
     """Holds one model inside a Ray actor (plain class; wrapped with ray.remote on use)."""
 
@@ -90,6 +109,7 @@ class RayExecutor:
         # A worker process that dies (killed, out of memory) is restarted once and its call retried, so
         # the run loses only the batch in flight, which is recomputed; every stored batch stays stored.
         options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
+        options["runtime_env"] = _with_driver_threads(options.get("runtime_env"))
         worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
         with model_call():  # the actors load their models now: the driver's wait is model time
