@@ -76,3 +76,24 @@ def test_another_scorer_keeps_its_own_counts(monkeypatch):
     result = measure_refdis(clips, ["m0", "m1", "m2", "m3"], MinerParams(majority=0.5), scored=["m0", "m4"],
                             n_boot=50, counts=counts)
     assert calls and set(result.cost) == {"m0", "m4"}
+
+
+def test_an_edits_texts_are_text_at_of_its_key():
+    """``mine_clip`` reads each edit's texts as the slice of cells 2 * start .. 2 * end, not by ``text_at``."""
+    from asraudit.probes.refdis_cells import HypCells, text_at
+
+    rng = random.Random(8)
+    for _ in range(3000):
+        ref = _words(rng, 0, 8)
+        cells = HypCells(ref, _words(rng, 0, 10))
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, len(ref))
+        key = (start, end, _words(rng, 0, 2))
+        assert " ".join(cells.text(2 * start, 2 * end + 1)) == text_at(cells, key)
+    clips = _clips(4, holes=False)
+    mined = mine(clips, ["m0", "m1", "m2", "m3"], MinerParams(majority=0.5, include_middle=True, min_ref_match=0.0))
+    by_id = {c.clip_id: c for c in clips}
+    assert mined.edits
+    for e in mined.edits:
+        clip = by_id[e.clip_id]
+        assert e.texts == {m: text_at(HypCells(clip.ref, h), e.key) for m, h in clip.hyps.items()}
