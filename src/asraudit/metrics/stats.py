@@ -10,10 +10,8 @@ happened to be in the benchmark.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from statistics import NormalDist
 
 import numpy as np
 
@@ -63,7 +61,10 @@ def _z(confidence: float) -> float:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if confidence == 0.95:
         return 1.96
-    # The standard library's inverse normal CDF (exact to double precision; no SciPy needed).
+    # The standard library's inverse normal CDF (exact to double precision; no SciPy needed), imported here:
+    # a run at 95% never loads ``statistics`` (and ``random`` with it), a couple of milliseconds of start-up.
+    from statistics import NormalDist
+
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
@@ -113,6 +114,8 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
     if n_units * n_boot < _PREFETCH_MIN:
         yield from chunks
         return
+    from concurrent.futures import ThreadPoolExecutor  # only here: a couple of milliseconds of start-up otherwise
+
     with ThreadPoolExecutor(1) as pool:
         ahead = pool.submit(next, chunks, None)
         while (idx := ahead.result()) is not None:
