@@ -97,3 +97,19 @@ def test_an_edits_texts_are_text_at_of_its_key():
     for e in mined.edits:
         clip = by_id[e.clip_id]
         assert e.texts == {m: text_at(HypCells(clip.ref, h), e.key) for m, h in clip.hyps.items()}
+
+
+@pytest.mark.parametrize("n_units", [40, 1800])
+def test_a_shared_words_column_gives_the_intervals_of_copies(n_units):
+    """``bootstrap_ratios`` converts an input object once; the intervals are those of separate copies, and
+    those of each ratio alone."""
+    from asraudit.metrics.stats import bootstrap_ratio, bootstrap_ratios
+
+    rng = random.Random(n_units)
+    words = [rng.randint(0, 30) for _ in range(n_units)]
+    nums = [[rng.randint(0, 12) for _ in range(n_units)] for _ in range(5)] + [[rng.randint(-3, 3)
+                                                                               for _ in range(n_units)]]
+    shared = bootstrap_ratios([(num, words) for num in nums], n_boot=300, seed=4)
+    copies = bootstrap_ratios([(list(num), list(words)) for num in nums], n_boot=300, seed=4)
+    alone = [bootstrap_ratio(list(num), list(words), n_boot=300, seed=4) for num in nums]
+    assert repr(shared) == repr(copies) == repr(alone)

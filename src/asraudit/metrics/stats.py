@@ -268,7 +268,18 @@ def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT
     """``bootstrap_ratio`` of each (numerators, denominators) pair, the very same intervals, with the
     resamples drawn once for all pairs of the same length (a probe's many models over one corpus: drawing
     the indices is most of the work, and the same seed draws the same indices for each anyway)."""
-    states = [_RatioResamples(num, den, n_boot) for num, den in pairs]
+    # One float64 array per input object: a probe passes the same words column with many numerators (a
+    # model's three WER ratios share its reference word counts), converted once instead of once per pair.
+    # The arrays are only read, so sharing one gives every ratio the values its own conversion would.
+    converted: dict[int, tuple[object, np.ndarray]] = {}
+
+    def as_floats(values) -> np.ndarray:
+        got = converted.get(id(values))
+        if got is None:
+            got = converted[id(values)] = (values, np.asarray(values, dtype=np.float64))  # kept alive: ids stay
+        return got[1]
+
+    states = [_RatioResamples(as_floats(num), as_floats(den), n_boot) for num, den in pairs]
     by_length: dict[int, list[_RatioResamples]] = {}
     for state in states:
         if state.drawn:

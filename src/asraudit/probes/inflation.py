@@ -123,6 +123,12 @@ def wer_cost(
                 gain.append(errors(ref, follow_audio(ref, hyp, mine)) - both[0])
             else:
                 gain.append(0)
+    # Models that ran the same clips have equal words columns: one list object each (the bootstrap converts an
+    # object once), the values unchanged.
+    same: dict[tuple[int, ...], list[int]] = {}
+    for m, (orig_err, orig_n, corr_err, corr_n, gain) in columns.items():
+        columns[m] = (orig_err, same.setdefault(tuple(orig_n), orig_n), corr_err,
+                      same.setdefault(tuple(corr_n), corr_n), gain)
     sums = {m: (len(orig_n), sum(orig_n), sum(corr_n), n_echoed[m], [(orig_err, orig_n), (corr_err, corr_n),
                                                                      (gain, orig_n)])
             for m, (orig_err, orig_n, corr_err, corr_n, gain) in columns.items()}
