@@ -167,7 +167,6 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.probes.refdis import prepare_clips
     from asraudit.probes.refdis_probe import measure_refdis
     from asraudit.probes.refdis import plain_edit
-    from asraudit.probes.review import write_review_sheet
     from asraudit.report.plain import to_plain
 
     params = MinerParams(
@@ -222,6 +221,8 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs)
         print(f"wrote {args.corrected_out} ({len(result.refs)} clips, {changed} corrected)", file=sys.stderr)
     if args.review_sheet:
+        from asraudit.probes.review import write_review_sheet
+
         n = write_review_sheet(args.review_sheet, result.edits, result.refs)
         print(f"wrote {args.review_sheet} ({n} edits to review)", file=sys.stderr)
     if args.json:

@@ -17,7 +17,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from itertools import chain
-from operator import attrgetter
+from operator import attrgetter, is_
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -108,6 +108,18 @@ class ReferenceConflict:
         return f"clip {self.clip_id!r}: {parts}"
 
 
+def _same_state(old: list, new: list) -> bool:
+    """Whether two snapshots of a set's rows (``_first_references``) hold the same models, the same objects."""
+    if len(old) != len(new):
+        return False
+    for (m1, p1, ids1, rows1), (m2, p2, ids2, rows2) in zip(old, new):
+        if m1 != m2 or p1 is not p2 or ids1 != ids2 or len(rows1) != len(rows2):
+            return False
+        if not all(map(is_, rows1, rows2)):
+            return False
+    return True
+
+
 @dataclass
 class PredictionSet:
     """Prediction files of several models over (mostly) the same clips."""
@@ -154,7 +166,22 @@ class PredictionSet:
         """Each clip's first-seen reference (in ``clip_ids`` order) and the clips where another model's differs.
 
         One pass over every row (it runs on every load); only the differing clips get the per-model table of
-        ``_conflicts`` (every file of a benchmark carries the same references, so most runs build none)."""
+        ``_conflicts`` (every file of a benchmark carries the same references, so most runs build none).
+
+        Kept for the next call (loading checks the references, then a probe asks for them) while the set
+        holds the same rows: the same models in the same order, each with the same clip ids and the very same
+        row objects (``Prediction`` is frozen, so a row's reference cannot change in place).  Checking that is
+        two C-level list builds per model and identity comparisons; anything changed, it is worked out anew.
+        The caller gets its own copies (a dict and a set it may change)."""
+        state = [(m, preds, list(preds.rows), list(preds.rows.values())) for m, preds in self.models.items()]
+        memo = self.__dict__.get("_first_memo")
+        if memo is not None and _same_state(memo[0], state):
+            return dict(memo[1]), set(memo[2])
+        first, differing = self._first_references_anew()
+        self.__dict__["_first_memo"] = (state, dict(first), set(differing))
+        return first, differing
+
+    def _first_references_anew(self) -> tuple[dict[str, str], set[str]]:
         first: dict[str, str] = {}
         differing: set[str] = set()
         for preds in self.models.values():

@@ -10,10 +10,8 @@ happened to be in the benchmark.
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
-from statistics import NormalDist
 
 import numpy as np
 
@@ -63,7 +61,10 @@ def _z(confidence: float) -> float:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if confidence == 0.95:
         return 1.96
-    # The standard library's inverse normal CDF (exact to double precision; no SciPy needed).
+    # The standard library's inverse normal CDF (exact to double precision; no SciPy needed), imported here:
+    # a run at 95% never loads ``statistics`` (and ``random`` with it), a couple of milliseconds of start-up.
+    from statistics import NormalDist
+
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
@@ -113,6 +114,8 @@ def _resample_index_chunks(n_units: int, n_boot: int, seed: int):
     if n_units * n_boot < _PREFETCH_MIN:
         yield from chunks
         return
+    from concurrent.futures import ThreadPoolExecutor  # only here: a couple of milliseconds of start-up otherwise
+
     with ThreadPoolExecutor(1) as pool:
         ahead = pool.submit(next, chunks, None)
         while (idx := ahead.result()) is not None:
@@ -265,7 +268,18 @@ def bootstrap_ratios(pairs, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT
     """``bootstrap_ratio`` of each (numerators, denominators) pair, the very same intervals, with the
     resamples drawn once for all pairs of the same length (a probe's many models over one corpus: drawing
     the indices is most of the work, and the same seed draws the same indices for each anyway)."""
-    states = [_RatioResamples(num, den, n_boot) for num, den in pairs]
+    # One float64 array per input object: a probe passes the same words column with many numerators (a
+    # model's three WER ratios share its reference word counts), converted once instead of once per pair.
+    # The arrays are only read, so sharing one gives every ratio the values its own conversion would.
+    converted: dict[int, tuple[object, np.ndarray]] = {}
+
+    def as_floats(values) -> np.ndarray:
+        got = converted.get(id(values))
+        if got is None:
+            got = converted[id(values)] = (values, np.asarray(values, dtype=np.float64))  # kept alive: ids stay
+        return got[1]
+
+    states = [_RatioResamples(as_floats(num), as_floats(den), n_boot) for num, den in pairs]
     by_length: dict[int, list[_RatioResamples]] = {}
     for state in states:
         if state.drawn:

@@ -19,6 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cdist
+
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratios
 from asraudit.metrics.wer import ClipCounts, clip_counts, word_errors
 from asraudit.probes.corrected import hyp_span_of
@@ -87,6 +91,7 @@ def wer_cost(
     columns = {m: ([], [], [], [], []) for m in models}  # errors, words, corrected errors, corrected words, gain
     n_echoed = dict.fromkeys(models, 0)
     none_echoed: dict[str, list[Edit]] = {}
+    many = _distances_of_clip if counts is clip_counts else None
     for clip in clips:
         ref = clip.ref
         if not ref:
@@ -95,7 +100,10 @@ def wer_cost(
         unchanged = fixed == ref  # most clips: no edit
         n_ref, n_fixed = len(ref), len(fixed)
         hyps = clip.hyps
-        counted: dict[tuple[str, ...], tuple[int, int]] = {}
+        # the plain alignment's counts of the clip's distinct hypotheses in one call (those the loop below
+        # would count one by one: the same edit distances)
+        counted: dict[tuple[str, ...], tuple[int, int]] = \
+            many(ref, fixed, unchanged, hyps, columns) if many is not None else {}
         for m in columns:  # each model once, in order
             hyp = hyps.get(m)
             if hyp is None:
@@ -115,6 +123,12 @@ def wer_cost(
                 gain.append(errors(ref, follow_audio(ref, hyp, mine)) - both[0])
             else:
                 gain.append(0)
+    # Models that ran the same clips have equal words columns: one list object each (the bootstrap converts an
+    # object once), the values unchanged.
+    same: dict[tuple[int, ...], list[int]] = {}
+    for m, (orig_err, orig_n, corr_err, corr_n, gain) in columns.items():
+        columns[m] = (orig_err, same.setdefault(tuple(orig_n), orig_n), corr_err,
+                      same.setdefault(tuple(corr_n), corr_n), gain)
     sums = {m: (len(orig_n), sum(orig_n), sum(corr_n), n_echoed[m], [(orig_err, orig_n), (corr_err, corr_n),
                                                                      (gain, orig_n)])
             for m, (orig_err, orig_n, corr_err, corr_n, gain) in columns.items()}
@@ -123,3 +137,16 @@ def wer_cost(
                                       seed=seed))
     return {m: WerCost(m, n_clips, n_words, n_corrected, n_echoed, next(intervals), next(intervals), next(intervals))
             for m, (n_clips, n_words, n_corrected, n_echoed, _) in sums.items()}
+
+
+def _distances_of_clip(ref, fixed, unchanged: bool, hyps, scored) -> dict[tuple[str, ...], tuple[int, int]]:
+    """``(word_errors(ref, hyp), word_errors(fixed, hyp))`` of each distinct hypothesis of the scored models (of
+    every model of the clip where none other ran it), by one ``cdist`` of rapidfuzz's ``Levenshtein.distance``,
+    the scorer ``word_errors`` calls: the same distances, without a Python call per hypothesis."""
+    distinct = list(dict.fromkeys(hyps.values() if hyps.keys() <= scored.keys()
+                                  else (h for m, h in hyps.items() if m in scored)))
+    if not distinct:
+        return {}
+    rows = cdist([ref] if unchanged else [ref, fixed], distinct, scorer=Levenshtein.distance,
+                 dtype=np.int32).tolist()
+    return dict(zip(distinct, zip(rows[0], rows[0] if unchanged else rows[1])))

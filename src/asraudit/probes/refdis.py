@@ -78,7 +78,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of, text_at
+from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of
 from asraudit.probes.refdis_params import MinerParams
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -222,10 +222,13 @@ def mine_clip(
             loo_for=tuple(m for m in members if m in labels),
         )
         said: dict[int, str] = {}  # by cells object: models sharing their words share their text
+        # ``text_at(mc, key)`` is the words in cells 2 * start .. 2 * end (an insertion's gap, or the span with
+        # the gaps on both sides): the slice read here directly, once per edit
+        lo_t, hi_t = 2 * start, 2 * end + 1
         for m, mc in cells.items():
             text = said.get(id(mc))
             if text is None:
-                text = said[id(mc)] = text_at(mc, key)
+                text = said[id(mc)] = " ".join(mc.text(lo_t, hi_t))
             edit.texts[m] = text
         place = c.place
         # Most models write the same words at an edit: one verdict per cells object, one reading per words.
