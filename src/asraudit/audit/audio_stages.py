@@ -21,11 +21,6 @@ from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked
 TIMINGS_NAME = "word_timings.jsonl"
 
 
-def _log_jobs(ctx: AuditContext, label: str, names, jobs) -> None:
-    for name, stats in zip(names, jobs.models):
-        ctx.log(f"{name}: {label}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} stored")
-
-
 # ------------------------------------------------------------------ masked recovery
 
 
@@ -69,7 +64,7 @@ def masked(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Masked
     result = measure_masked(ctx.store, ctx.executor, models, ctx.corpus.clips, plan.items, ctx.normalize, ms.params,
                             n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: masked")
     for label, jobs in zip(("masked transcribe", "masked score"), result.jobs):
-        _log_jobs(ctx, label, names, jobs)
+        ctx.log_jobs(label, jobs.models)
     by_id = ctx.names_by_id()
     rows, per_model = [], {}
     for s in result.summaries:
@@ -98,7 +93,7 @@ def lift(ctx: AuditContext, done: AuditResult) -> LiftStage | None:
     models, _ = ctx.chosen(names)
     result = measure_lift(ctx.store, ctx.executor, models, ctx.corpus.clips, found, ls.params,
                           n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: lift")
-    _log_jobs(ctx, "lift", names, result.jobs)
+    ctx.log_jobs("lift", result.jobs.models)
     by_id = ctx.names_by_id()
     rows, per_model = [], {}
     for rep in result.overall + result.by_kind:

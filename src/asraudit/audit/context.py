@@ -40,6 +40,18 @@ class AuditContext:
     def log(self, message: str) -> None:
         print(f"asraudit: {message}", file=sys.stderr, flush=True)
 
+    def log_jobs(self, label: str, stats, stored: str = "stored") -> None:
+        """One line per model of a run (``RunSummary.models``): the jobs it ran now and found stored.
+
+        Each line is named by the model's own id and configuration in the run, never by position: a
+        stage's run may hold fewer models than the stage names (its scoring runs only the models that can
+        score), and pairing by position put one model's jobs under another's name."""
+        by_run = {(i.model_id, i.config_hash): name for name, i in self.identities.items()}
+        by_id = self.names_by_id()  # a scoring run's configuration may differ from the transcribing one's
+        for st in stats:
+            name = by_run.get((st.model_id, st.config_hash)) or by_id.get(st.model_id, st.model_id)
+            self.log(f"{name}: {label}: {st.jobs_run} job(s) run now, {st.jobs_done_before} {stored}")
+
     def note(self, message: str) -> None:
         """Something the reader of the report must know (a probe skipped, a model left out)."""
         self.notes.append(message)

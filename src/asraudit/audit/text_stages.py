@@ -43,8 +43,7 @@ def transcribe(ctx: AuditContext, done: AuditResult) -> TranscribeStage:
     names = list(ctx.identities)
     summary = ctx.executor.run(ctx.store, [ctx.models[n] for n in names], ctx.corpus.clips, Transcribe(),
                                description=f"audit {ctx.spec.name}: transcribe")
-    for name, stats in zip(names, summary.models):
-        ctx.log(f"{name}: transcribe: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already stored")
+    ctx.log_jobs("transcribe", summary.models, stored="already stored")
     preds = ctx.out / "preds"
     preds.mkdir(parents=True, exist_ok=True)
     transcripts: dict[str, dict[str, str]] = {}

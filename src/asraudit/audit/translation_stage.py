@@ -87,8 +87,7 @@ def translation(ctx: AuditContext, done: AuditResult) -> TranslationStage | None
                                  ctx.normalize, params, seed=ctx.spec.seed,
                                  description=f"audit {ctx.spec.name}: translation")
     for label, jobs in zip(("transcribe", f"render {params.target}"), result.jobs):
-        for name, stats in zip(names, jobs.models):
-            ctx.log(f"{name}: translation {label}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} stored")
+        ctx.log_jobs(f"translation {label}", jobs.models)
     by_id = ctx.names_by_id()
     rows = [TranslationRow(by_id.get(c.model, c.model), c.kind, c.transcript, c.k, c.n,
                            finite(c.k / c.n) if c.n else None, bounds(c.interval)) for c in result.cells]
