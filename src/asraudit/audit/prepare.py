@@ -18,7 +18,7 @@ from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
-from asraudit.data.paths import ensure_writable_dir
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
@@ -142,6 +142,7 @@ def prepare(spec: AuditSpec) -> Prepared:
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
+    _check_exports_apart(spec, names)
     panel = spec.panel_names(names)
     if len(panel) < spec.refdis.min_panel:
         raise SpecError(f"the panel has {len(panel)} model(s) (panel = true), [refdis] min_panel is "
@@ -180,6 +181,20 @@ def prepare(spec: AuditSpec) -> Prepared:
         # is installed).
         check_mechanism(spec.mechanism, corpus.clips, spec.source)
     return Prepared(corpus, models, identities, panel, has_audio)
+
+
+def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
+    """The transcripts the audit exports to ``<out>/preds/<stem>.jsonl`` must not land on an input: a spec that
+    replays an earlier audit's exports into the same ``out`` would rewrite the files it reads."""
+    stems = safe_stems(names)  # as the transcribe stage names the exports
+    inputs = [("the corpus file", spec.corpus.manifest or spec.corpus.predictions)]
+    inputs += [(f"the prediction file of {m.entry}", Path(m.spec.removeprefix("replay:")))
+               for m in spec.models if m.replay]
+    exports = [(f"the audit's export of model {name!r}", spec.out / "preds" / f"{stems[name]}.jsonl") for name in names]
+    try:
+        ensure_outputs_apart(exports, inputs, fix="choose another out, or move the input out of <out>/preds")
+    except InputError as exc:
+        raise SpecError(str(exc), spec.source) from None
 
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:

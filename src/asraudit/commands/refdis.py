@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import load_predictions_with_warnings
-from asraudit.data.paths import ensure_writable_file
-from asraudit.data.predictions import PredictionSet
+from asraudit.commands.common import load_predictions_with_warnings, prediction_inputs
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -92,16 +92,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    for flag, path in (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
-                       ("--review-sheet", args.review_sheet), ("--json", args.json)):
+    outputs = (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
+               ("--review-sheet", args.review_sheet), ("--json", args.json))
+    for flag, path in outputs:
         if path is not None:
             ensure_writable_file(path, flag)
+    files = prediction_files(args.preds) if args.preds else []
+    ensure_outputs_apart(outputs, [*prediction_inputs(files), ("--corrected", args.corrected),
+                                   ("--review", args.review)])
     if not args.preds:
         if args.review:
             _print_review(args.review)
             return 0
         raise InputError("--preds is required (only --review can run without it)")
-    pset = load_predictions_with_warnings(args.preds)
+    pset = load_predictions_with_warnings(files)
     panel = _names(args.panel)
     if panel:
         pset.require_models(panel)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import add_preds_argument
+from asraudit.commands.common import add_preds_argument, prediction_inputs
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
-from asraudit.data.paths import ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     scorer = get_scorer(args.scorer, args.normalizer)
     normalize = BoundedCache(scorer.normalize)
     paths = prediction_files(args.preds)
+    ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(paths), ("--manifest", args.manifest)])
     groups = read_groups(args.group_field, paths, args.manifest) if args.group_field else None
     files: dict[str, StreamedFile] = {}
     for path in paths:
