@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import add_preds_argument, check_resampling, load_predictions_with_warnings, prediction_inputs
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
     if args.json:

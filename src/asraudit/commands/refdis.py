@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import check_resampling, load_predictions_with_warnings, prediction_inputs
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     outputs = (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
                ("--review-sheet", args.review_sheet), ("--json", args.json))
     for flag, path in outputs:

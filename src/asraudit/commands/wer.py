@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import add_preds_argument, prediction_inputs
+from asraudit.commands.common import add_preds_argument, check_resampling, prediction_inputs
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import prediction_files
@@ -73,6 +73,9 @@ class Scored:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
+    if args.paired and args.bootstrap < 1:
+        raise InputError(f"--paired needs bootstrap resamples: give --bootstrap of at least 1, got {args.bootstrap}")
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the table is printed, not after
     if args.manifest is not None and not args.group_field:
