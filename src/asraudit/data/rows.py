@@ -117,16 +117,43 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     try:
         item = json.loads(line)
     except json.JSONDecodeError as exc:
+        if _lone_cr(line):
+            raise InputError(_CR_ONLY, path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
 
 
+# A cell may be as long as a JSONL string: a hypothesis caught in a decoding loop runs past csv's default
+# limit of 131,072 characters, which raised csv.Error.  The limit is process-wide; raising it only admits more.
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+
+def _lone_cr(line: str) -> bool:
+    """Whether ``line`` holds a carriage return that ends no line (a file with CR-only, old Mac, line endings
+    reads as one line)."""
+    return "\r" in line.rstrip("\r\n")
+
+
+_CR_ONLY = ("a carriage return (CR) that ends no line: a file with old Mac (CR-only) line endings reads as one "
+            "line; save it with LF or CRLF line endings")
+
+
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
     # csv splits records itself (a quoted cell may hold a newline); it gets the file line by line.
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
     reader = csv.DictReader((line for _, line in text_lines(path)))
-    for rec in reader:
+    while True:
+        try:
+            rec = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            row = reader.line_num + 1  # the line that failed: line_num counts the lines read before it
+            line = next((text for n, text in text_lines(path) if n == row), "")
+            raise InputError(_CR_ONLY if _lone_cr(line) else f"broken CSV row: {exc}", path, row) from None
         if None in rec:  # more cells than header columns
             raise InputError(
                 f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
