@@ -29,15 +29,23 @@ def pick_field(row: dict, names: Sequence[str]) -> str | None:
     return None
 
 
-def decode_text(raw: bytes, path: Path) -> str:
-    """UTF-8 (BOM allowed); a bad byte is an InputError naming its line."""
+def decode_text(raw: bytes, path: Path, fix: str | None = None) -> str:
+    """UTF-8 (BOM allowed); a bad byte is an InputError naming its line (and ``fix``, how to save the file)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line
-        ) from None
+        raise InputError(_not_utf8(raw, exc.start, exc.start, fix), path, line) from None
+
+
+def _not_utf8(raw: bytes, at: int, offset: int, fix: str | None) -> str:
+    """What a byte at ``at`` of ``raw`` (``offset`` in the file) that is not UTF-8 means, and how to save the file."""
+    what = f"not valid UTF-8 (byte 0x{raw[at]:02x} at offset {offset})"
+    if offset == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        what = "UTF-16 text (its byte-order mark starts the file), not UTF-8"
+    elif offset == 0 and raw[:4] == b"PK\x03\x04":
+        what = "a zip archive (a spreadsheet workbook?), not UTF-8 text"
+    return f"{what}: {fix}" if fix else what
 
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
