@@ -30,6 +30,7 @@ from asraudit.data.rows import (
     _is_json_array,
     decode_line,
     jsonl_object,
+    not_a_file,
     optional_seconds,
     pick_field,
     read_rows,
@@ -261,7 +262,7 @@ def _checked_rows(path: Path, make: Callable[..., PredictionRow | Prediction]) -
     """``iter_prediction_rows`` with each row built by ``make`` (fields in ``PredictionRow`` order): the loader
     builds its ``Prediction`` straight from the row, not from a ``PredictionRow`` made only to be copied."""
     if not path.is_file():
-        raise InputError("no such prediction file", path)
+        raise InputError(not_a_file(path, "prediction file"), path)
     columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
     for lineno, rec in read_rows(path, "prediction file"):
         keys = tuple(rec)
@@ -426,10 +427,13 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
-        elif p.exists():
+        elif p.is_file():
             files.append(p)
-        else:
-            raise InputError("no such file or directory", p)
+        elif p.exists():  # a pipe or device
+            raise InputError(not_a_file(p, "prediction file"), p)
+        else:  # nothing there, or a symbolic link that loops or points nowhere
+            why = not_a_file(p, "prediction file")
+            raise InputError("no such file or directory" if why.startswith("no such") else why, p)
     return files
 
 

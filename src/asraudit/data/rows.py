@@ -11,8 +11,10 @@ Parquet table.
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import math
+import os
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -27,6 +29,27 @@ def pick_field(row: dict, names: Sequence[str]) -> str | None:
         if name in row:
             return name
     return None
+
+
+def not_a_file(path: Path, what: str) -> str:
+    """Why ``path``, which is not a regular file, cannot be read as a ``what`` (the message of an InputError).
+
+    "no such file" only when nothing is there: a symbolic link that loops or
+    points nowhere, a folder, or a pipe or device (``/dev/null``) is named for
+    what it is."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{what} is a symbolic link that loops: point it at a file"
+        if os.path.islink(path):
+            return f"{what} is a symbolic link to {os.readlink(path)}, which is not there"
+        return f"no such {what}"
+    import stat
+
+    if stat.S_ISDIR(st.st_mode):
+        return f"{what} is a folder: name a file"
+    return f"{what} is not a regular file (a pipe, socket or device): save its rows to a file"
 
 
 def decode_text(raw: bytes, path: Path, fix: str | None = None) -> str:

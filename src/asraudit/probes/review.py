@@ -129,11 +129,11 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
     """Read a filled sheet; unknown judgements and an edit judged twice are errors naming the row."""
     import io
 
-    from asraudit.data.rows import decode_text
+    from asraudit.data.rows import decode_text, not_a_file
 
     path = Path(path)
     if not path.is_file():
-        raise InputError("no such review sheet", path)
+        raise InputError(not_a_file(path, "review sheet"), path)
     text = decode_text(path.read_bytes(), path, fix="save the sheet as CSV (UTF-8)")
     first_line = text.splitlines()[0] if text else ""
     delimiter, columns = _sheet_header(first_line)
