@@ -15,7 +15,7 @@ from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
-from asraudit.probes.refdis_params import MinerParams
+from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
@@ -98,6 +98,9 @@ def _run(args: argparse.Namespace) -> int:
     for flag, path in outputs:
         if path is not None:
             ensure_writable_file(path, flag)
+    panel = _names(args.panel)
+    if panel:
+        panel = distinct_panel(panel)  # before any file is read
     files = prediction_files(args.preds) if args.preds else []
     ensure_outputs_apart(outputs, [*prediction_inputs(files), ("--corrected", args.corrected),
                                    ("--review", args.review)])
@@ -107,7 +110,6 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         raise InputError("--preds is required (only --review can run without it)")
     pset = load_predictions_with_warnings(files)
-    panel = _names(args.panel)
     if panel:
         pset.require_models(panel)
         panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote

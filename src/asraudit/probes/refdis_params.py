@@ -13,6 +13,19 @@ from dataclasses import dataclass, field
 from asraudit.errors import InputError
 
 
+def distinct_panel(panel) -> list[str]:
+    """The panel as a list, refused when a model is named twice (its vote would count twice, or the panel
+    would count members it does not have) or when it is one string rather than names."""
+    if isinstance(panel, str):
+        raise InputError(f"the panel is a list of model names, got the string {panel!r}")
+    panel = list(panel)
+    twice = sorted({name for name in panel if panel.count(name) > 1})
+    if twice:
+        raise InputError(f"the panel names {', '.join(twice)} more than once; each member votes once: "
+                         "list each model once")
+    return panel
+
+
 @dataclass(frozen=True)
 class MinerParams:
     """Knobs of the full miner: the one set of defaults every front end (CLI, audit, mechanism) starts from.
