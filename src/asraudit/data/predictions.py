@@ -31,6 +31,7 @@ from asraudit.data.rows import (
     decode_line,
     jsonl_object,
     not_a_file,
+    number_id,
     optional_seconds,
     pick_field,
     read_rows,
@@ -290,10 +291,7 @@ def _plain_fields(rec: dict) -> tuple | None:
 def prediction_row(rec: dict, path: Path, lineno: int) -> PredictionRow:
     """One record of a prediction file, checked (the rules ``iter_prediction_rows`` applies to every row)."""
     id_f, ref_f, hyp_f = _fields(rec, path, lineno)
-    clip_id = rec[id_f]
-    if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
-        clip_id = str(clip_id)
-    clip_id = _as_text(clip_id, "clip id", path, lineno)
+    clip_id = _as_text(number_id(rec[id_f], path, lineno), "clip id", path, lineno)
     if not clip_id or not clip_id.strip():
         raise InputError("empty clip id", path, lineno)
     reference = _as_text(rec[ref_f], "reference", path, lineno)

@@ -223,6 +223,20 @@ def read_rows(path: Path, what: str = "file") -> Iterator[tuple[int, dict]]:
     raise InputError(f"unsupported {what} type {suffix!r} (use {', '.join(ROW_SUFFIXES)})", path)
 
 
+def number_id(value, path: Path, row: int):
+    """A clip id written as a number, as text: ``7`` and ``7.0`` are both ``"7"`` (a Parquet or pandas column of
+    whole numbers with a gap is float, and its ids must meet the ``7`` of another file); NaN or infinity is no
+    id.  Anything that is not a number comes back unchanged for the caller's checks."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"clip id is {value} (a number that names no clip): give every row its id", path, row)
+        if value.is_integer():
+            return str(int(value))
+    return str(value)
+
+
 def parse_seconds(value, what: str, path: Path, row: int) -> float:
     """A time or duration in seconds: a finite number >= 0, else an InputError."""
     try:
