@@ -55,7 +55,7 @@ class MinerParams:
             raise InputError(f"--min-run-len must be at least 1, got {self.min_run_len}")
         if not 0 <= self.min_ref_match <= 1:
             raise InputError(f"--min-ref-match must be in [0, 1], got {self.min_ref_match}")
-        if self.min_consensus_cer < 0:
+        if not self.min_consensus_cer >= 0:  # NaN too: no distance is below NaN, so it would drop nothing
             raise InputError(f"--min-consensus-cer must be >= 0, got {self.min_consensus_cer}")
         if self.min_panel < 2:
             raise InputError(f"--min-panel must be at least 2, got {self.min_panel}")
