@@ -421,7 +421,9 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES)
+            # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
+            found = sorted(f for f in p.iterdir()
+                           if f.is_file() and f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
