@@ -13,6 +13,7 @@ from pathlib import Path
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings, prediction_inputs
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir
 from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
+from asraudit.errors import InputError
 from asraudit.report.tables import render_table
 
 
@@ -32,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.show_conflicts < 0:  # a negative slice bound listed every conflict but the last ones
+        raise InputError(f"--show-conflicts must be at least 0, got {args.show_conflicts}")
     files = prediction_files(args.preds)
     if args.export:
         ensure_writable_dir(args.export, "--export")
