@@ -222,10 +222,16 @@ class PredictionSet:
         first, differing = self._first_references()
         conflicts = self._conflicts(first, differing)
         if conflicts:
-            shown = "\n  ".join(c.describe() for c in conflicts[:5])
-            more = f"\n  ... and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+            # One line (the CLI's rule), at the first file and row whose reference differs from the first seen.
+            c = conflicts[0]
+            (first_model, first_ref), *others = c.references.items()
+            model, ref = next((m, r) for m, r in others if " ".join(r.split()) != " ".join(first_ref.split()))
+            preds = self.models[model]
+            more = f"; {len(conflicts)} clip(s) differ in all, `asraudit preds` lists them" if len(conflicts) > 1 else ""
             raise InputError(
-                f"references disagree across prediction files on {len(conflicts)} clip(s):\n  {shown}{more}"
+                f"clip {c.clip_id!r}: reference {ref!r} differs from {first_model}'s {first_ref!r}{more}: models are "
+                "compared on one reference per clip, so every prediction file must carry the same",
+                preds.source, preds.rows[c.clip_id].row,
             )
         return first
 
