@@ -52,7 +52,10 @@ def not_a_file(path: Path, what: str) -> str:
     return f"{what} is not a regular file (a pipe, socket or device): save its rows to a file"
 
 
-def decode_text(raw: bytes, path: Path, fix: str | None = None) -> str:
+_SAVE_UTF8 = "save the file as UTF-8"
+
+
+def decode_text(raw: bytes, path: Path, fix: str = _SAVE_UTF8) -> str:
     """UTF-8 (BOM allowed); a bad byte is an InputError naming its line (and ``fix``, how to save the file)."""
     try:
         return raw.decode("utf-8-sig")
@@ -61,14 +64,15 @@ def decode_text(raw: bytes, path: Path, fix: str | None = None) -> str:
         raise InputError(_not_utf8(raw, exc.start, exc.start, fix), path, line) from None
 
 
-def _not_utf8(raw: bytes, at: int, offset: int, fix: str | None) -> str:
+def _not_utf8(raw: bytes, at: int, offset: int, fix: str) -> str:
     """What a byte at ``at`` of ``raw`` (``offset`` in the file) that is not UTF-8 means, and how to save the file."""
     what = f"not valid UTF-8 (byte 0x{raw[at]:02x} at offset {offset})"
-    if offset == 0 and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    starts_file = offset == at  # ``raw`` is the file's beginning
+    if starts_file and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         what = "UTF-16 text (its byte-order mark starts the file), not UTF-8"
-    elif offset == 0 and raw[:4] == b"PK\x03\x04":
+    elif starts_file and raw[:4] == b"PK\x03\x04":
         what = "a zip archive (a spreadsheet workbook?), not UTF-8 text"
-    return f"{what}: {fix}" if fix else what
+    return f"{what}: {fix}"
 
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -91,9 +95,7 @@ def decode_line(raw: bytes, lineno: int, offset: int, path: Path) -> str:
     try:
         return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})", path, lineno
-        ) from None
+        raise InputError(_not_utf8(raw, exc.start, offset + exc.start, _SAVE_UTF8), path, lineno) from None
 
 
 def _is_json_array(path: Path) -> bool:
