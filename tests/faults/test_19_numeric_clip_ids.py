@@ -42,3 +42,14 @@ def test_a_non_finite_id_is_one_line(tmp_path, cli, literal):
     assert (ran.code, ran.out) == (2, "")
     assert ran.error_lines == [f"asraudit: error: {path}, row 2: clip id is {shown} (a number that names no clip): "
                                "give every row its id"]
+
+
+def test_a_group_manifest_with_float_ids_joins_the_prediction_ids(tmp_path, cli):
+    (tmp_path / "p.jsonl").write_text("".join(
+        json.dumps({"audio_filepath": str(i), "text": "the cat", "pred_text": "the"}) + "\n" for i in range(3)))
+    pq.write_table(pa.table({"audio_filepath": [0.0, 1.0, 2.0], "speaker": ["s0", "s1", "s0"]}), tmp_path / "man.parquet")
+    ran = cli("wer", "--preds", tmp_path / "p.jsonl", "--group-field", "speaker", "--manifest", tmp_path / "man.parquet",
+              "--json", tmp_path / "w.json")
+    assert ran.code == 0, ran.err
+    groups = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["groups"]
+    assert "(none)" not in json.dumps(groups) and "s0" in json.dumps(groups) and "s1" in json.dumps(groups)
