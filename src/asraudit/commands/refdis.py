@@ -106,6 +106,9 @@ def _run(args: argparse.Namespace) -> int:
                                    ("--review", args.review)])
     if not args.preds:
         if args.review:
+            named = [flag for flag, path in outputs if path is not None]
+            if named:  # they were silently not written
+                raise InputError(f"{', '.join(named)} need --preds: --review alone only prints the miner's precision")
             _print_review(args.review)
             return 0
         raise InputError("--preds is required (only --review can run without it)")
