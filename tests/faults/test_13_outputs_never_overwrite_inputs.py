@@ -75,7 +75,11 @@ def test_a_link_to_an_input_and_the_other_inputs_are_inputs_too(preds, tmp_path,
     ran = cli("refdis", "--review", sheet, "--json", sheet)
     assert ran.error_lines == [f"asraudit: error: {sheet}: --json would overwrite --review, an input: "
                                "write it to another file"]
-    assert corrected.read_bytes() == kept and sheet.read_text(encoding="utf-8").startswith("edit_id")
+    ran = cli("refdis", "--preds", preds, "--panel", "m1,m2,m3", "--review-sheet", sheet, "--review", sheet)
+    assert ran.error_lines == [f"asraudit: error: {sheet}: --review-sheet would overwrite --review, an input: "
+                               "write it to another file"]
+    assert corrected.read_bytes() == kept
+    assert sheet.read_text(encoding="utf-8") == "edit_id,kind,judgement\ne1,delete,yes\n"  # the judgements kept
     assert _snapshot(preds) == before
 
 
