@@ -50,7 +50,7 @@ def open_corpus(spec: AuditSpec):
     if c.select_field:
         values: list[str] = []
         for clip in clips:
-            value = clip.metadata.get(c.select_field)
+            value = clip.field(c.select_field)
             if value is None:
                 raise InputError(f"clip {clip.id!r} has no field {c.select_field!r} ([corpus] select)",
                                  clip.source or corpus.source, clip.row)
@@ -60,7 +60,7 @@ def open_corpus(spec: AuditSpec):
         unknown = sorted(keep - set(values))
         if unknown:
             raise SpecError(f"[corpus] select: no clip has {c.select_field} = {unknown[0]!r}", spec.source)
-        clips = [clip for clip in clips if str(clip.metadata.get(c.select_field)) in keep]
+        clips = [clip for clip in clips if str(clip.field(c.select_field)) in keep]
     if c.limit:
         clips = clips[: c.limit]
     if not clips:
@@ -139,6 +139,7 @@ def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
     ensure_writable_dir(spec.out, "the audit's out")
     corpus = open_corpus(spec)
+    _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
@@ -181,6 +182,18 @@ def prepare(spec: AuditSpec) -> Prepared:
         # is installed).
         check_mechanism(spec.mechanism, corpus.clips, spec.source)
     return Prepared(corpus, models, identities, panel, has_audio)
+
+
+def _check_fields(spec: AuditSpec, corpus) -> None:
+    """A ``group_field`` or ``said_field`` no clip has (a misspelt column) would report every clip in one group
+    ``None``, or read nothing as said: refused before any model runs."""
+    for key in ("group_field", "said_field"):
+        name = getattr(spec.corpus, key)
+        if name and all(clip.field(name) is None for clip in corpus):
+            known = sorted({k for clip in corpus.clips[:100] for k in clip.metadata}
+                           | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
+            raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
+                            spec.source)
 
 
 def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:

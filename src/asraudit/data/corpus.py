@@ -79,6 +79,13 @@ class Clip:
     def origin(self) -> Origin:
         return Origin(self.source, self.row)
 
+    def field(self, name: str) -> Any:
+        """The clip's value of the corpus column ``name`` (None if it has none): a speaker column is read into
+        ``speaker``, not ``metadata``, and a spec's ``group_field = "speaker"`` must still find it."""
+        if name in SPEAKER_FIELDS and self.speaker is not None:
+            return self.speaker
+        return self.metadata.get(name)
+
     @functools.cached_property
     def file_digest(self) -> str:
         """A digest of the audio as given (file contents, encoded bytes or samples), computed once.
