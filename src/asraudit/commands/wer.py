@@ -157,9 +157,12 @@ def _conflicting_clips(files: dict[str, StreamedFile], shown: int = 10) -> tuple
 
 
 def _common_hashes(files: dict[str, StreamedFile]) -> np.ndarray:
-    """Hashes of the clips every model ran."""
+    """Hashes of the clips every model ran; an empty file (a model that ran nothing, warned about) is left out,
+    as from every panel, or no clip would be common and every model would score nothing."""
     common = None
     for f in files.values():
+        if not len(f):
+            continue
         common = f.clip_hash if common is None else np.intersect1d(common, f.clip_hash)
     return np.asarray(common if common is not None else [], dtype=np.int64)
 
@@ -190,7 +193,8 @@ def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], sco
 
 def _print_paired(files: dict[str, StreamedFile], args) -> None:
     """P(row model has the lower WER), resampling the clips every model ran with a reference, in the
-    first file's order."""
+    first file's order; models whose file is empty have nothing to compare and are left out."""
+    files = {m: f for m, f in files.items() if len(f)}
     models = list(files)
     common = _common_hashes(files)
     first = files[models[0]] if models else None
