@@ -177,9 +177,9 @@ def test_review_sheet_round_trip_gives_precision_with_an_interval(tmp_path):
     with filled.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
-        for judgement, kind in [("yes", "delete"), ("Y", "insert"), ("no", "substitute"), ("", "delete"),
-                                ("unsure", "delete"), ("1", "substitute")]:
-            w.writerow({**rows[0], "judgement": judgement, "kind": kind})
+        for i, (judgement, kind) in enumerate([("yes", "delete"), ("Y", "insert"), ("no", "substitute"), ("", "delete"),
+                                               ("unsure", "delete"), ("1", "substitute")]):
+            w.writerow({**rows[0], "edit_id": f"e{i}", "judgement": judgement, "kind": kind})  # one row per edit
     s = read_review_sheet(filled)
     assert (s.n_real, s.n_false, s.n_skipped) == (3, 1, 2)
     assert s.precision == 0.75 and s.interval == wilson_interval(3, 4)

@@ -26,7 +26,10 @@ def display_path(path: str | Path, *bases: str | Path) -> str:
     p = Path(path)
     if not p.is_absolute():
         return str(path)
-    resolved = p.resolve()
+    try:
+        resolved = p.resolve()
+    except (OSError, RuntimeError):  # a symbolic link that loops (RuntimeError before Python 3.13)
+        resolved = p
     for base in bases:
         b = Path(base).resolve()
         for candidate in (p, resolved):

@@ -90,3 +90,10 @@ def test_a_read_only_folder_is_named_as_unwritable(preds, tmp_path, cli):
         assert ran.code == 2 and ran.out == ""
     finally:
         ro.chmod(0o700)
+
+
+def test_conventions_json_under_a_file_fails_before_printing_the_tables(preds, blocked, cli):
+    target = blocked / "c.json"
+    ran = cli("conventions", "--preds", preds, "--json", target)
+    assert ran.error_lines == [f"asraudit: error: {target}: cannot write --json: {blocked} is a file, not a folder"]
+    assert ran.code == 2 and ran.out == ""

@@ -18,7 +18,7 @@ from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
-from asraudit.data.paths import ensure_writable_dir
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
@@ -50,7 +50,7 @@ def open_corpus(spec: AuditSpec):
     if c.select_field:
         values: list[str] = []
         for clip in clips:
-            value = clip.metadata.get(c.select_field)
+            value = clip.field(c.select_field)
             if value is None:
                 raise InputError(f"clip {clip.id!r} has no field {c.select_field!r} ([corpus] select)",
                                  clip.source or corpus.source, clip.row)
@@ -60,7 +60,7 @@ def open_corpus(spec: AuditSpec):
         unknown = sorted(keep - set(values))
         if unknown:
             raise SpecError(f"[corpus] select: no clip has {c.select_field} = {unknown[0]!r}", spec.source)
-        clips = [clip for clip in clips if str(clip.metadata.get(c.select_field)) in keep]
+        clips = [clip for clip in clips if str(clip.field(c.select_field)) in keep]
     if c.limit:
         clips = clips[: c.limit]
     if not clips:
@@ -139,9 +139,11 @@ def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
     ensure_writable_dir(spec.out, "the audit's out")
     corpus = open_corpus(spec)
+    _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
+    _check_exports_apart(spec, names)
     panel = spec.panel_names(names)
     if len(panel) < spec.refdis.min_panel:
         raise SpecError(f"the panel has {len(panel)} model(s) (panel = true), [refdis] min_panel is "
@@ -180,6 +182,32 @@ def prepare(spec: AuditSpec) -> Prepared:
         # is installed).
         check_mechanism(spec.mechanism, corpus.clips, spec.source)
     return Prepared(corpus, models, identities, panel, has_audio)
+
+
+def _check_fields(spec: AuditSpec, corpus) -> None:
+    """A ``group_field`` or ``said_field`` no clip has (a misspelt column) would report every clip in one group
+    ``None``, or read nothing as said: refused before any model runs."""
+    for key in ("group_field", "said_field"):
+        name = getattr(spec.corpus, key)
+        if name and all(clip.field(name) is None for clip in corpus):
+            known = sorted({k for clip in corpus.clips[:100] for k in clip.metadata}
+                           | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
+            raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
+                            spec.source)
+
+
+def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
+    """The transcripts the audit exports to ``<out>/preds/<stem>.jsonl`` must not land on an input: a spec that
+    replays an earlier audit's exports into the same ``out`` would rewrite the files it reads."""
+    stems = safe_stems(names)  # as the transcribe stage names the exports
+    inputs = [("the corpus file", spec.corpus.manifest or spec.corpus.predictions)]
+    inputs += [(f"the prediction file of {m.entry}", Path(m.spec.removeprefix("replay:")))
+               for m in spec.models if m.replay]
+    exports = [(f"the audit's export of model {name!r}", spec.out / "preds" / f"{stems[name]}.jsonl") for name in names]
+    try:
+        ensure_outputs_apart(exports, inputs, fix="choose another out, or move the input out of <out>/preds")
+    except InputError as exc:
+        raise SpecError(str(exc), spec.source) from None
 
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:

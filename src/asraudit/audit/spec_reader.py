@@ -52,6 +52,8 @@ class Section:
         if value is None:
             return None
         value = float(value)
+        if value != value:  # TOML's nan: it passes every range comparison, and then every threshold
+            raise self.fail(f"{key} must be a number, got nan")
         if (lo is not None and value < lo) or (hi is not None and value > hi):
             if hi is None:
                 raise self.fail(f"{key} must be at least {lo}, got {value}")

@@ -88,7 +88,7 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
     transcripts = done.transcribe.transcripts
     clips = clip_inputs(references(ctx), transcripts, ctx.normalize, names)
     group_field = ctx.spec.corpus.group_field
-    groups = {c.id: str(c.metadata.get(group_field)) for c in ctx.corpus} if group_field else None
+    groups = {c.id: str(c.field(group_field)) for c in ctx.corpus} if group_field else None
     counts = get_scorer(ctx.spec.scorer, ctx.spec.normalizer).counts
     result = measure_refdis(clips, ctx.panel, ctx.spec.refdis, scored=names, groups=groups,
                             n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, counts=counts)

@@ -4,13 +4,32 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.errors import InputError
 
 
 def add_preds_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")
+
+
+def check_resampling(args: argparse.Namespace) -> None:
+    """``--bootstrap`` and ``--seed`` checked before any work: numpy's generator refuses a negative seed only
+    when the first interval is drawn (a traceback after the tables began), and a negative count of resamples
+    silently meant none."""
+    boot = getattr(args, "bootstrap", 0)
+    if boot < 0:
+        raise InputError(f"--bootstrap must be at least 0 (0: no bootstrap intervals), got {boot}")
+    seed = getattr(args, "seed", 0)
+    if seed < 0:
+        raise InputError(f"--seed must be at least 0, got {seed}")
+
+
+def prediction_inputs(files) -> list[tuple[str, Path]]:
+    """The expanded prediction files as inputs an output must not overwrite (``ensure_outputs_apart``)."""
+    return [(f"the prediction file of model {Path(f).stem}", Path(f)) for f in files]
 
 
 def load_predictions_with_warnings(paths) -> PredictionSet:

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
+from asraudit.commands.common import add_preds_argument, check_resampling, load_predictions_with_warnings, prediction_inputs
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
 from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
@@ -56,10 +58,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
+    if args.json:
+        ensure_writable_file(args.json, "--json")  # before the tables are printed, not after
+    files = prediction_files(args.preds)
+    families = [(f"--families {f}", Path(f)) for f in args.families or [] if Path(f).exists()]
+    ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(files), *families])
     catalogue = load_catalogue(args.families or [args.language])
-    pset = load_predictions_with_warnings(args.preds)
+    pset = load_predictions_with_warnings(files)
     measured = measure_conventions({m: p.rows for m, p in pset.models.items()},
                                    ConventionsParams(min_per_arm=args.min_per_arm), catalogue=catalogue,
                                    n_boot=args.bootstrap, seed=args.seed)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
+from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
 from asraudit.errors import InputError
@@ -55,6 +56,7 @@ def _share(s) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}

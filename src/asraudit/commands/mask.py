@@ -21,6 +21,7 @@ from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.report.summary import to_plain
+from asraudit.commands.common import check_resampling
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
@@ -167,6 +168,7 @@ def print_summaries(summaries) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     if args.out.exists() and not args.out.is_dir():
         raise InputError("--out must be a folder", args.out)
     corpus = open_corpus(args)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings
-from asraudit.data.paths import ensure_writable_dir
-from asraudit.data.predictions import write_leaderboard_jsonl
+from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings, prediction_inputs
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir
+from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
+from asraudit.errors import InputError
 from asraudit.report.tables import render_table
 
 
@@ -32,9 +33,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.show_conflicts < 0:  # a negative slice bound listed every conflict but the last ones
+        raise InputError(f"--show-conflicts must be at least 0, got {args.show_conflicts}")
+    files = prediction_files(args.preds)
     if args.export:
         ensure_writable_dir(args.export, "--export")
-    pset = load_predictions_with_warnings(args.preds)
+        # each model's export is <DIR>/<model>.jsonl: never one of the files it is read from
+        ensure_outputs_apart([("--export", args.export / f"{f.stem}.jsonl") for f in files], prediction_inputs(files))
+    pset = load_predictions_with_warnings(files)
     all_ids = pset.clip_ids()
     rows = []
     for m, preds in pset.models.items():

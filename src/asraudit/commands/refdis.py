@@ -9,13 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import load_predictions_with_warnings
-from asraudit.data.paths import ensure_writable_file
-from asraudit.data.predictions import PredictionSet
+from asraudit.commands.common import check_resampling, load_predictions_with_warnings, prediction_inputs
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
-from asraudit.probes.refdis_params import MinerParams
+from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
@@ -92,17 +92,27 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    for flag, path in (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
-                       ("--review-sheet", args.review_sheet), ("--json", args.json)):
+    check_resampling(args)
+    outputs = (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
+               ("--review-sheet", args.review_sheet), ("--json", args.json))
+    for flag, path in outputs:
         if path is not None:
             ensure_writable_file(path, flag)
+    panel = _names(args.panel)
+    if panel:
+        panel = distinct_panel(panel)  # before any file is read
+    files = prediction_files(args.preds) if args.preds else []
+    ensure_outputs_apart(outputs, [*prediction_inputs(files), ("--corrected", args.corrected),
+                                   ("--review", args.review)])
     if not args.preds:
         if args.review:
+            named = [flag for flag, path in outputs if path is not None]
+            if named:  # they were silently not written
+                raise InputError(f"{', '.join(named)} need --preds: --review alone only prints the miner's precision")
             _print_review(args.review)
             return 0
         raise InputError("--preds is required (only --review can run without it)")
-    pset = load_predictions_with_warnings(args.preds)
-    panel = _names(args.panel)
+    pset = load_predictions_with_warnings(files)
     if panel:
         pset.require_models(panel)
         panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.commands.transcribe import parse_options
@@ -74,6 +75,7 @@ def _params(args: argparse.Namespace) -> TranslationParams:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
     params = _params(args)
     params.validate()  # a broken lexicon or truth file fails before any model loads
     ensure_writable_file(args.out, "--out")

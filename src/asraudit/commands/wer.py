@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import add_preds_argument
+from asraudit.commands.common import add_preds_argument, check_resampling, prediction_inputs
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
-from asraudit.data.paths import ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
@@ -73,6 +73,9 @@ class Scored:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_resampling(args)
+    if args.paired and args.bootstrap < 1:
+        raise InputError(f"--paired needs bootstrap resamples: give --bootstrap of at least 1, got {args.bootstrap}")
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the table is printed, not after
     if args.manifest is not None and not args.group_field:
@@ -80,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     scorer = get_scorer(args.scorer, args.normalizer)
     normalize = BoundedCache(scorer.normalize)
     paths = prediction_files(args.preds)
+    ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(paths), ("--manifest", args.manifest)])
     groups = read_groups(args.group_field, paths, args.manifest) if args.group_field else None
     files: dict[str, StreamedFile] = {}
     for path in paths:
@@ -153,9 +157,12 @@ def _conflicting_clips(files: dict[str, StreamedFile], shown: int = 10) -> tuple
 
 
 def _common_hashes(files: dict[str, StreamedFile]) -> np.ndarray:
-    """Hashes of the clips every model ran."""
+    """Hashes of the clips every model ran; an empty file (a model that ran nothing, warned about) is left out,
+    as from every panel, or no clip would be common and every model would score nothing."""
     common = None
     for f in files.values():
+        if not len(f):
+            continue
         common = f.clip_hash if common is None else np.intersect1d(common, f.clip_hash)
     return np.asarray(common if common is not None else [], dtype=np.int64)
 
@@ -186,7 +193,8 @@ def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], sco
 
 def _print_paired(files: dict[str, StreamedFile], args) -> None:
     """P(row model has the lower WER), resampling the clips every model ran with a reference, in the
-    first file's order."""
+    first file's order; models whose file is empty have nothing to compare and are left out."""
+    files = {m: f for m, f in files.items() if len(f)}
     models = list(files)
     common = _common_hashes(files)
     first = files[models[0]] if models else None

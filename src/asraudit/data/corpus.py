@@ -40,7 +40,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
-from asraudit.data.rows import ROW_SUFFIXES, decode_text, optional_seconds, read_rows
+from asraudit.data.rows import ROW_SUFFIXES, decode_text, number_id, optional_seconds, read_rows
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -78,6 +78,13 @@ class Clip:
     @property
     def origin(self) -> Origin:
         return Origin(self.source, self.row)
+
+    def field(self, name: str) -> Any:
+        """The clip's value of the corpus column ``name`` (None if it has none): a speaker column is read into
+        ``speaker``, not ``metadata``, and a spec's ``group_field = "speaker"`` must still find it."""
+        if name in SPEAKER_FIELDS and self.speaker is not None:
+            return self.speaker
+        return self.metadata.get(name)
 
     @functools.cached_property
     def file_digest(self) -> str:
@@ -178,7 +185,10 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
     base = path.resolve().parent
     clips: list[Clip] = []
     for row, rec in read_rows(path, "manifest"):
-        clip_id = _string_field(rec, "audio_filepath", path, row, required=True)
+        # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
+        # prediction file); as an audio path it is checked below like any other.
+        clip_id = _string_field(rec, "audio_filepath", path, row, required=True, numbers_ok=True)
+        clip_id = number_id(rec["audio_filepath"], path, row) if clip_id != rec["audio_filepath"] else clip_id
         if not clip_id.strip():
             raise InputError("empty audio_filepath", path, row)
         reference = _string_field(rec, "text", path, row, required=True)

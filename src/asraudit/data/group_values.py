@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from asraudit.data.predictions import ID_FIELDS
-from asraudit.data.rows import pick_field, read_rows
+from asraudit.data.rows import number_id, pick_field, read_rows
 from asraudit.errors import InputError
 
 # The group of a row that lacks the column (or holds null there).
@@ -32,7 +32,7 @@ def group_values(path: Path, field: str, what: str = "prediction file") -> dict[
             raise InputError(f"no clip id column (accepted names: {ID_FIELDS})", path, lineno)
         value = rec.get(field)
         seen = seen or field in rec
-        out[str(rec[id_f])] = MISSING_GROUP if value is None or value == "" else str(value)
+        out[str(number_id(rec[id_f], path, lineno))] = MISSING_GROUP if value is None or value == "" else str(value)
     if not seen:
         raise InputError(f"no column {field!r} (the group field) in this {what}", path)
     return out

@@ -110,6 +110,40 @@ def ensure_writable_file(path: str | Path, what: str = "output file") -> Path:
     return path
 
 
+def _same_file_key(path: Path):
+    """What makes two paths one file: device and inode for a file that is there (a symlink or hard link to an
+    input is that input), else the path with every symlink resolved."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("file", st.st_dev, st.st_ino)
+
+
+def ensure_outputs_apart(outputs: Iterable[tuple[str, str | Path | None]],
+                         inputs: Iterable[tuple[str, str | Path | None]],
+                         fix: str = "write it to another file") -> None:
+    """Refuse, before any work, an output file that is one of the inputs or another output's file.
+
+    ``outputs`` and ``inputs`` are (what the user named it, path) pairs; a None path is an option not given.
+    ``--json`` named after the prediction file it reads would replace that file with the scores (the
+    benchmark's predictions lost), and two outputs on one path keep only the last one written."""
+    named: dict[tuple, str] = {}
+    for what, path in inputs:
+        if path is not None:
+            named.setdefault(_same_file_key(Path(path)), what)
+    written: dict[tuple, str] = {}
+    for what, path in outputs:
+        if path is None:
+            continue
+        key = _same_file_key(Path(path))
+        if key in named:
+            raise InputError(f"{what} would overwrite {named[key]}, an input: {fix}", path)
+        if key in written:
+            raise InputError(f"{what} and {written[key]} name the same file: give each its own", path)
+        written[key] = what
+
+
 def unique_temp_path(path: Path) -> Path:
     """A temporary name next to ``path``, unique to this process and call.
 

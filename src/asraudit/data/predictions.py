@@ -30,6 +30,8 @@ from asraudit.data.rows import (
     _is_json_array,
     decode_line,
     jsonl_object,
+    not_a_file,
+    number_id,
     optional_seconds,
     pick_field,
     read_rows,
@@ -220,10 +222,16 @@ class PredictionSet:
         first, differing = self._first_references()
         conflicts = self._conflicts(first, differing)
         if conflicts:
-            shown = "\n  ".join(c.describe() for c in conflicts[:5])
-            more = f"\n  ... and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+            # One line (the CLI's rule), at the first file and row whose reference differs from the first seen.
+            c = conflicts[0]
+            (first_model, first_ref), *others = c.references.items()
+            model, ref = next((m, r) for m, r in others if " ".join(r.split()) != " ".join(first_ref.split()))
+            preds = self.models[model]
+            more = f"; {len(conflicts)} clip(s) differ in all, `asraudit preds` lists them" if len(conflicts) > 1 else ""
             raise InputError(
-                f"references disagree across prediction files on {len(conflicts)} clip(s):\n  {shown}{more}"
+                f"clip {c.clip_id!r}: reference {ref!r} differs from {first_model}'s {first_ref!r}{more}: models are "
+                "compared on one reference per clip, so every prediction file must carry the same",
+                preds.source, preds.rows[c.clip_id].row,
             )
         return first
 
@@ -261,7 +269,7 @@ def _checked_rows(path: Path, make: Callable[..., PredictionRow | Prediction]) -
     """``iter_prediction_rows`` with each row built by ``make`` (fields in ``PredictionRow`` order): the loader
     builds its ``Prediction`` straight from the row, not from a ``PredictionRow`` made only to be copied."""
     if not path.is_file():
-        raise InputError("no such prediction file", path)
+        raise InputError(not_a_file(path, "prediction file"), path)
     columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
     for lineno, rec in read_rows(path, "prediction file"):
         keys = tuple(rec)
@@ -289,10 +297,7 @@ def _plain_fields(rec: dict) -> tuple | None:
 def prediction_row(rec: dict, path: Path, lineno: int) -> PredictionRow:
     """One record of a prediction file, checked (the rules ``iter_prediction_rows`` applies to every row)."""
     id_f, ref_f, hyp_f = _fields(rec, path, lineno)
-    clip_id = rec[id_f]
-    if isinstance(clip_id, (int, float)) and not isinstance(clip_id, bool):
-        clip_id = str(clip_id)
-    clip_id = _as_text(clip_id, "clip id", path, lineno)
+    clip_id = _as_text(number_id(rec[id_f], path, lineno), "clip id", path, lineno)
     if not clip_id or not clip_id.strip():
         raise InputError("empty clip id", path, lineno)
     reference = _as_text(rec[ref_f], "reference", path, lineno)
@@ -422,14 +427,19 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in SUFFIXES)
+            # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
+            found = sorted(f for f in p.iterdir()
+                           if f.is_file() and f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
-        elif p.exists():
+        elif p.is_file():
             files.append(p)
-        else:
-            raise InputError("no such file or directory", p)
+        elif p.exists():  # a pipe or device
+            raise InputError(not_a_file(p, "prediction file"), p)
+        else:  # nothing there, or a symbolic link that loops or points nowhere
+            why = not_a_file(p, "prediction file")
+            raise InputError("no such file or directory" if why.startswith("no such") else why, p)
     return files
 
 

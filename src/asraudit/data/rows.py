@@ -11,8 +11,10 @@ Parquet table.
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import math
+import os
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -29,15 +31,48 @@ def pick_field(row: dict, names: Sequence[str]) -> str | None:
     return None
 
 
-def decode_text(raw: bytes, path: Path) -> str:
-    """UTF-8 (BOM allowed); a bad byte is an InputError naming its line."""
+def not_a_file(path: Path, what: str) -> str:
+    """Why ``path``, which is not a regular file, cannot be read as a ``what`` (the message of an InputError).
+
+    "no such file" only when nothing is there: a symbolic link that loops or
+    points nowhere, a folder, or a pipe or device (``/dev/null``) is named for
+    what it is."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"{what} is a symbolic link that loops: point it at a file"
+        if os.path.islink(path):
+            return f"{what} is a symbolic link to {os.readlink(path)}, which is not there"
+        return f"no such {what}"
+    import stat
+
+    if stat.S_ISDIR(st.st_mode):
+        return f"{what} is a folder: name a file"
+    return f"{what} is not a regular file (a pipe, socket or device): save its rows to a file"
+
+
+_SAVE_UTF8 = "save the file as UTF-8"
+
+
+def decode_text(raw: bytes, path: Path, fix: str = _SAVE_UTF8) -> str:
+    """UTF-8 (BOM allowed); a bad byte is an InputError naming its line (and ``fix``, how to save the file)."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start})", path, line
-        ) from None
+        raise InputError(_not_utf8(raw, exc.start, exc.start, fix), path, line) from None
+
+
+def _not_utf8(raw: bytes, at: int, offset: int, fix: str) -> str:
+    """What a byte at ``at`` of ``raw`` (``offset`` in the file) that is not UTF-8 means, and how to save the file."""
+    what = f"not valid UTF-8 (byte 0x{raw[at]:02x} at offset {offset})"
+    starts_file = offset == at  # ``raw`` is the file's beginning
+    if starts_file and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        what = "UTF-16 text (its byte-order mark starts the file), not UTF-8"
+    elif starts_file and raw[:4] == b"PK\x03\x04":
+        what = "a zip archive (a spreadsheet workbook?), not UTF-8 text"
+    return f"{what}: {fix}"
 
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -60,9 +95,7 @@ def decode_line(raw: bytes, lineno: int, offset: int, path: Path) -> str:
     try:
         return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {offset + exc.start})", path, lineno
-        ) from None
+        raise InputError(_not_utf8(raw, exc.start, offset + exc.start, _SAVE_UTF8), path, lineno) from None
 
 
 def _is_json_array(path: Path) -> bool:
@@ -117,16 +150,43 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     try:
         item = json.loads(line)
     except json.JSONDecodeError as exc:
+        if _lone_cr(line):
+            raise InputError(_CR_ONLY, path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
 
 
+# A cell may be as long as a JSONL string: a hypothesis caught in a decoding loop runs past csv's default
+# limit of 131,072 characters, which raised csv.Error.  The limit is process-wide; raising it only admits more.
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+
+def _lone_cr(line: str) -> bool:
+    """Whether ``line`` holds a carriage return that ends no line (a file with CR-only, old Mac, line endings
+    reads as one line)."""
+    return "\r" in line.rstrip("\r\n")
+
+
+_CR_ONLY = ("a carriage return (CR) that ends no line: a file with old Mac (CR-only) line endings reads as one "
+            "line; save it with LF or CRLF line endings")
+
+
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
     # csv splits records itself (a quoted cell may hold a newline); it gets the file line by line.
+    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+        csv.field_size_limit(_CSV_FIELD_LIMIT)
     reader = csv.DictReader((line for _, line in text_lines(path)))
-    for rec in reader:
+    while True:
+        try:
+            rec = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            row = reader.line_num + 1  # the line that failed: line_num counts the lines read before it
+            line = next((text for n, text in text_lines(path) if n == row), "")
+            raise InputError(_CR_ONLY if _lone_cr(line) else f"broken CSV row: {exc}", path, row) from None
         if None in rec:  # more cells than header columns
             raise InputError(
                 f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
@@ -163,6 +223,20 @@ def read_rows(path: Path, what: str = "file") -> Iterator[tuple[int, dict]]:
     if suffix == ".parquet":
         return parquet_rows(path)
     raise InputError(f"unsupported {what} type {suffix!r} (use {', '.join(ROW_SUFFIXES)})", path)
+
+
+def number_id(value, path: Path, row: int):
+    """A clip id written as a number, as text: ``7`` and ``7.0`` are both ``"7"`` (a Parquet or pandas column of
+    whole numbers with a gap is float, and its ids must meet the ``7`` of another file); NaN or infinity is no
+    id.  Anything that is not a number comes back unchanged for the caller's checks."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"clip id is {value} (a number that names no clip): give every row its id", path, row)
+        if value.is_integer():
+            return str(int(value))
+    return str(value)
 
 
 def parse_seconds(value, what: str, path: Path, row: int) -> float:

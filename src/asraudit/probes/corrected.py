@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from asraudit.data.predictions import ID_FIELDS
-from asraudit.data.rows import pick_field, read_rows
+from asraudit.data.rows import not_a_file, number_id, pick_field, read_rows
 from asraudit.errors import InputError
 from asraudit.probes.refdis import ClipInput, Edit, MinerParams, MiningResult, assign_edit_ids
 from asraudit.probes.refdis_cells import HypCells, classify, interior_cells, place_of, verdict_of
@@ -40,7 +40,7 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
     """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet."""
     path = Path(path)
     if not path.is_file():
-        raise InputError("no such corrected-reference file", path)
+        raise InputError(not_a_file(path, "corrected-reference file"), path)
     out: dict[str, str] = {}
     first_row: dict[str, int] = {}
     for row, rec in read_rows(path, "corrected reference file"):
@@ -53,8 +53,7 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
                 row,
             )
         cid, text = rec[id_f], rec[text_f]
-        if isinstance(cid, (int, float)) and not isinstance(cid, bool):
-            cid = str(cid)
+        cid = number_id(cid, path, row)
         if not isinstance(cid, str) or not cid.strip():
             raise InputError("empty or non-text clip id", path, row)
         if not isinstance(text, str):

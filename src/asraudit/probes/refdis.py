@@ -79,7 +79,7 @@ from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of
-from asraudit.probes.refdis_params import MinerParams
+from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.probes.refdis_votes import candidates, select
 
 KINDS = ("delete", "insert", "substitute")
@@ -322,7 +322,7 @@ def mine(
 ) -> MiningResult:
     """Mine every clip; ``scored`` models get verdicts (default: every model seen)."""
     params.validate()
-    panel = list(panel)
+    panel = distinct_panel(panel)
     if len(panel) < params.min_panel:
         raise InputError(f"the panel needs at least {params.min_panel} models, got {len(panel)}")
     status = {"mined": 0, "empty_reference": 0, "small_panel": 0}

@@ -82,6 +82,8 @@ class HumeParams:
             raise InputError(f"--min-ref-match must be in [0, 1], got {self.min_ref_match}")
         if self.min_panel < 1:
             raise InputError(f"--min-panel must be at least 1, got {self.min_panel}")
+        if not self.min_consensus_cer >= 0:  # the release takes any value; below 0 (or NaN) it drops nothing, as 0
+            raise InputError(f"--min-consensus-cer must be >= 0, got {self.min_consensus_cer}")
 
     def threshold(self, n_panel: int) -> int:
         """Votes an edit needs: a true supermajority, never fewer than 2.

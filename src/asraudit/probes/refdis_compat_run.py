@@ -18,6 +18,7 @@ from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.probes.refdis_compat import HUME_MIN_PANEL_CLI, HumeEdit, HumeParams, hume_tokens, mine_clip_tokens
+from asraudit.probes.refdis_params import distinct_panel
 
 
 def wilson_196(k: int, n: int) -> tuple[float, float, float]:
@@ -111,7 +112,7 @@ def run_hume(
     are an error here; the release warned and kept the first file's.
     """
     params.validate()
-    panel = list(panel)
+    panel = distinct_panel(panel)
     pset.require_models(panel)
     if len(panel) < max(HUME_MIN_PANEL_CLI, params.min_panel):
         raise InputError(

@@ -13,6 +13,19 @@ from dataclasses import dataclass, field
 from asraudit.errors import InputError
 
 
+def distinct_panel(panel) -> list[str]:
+    """The panel as a list, refused when a model is named twice (its vote would count twice, or the panel
+    would count members it does not have) or when it is one string rather than names."""
+    if isinstance(panel, str):
+        raise InputError(f"the panel is a list of model names, got the string {panel!r}")
+    panel = list(panel)
+    twice = sorted({name for name in panel if panel.count(name) > 1})
+    if twice:
+        raise InputError(f"the panel names {', '.join(twice)} more than once; each member votes once: "
+                         "list each model once")
+    return panel
+
+
 @dataclass(frozen=True)
 class MinerParams:
     """Knobs of the full miner: the one set of defaults every front end (CLI, audit, mechanism) starts from.
@@ -42,7 +55,7 @@ class MinerParams:
             raise InputError(f"--min-run-len must be at least 1, got {self.min_run_len}")
         if not 0 <= self.min_ref_match <= 1:
             raise InputError(f"--min-ref-match must be in [0, 1], got {self.min_ref_match}")
-        if self.min_consensus_cer < 0:
+        if not self.min_consensus_cer >= 0:  # NaN too: no distance is below NaN, so it would drop nothing
             raise InputError(f"--min-consensus-cer must be >= 0, got {self.min_consensus_cer}")
         if self.min_panel < 2:
             raise InputError(f"--min-panel must be at least 2, got {self.min_panel}")

@@ -21,6 +21,7 @@ from asraudit.probes.corrected import corrected_references, edits_from_correctio
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
 from asraudit.probes.refdis_score import AcceptRef, accept_ref, accept_ref_tables, breakdown
+from asraudit.probes.refdis_params import distinct_panel
 from asraudit.text.normalize import get_normalizer
 
 RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
@@ -108,7 +109,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out."""
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     params.validate()
-    panel = list(panel)
+    panel = distinct_panel(panel)
     scored = list(models) if models is not None else pset.model_names
     pset.require_models(panel + scored)
     names = list(dict.fromkeys(panel + scored))

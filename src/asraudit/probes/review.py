@@ -104,20 +104,58 @@ class ReviewSummary:
         }
 
 
+REQUIRED_COLUMNS = ("edit_id", "kind", "judgement")
+_DELIMITERS = (",", ";", "\t")  # a spreadsheet saves CSV with the locale's separator (";" where "," is the decimal mark)
+
+
+def _sheet_header(first_line: str) -> tuple[str, dict[str, str]]:
+    """The sheet's delimiter and its columns (stripped, lower case -> as written), from its first line.
+
+    A sheet comes back from a spreadsheet with the columns reordered, a header
+    retyped ("Judgement ") or saved with semicolons or tabs; the first
+    delimiter under which the header names every required column is the
+    sheet's (a comma otherwise, and the missing columns are reported)."""
+    found = ","
+    for delimiter in _DELIMITERS:
+        names = next(csv.reader([first_line], delimiter=delimiter), [])
+        columns = {n.strip().lower(): n for n in names}
+        if all(c in columns for c in REQUIRED_COLUMNS):
+            return delimiter, columns
+    names = next(csv.reader([first_line], delimiter=found), [])
+    return found, {n.strip().lower(): n for n in names}
+
+
 def read_review_sheet(path: str | Path) -> ReviewSummary:
-    """Read a filled sheet; unknown judgements are an error naming the row."""
+    """Read a filled sheet; unknown judgements and an edit judged twice are errors naming the row."""
+    import io
+
+    from asraudit.data.rows import decode_text, not_a_file
+
     path = Path(path)
     if not path.is_file():
-        raise InputError("no such review sheet", path)
+        raise InputError(not_a_file(path, "review sheet"), path)
+    text = decode_text(path.read_bytes(), path, fix="save the sheet as CSV (UTF-8)")
+    first_line = text.splitlines()[0] if text else ""
+    delimiter, columns = _sheet_header(first_line)
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise InputError(f"review sheet lacks column(s) {', '.join(missing)}; found {sorted(columns) or 'none'}", path, 1)
+    edit_col, kind_col, judgement_col = (columns[c] for c in REQUIRED_COLUMNS)
     summary = ReviewSummary()
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in ("edit_id", "kind", "judgement") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise InputError(f"review sheet lacks column(s) {', '.join(missing)}", path, 1)
+    judged_at: dict[str, int] = {}
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
         for rec in reader:
-            raw = (rec.get("judgement") or "").strip().lower()
-            kind = (rec.get("kind") or "").strip()
+            if not any((v or "").strip() for k, v in rec.items() if k is not None):
+                continue  # an empty row a spreadsheet kept below the sheet
+            edit_id = (rec.get(edit_col) or "").strip()
+            if edit_id:
+                if edit_id in judged_at:
+                    raise InputError(f"edit {edit_id!r} appears twice (first at row {judged_at[edit_id]}): keep one "
+                                     "row per edit, or its judgement counts twice", path, reader.line_num)
+                judged_at[edit_id] = reader.line_num
+            raw = (rec.get(judgement_col) or "").strip().lower()
+            kind = (rec.get(kind_col) or "").strip()
             if raw in YES:
                 summary.n_real += 1
                 summary.by_kind.setdefault(kind, [0, 0])[0] += 1
@@ -128,9 +166,11 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
                 summary.n_skipped += 1
             else:
                 raise InputError(
-                    f"judgement {rec.get('judgement')!r} for edit {rec.get('edit_id')!r}: "
+                    f"judgement {rec.get(judgement_col)!r} for edit {rec.get(edit_col)!r}: "
                     f"use yes (real reference error), no (miner wrong) or unsure",
                     path,
                     reader.line_num,
                 )
+    except csv.Error as exc:
+        raise InputError(f"broken CSV row: {exc}", path, reader.line_num + 1) from None
     return summary
