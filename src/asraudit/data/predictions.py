@@ -16,20 +16,18 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import attrgetter, is_
+from collections import deque
+from itertools import chain, count, repeat
+from operator import attrgetter, is_, itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from asraudit.bulk import builds_in_bulk
+from asraudit.data.jsonl_blocks import BLOCK_BYTES, jsonl_blocks
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import (
-    _SCAN,
-    _SPACE,
     ROW_SUFFIXES,
     _is_json_array,
-    decode_line,
-    jsonl_object,
     not_a_file,
     number_id,
     optional_seconds,
@@ -355,65 +353,93 @@ def _kept_rows(checked: Iterable[Prediction], path: Path) -> tuple[dict[str, Pre
     return rows, skipped
 
 
-def _jsonl_predictions(path: Path) -> tuple[dict[str, Prediction], int]:
-    """``_kept_rows(_checked_rows(path, _prediction), path)`` of a JSONL file, in one loop.
+def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES) -> tuple[dict[str, Prediction], int]:
+    """``_kept_rows(_checked_rows(path, _prediction), path)`` of a JSONL file, a block of lines at a time.
 
-    The same steps (``text_lines``, ``jsonl_object``, the plain row of ``_checked_rows``, ``_prediction``) with
-    their function calls and generator hand-offs inlined, a few hundred ns a row of a leaderboard's hundreds of
-    thousands; a line or row off the common path goes through the very functions it replaces, which raise
-    their errors at the same row."""
+    A block whose lines are all one object each (``Block.objects``) in one plain layout is added in bulk
+    (``_add_plain``); any other block goes row by row (``_add_rows``, the steps of ``_checked_rows`` and
+    ``_kept_rows``), through the per-line reader where a line is not a lone object.  Either way its rows are
+    those of the generic path, and its errors are raised at the same row: a block goes in bulk only when
+    none of its rows can raise."""
     rows: dict[str, Prediction] = {}
     skipped = 0
     columns: dict[tuple, tuple | None] = {}
-    scan, space, new = _SCAN, _SPACE, _NEW
-    set_id, set_ref, set_hyp, set_dur, set_row = _PREDICTION_SLOTS
-    offset = 0
-    with path.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):  # text_lines
-            try:
-                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-            except UnicodeDecodeError:
-                line = decode_line(raw, lineno, offset, path)  # raises, naming the byte
-            offset += len(raw)
-            try:  # plain_object; a row that starts with "{" and ends with "}\n" needs neither whitespace match
-                rec, end = scan(line, 0 if line[:1] == "{" else space(line, 0).end())
-                if type(rec) is not dict or not (
-                        (end == len(line) - 1 and line[-1] == "\n") or space(line, end).end() == len(line)):
-                    rec = None
-            except Exception:
-                rec = None
-            if rec is None:
-                rec = jsonl_object(line, path, lineno)
-                if rec is None:  # a blank line
-                    continue
-            keys = tuple(rec)  # _checked_rows
-            fields = columns.get(keys, False)
-            if fields is False:
-                fields = columns[keys] = _plain_fields(rec)
-            if fields is not None:
-                clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
-                if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
-                    if clip_id in rows:  # _kept_rows (a hypothesis, so kept)
-                        raise InputError(
-                            f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
-                        )
-                    rows[clip_id] = p = new(Prediction)  # _prediction
-                    set_id(p, clip_id)
-                    set_ref(p, reference)
-                    set_hyp(p, hypothesis)
-                    set_dur(p, None)
-                    set_row(p, lineno)
-                    continue
-            r = prediction_row(rec, path, lineno)  # the general row, checked
-            if r.clip_id in rows:  # _kept_rows
-                raise InputError(
-                    f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, lineno
-                )
-            if r.hypothesis is None:
-                skipped += 1
-                continue
-            rows[r.clip_id] = _prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+    for block in jsonl_blocks(path, block_bytes):
+        objects = block.objects()
+        if objects is None:
+            numbered = block.rows()
+        elif _add_plain(objects, block.first_line, rows):
+            continue
+        else:
+            numbered = zip(count(block.first_line), objects)
+        skipped += _add_rows(numbered, rows, columns, path)
     return rows, skipped
+
+
+def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction]) -> bool:
+    """Add the rows of lines ``first_line``... when each is a plain row of one layout, new clip ids only.
+
+    Plain as in ``_checked_rows``: exactly the id, reference and hypothesis columns (so no duration), all
+    three strings, the id not blank.  Checked and built column by column in C-level loops (``map``), the
+    ``Prediction`` slots set through their descriptors as ``_prediction`` does.  False, adding nothing, when
+    any row is not such a row or repeats a clip id: ``_add_rows`` takes the block and finds which."""
+    if set(map(len, objects)) != {3}:
+        return False
+    fields = _plain_fields(objects[0])
+    if fields is None:
+        return False
+    try:
+        ids, refs, hyps = (list(map(itemgetter(f), objects)) for f in fields)
+    except KeyError:  # another layout of three columns
+        return False
+    if set(map(type, chain(ids, refs, hyps))) != {str} or not all(map(str.strip, ids)):
+        return False
+    n = len(ids)
+    if len(set(ids)) != n or not rows.keys().isdisjoint(ids):
+        return False
+    made = list(map(_NEW, repeat(Prediction, n)))
+    columns = (ids, refs, hyps, repeat(None, n), range(first_line, first_line + n))
+    for set_slot, column in zip(_PREDICTION_SLOTS, columns):
+        deque(map(set_slot, made, column), maxlen=0)  # run the setters, keep nothing
+    rows.update(zip(ids, made))
+    return True
+
+
+def _add_rows(numbered: Iterable[tuple[int, dict]], rows: dict[str, Prediction], columns: dict,
+              path: Path) -> int:
+    """Add (line number, record) rows one at a time as ``_kept_rows(_checked_rows(...))`` does; the number
+    of rows without a hypothesis.  ``columns`` caches each key layout's plain columns (``_plain_fields``)."""
+    skipped = 0
+    set_id, set_ref, set_hyp, set_dur, set_row = _PREDICTION_SLOTS
+    for lineno, rec in numbered:
+        keys = tuple(rec)
+        fields = columns.get(keys, False)
+        if fields is False:
+            fields = columns[keys] = _plain_fields(rec)
+        if fields is not None:
+            clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
+            if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
+                if clip_id in rows:
+                    raise InputError(
+                        f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
+                    )
+                rows[clip_id] = p = _NEW(Prediction)  # _prediction
+                set_id(p, clip_id)
+                set_ref(p, reference)
+                set_hyp(p, hypothesis)
+                set_dur(p, None)
+                set_row(p, lineno)
+                continue
+        r = prediction_row(rec, path, lineno)  # the general row, checked
+        if r.clip_id in rows:
+            raise InputError(
+                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, lineno
+            )
+        if r.hypothesis is None:
+            skipped += 1
+            continue
+        rows[r.clip_id] = _prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+    return skipped
 
 
 def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:

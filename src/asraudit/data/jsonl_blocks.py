@@ -1,0 +1,100 @@
+"""A JSONL file read a block of lines at a time, each block parsed in one go where it can be.
+
+Reading a JSONL file line by line costs a few hundred ns of Python per line
+before the row is even looked at (decode the line, call the scanner, check
+what follows the object): a leaderboard's hundreds of thousands of rows, a
+large part of a command's loading.  A block of whole lines (about a MiB) is
+decoded once and its lines scanned by C-level loops instead.
+
+Only a block whose every line is exactly one JSON object, nothing before or
+after it (a "\\r" before the "\\n" aside), is taken whole: such a line gives
+the per-line reader the very same object, so the rows are the same.  Any
+other block (a blank line, whitespace around an object, broken JSON, a byte
+that is not UTF-8) is left to ``Block.rows``, the per-line reader of
+``text_lines`` and ``jsonl_object``, which skips or reports each line as it
+always does, at the same line and byte offset.  Memory stays at a block
+beyond what the caller keeps.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
+from pathlib import Path
+from typing import Iterator
+
+from asraudit.data.rows import _SCAN, decode_line, jsonl_object
+
+BLOCK_BYTES = 1 << 20
+
+_OBJECT = itemgetter(0)
+_END = itemgetter(1)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Whole lines of a JSONL file (each with its "\\n", the file's last one perhaps without)."""
+
+    data: bytes
+    first_line: int  # line number of the first line (1 for the file's first)
+    offset: int  # byte offset of the first line in the file
+    path: Path
+
+    def objects(self) -> list[dict] | None:
+        """The object of each line, in order, when every line is one JSON object alone; else None.
+
+        Each line is decoded as the per-line reader decodes it (UTF-8, a BOM dropped from line 1 only), and
+        on its own: a file with a few non-ASCII characters would make one decoded block a wide string, which
+        its ASCII lines would then be copied out of and scanned at twice the cost."""
+        data = self.data
+        if b"\r" in data:  # JSON whitespace outside strings (a raw CR is not allowed in one)
+            data = data.replace(b"\r\n", b"\n")
+        raw = data.split(b"\n")
+        if not raw[-1]:  # after the last "\n"
+            raw.pop()
+        try:
+            lines = list(map(bytes.decode, raw))
+            if self.first_line == 1 and lines:
+                lines[0] = raw[0].decode("utf-8-sig")
+            scanned = list(map(_SCAN, lines, repeat(0)))
+        except Exception:  # not UTF-8, broken JSON: the per-line reader says what is wrong
+            return None
+        # Each object must end its line.  The scanner raises StopIteration where no value starts (a blank line,
+        # leading whitespace), which ends ``map`` early rather than propagating: a list too short, unequal too.
+        if list(map(_END, scanned)) != list(map(len, lines)):
+            return None
+        objects = list(map(_OBJECT, scanned))
+        if not objects or set(map(type, objects)) != {dict}:
+            return None
+        return objects
+
+    def rows(self) -> Iterator[tuple[int, dict]]:
+        """(line number, object) of each line that is not blank, through the per-line reader and its errors."""
+        offset = self.offset
+        for lineno, raw in enumerate(io.BytesIO(self.data), start=self.first_line):  # split on b"\n" only
+            rec = jsonl_object(decode_line(raw, lineno, offset, self.path), self.path, lineno)
+            offset += len(raw)
+            if rec is not None:
+                yield lineno, rec
+
+
+def jsonl_blocks(path: Path, block_bytes: int = BLOCK_BYTES) -> Iterator[Block]:
+    """The file as blocks of whole lines, each about ``block_bytes`` (longer where a line is)."""
+    line, offset = 1, 0
+    pending: list[bytes] = []  # the start of a line not ended yet
+    with path.open("rb") as fh:
+        while chunk := fh.read(block_bytes):
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                pending.append(chunk)
+                continue
+            head = chunk if cut == len(chunk) else chunk[:cut]
+            whole = b"".join((*pending, head)) if pending else head
+            pending = [chunk[cut:]] if cut < len(chunk) else []
+            yield Block(whole, line, offset, path)
+            line += whole.count(b"\n")
+            offset += len(whole)
+    if pending:  # a last line without "\n"
+        yield Block(b"".join(pending), line, offset, path)
