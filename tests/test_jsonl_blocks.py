@@ -166,5 +166,18 @@ def test_a_bom_and_crlf_line_ends_keep_a_file_in_bulk(tmp_path):
     (block,) = jsonl_blocks(path)
     assert block.objects() == [json.loads(line) for line in _PLAIN]
     rows = {}
-    assert predictions._add_plain(block.objects(), 1, rows)
+    assert predictions._add_plain(block.objects(), 1, rows, {})
     assert (rows, 0) == _generic(path)
+
+
+def test_a_set_keeps_one_copy_of_each_reference_and_loads_what_each_file_loads(tmp_path):
+    for m, hyp in (("a", "one too"), ("b", "one two")):
+        rows = [{"audio_filepath": f"c{i}", "text": f"ref {i}", "pred_text": f"{hyp} {i}"} for i in range(5)]
+        (tmp_path / f"{m}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    for pset in (predictions.load_predictions(tmp_path),
+                 predictions.load_named_predictions({m: tmp_path / f"{m}.jsonl" for m in "ab"})):
+        a, b = pset.models["a"], pset.models["b"]
+        assert all(a[c].reference is b[c].reference for c in a.rows)
+        for m in "ab":
+            alone = predictions.load_prediction_file(tmp_path / f"{m}.jsonl")
+            assert pset.models[m].rows == alone.rows and list(pset.models[m].rows) == list(alone.rows)

@@ -327,10 +327,14 @@ def _fields(rec: dict, path: Path, lineno: int) -> tuple:
 
 def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
     """Read one prediction file; the model name defaults to the file stem."""
-    path = Path(path)
+    return _load_file(Path(path), model, {})
+
+
+def _load_file(path: Path, model: str | None, references: dict[str, str]) -> ModelPredictions:
+    """``load_prediction_file``, with the references read so far (``_add_plain``) shared across a set's files."""
     name = model or path.stem
     if path.suffix.lower() in (".jsonl", ".json") and path.is_file() and not _is_json_array(path):
-        rows, skipped = _jsonl_predictions(path)
+        rows, skipped = _jsonl_predictions(path, references=references)
     else:
         rows, skipped = _kept_rows(_checked_rows(path, _prediction), path)
     return ModelPredictions(name, path, rows, skipped)
@@ -353,7 +357,8 @@ def _kept_rows(checked: Iterable[Prediction], path: Path) -> tuple[dict[str, Pre
     return rows, skipped
 
 
-def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES) -> tuple[dict[str, Prediction], int]:
+def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
+                       references: dict[str, str] | None = None) -> tuple[dict[str, Prediction], int]:
     """``_kept_rows(_checked_rows(path, _prediction), path)`` of a JSONL file, a block of lines at a time.
 
     A block whose lines are all one object each (``Block.objects``) in one plain layout is added in bulk
@@ -364,11 +369,12 @@ def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES) -> tuple[dict
     rows: dict[str, Prediction] = {}
     skipped = 0
     columns: dict[tuple, tuple | None] = {}
+    references = {} if references is None else references
     for block in jsonl_blocks(path, block_bytes):
         objects = block.objects()
         if objects is None:
             numbered = block.rows()
-        elif _add_plain(objects, block.first_line, rows):
+        elif _add_plain(objects, block.first_line, rows, references):
             continue
         else:
             numbered = zip(count(block.first_line), objects)
@@ -376,13 +382,19 @@ def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES) -> tuple[dict
     return rows, skipped
 
 
-def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction]) -> bool:
+def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction],
+               references: dict[str, str]) -> bool:
     """Add the rows of lines ``first_line``... when each is a plain row of one layout, new clip ids only.
 
     Plain as in ``_checked_rows``: exactly the id, reference and hypothesis columns (so no duration), all
     three strings, the id not blank.  Checked and built column by column in C-level loops (``map``), the
     ``Prediction`` slots set through their descriptors as ``_prediction`` does.  False, adding nothing, when
-    any row is not such a row or repeats a clip id: ``_add_rows`` takes the block and finds which."""
+    any row is not such a row or repeats a clip id: ``_add_rows`` takes the block and finds which.
+
+    A reference equal to one in ``references`` (those read before, from any file of the set) is kept as
+    that string, the same value: every file of a benchmark carries the same references, and holding one
+    copy makes the check that they agree (``_first_references``) identity tests instead of a comparison of
+    strings scattered over memory, and frees the copies at once."""
     if set(map(len, objects)) != {3}:
         return False
     fields = _plain_fields(objects[0])
@@ -397,6 +409,7 @@ def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction]
     n = len(ids)
     if len(set(ids)) != n or not rows.keys().isdisjoint(ids):
         return False
+    refs = list(map(references.setdefault, refs, refs))
     made = list(map(_NEW, repeat(Prediction, n)))
     columns = (ids, refs, hyps, repeat(None, n), range(first_line, first_line + n))
     for set_slot, column in zip(_PREDICTION_SLOTS, columns):
@@ -473,8 +486,9 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def load_predictions(paths: str | Path | Sequence[str | Path]) -> PredictionSet:
     """Load prediction files from a directory or a list of files (model = file stem)."""
     models: dict[str, ModelPredictions] = {}
+    references: dict[str, str] = {}
     for f in _expand(paths):
-        preds = load_prediction_file(f)
+        preds = _load_file(f, None, references)
         if preds.model in models:
             raise InputError(
                 f"two prediction files for model {preds.model!r}: {models[preds.model].source} and {f}", f
@@ -489,7 +503,8 @@ def load_named_predictions(files: Mapping[str, str | Path]) -> PredictionSet:
 
     For names that are labels rather than file stems (an audit's ``org/model``
     is written to a file with a safe stem, and read back under its label)."""
-    return _prediction_set({name: load_prediction_file(path, model=name) for name, path in files.items()})
+    references: dict[str, str] = {}
+    return _prediction_set({name: _load_file(Path(path), name, references) for name, path in files.items()})
 
 
 def _prediction_set(models: dict[str, ModelPredictions]) -> PredictionSet:
