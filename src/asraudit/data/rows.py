@@ -10,7 +10,6 @@ Parquet table.
 
 from __future__ import annotations
 
-import csv
 import errno
 import json
 import math
@@ -174,6 +173,8 @@ _CR_ONLY = ("a carriage return (CR) that ends no line: a file with old Mac (CR-o
 
 
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
+    import csv  # here: most commands read no CSV, and importing it costs start-up
+
     # csv splits records itself (a quoted cell may hold a newline); it gets the file line by line.
     if csv.field_size_limit() < _CSV_FIELD_LIMIT:
         csv.field_size_limit(_CSV_FIELD_LIMIT)
