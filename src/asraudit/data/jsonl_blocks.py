@@ -4,7 +4,7 @@ Reading a JSONL file line by line costs a few hundred ns of Python per line
 before the row is even looked at (decode the line, call the scanner, check
 what follows the object): a leaderboard's hundreds of thousands of rows, a
 large part of a command's loading.  A block of whole lines (about a MiB) is
-decoded once and its lines scanned by C-level loops instead.
+split, decoded and scanned line by line in C-level loops (``map``) instead.
 
 Only a block whose every line is exactly one JSON object, nothing before or
 after it (a "\\r" before the "\\n" aside), is taken whole: such a line gives
