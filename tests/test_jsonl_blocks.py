@@ -58,6 +58,8 @@ def _random_file(rng: random.Random) -> bytes:
     lines = [rng.choice(pool) for _ in range(rng.randint(0, 14))]
     if pool is _PLAIN:
         lines = list(dict.fromkeys(lines))  # no duplicate ids
+        for _ in range(rng.choice([0, 0, 1, 3])):
+            lines.insert(rng.randint(0, len(lines)), "")  # empty lines, skipped
     raw = "\n".join(lines).encode("utf-8")
     if rng.random() < 0.3:
         raw = raw.replace(b"\n", b"\r\n")
@@ -149,25 +151,28 @@ def test_a_block_taken_whole_gives_the_per_line_objects(tmp_path):
         path = tmp_path / f"m{n}.jsonl"
         path.write_bytes(raw)
         for b in jsonl_blocks(path, rng.choice([1, 60, 1 << 20])):
-            objects = b.objects()
-            if objects is None:
+            parsed = b.objects()
+            if parsed is None:
                 continue
             whole += 1
+            numbers, objects = parsed
             per_line = list(b.rows())
-            assert [lineno for lineno, _ in per_line] == list(range(b.first_line, b.first_line + len(objects)))
+            assert [lineno for lineno, _ in per_line] == list(numbers)
             assert [rec for _, rec in per_line] == objects
             assert [list(rec) for _, rec in per_line] == [list(rec) for rec in objects]  # key order too
     assert whole > 200
 
 
-def test_a_bom_and_crlf_line_ends_keep_a_file_in_bulk(tmp_path):
+def test_a_bom_crlf_line_ends_and_empty_lines_keep_a_file_in_bulk(tmp_path):
     path = tmp_path / "m.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(_PLAIN).encode("utf-8") + b"\r\n")
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(_PLAIN[:6] + [""] + _PLAIN[6:]).encode("utf-8") + b"\r\n\r\n")
     (block,) = jsonl_blocks(path)
-    assert block.objects() == [json.loads(line) for line in _PLAIN]
+    numbers, objects = block.objects()
+    assert list(numbers) == [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13]
+    assert objects == [json.loads(line) for line in _PLAIN]
     rows = {}
-    assert predictions._add_plain(block.objects(), 1, rows, {})
-    assert (rows, 0) == _generic(path)
+    assert predictions._add_plain(numbers, objects, rows, {})
+    assert (rows, 0) == _generic(path) and [p.row for p in rows.values()] == list(numbers)
 
 
 def test_a_set_keeps_one_copy_of_each_reference_and_loads_what_each_file_loads(tmp_path):

@@ -7,10 +7,10 @@ large part of a command's loading.  A block of whole lines (about a MiB) is
 split, decoded and scanned line by line in C-level loops (``map``) instead.
 
 Only a block whose every line is exactly one JSON object, nothing before or
-after it (a "\\r" before the "\\n" aside), is taken whole: such a line gives
-the per-line reader the very same object, so the rows are the same.  Any
-other block (a blank line, whitespace around an object, broken JSON, a byte
-that is not UTF-8) is left to ``Block.rows``, the per-line reader of
+after it (a "\\r" before the "\\n" aside), or empty, is taken whole: such a
+line gives the per-line reader the very same object, so the rows are the
+same.  Any other block (a line of spaces, whitespace around an object, broken
+JSON, a byte that is not UTF-8) is left to ``Block.rows``, the per-line reader of
 ``text_lines`` and ``jsonl_object``, which skips or reports each line as it
 always does, at the same line and byte offset.  Memory stays at a block
 beyond what the caller keeps.
@@ -19,10 +19,11 @@ beyond what the caller keeps.
 from __future__ import annotations
 
 import io
-from itertools import repeat
+from codecs import BOM_UTF8 as _BOM
+from itertools import compress, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from asraudit.data.rows import _SCAN, decode_line, jsonl_object
 
@@ -46,33 +47,39 @@ class Block:
         self.offset = offset  # byte offset of the first line in the file
         self.path = path
 
-    def objects(self) -> list[dict] | None:
-        """The object of each line, in order, when every line is one JSON object alone; else None.
+    def objects(self) -> tuple[Sequence[int], list[dict]] | None:
+        """(line numbers, objects) of the lines that are not blank, when each of them is one JSON object alone
+        and the blank ones are empty; else None.
 
         Each line is decoded as the per-line reader decodes it (UTF-8, a BOM dropped from line 1 only), and
         on its own: a file with a few non-ASCII characters would make one decoded block a wide string, which
-        its ASCII lines would then be copied out of and scanned at twice the cost."""
+        its ASCII lines would then be copied out of and scanned at twice the cost.  An empty line is skipped
+        as the per-line reader skips it (a file may end with one, or hold a few)."""
         data = self.data
         if b"\r" in data:  # JSON whitespace outside strings (a raw CR is not allowed in one)
             data = data.replace(b"\r\n", b"\n")
         raw = data.split(b"\n")
         if not raw[-1]:  # after the last "\n"
             raw.pop()
+        if self.first_line == 1 and raw and raw[0].startswith(_BOM):
+            raw[0] = raw[0][len(_BOM):]
+        numbers: Sequence[int] = range(self.first_line, self.first_line + len(raw))
+        if b"" in raw:
+            numbers = list(compress(numbers, raw))
+            raw = list(filter(None, raw))
         try:
             lines = list(map(bytes.decode, raw))
-            if self.first_line == 1 and lines:
-                lines[0] = raw[0].decode("utf-8-sig")
             scanned = list(map(_SCAN, lines, repeat(0)))
         except Exception:  # not UTF-8, broken JSON: the per-line reader says what is wrong
             return None
-        # Each object must end its line.  The scanner raises StopIteration where no value starts (a blank line,
-        # leading whitespace), which ends ``map`` early rather than propagating: a list too short, unequal too.
+        # Each object must end its line.  The scanner raises StopIteration where no value starts (leading
+        # whitespace, a line of spaces), which ends ``map`` early rather than propagating: a list too short.
         if list(map(_END, scanned)) != list(map(len, lines)):
             return None
         objects = list(map(_OBJECT, scanned))
         if not objects or set(map(type, objects)) != {dict}:
             return None
-        return objects
+        return numbers, objects
 
     def rows(self) -> Iterator[tuple[int, dict]]:
         """(line number, object) of each line that is not blank, through the per-line reader and its errors."""

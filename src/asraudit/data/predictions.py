@@ -17,7 +17,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from collections import deque
-from itertools import chain, count, repeat
+from itertools import chain, repeat
 from operator import attrgetter, is_, itemgetter
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
@@ -371,20 +371,20 @@ def _jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
     columns: dict[tuple, tuple | None] = {}
     references = {} if references is None else references
     for block in jsonl_blocks(path, block_bytes):
-        objects = block.objects()
-        if objects is None:
+        parsed = block.objects()
+        if parsed is None:
             numbered = block.rows()
-        elif _add_plain(objects, block.first_line, rows, references):
+        elif _add_plain(*parsed, rows, references):
             continue
         else:
-            numbered = zip(count(block.first_line), objects)
+            numbered = zip(*parsed)
         skipped += _add_rows(numbered, rows, columns, path)
     return rows, skipped
 
 
-def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction],
+def _add_plain(numbers: Sequence[int], objects: list[dict], rows: dict[str, Prediction],
                references: dict[str, str]) -> bool:
-    """Add the rows of lines ``first_line``... when each is a plain row of one layout, new clip ids only.
+    """Add the rows (line ``numbers``, ``objects``) when each is a plain row of one layout, new clip ids only.
 
     Plain as in ``_checked_rows``: exactly the id, reference and hypothesis columns (so no duration), all
     three strings, the id not blank.  Checked and built column by column in C-level loops (``map``), the
@@ -411,7 +411,7 @@ def _add_plain(objects: list[dict], first_line: int, rows: dict[str, Prediction]
         return False
     refs = list(map(references.setdefault, refs, refs))
     made = list(map(_NEW, repeat(Prediction, n)))
-    columns = (ids, refs, hyps, repeat(None, n), range(first_line, first_line + n))
+    columns = (ids, refs, hyps, repeat(None, n), numbers)
     for set_slot, column in zip(_PREDICTION_SLOTS, columns):
         deque(map(set_slot, made, column), maxlen=0)  # run the setters, keep nothing
     rows.update(zip(ids, made))
