@@ -14,6 +14,23 @@ from asraudit.data.jsonl_blocks import jsonl_blocks
 from asraudit.errors import InputError
 
 _PLAIN = [json.dumps({"audio_filepath": f"c{i}", "text": f"ref {i}", "pred_text": f"hyp {i}"}) for i in range(12)]
+# The leaderboard's layout: a duration, which a block takes in bulk when every one is a finite number >= 0.
+_TIMED = [json.dumps({"audio_filepath": f"t{i}", "text": f"ref {i}", "pred_text": f"hyp {i}", "duration": d})
+          for i, d in enumerate([1.5, 2, 0, 0.25, 3.75, 10, 7.125, 1e-3])]
+_BAD_TIMES = [
+    '{"audio_filepath": "u1", "text": "x", "pred_text": "y", "duration": -1}',
+    '{"audio_filepath": "u2", "text": "x", "pred_text": "y", "duration": -0.0}',
+    '{"audio_filepath": "u3", "text": "x", "pred_text": "y", "duration": NaN}',
+    '{"audio_filepath": "u4", "text": "x", "pred_text": "y", "duration": 1e400}',
+    '{"audio_filepath": "u5", "text": "x", "pred_text": "y", "duration": "2.5"}',
+    '{"audio_filepath": "u6", "text": "x", "pred_text": "y", "duration": ""}',
+    '{"audio_filepath": "u7", "text": "x", "pred_text": "y", "duration": null}',
+    '{"audio_filepath": "u8", "text": "x", "pred_text": "y", "duration": true}',
+    '{"audio_filepath": "u9", "text": "x", "pred_text": "y", "duration": ' + "9" * 400 + '}',
+    '{"audio_filepath": "u10", "text": "x", "pred_text": null, "duration": 1}',
+    '{"audio_filepath": "u11", "text": "x", "pred_text": "y", "wer": 1}',
+    '{"duration": 4, "pred_text": "y", "text": "x", "audio_filepath": "u12"}',
+]
 _ODD = [
     '{"audio_filepath": "c0", "text": "again", "pred_text": "dup"}',  # a duplicate of a plain row
     '{"id": "i", "reference": "x", "hypothesis": "y"}',  # another plain layout
@@ -46,6 +63,8 @@ def _outcome(load, path):
         rows, skipped = load(path)
     except InputError as exc:
         return "error", str(exc), exc.row
+    except Exception as exc:  # what the generic path lets through (a duration too large for a float)
+        return "error", repr(exc), None
     return [(k, type(p), p) for k, p in rows.items()], skipped
 
 
@@ -54,9 +73,9 @@ def _generic(path):
 
 
 def _random_file(rng: random.Random) -> bytes:
-    pool = _PLAIN if rng.random() < 0.5 else _PLAIN + _ODD  # half the files plain: the bulk path's own
+    pool = rng.choice([_PLAIN, _PLAIN, _TIMED, _TIMED + _BAD_TIMES, _PLAIN + _ODD])  # most in bulk
     lines = [rng.choice(pool) for _ in range(rng.randint(0, 14))]
-    if pool is _PLAIN:
+    if pool is _PLAIN or pool is _TIMED:
         lines = list(dict.fromkeys(lines))  # no duplicate ids
         for _ in range(rng.choice([0, 0, 1, 3])):
             lines.insert(rng.randint(0, len(lines)), "")  # empty lines, skipped
@@ -186,3 +205,22 @@ def test_a_set_keeps_one_copy_of_each_reference_and_loads_what_each_file_loads(t
         for m in "ab":
             alone = predictions.load_prediction_file(tmp_path / f"{m}.jsonl")
             assert pset.models[m].rows == alone.rows and list(pset.models[m].rows) == list(alone.rows)
+
+
+def test_the_leaderboard_layout_with_durations_goes_in_bulk(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join(_TIMED) + "\n", encoding="utf-8")
+    (block,) = jsonl_blocks(path)
+    rows = {}
+    assert predictions._add_plain(*block.objects(), rows, {})
+    assert (rows, 0) == _generic(path)
+    assert [p.duration for p in rows.values()] == [1.5, 2.0, 0.0, 0.25, 3.75, 10.0, 7.125, 1e-3]
+    assert all(type(p.duration) is float for p in rows.values())
+
+
+def test_a_bad_duration_is_reported_at_its_row_before_a_later_one_too_large_for_a_float(tmp_path):
+    path = tmp_path / "m.jsonl"
+    path.write_text("\n".join([_TIMED[0], _BAD_TIMES[0], _BAD_TIMES[8]]) + "\n", encoding="utf-8")
+    want = _outcome(_generic, path)
+    assert want[0] == "error" and "row 2: duration must be a non-negative" in want[1]
+    assert _outcome(predictions._jsonl_predictions, path) == want

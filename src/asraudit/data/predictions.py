@@ -386,36 +386,57 @@ def _add_plain(numbers: Sequence[int], objects: list[dict], rows: dict[str, Pred
                references: dict[str, str]) -> bool:
     """Add the rows (line ``numbers``, ``objects``) when each is a plain row of one layout, new clip ids only.
 
-    Plain as in ``_checked_rows``: exactly the id, reference and hypothesis columns (so no duration), all
-    three strings, the id not blank.  Checked and built column by column in C-level loops (``map``), the
-    ``Prediction`` slots set through their descriptors as ``_prediction`` does.  False, adding nothing, when
-    any row is not such a row or repeats a clip id: ``_add_rows`` takes the block and finds which.
+    Plain: exactly the id, reference and hypothesis columns, all three strings, the id not blank (the plain
+    row of ``_checked_rows``), and perhaps a duration column of numbers (int or float) that are finite and
+    not negative, which ``prediction_row`` would take as they are, as floats (the leaderboard's layout).
+    Checked and built column by column in C-level loops (``map``), the ``Prediction`` slots set through their
+    descriptors as ``_prediction`` does.  False, adding nothing, when any row is not such a row or repeats a
+    clip id: ``_add_rows`` takes the block and finds which.
 
     A reference equal to one in ``references`` (those read before, from any file of the set) is kept as
     that string, the same value: every file of a benchmark carries the same references, and holding one
     copy makes the check that they agree (``_first_references``) identity tests instead of a comparison of
     strings scattered over memory, and frees the copies at once."""
-    if set(map(len, objects)) != {3}:
+    widths = set(map(len, objects))
+    first = objects[0]
+    fields = [pick_field(first, ID_FIELDS), pick_field(first, REF_FIELDS), pick_field(first, HYP_FIELDS)]
+    if widths == {4} and DURATION_FIELDS[0] in first:
+        fields.append(DURATION_FIELDS[0])
+    if None in fields or widths != {len(fields)}:
         return False
-    fields = _plain_fields(objects[0])
-    if fields is None:
+    try:  # as many distinct columns as keys in every row: every row has these keys, no other
+        columns = [list(map(itemgetter(f), objects)) for f in fields]
+    except KeyError:
         return False
-    try:
-        ids, refs, hyps = (list(map(itemgetter(f), objects)) for f in fields)
-    except KeyError:  # another layout of three columns
-        return False
+    ids, refs, hyps = columns[:3]
     if set(map(type, chain(ids, refs, hyps))) != {str} or not all(map(str.strip, ids)):
         return False
     n = len(ids)
     if len(set(ids)) != n or not rows.keys().isdisjoint(ids):
         return False
+    durations = _durations(columns[3]) if len(columns) == 4 else repeat(None, n)
+    if durations is None:
+        return False
     refs = list(map(references.setdefault, refs, refs))
     made = list(map(_NEW, repeat(Prediction, n)))
-    columns = (ids, refs, hyps, repeat(None, n), numbers)
-    for set_slot, column in zip(_PREDICTION_SLOTS, columns):
+    for set_slot, column in zip(_PREDICTION_SLOTS, (ids, refs, hyps, durations, numbers)):
         deque(map(set_slot, made, column), maxlen=0)  # run the setters, keep nothing
     rows.update(zip(ids, made))
     return True
+
+
+def _durations(values: list) -> list[float] | None:
+    """The durations as ``optional_seconds`` gives them, when every one is a finite number >= 0 (not a
+    bool, a string or null, which that function would take otherwise or refuse); else None."""
+    if not set(map(type, values)) <= {int, float}:
+        return None
+    try:
+        seconds = list(map(float, values))
+    except OverflowError:  # an int too large: parse_seconds lets the error through, the row path raises it
+        return None
+    if not all(map(math.isfinite, seconds)) or min(seconds) < 0:
+        return None
+    return seconds
 
 
 def _add_rows(numbered: Iterable[tuple[int, dict]], rows: dict[str, Prediction], columns: dict,
