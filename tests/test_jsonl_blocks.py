@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from asraudit.data import predictions
+from asraudit.data import prediction_blocks, predictions
 from asraudit.data.jsonl_blocks import jsonl_blocks
 from asraudit.errors import InputError
 
@@ -96,13 +96,13 @@ def _random_file(rng: random.Random) -> bytes:
 
 def test_blocks_of_any_size_load_what_the_generic_path_loads(tmp_path, monkeypatch):
     taken = []
-    add_plain = predictions._add_plain
+    add_plain = prediction_blocks._add_plain
 
     def counted(*args):
         taken.append(add_plain(*args))
         return taken[-1]
 
-    monkeypatch.setattr(predictions, "_add_plain", counted)
+    monkeypatch.setattr(prediction_blocks, "_add_plain", counted)
     rng = random.Random(15)
     kinds = set()
     for n in range(1500):
@@ -111,7 +111,7 @@ def test_blocks_of_any_size_load_what_the_generic_path_loads(tmp_path, monkeypat
         path.write_bytes(raw)
         want = _outcome(_generic, path)
         for block_bytes in (1, 7, 60, 200, 1 << 20):
-            assert _outcome(lambda p: predictions._jsonl_predictions(p, block_bytes), path) == want, (raw, block_bytes)
+            assert _outcome(lambda p: prediction_blocks.jsonl_predictions(p, block_bytes), path) == want, (raw, block_bytes)
         kinds.add(want[0] if want[0] == "error" else "rows")
     assert kinds == {"error", "rows"}
     assert taken.count(True) > 1000 and taken.count(False) > 100  # the shortcut taken, and refused
@@ -133,7 +133,7 @@ def test_errors_name_the_same_row_and_byte_at_any_block_size(tmp_path, raw, mess
     want = _outcome(_generic, path)
     assert want[0] == "error" and message in want[1]
     for block_bytes in (1, 30, 50, 1 << 20):
-        assert _outcome(lambda p: predictions._jsonl_predictions(p, block_bytes), path) == want
+        assert _outcome(lambda p: prediction_blocks.jsonl_predictions(p, block_bytes), path) == want
 
 
 def test_rows_without_a_hypothesis_are_counted_in_blocks(tmp_path):
@@ -141,7 +141,7 @@ def test_rows_without_a_hypothesis_are_counted_in_blocks(tmp_path):
     path = tmp_path / "m.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for block_bytes in (1, 100, 1 << 20):
-        rows, skipped = predictions._jsonl_predictions(path, block_bytes)
+        rows, skipped = prediction_blocks.jsonl_predictions(path, block_bytes)
         assert (rows, skipped) == _generic(path) and skipped == 1 and list(rows) == [f"c{i}" for i in range(12)]
 
 
@@ -190,7 +190,7 @@ def test_a_bom_crlf_line_ends_and_empty_lines_keep_a_file_in_bulk(tmp_path):
     assert list(numbers) == [1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13]
     assert objects == [json.loads(line) for line in _PLAIN]
     rows = {}
-    assert predictions._add_plain(numbers, objects, rows, {})
+    assert prediction_blocks._add_plain(numbers, objects, rows, {})
     assert (rows, 0) == _generic(path) and [p.row for p in rows.values()] == list(numbers)
 
 
@@ -212,7 +212,7 @@ def test_the_leaderboard_layout_with_durations_goes_in_bulk(tmp_path):
     path.write_text("\n".join(_TIMED) + "\n", encoding="utf-8")
     (block,) = jsonl_blocks(path)
     rows = {}
-    assert predictions._add_plain(*block.objects(), rows, {})
+    assert prediction_blocks._add_plain(*block.objects(), rows, {})
     assert (rows, 0) == _generic(path)
     assert [p.duration for p in rows.values()] == [1.5, 2.0, 0.0, 0.25, 3.75, 10.0, 7.125, 1e-3]
     assert all(type(p.duration) is float for p in rows.values())
@@ -223,4 +223,4 @@ def test_a_bad_duration_is_reported_at_its_row_before_a_later_one_too_large_for_
     path.write_text("\n".join([_TIMED[0], _BAD_TIMES[0], _BAD_TIMES[8]]) + "\n", encoding="utf-8")
     want = _outcome(_generic, path)
     assert want[0] == "error" and "row 2: duration must be a non-negative" in want[1]
-    assert _outcome(predictions._jsonl_predictions, path) == want
+    assert _outcome(prediction_blocks.jsonl_predictions, path) == want

@@ -217,7 +217,7 @@ _ROWS = [
 
 def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
     """Rows, order, skipped count, or the error raised (message, file and row): all as the generic path."""
-    from asraudit.data import predictions
+    from asraudit.data import prediction_blocks, predictions
     from asraudit.errors import InputError
 
     def outcome(load, path):
@@ -241,7 +241,7 @@ def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
         path = tmp_path / f"m{n}.jsonl"
         path.write_bytes(raw)
         want = outcome(lambda p: predictions._kept_rows(predictions._checked_rows(p, predictions._prediction), p), path)
-        assert outcome(predictions._jsonl_predictions, path) == want, raw
+        assert outcome(prediction_blocks.jsonl_predictions, path) == want, raw
         kinds.add(want[0] if want[0] == "error" else "rows")
     assert kinds == {"error", "rows"}
 
