@@ -36,7 +36,7 @@ from asraudit.errors import InputError
 
 
 def jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
-                       references: dict[str, str] | None = None) -> tuple[dict[str, Prediction], int]:
+                      references: dict[str, str] | None = None) -> tuple[dict[str, Prediction], int]:
     """``_kept_rows(_checked_rows(path, _prediction), path)`` of a JSONL file, a block of lines at a time.
 
     A block whose lines are all one object each (``Block.objects``) in one plain layout is added in bulk
