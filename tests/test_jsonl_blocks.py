@@ -39,6 +39,9 @@ _ODD = [
     '{"audio_filepath": "d", "text": "x", "pred_text": "y", "duration": 1.5}',
     '{"audio_filepath": "e", "text": "x", "pred_text": "y", "duration": -1}',
     '{"audio_filepath": 7, "text": "x", "pred_text": "y"}',
+    '{"audio_filepath": 7.0, "text": "x", "pred_text": "y"}',  # the id "7" too
+    '{"audio_filepath": "cr", "text": "x",\r"pred_text": "y"}',  # a CR between tokens: whitespace
+    '{"audio_filepath": "v", "text": "x", "pred_text": "y"}\r{"audio_filepath": "w", "text": "x", "pred_text": "y"}',
     '{"audio_filepath": "  ", "text": "x", "pred_text": "y"}',
     '{"audio_filepath": "f", "text": null, "pred_text": "y"}',
     '{"audio_filepath": "g", "text": "x", "pred_text": null}',  # no hypothesis: counted, not kept
@@ -126,6 +129,7 @@ def test_blocks_of_any_size_load_what_the_generic_path_loads(tmp_path, monkeypat
      "row 2: broken JSON row"),
     (b'{"id": "1", "text": "a", "pred_text": "a"}\n{"id": "1", "text": "a", "pred_text": "b"}\n{"id": "2",\n',
      "row 2: duplicate clip id '1' (first seen at row 1)"),  # the row's error before the broken line after it
+    ('{"id": "1", "text": "a", "pred_text": "a"}\n'.encode("utf-16"), "UTF-16 text"),
 ])
 def test_errors_name_the_same_row_and_byte_at_any_block_size(tmp_path, raw, message):
     path = tmp_path / "m.jsonl"
