@@ -183,7 +183,7 @@ def test_views_shared_by_equal_hypotheses_mine_what_a_view_per_model_mines(share
     assert len(shared) > 100
 
 
-# ------------------------------------------------------------ the JSONL loader in one loop
+# ------------------------------------------------------------ the JSONL loader (a block at a time)
 
 _ROWS = [
     '{"audio_filepath": "a", "text": "one two", "pred_text": "one too"}',
@@ -215,7 +215,7 @@ _ROWS = [
 ]
 
 
-def test_the_jsonl_loader_in_one_loop_is_the_checked_rows(tmp_path):
+def test_the_jsonl_block_loader_is_the_checked_rows(tmp_path):
     """Rows, order, skipped count, or the error raised (message, file and row): all as the generic path."""
     from asraudit.data import prediction_blocks, predictions
     from asraudit.errors import InputError
