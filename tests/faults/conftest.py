@@ -52,6 +52,17 @@ def write_preds(path: Path, rows, *, duration: bool = False) -> Path:
     return path
 
 
+PANEL = ("m1", "m2", "m3")
+
+
+def panel_files(folder: Path, rows) -> Path:
+    """``folder`` (made if missing) holding one prediction file per model of ``PANEL``, each with ``rows``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in PANEL:
+        write_preds(folder / f"{name}.jsonl", rows)
+    return folder
+
+
 def files_under(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
 

@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from conftest import write_preds
+from conftest import panel_files
 
 ROWS = [("a", "the cat sat", "the cat sat"), ("b", "twenty dogs", "20 dogs"), ("c", "one two", "one two")]
 
@@ -32,11 +32,7 @@ def blocked(tmp_path):
 
 @pytest.fixture()
 def preds(tmp_path):
-    d = tmp_path / "preds"
-    d.mkdir()
-    for name in ("m1", "m2", "m3"):
-        write_preds(d / f"{name}.jsonl", ROWS)
-    return d
+    return panel_files(tmp_path / "preds", ROWS)
 
 
 def test_wer_json_under_a_file_fails_before_printing_the_table(preds, blocked, cli):

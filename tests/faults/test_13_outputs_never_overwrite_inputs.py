@@ -17,17 +17,14 @@ import os
 
 import pytest
 
-from conftest import write_preds
+from conftest import panel_files
 
 ROWS = [(f"c{i}.wav", f"well the cat sat on mat {i}", f"the cat sat on the mat {i}") for i in range(4)]
 
 
 @pytest.fixture()
 def preds(tmp_path):
-    d = tmp_path / "preds"
-    d.mkdir()
-    for name in ("m1", "m2", "m3"):
-        write_preds(d / f"{name}.jsonl", ROWS)
+    d = panel_files(tmp_path / "preds", ROWS)
     with (d / "m1.jsonl").open("a", encoding="utf-8") as fh:  # a column the export would drop
         fh.write(json.dumps({"audio_filepath": "x.wav", "text": "a", "pred_text": "a", "speaker": "s1"}) + "\n")
     return d

@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import write_preds
+from conftest import panel_files
 
 ROWS = [(f"c{i}.wav", f"well the cat sat on mat {i}", f"the cat sat on mat {i}") for i in range(4)]
 
 
 @pytest.fixture()
 def preds(tmp_path):
-    for name in ("m1", "m2", "m3"):
-        write_preds(tmp_path / f"{name}.jsonl", ROWS)
-    return tmp_path
+    return panel_files(tmp_path, ROWS)
 
 
 @pytest.mark.parametrize("value, compat", [("nan", ()), ("nan", ("--compat", "hume")), ("-1", ("--compat", "hume"))])
