@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asraudit.data.predictions import ID_FIELDS
+from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.rows import number_id, pick_field, read_rows
 from asraudit.errors import InputError
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from asraudit.data.jsonl_blocks import BLOCK_BYTES, jsonl_blocks
-from asraudit.data.predictions import (
+from asraudit.data.prediction_rows import (
     _NEW,
     _PREDICTION_SLOTS,
     DURATION_FIELDS,

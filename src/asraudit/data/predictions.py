@@ -14,7 +14,6 @@ in the probes (the rendering probe needs the raw spelling).
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import attrgetter, is_
@@ -23,55 +22,13 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
-from asraudit.data.rows import (
-    ROW_SUFFIXES,
-    _is_json_array,
-    not_a_file,
-    number_id,
-    optional_seconds,
-    pick_field,
-    read_rows,
-)
+from asraudit.data.prediction_blocks import jsonl_predictions
+from asraudit.data.prediction_rows import Prediction, PredictionRow, _plain_fields, _prediction, prediction_row
+from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, not_a_file, read_rows
 from asraudit.errors import InputError
 
-ID_FIELDS = ("audio_filepath", "id", "__key__", "clip_id", "key", "utt_id")
-REF_FIELDS = ("text", "reference", "ref", "transcript")
-HYP_FIELDS = ("pred_text", "hypothesis", "hyp", "prediction")
-DURATION_FIELDS = ("duration",)
 SUFFIXES = ROW_SUFFIXES
-
-
-@dataclass(frozen=True, slots=True)
-class Prediction:
-    """One model's output on one clip, with the row it came from."""
-
-    clip_id: str
-    reference: str
-    hypothesis: str
-    duration: float | None
-    row: int
-
-
-_NEW = object.__new__
 _REFERENCE = attrgetter("reference")
-_PREDICTION_SLOTS = tuple(getattr(Prediction, name).__set__ for name in
-                          ("clip_id", "reference", "hypothesis", "duration", "row"))
-
-
-def _prediction(clip_id: str, reference: str, hypothesis: str | None, duration: float | None, row: int) -> Prediction:
-    """``Prediction(...)`` at half the cost, for the loader's one per row (a leaderboard has hundreds of thousands).
-
-    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, which looks the
-    attribute up on the class every time; this sets the same slots through their descriptors, found once.
-    The object is the same: equal, hashed alike, and as frozen (a test checks all three)."""
-    p = _NEW(Prediction)
-    set_id, set_ref, set_hyp, set_dur, set_row = _PREDICTION_SLOTS
-    set_id(p, clip_id)
-    set_ref(p, reference)
-    set_hyp(p, hypothesis)
-    set_dur(p, duration)
-    set_row(p, row)
-    return p
 
 
 @dataclass
@@ -232,27 +189,6 @@ class PredictionSet:
         return first
 
 
-def _as_text(value, what: str, path: Path, row: int) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if not isinstance(value, str):
-        raise InputError(f"{what} must be a string, got {type(value).__name__}", path, row)
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class PredictionRow:
-    """One row of a prediction file as read; ``hypothesis`` is None where the model did not run the clip."""
-
-    clip_id: str
-    reference: str
-    hypothesis: str | None
-    duration: float | None
-    row: int
-
-
 def iter_prediction_rows(path: str | Path) -> Iterator[PredictionRow]:
     """The rows of one prediction file, checked, one at a time (a file of any size in little memory).
 
@@ -281,48 +217,6 @@ def _checked_rows(path: Path, make: Callable[..., PredictionRow | Prediction]) -
         yield r if make is PredictionRow else make(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
 
 
-def _plain_fields(rec: dict) -> tuple | None:
-    """The id, reference and hypothesis columns of rows with these keys, when all three are present and
-    no duration is (a duration takes the general path, which checks it); else None."""
-    fields = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
-    if None in fields or pick_field(rec, DURATION_FIELDS) is not None:
-        return None
-    return fields
-
-
-def prediction_row(rec: dict, path: Path, lineno: int) -> PredictionRow:
-    """One record of a prediction file, checked (the rules ``iter_prediction_rows`` applies to every row)."""
-    id_f, ref_f, hyp_f = _fields(rec, path, lineno)
-    clip_id = _as_text(number_id(rec[id_f], path, lineno), "clip id", path, lineno)
-    if not clip_id or not clip_id.strip():
-        raise InputError("empty clip id", path, lineno)
-    reference = _as_text(rec[ref_f], "reference", path, lineno)
-    if reference is None:
-        raise InputError(f"reference ({ref_f}) is missing for clip {clip_id!r}", path, lineno)
-    hypothesis = _as_text(rec[hyp_f], "hypothesis", path, lineno)
-    dur_f = pick_field(rec, DURATION_FIELDS)
-    duration = optional_seconds(rec[dur_f], "duration", path, lineno) if dur_f else None
-    return PredictionRow(clip_id, reference, hypothesis, duration, lineno)
-
-
-def _fields(rec: dict, path: Path, lineno: int) -> tuple:
-    """The id, reference and hypothesis columns of a row (aliases in order of preference), or an InputError."""
-    id_f, ref_f, hyp_f = pick_field(rec, ID_FIELDS), pick_field(rec, REF_FIELDS), pick_field(rec, HYP_FIELDS)
-    missing = [
-        label
-        for label, f in (("clip id", id_f), ("reference", ref_f), ("hypothesis", hyp_f))
-        if f is None
-    ]
-    if missing:
-        raise InputError(
-            f"missing column(s) for {', '.join(missing)}; found {sorted(rec)}; "
-            f"accepted names: id {ID_FIELDS}, reference {REF_FIELDS}, hypothesis {HYP_FIELDS}",
-            path,
-            lineno,
-        )
-    return id_f, ref_f, hyp_f
-
-
 def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
     """Read one prediction file; the model name defaults to the file stem."""
     return _load_file(Path(path), model, {})
@@ -333,8 +227,6 @@ def _load_file(path: Path, model: str | None, references: dict[str, str]) -> Mod
     plain rows keep one copy of each: ``prediction_blocks``)."""
     name = model or path.stem
     if path.suffix.lower() in (".jsonl", ".json") and path.is_file() and not _is_json_array(path):
-        from asraudit.data.prediction_blocks import jsonl_predictions  # it builds on this module's rows
-
         rows, skipped = jsonl_predictions(path, references=references)
     else:
         rows, skipped = _kept_rows(_checked_rows(path, _prediction), path)

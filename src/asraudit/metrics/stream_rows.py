@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterable
 
-from asraudit.data.predictions import DURATION_FIELDS, HYP_FIELDS, ID_FIELDS, REF_FIELDS, PredictionRow, prediction_row
+from asraudit.data.prediction_rows import DURATION_FIELDS, HYP_FIELDS, ID_FIELDS, REF_FIELDS, PredictionRow, prediction_row
 from asraudit.data.rows import decode_line, jsonl_object, pick_field, plain_object
 from asraudit.errors import InputError
 from asraudit.metrics.wer import ClipCounts, clip_counts

@@ -23,7 +23,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from asraudit.data.predictions import ID_FIELDS
+from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.rows import not_a_file, number_id, pick_field, read_rows
 from asraudit.errors import InputError
 from asraudit.probes.refdis import ClipInput, Edit, MinerParams, MiningResult, assign_edit_ids
