@@ -16,7 +16,7 @@ from collections import deque
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from asraudit.data.jsonl_blocks import BLOCK_BYTES, jsonl_blocks
 from asraudit.data.prediction_rows import (
@@ -27,12 +27,11 @@ from asraudit.data.prediction_rows import (
     ID_FIELDS,
     REF_FIELDS,
     Prediction,
-    _plain_fields,
+    _checked_records,
+    _kept_rows,
     _prediction,
-    prediction_row,
 )
 from asraudit.data.rows import pick_field
-from asraudit.errors import InputError
 
 
 def jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
@@ -40,13 +39,12 @@ def jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
     """``_kept_rows(_checked_rows(path, _prediction), path)`` of a JSONL file, a block of lines at a time.
 
     A block whose lines are all one object each (``Block.objects``) in one plain layout is added in bulk
-    (``_add_plain``); any other block goes row by row (``_add_rows``, the steps of ``_checked_rows`` and
-    ``_kept_rows``), through the per-line reader where a line is not a lone object.  Either way its rows are
+    (``_add_plain``); any other block goes row by row through ``_checked_records`` and ``_kept_rows``, the
+    functions of ``_checked_rows``, read by the per-line reader where a line is not a lone object.  Either way its rows are
     those of the generic path, and its errors are raised at the same row: a block goes in bulk only when
     none of its rows can raise."""
     rows: dict[str, Prediction] = {}
     skipped = 0
-    columns: dict[tuple, tuple | None] = {}
     references = {} if references is None else references
     for block in jsonl_blocks(path, block_bytes):
         parsed = block.objects()
@@ -56,7 +54,7 @@ def jsonl_predictions(path: Path, block_bytes: int = BLOCK_BYTES,
             continue
         else:
             numbered = zip(*parsed)
-        skipped += _add_rows(numbered, rows, columns, path)
+        skipped += _kept_rows(_checked_records(numbered, path, _prediction), path, rows)[1]
     return rows, skipped
 
 
@@ -69,7 +67,7 @@ def _add_plain(numbers: Sequence[int], objects: list[dict], rows: dict[str, Pred
     not negative, which ``prediction_row`` would take as they are, as floats (the leaderboard's layout).
     Checked and built column by column in C-level loops (``map``), the ``Prediction`` slots set through their
     descriptors as ``_prediction`` does.  False, adding nothing, when any row is not such a row or repeats a
-    clip id: ``_add_rows`` takes the block and finds which.
+    clip id: the row-by-row path takes the block and finds which.
 
     A reference equal to one in ``references`` (those read before, from any file of the set) is kept as
     that string, the same value: every file of a benchmark carries the same references, and holding one
@@ -115,40 +113,3 @@ def _durations(values: list) -> list[float] | None:
     if not all(map(math.isfinite, seconds)) or min(seconds) < 0:
         return None
     return seconds
-
-
-def _add_rows(numbered: Iterable[tuple[int, dict]], rows: dict[str, Prediction], columns: dict,
-              path: Path) -> int:
-    """Add (line number, record) rows one at a time as ``_kept_rows(_checked_rows(...))`` does; the number
-    of rows without a hypothesis.  ``columns`` caches each key layout's plain columns (``_plain_fields``)."""
-    skipped = 0
-    set_id, set_ref, set_hyp, set_dur, set_row = _PREDICTION_SLOTS
-    for lineno, rec in numbered:
-        keys = tuple(rec)
-        fields = columns.get(keys, False)
-        if fields is False:
-            fields = columns[keys] = _plain_fields(rec)
-        if fields is not None:
-            clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
-            if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
-                if clip_id in rows:
-                    raise InputError(
-                        f"duplicate clip id {clip_id!r} (first seen at row {rows[clip_id].row})", path, lineno
-                    )
-                rows[clip_id] = p = _NEW(Prediction)  # _prediction
-                set_id(p, clip_id)
-                set_ref(p, reference)
-                set_hyp(p, hypothesis)
-                set_dur(p, None)
-                set_row(p, lineno)
-                continue
-        r = prediction_row(rec, path, lineno)  # the general row, checked
-        if r.clip_id in rows:
-            raise InputError(
-                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, lineno
-            )
-        if r.hypothesis is None:
-            skipped += 1
-            continue
-        rows[r.clip_id] = _prediction(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
-    return skipped

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, Iterable, Iterator
 
 from asraudit.data.rows import number_id, optional_seconds, pick_field
 from asraudit.errors import InputError
@@ -112,3 +113,39 @@ def _fields(rec: dict, path: Path, lineno: int) -> tuple:
             lineno,
         )
     return id_f, ref_f, hyp_f
+
+
+def _checked_records(numbered: Iterable[tuple[int, dict]], path: Path, make: Callable) -> Iterator:
+    """Each (line number, record) of a prediction file checked and built by ``make`` (fields in
+    ``PredictionRow`` order): the row checks of every reader of whole files, whatever read the records."""
+    columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
+    for lineno, rec in numbered:
+        keys = tuple(rec)
+        fields = columns.get(keys, False)
+        if fields is False:
+            fields = columns[keys] = _plain_fields(rec)
+        if fields is not None:  # the common row, checked without the general path's per-field calls
+            clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
+            if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
+                yield make(clip_id, reference, hypothesis, None, lineno)
+                continue
+        r = prediction_row(rec, path, lineno)
+        yield r if make is PredictionRow else make(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+
+
+def _kept_rows(checked: Iterable[Prediction], path: Path,
+               rows: dict[str, Prediction] | None = None) -> tuple[dict[str, Prediction], int]:
+    """Clip id -> prediction of the checked rows, added to ``rows`` (a new dict by default), and the number
+    of rows without a hypothesis (counted, not kept); a clip id twice is an InputError at its second row."""
+    rows = {} if rows is None else rows
+    skipped = 0
+    for r in checked:
+        if r.clip_id in rows:
+            raise InputError(
+                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, r.row
+            )
+        if r.hypothesis is None:
+            skipped += 1
+            continue
+        rows[r.clip_id] = r
+    return rows, skipped

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.prediction_blocks import jsonl_predictions
-from asraudit.data.prediction_rows import Prediction, PredictionRow, _plain_fields, _prediction, prediction_row
+from asraudit.data.prediction_rows import Prediction, PredictionRow, _checked_records, _kept_rows, _prediction
 from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, not_a_file, read_rows
 from asraudit.errors import InputError
 
@@ -202,19 +202,7 @@ def _checked_rows(path: Path, make: Callable[..., PredictionRow | Prediction]) -
     builds its ``Prediction`` straight from the row, not from a ``PredictionRow`` made only to be copied."""
     if not path.is_file():
         raise InputError(not_a_file(path, "prediction file"), path)
-    columns: dict[tuple, tuple | None] = {}  # a row's keys -> its (id, reference, hypothesis) columns
-    for lineno, rec in read_rows(path, "prediction file"):
-        keys = tuple(rec)
-        fields = columns.get(keys, False)
-        if fields is False:
-            fields = columns[keys] = _plain_fields(rec)
-        if fields is not None:  # the common row, checked without the general path's per-field calls
-            clip_id, reference, hypothesis = rec[fields[0]], rec[fields[1]], rec[fields[2]]
-            if type(clip_id) is str and type(reference) is str and type(hypothesis) is str and clip_id.strip():
-                yield make(clip_id, reference, hypothesis, None, lineno)
-                continue
-        r = prediction_row(rec, path, lineno)
-        yield r if make is PredictionRow else make(r.clip_id, r.reference, r.hypothesis, r.duration, r.row)
+    yield from _checked_records(read_rows(path, "prediction file"), path, make)
 
 
 def load_prediction_file(path: str | Path, model: str | None = None) -> ModelPredictions:
@@ -231,23 +219,6 @@ def _load_file(path: Path, model: str | None, references: dict[str, str]) -> Mod
     else:
         rows, skipped = _kept_rows(_checked_rows(path, _prediction), path)
     return ModelPredictions(name, path, rows, skipped)
-
-
-def _kept_rows(checked: Iterable[Prediction], path: Path) -> tuple[dict[str, Prediction], int]:
-    """Clip id -> prediction of the checked rows, and the number of rows without a hypothesis (counted, not
-    kept); a clip id twice is an InputError at its second row."""
-    rows: dict[str, Prediction] = {}
-    skipped = 0
-    for r in checked:
-        if r.clip_id in rows:
-            raise InputError(
-                f"duplicate clip id {r.clip_id!r} (first seen at row {rows[r.clip_id].row})", path, r.row
-            )
-        if r.hypothesis is None:
-            skipped += 1
-            continue
-        rows[r.clip_id] = r
-    return rows, skipped
 
 
 def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
