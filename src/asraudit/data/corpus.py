@@ -188,7 +188,8 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
         # prediction file); as an audio path it is checked below like any other.
         clip_id = _string_field(rec, "audio_filepath", path, row, required=True, numbers_ok=True)
-        clip_id = number_id(rec["audio_filepath"], path, row) if clip_id != rec["audio_filepath"] else clip_id
+        if not isinstance(rec["audio_filepath"], str):  # a number (checked above)
+            clip_id = number_id(rec["audio_filepath"], path, row)
         if not clip_id.strip():
             raise InputError("empty audio_filepath", path, row)
         reference = _string_field(rec, "text", path, row, required=True)
