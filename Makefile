@@ -7,7 +7,7 @@ EXTRAS ?= test,hf,ray,datasets,models
 comma  := ,
 STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: venv test demo bench clean
+.PHONY: venv test demo bench clean calibration-docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,3 +40,9 @@ bench: $(VENV)/.installed-bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+
+# After `asraudit calibrate --out DIR`: the calibration tables of README.md and docs/calibration.md regenerated
+# from DIR/calibration.json (only the blocks between their markers; the rows kept in docs/calibration-detectors.json).
+CALIBRATION ?= asraudit-calibration
+calibration-docs: venv
+	$(PY) -m asraudit.demo.calibration_docs $(CALIBRATION)
