@@ -32,6 +32,7 @@ audio seconds / compute seconds is derived per model.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
@@ -180,8 +181,33 @@ def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
         yield items[i : i + size]
 
 
+def _damaged(exc: sqlite3.DatabaseError) -> str:
+    """What to do about a store file SQLite reads as damaged ("" for other errors: a lock, a full disk)."""
+    text = str(exc)
+    if any(word in text for word in ("malformed", "not a database", "corrupt")):
+        return "; the file is damaged: move it aside and run again to start a new store (its results cannot be read)"
+    return ""
+
+
+def _store_errors(method):
+    """A store method whose SQLite errors (a damaged page met only when read, a full disk, a lock held past
+    the timeout) become one line naming the store file, which the CLI prints without a traceback."""
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"cannot use the result store ({exc}){_damaged(exc)}", self.path) from None
+
+    return call
+
+
 class ResultStore:
-    """An open store file.  One per process; not shared across threads."""
+    """An open store file.  One per process; not shared across threads.
+
+    Every method that touches the file reports SQLite's errors as one ``InputError`` naming it
+    (``_store_errors``): a store damaged in the middle opens fine and fails only where a damaged page is read."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -195,7 +221,7 @@ class ResultStore:
             self._db.executescript(_SCHEMA + CLAIMS_SCHEMA)
             self._check_schema()
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"not a usable asraudit store ({exc})", self.path) from None
+            raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
 
     def _check_schema(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -207,7 +233,7 @@ class ResultStore:
     def close(self) -> None:
         try:
             self.release_claims()
-        except sqlite3.Error:
+        except (sqlite3.Error, InputError):
             pass  # a store that cannot be written now loses nothing: stale claims are taken over
         self._db.close()
 
@@ -219,12 +245,14 @@ class ResultStore:
 
     # --- writing ------------------------------------------------------------------
 
+    @_store_errors
     def start_run(self, executor: str, description: str = "") -> int:
         cur = self._db.execute(
             "INSERT INTO runs (started_at, executor, description) VALUES (?, ?, ?)", (time.time(), executor, description)
         )
         return int(cur.lastrowid)
 
+    @_store_errors
     def write_batch(self, run_id: int, model_id: str, config_hash: str, task: str,
                     outcomes: Sequence[Outcome], compute_seconds: float) -> int:
         """Store one model call's results and its timing, atomically.
@@ -259,22 +287,26 @@ class ResultStore:
     # --- claims: sharing work with concurrent runs (see asraudit.run.claims) -------------
 
     @property
+    @_store_errors
     def owner(self) -> str:
         """This open store's claimant name: host, process id and a random part (pids are reused)."""
         if self._claims is None:
             self._claims = Claimant(self._db)
         return self._claims.owner
 
+    @_store_errors
     def claim(self, keys: Iterable[str]) -> set[str]:
         """Claim the jobs among ``keys`` that have no result and no live claimant; returns every key
         this store holds a claim on afterwards, i.e. the jobs it should compute itself."""
         self.owner  # noqa: B018 (creates the claimant)
         return self._claims.claim(keys)
 
+    @_store_errors
     def claimants(self, keys: Iterable[str]) -> dict[str, str]:
         """job key -> owner, for the keys another run holds a claim on."""
         return self._claims.claimants(keys) if self._claims else {}
 
+    @_store_errors
     def release_claims(self) -> None:
         """Give up every claim of this store (a run that stops early leaves its jobs to others)."""
         if self._claims is not None:
@@ -291,6 +323,7 @@ class ResultStore:
         return (job.key, job.model_id, job.config_hash, job.clip_id, job.condition_id, job.task, job.params_json,
                 o.text, scores, float(o.audio_seconds), batch_id, now)
 
+    @_store_errors
     def clip_audio(self, clip_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         """clip id -> (file digest, samples digest) of the audio its stored results came from."""
         found: dict[str, tuple[str, str]] = {}
@@ -301,6 +334,7 @@ class ResultStore:
                 found[cid] = (file_digest, samples_digest)
         return found
 
+    @_store_errors
     def record_clip_audio(self, rows: Sequence[tuple[str, str, str]]) -> None:
         """Record (clip id, file digest, samples digest) rows, replacing an id's file digest when its file changed."""
         if rows:
@@ -310,6 +344,7 @@ class ResultStore:
 
     # --- reading ------------------------------------------------------------------
 
+    @_store_errors
     def done_keys(self, keys: Iterable[str]) -> set[str]:
         """The subset of ``keys`` that already have a stored result."""
         keys = list(dict.fromkeys(keys))
@@ -328,11 +363,13 @@ class ResultStore:
         return Result(key, model_id, config_hash, clip_id, condition_id, task, json.loads(params), text,
                       scores_from_json(scores) if scores is not None else None, audio, batch_id, created)
 
+    @_store_errors
     def get(self, job: Job | str) -> Result | None:
         key = job if isinstance(job, str) else job.key
         row = self._db.execute(f"SELECT {self._COLUMNS} FROM results WHERE job_key = ?", (key,)).fetchone()
         return self._result(row) if row else None
 
+    @_store_errors
     def get_many(self, jobs: Iterable[Job]) -> dict[str, Result]:
         """job key -> result, for the jobs that have one."""
         keys = list(dict.fromkeys(j.key for j in jobs))
@@ -344,6 +381,7 @@ class ResultStore:
                 out[res.job_key] = res
         return out
 
+    @_store_errors
     def results(self, *, model_id: str | None = None, config_hash: str | None = None, task: str | None = None,
                 condition_id: str | None = None) -> list[Result]:
         """Stored results matching every given field, in insertion order."""
@@ -357,6 +395,7 @@ class ResultStore:
         rows = self._db.execute(f"SELECT {self._COLUMNS} FROM results{clause} ORDER BY rowid", args)
         return [self._result(r) for r in rows]
 
+    @_store_errors
     def timings(self, *, task: str | None = None) -> list[ModelTiming]:
         """Per model configuration: jobs, audio seconds and compute seconds over all batches."""
         clause, args = ("WHERE task = ?", (task,)) if task else ("", ())
@@ -367,5 +406,6 @@ class ResultStore:
         )
         return [ModelTiming(*r) for r in rows]
 
+    @_store_errors
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
