@@ -69,3 +69,23 @@ def test_an_audit_into_a_damaged_store_stops_with_one_line(tmp_path, cli, monkey
     line = ran.error_lines[0]
     assert "out/asraudit.sqlite: cannot use the result store (database disk image is malformed); the file is " \
            "damaged: move it aside and run again to start a new store" in line, line
+
+
+def test_a_full_disk_is_one_line_and_the_batches_before_it_stay(tmp_path):
+    """SQLite rolls a transaction back itself when the disk fills; the store's own ROLLBACK then failed with
+    "cannot rollback - no transaction is active", which hid the real error.  The page limit stands in for the
+    disk (SQLite reports both as SQLITE_FULL)."""
+    path = tmp_path / "asraudit.sqlite"
+    store = ResultStore(path)
+    run = store.start_run("local")
+    store.write_batch(run, "m", "h", "transcribe", [Outcome(_job("kept"), 1.0, text="finished work")], 0.1)
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages + 2}")
+    with pytest.raises(InputError) as caught:
+        for b in range(100):
+            store.write_batch(run, "m", "h", "transcribe",
+                              [Outcome(_job(f"b{b}-{i}"), 1.0, text="x" * 2000) for i in range(20)], 0.1)
+    store.close()
+    assert str(caught.value) == f"{path}: cannot use the result store (database or disk is full)"
+    with ResultStore(path) as again:
+        assert again.get(_job("kept")).text == "finished work"

@@ -98,7 +98,8 @@ class Claimant:
                     f"SELECT job_key FROM claims WHERE owner = ? AND job_key IN ({marks})", (self.owner, *chunk)))
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite has rolled back itself after some errors (a full disk)
+                self._db.execute("ROLLBACK")
             raise
         return mine
 
@@ -142,6 +143,7 @@ class Claimant:
             self._db.execute("DELETE FROM owners WHERE owner = ?", (self.owner,))
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite has rolled back itself after some errors (a full disk)
+                self._db.execute("ROLLBACK")
             raise
         self.registered = False

@@ -280,7 +280,8 @@ class ResultStore:
                 self._claims.finished([o.job.key for o in outcomes], now)
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite has rolled back itself after some errors (a full disk)
+                self._db.execute("ROLLBACK")
             raise
         return inserted
 
