@@ -27,6 +27,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.models.base import TokenScores
 from asraudit.models.ctc_prefix import ctc_token_logprobs
+from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
@@ -108,7 +109,8 @@ class _HFModel:
         import torch
         from transformers import AutoProcessor
 
-        self.processor = AutoProcessor.from_pretrained(self.source, revision=self.revision)
+        self.processor = load_processor(self.source,
+                                        lambda: AutoProcessor.from_pretrained(self.source, revision=self.revision))
         import transformers
 
         # transformers renamed torch_dtype to dtype in 4.56.

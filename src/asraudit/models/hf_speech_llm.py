@@ -34,6 +34,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
+from asraudit.models.folder_check import load_processor
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
@@ -137,7 +138,8 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         import torch
 
         module, _, name = self.format.processor_loader.partition(":")
-        self.processor = getattr(importlib.import_module(module), name)(self.source, self.revision)
+        loader = getattr(importlib.import_module(module), name)
+        self.processor = load_processor(self.source, lambda: loader(self.source, self.revision))
         self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type),
                                                  **NO_TRANSFORMERS_ADAPTER)
         if self.format.after_load is not None:

@@ -42,6 +42,7 @@ from asraudit.models import embedded
 from asraudit.models.base import ASRModel
 from asraudit.models.ct2_whisper import CT2Whisper
 from asraudit.models.families import family_for
+from asraudit.models.folder_check import check_weights
 from asraudit.models.http import HTTPTranscriptionModel
 from asraudit.models.peft_adapter import apply_adapter, base_of, is_adapter_folder, require_peft
 from asraudit.models.pocketsphinx import PocketSphinx
@@ -191,6 +192,8 @@ def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, 
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot load transformers model {source!r}: {first_line}") from None
     cls = family_for(config, source).load_class()
+    if Path(source).is_dir():
+        check_weights(Path(source))  # a folder cut short fails here, in one line, not inside from_pretrained
     return cls(source, model_id=model_id, device=device, compute_type=compute_type, **options)
 
 

@@ -1,0 +1,77 @@
+"""A local transformers model folder checked before it is loaded: are its weights there, and whole?
+
+An interrupted download or a partial copy leaves a folder whose config.json
+reads fine but whose weights are missing, or cut short: transformers then
+fails deep inside ``from_pretrained`` (a safetensors header error, or an
+OSError about file names), as a traceback, after the corpus was read.  Here,
+in milliseconds and without loading a tensor: some weight file is there,
+every shard an index names is there, and each safetensors file is as long as
+the tensors its header lists (the format is an 8-byte header length, a JSON
+header giving each tensor's byte range, then the data).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from asraudit.errors import InputError
+
+INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
+HINT = "an interrupted download or a partial copy? fetch the model's files again"
+
+
+def check_weights(folder: Path) -> None:
+    """InputError naming the file when ``folder`` has no weights, misses a shard, or holds a cut-short safetensors."""
+    if not any(folder.glob("*.safetensors")) and not any(folder.glob("*.bin")) and \
+            not any((folder / name).is_file() for name in INDEXES):
+        raise InputError(f"no weights: no .safetensors or .bin file and no weight index ({HINT})", folder)
+    for name in INDEXES:
+        index = folder / name
+        if index.is_file():
+            for shard in sorted(set(_weight_map(index).values())):
+                if not (folder / shard).is_file():
+                    raise InputError(f"names the shard {shard}, which is not in the folder ({HINT})", index)
+    for path in sorted(folder.glob("*.safetensors")):
+        check_safetensors(path)
+
+
+def _weight_map(index: Path) -> dict[str, str]:
+    try:
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"not a readable weight index ({type(exc).__name__}: {exc}; {HINT})", index) from None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise InputError(f"its weight_map is not a mapping of tensor names to files ({HINT})", index)
+    return weight_map
+
+
+def check_safetensors(path: Path) -> None:
+    """InputError unless ``path`` holds a whole safetensors header and every byte its tensors need."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        head = fh.read(8)
+        length = int.from_bytes(head, "little") if len(head) == 8 else -1
+        if length < 0 or length > size - 8:
+            raise InputError(f"cut short: {size:,} bytes, less than its safetensors header ({HINT})", path)
+        try:
+            header = json.loads(fh.read(length))
+            ends = [int(t["data_offsets"][1]) for name, t in header.items() if name != "__metadata__"]
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise InputError(f"not a safetensors file: its header does not read ({type(exc).__name__}; {HINT})",
+                             path) from None
+    need = 8 + length + max(ends, default=0)
+    if need > size:
+        raise InputError(f"cut short: {size:,} bytes where its tensors need {need:,} ({HINT})", path)
+
+
+def load_processor(source: str, load):
+    """``load()``, a processor (tokenizer and feature extractor) read from ``source``; a folder whose tokenizer or
+    feature-extractor files are missing or unreadable is one line naming it, not a traceback (transformers raises
+    OSError for a missing file, and TypeError when a tokenizer class is handed no vocabulary file)."""
+    try:
+        return load()
+    except (OSError, TypeError, ValueError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        raise InputError(f"cannot load its processor (tokenizer and feature extractor): {type(exc).__name__}: "
+                         f"{first} (are its tokenizer files there? {HINT})", source) from None
