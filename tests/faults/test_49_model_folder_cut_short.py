@@ -1,4 +1,4 @@
-"""Case 49: a transformers model folder left incomplete by an interrupted download or a partial copy.
+"""Case 49: a model folder left incomplete by an interrupted download or a partial copy.
 
 Its config.json read fine, and transformers then failed inside
 ``from_pretrained`` with a traceback: ``SafetensorError: incomplete metadata,
@@ -8,6 +8,10 @@ os.PathLike object, not NoneType`` for a folder without its tokenizer files.
 Now the folder is checked before anything is loaded (weights there, every
 shard an index names there, every safetensors file as long as its header
 says), and a processor that cannot be read is one line naming the folder.
+A CTranslate2 folder (``ct2:DIR``, a faster-whisper download) with model.bin
+cut short gave ``RuntimeError: Variable ... has an invalid payload size``,
+and one without tokenizer.json or model.bin a ``FileNotFoundError`` traceback:
+each is one line naming the folder now.
 """
 
 from __future__ import annotations
@@ -102,3 +106,36 @@ def test_a_folder_without_its_tokenizer_files_is_one_line(ctc_folder, tmp_path):
         _load(folder)
     assert "model: cannot load its processor (tokenizer and feature extractor): TypeError:" in str(caught.value)
     assert str(caught.value).endswith(f"(are its tokenizer files there? {HINT})")
+
+
+@pytest.fixture()
+def ct2_copy(tmp_path):
+    """The embedded whisper-tiny.en CTranslate2 folder, copied where a test may damage it."""
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    return shutil.copytree(embedded.locate("whisper-tiny.en"), tmp_path / "ct2")
+
+
+def test_a_ctranslate2_folder_cut_short_is_one_line(ct2_copy):
+    weights = ct2_copy / "model.bin"
+    with weights.open("r+b") as fh:
+        fh.truncate(weights.stat().st_size // 2)
+    with pytest.raises(InputError) as caught:
+        _load(f"ct2:{ct2_copy}")
+    assert str(caught.value).startswith(f"{ct2_copy}: CTranslate2 cannot load this model: ")
+    assert str(caught.value).endswith(f"({HINT})")
+    with weights.open("r+b") as fh:
+        fh.truncate(10)
+    with pytest.raises(InputError, match="CTranslate2 cannot load this model: File model.bin is incomplete"):
+        _load(f"ct2:{ct2_copy}")
+
+
+def test_a_ctranslate2_folder_without_its_tokenizer_is_one_line(ct2_copy):
+    (ct2_copy / "tokenizer.json").unlink()
+    with pytest.raises(InputError, match=f"ct2: tokenizer.json is missing \\({HINT.replace('?', '[?]')}\\)$"):
+        _load(f"ct2:{ct2_copy}")
+    (ct2_copy / "model.bin").unlink()
+    with pytest.raises(InputError, match="ct2: not a CTranslate2 model directory \\(no model.bin\\)"):
+        _load(f"ct2:{ct2_copy}")

@@ -31,7 +31,9 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
+from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
@@ -94,6 +96,22 @@ def _log_softmax(logits) -> np.ndarray:
     return shifted - np.log(np.exp(shifted).sum())
 
 
+def _loaded(model_dir: Path, device: str, compute_type: str, threads: int):
+    """CTranslate2's Whisper over ``model_dir``.  A model.bin it cannot read (cut short, damaged), or a device or
+    compute type this machine cannot run, is one line naming the folder in CTranslate2's own words, not a
+    traceback."""
+    import ctranslate2
+
+    try:
+        return ctranslate2.models.Whisper(str(model_dir), device=device, compute_type=compute_type,
+                                          intra_threads=threads)
+    except (RuntimeError, ValueError) as exc:
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        damaged = "incomplete" in text or "payload" in text
+        raise InputError(f"CTranslate2 cannot load this model: {text}" + (f" ({HINT})" if damaged else ""),
+                         model_dir) from None
+
+
 class CT2Whisper:
     """A faster-whisper directory as an asraudit model."""
 
@@ -109,11 +127,12 @@ class CT2Whisper:
         cpu_threads: int | None = None,
         **options,
     ):
-        import ctranslate2
-
         self.model_dir = Path(model_dir)
         if not (self.model_dir / "model.bin").is_file():
-            raise FileNotFoundError(f"{self.model_dir}: not a CTranslate2 model directory (no model.bin)")
+            raise InputError("not a CTranslate2 model directory (no model.bin)", self.model_dir)
+        tokenizer_file = self.model_dir / "tokenizer.json"
+        if not tokenizer_file.is_file():
+            raise InputError(f"tokenizer.json is missing ({HINT})", self.model_dir)
         self.model_id = model_id or str(self.model_dir)
         self.device = device
         self.compute_type = compute_type or SCORE_PRECISION
@@ -126,13 +145,8 @@ class CT2Whisper:
         # on a GPU the batch runs in parallel and pays.
         options.setdefault("batch_size", 1 if device == "cpu" else WhisperDecodeOptions.batch_size)
         self.options = WhisperDecodeOptions(**options)
-        self._model = ctranslate2.models.Whisper(
-            str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=self.cpu_threads
-        )
+        self._model = _loaded(self.model_dir, device, self.compute_type, self.cpu_threads)
         self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
-        tokenizer_file = self.model_dir / "tokenizer.json"
-        if not tokenizer_file.is_file():
-            raise FileNotFoundError(f"{self.model_dir}: tokenizer.json is missing")
         self.tokenizer = WhisperTokenizer(tokenizer_file, multilingual=self._model.is_multilingual)
         self.n_mels = self._n_mels()
         self._fingerprint = model_fingerprint(self.model_dir)
@@ -203,11 +217,7 @@ class CT2Whisper:
 
     def _scoring_model(self):
         if self._scorer is None:
-            import ctranslate2
-
-            self._scorer = ctranslate2.models.Whisper(
-                str(self.model_dir), device=self.device, compute_type=SCORE_PRECISION, intra_threads=self.cpu_threads
-            )
+            self._scorer = _loaded(self.model_dir, self.device, SCORE_PRECISION, self.cpu_threads)
         return self._scorer
 
     def encode(self, audio: np.ndarray) -> np.ndarray:
