@@ -13,7 +13,7 @@ import importlib
 import sys
 
 from asraudit.version import __version__
-from asraudit.errors import InputError
+from asraudit.errors import InputError, ServiceError
 
 # Modules under asraudit.commands, in the order `asraudit --help` lists them.
 COMMAND_MODULES = (
@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:
         print(f"asraudit: error: {exc}", file=sys.stderr)
         return 2
+    except ServiceError as exc:  # a model server down or answering oddly: one line; finished results are stored
+        print(f"asraudit: error: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except OSError as exc:

@@ -30,3 +30,9 @@ class InputError(ValueError):
                 where += f", row {self.row}"
             where += ": "
         return where + self.message
+
+
+class ServiceError(RuntimeError):
+    """A service asraudit calls (a model server over HTTP) failed, could not be reached or answered in another
+    protocol.  Not the user's files and not a bug in asraudit: the CLI prints it as one line (exit 1), and the
+    results finished before it stay in the store, so a rerun once the server is back continues from there."""

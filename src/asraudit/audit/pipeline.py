@@ -28,7 +28,7 @@ from asraudit.audit.spec import AuditSpec, as_audit_spec
 from asraudit.audit.timing import StageClock
 from asraudit.audit.results import write_summary
 from asraudit.display_paths import display_model_spec, display_path
-from asraudit.errors import InputError
+from asraudit.errors import InputError, ServiceError
 from asraudit.run.executor import parse_executor
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
@@ -96,10 +96,10 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
             clock = StageClock()
             try:
                 setattr(result, attr, stage(ctx, result))
-            except InputError as exc:
+            except (InputError, ServiceError) as exc:
                 _finish(ctx, result, started)
-                raise InputError(f"audit stage {name!r} stopped (results so far are in "
-                                 f"{display_path(spec.out, Path.cwd())}): {exc}") from None
+                raise type(exc)(f"audit stage {name!r} stopped (results so far are in "
+                                f"{display_path(spec.out, Path.cwd())}): {exc}") from None
             result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
             result.timing[name] = clock.stop()
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")

@@ -27,6 +27,7 @@ from urllib.request import Request, urlopen
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import ServiceError
 
 ENDPOINT = "/v1/audio/transcriptions"
 
@@ -125,17 +126,17 @@ class HTTPTranscriptionModel:
                 kind = response.headers.get_content_type()
         except HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
-            raise RuntimeError(f"{self.url}: HTTP {exc.code} {exc.reason}: {detail}") from None
+            raise ServiceError(f"{self.url}: HTTP {exc.code} {exc.reason}: {detail}") from None
         except URLError as exc:
-            raise RuntimeError(f"{self.url}: cannot reach the server ({exc.reason})") from None
+            raise ServiceError(f"{self.url}: cannot reach the server ({exc.reason})") from None
         text = raw.decode("utf-8")
         if kind == "application/json" or text.lstrip().startswith("{"):
             try:
                 payload = json.loads(text)
             except json.JSONDecodeError:
-                raise RuntimeError(f"{self.url}: response is not valid JSON: {text[:200]!r}") from None
+                raise ServiceError(f"{self.url}: response is not valid JSON: {text[:200]!r}") from None
             if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-                raise RuntimeError(f"{self.url}: response has no 'text' field: {text[:200]!r}")
+                raise ServiceError(f"{self.url}: response has no 'text' field: {text[:200]!r}")
             return payload["text"].strip()
         return text.strip()
 

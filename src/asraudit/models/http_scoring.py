@@ -49,6 +49,7 @@ from urllib.request import Request, urlopen
 
 import numpy as np
 
+from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores
 from asraudit.models.http import HTTPTranscriptionModel, wav_bytes
 
@@ -98,7 +99,7 @@ def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) 
     """The candidate's per-token scores, end-of-turn last, from a vLLM response with ``prompt_logprobs``."""
     entries = payload.get("prompt_logprobs") if isinstance(payload, dict) else None
     if not isinstance(entries, list) or not entries:
-        raise RuntimeError(f"{where}: the response has no prompt_logprobs (is the server vLLM, started with prompt log-probs allowed?)")
+        raise ServiceError(f"{where}: the response has no prompt_logprobs (is the server vLLM, started with prompt log-probs allowed?)")
     tokens: list[tuple[int, str, float]] = []
     for position, entry in enumerate(entries):
         if entry is None:
@@ -107,19 +108,19 @@ def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) 
         # prompt_logprobs=0 asks for the prompt token alone; with more entries there is no telling which
         # one is the prompt's, so a map of any other size is refused rather than guessed at.
         if not isinstance(entry, dict) or len(entry) != 1:
-            raise RuntimeError(f"{where}: prompt_logprobs[{position}] is not a one-token map (the request asks for "
+            raise ServiceError(f"{where}: prompt_logprobs[{position}] is not a one-token map (the request asks for "
                                f"prompt_logprobs=0): {str(entry)[:120]}")
         ((key, value),) = entry.items()
         tokens.append((int(key), str(value.get("decoded_token", "")), float(value["logprob"])))
     end = max((k for k, (_, text, _) in enumerate(tokens) if text == end_token), default=None)
     if end is None:
-        raise RuntimeError(f"{where}: no {end_token!r} token closes the assistant turn; set end_token= to the model's end-of-turn token")
+        raise ServiceError(f"{where}: no {end_token!r} token closes the assistant turn; set end_token= to the model's end-of-turn token")
     start, spelled = end, ""
     while len(spelled) < len(candidate) and start > 0:
         start -= 1
         spelled = tokens[start][1] + spelled
     if spelled != candidate:
-        raise RuntimeError(f"{where}: the server's tokens before {end_token!r} spell {spelled[-80:]!r}, not the candidate {candidate[:80]!r}")
+        raise ServiceError(f"{where}: the server's tokens before {end_token!r} spell {spelled[-80:]!r}, not the candidate {candidate[:80]!r}")
     picked = tokens[start : end + 1]
     offsets, position = [], 0
     for _, text, _ in picked[:-1]:
@@ -177,20 +178,20 @@ class HTTPScoringModel(HTTPTranscriptionModel):
                 raw = response.read()
         except HTTPError as exc:
             detail = exc.read()[:300].decode("utf-8", "replace")
-            raise RuntimeError(f"{self.chat_url}: HTTP {exc.code} {exc.reason}: {detail}") from None
+            raise ServiceError(f"{self.chat_url}: HTTP {exc.code} {exc.reason}: {detail}") from None
         except URLError as exc:
-            raise RuntimeError(f"{self.chat_url}: cannot reach the server ({exc.reason})") from None
+            raise ServiceError(f"{self.chat_url}: cannot reach the server ({exc.reason})") from None
         try:
             return json.loads(raw.decode("utf-8"))
         except json.JSONDecodeError:
-            raise RuntimeError(f"{self.chat_url}: response is not valid JSON: {raw[:200]!r}") from None
+            raise ServiceError(f"{self.chat_url}: response is not valid JSON: {raw[:200]!r}") from None
 
     def _chat_transcript(self, audio: np.ndarray) -> str:
         payload = self._chat(transcription_request(self.model, audio, self.instruction, self.max_tokens))
         try:
             return str(payload["choices"][0]["message"]["content"]).strip()
         except (KeyError, IndexError, TypeError):
-            raise RuntimeError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
+            raise ServiceError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         if self.transcribe_via == "transcriptions":
