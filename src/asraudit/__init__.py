@@ -38,6 +38,7 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # name -> the module that defines it, bottom layer first (text, data, models, run, metrics, probes, audit).
 _EXPORTS: dict[str, str] = {
     "InputError": "asraudit.errors",
+    "ServiceError": "asraudit.errors",
     "get_normalizer": "asraudit.text.normalize",
     "load_predictions": "asraudit.data.predictions",
     "PredictionSet": "asraudit.data.predictions",
@@ -79,7 +80,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time __getattr__ lo
     from asraudit.audit.spec import AuditSpec, load_spec, parse_spec
     from asraudit.data.corpus import Clip, Corpus, load_corpus
     from asraudit.data.predictions import PredictionSet, load_predictions
-    from asraudit.errors import InputError
+    from asraudit.errors import InputError, ServiceError
     from asraudit.metrics.model_wer import ModelWER, score_model
     from asraudit.metrics.stats import Interval
     from asraudit.metrics.wer import CorpusScore, corpus_cer, corpus_wer
