@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from asraudit.commands.common import at_least
 from asraudit.demo.calibrate import calibration_summary, print_calibration, run_calibration
 
 DEFAULT_OUT = Path("asraudit-calibration")
@@ -22,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", type=Path, default=DEFAULT_OUT,
                    help="folder for the store, the audit outputs and calibration.json (default %(default)s)")
-    p.add_argument("--sentences", type=int, default=None, metavar="N",
+    p.add_argument("--sentences", type=at_least(1), default=None, metavar="N",
                    help="only the first N test sentences (in every voice): a quicker, noisier run")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)

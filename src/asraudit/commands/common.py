@@ -10,6 +10,26 @@ from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
 
 
+def at_least(minimum: int):
+    """An argparse ``type`` for a count: an integer of at least ``minimum``, refused in argparse's one line otherwise.
+
+    A count of 0 or below was taken silently where a slice or a truth test read it: ``--limit -1`` kept every
+    clip but the last (``clips[:-1]``), ``--limit 0`` and ``calibrate --sentences 0`` every clip, ``demo
+    build-organism --epochs -1`` trained no epoch and saved the untrained adapter."""
+
+    def count(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    count.__name__ = f"count of at least {minimum}"  # argparse names the type in some messages
+    return count
+
+
 def add_preds_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")

@@ -9,7 +9,13 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import add_preds_argument, check_resampling, load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import (
+    add_preds_argument,
+    at_least,
+    check_resampling,
+    load_predictions_with_warnings,
+    prediction_inputs,
+)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
@@ -49,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-per-arm", type=int, default=DEFAULT_MIN_PER_ARM, metavar="N",
                    help="clips an arm needs to enter the switch rate (default %(default)s)")
     p.add_argument("--json", type=Path, metavar="OUT", help="write every readout as JSON")
-    p.add_argument("--show", type=int, default=0, metavar="N",
+    p.add_argument("--show", type=at_least(0), default=0, metavar="N",
                    help="print N example occurrences per model, reference and hypothesis spans highlighted")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
                    help="clip-bootstrap resamples for the agreement interval (default %(default)s)")

@@ -15,6 +15,7 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
+from asraudit.commands.common import at_least
 from asraudit.audit.outputs import print_summary
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.spec import load_spec
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     demo_sub = p.add_subparsers(dest="demo_command", metavar="STEP")
     b = demo_sub.add_parser("build-benchmark", help="synthesize parliament-mini (needs flite, festival, espeak-ng, piper)")
     b.add_argument("--out", type=Path, default=None, help="output folder (default: the package's data folder)")
-    b.add_argument("--jobs", type=int, default=2)
+    b.add_argument("--jobs", type=at_least(1), default=2)
     b.set_defaults(func=_build_benchmark)
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
     o.add_argument("--kind", choices=list(KINDS), default="record",
@@ -45,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "switching, record-base (whisper-base-organism) (see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
     o.add_argument("--out", type=Path, default=None, help="adapter file (default: the package's data folder)")
-    o.add_argument("--epochs", type=int, default=None)
+    o.add_argument("--epochs", type=at_least(1), default=None)
     o.add_argument("--seed", type=int, default=0)
     o.set_defaults(func=_build_organism)
     p.set_defaults(func=_run_demo)

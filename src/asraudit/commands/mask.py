@@ -21,7 +21,7 @@ from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_resampling
+from asraudit.commands.common import at_least, check_resampling
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
@@ -74,7 +74,7 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds beyond the span that may be touched at most (neighbouring words never are)")
     p.add_argument("--no-control", action="store_true", help="skip the masked control word")
     p.add_argument("--no-lift", action="store_true", help="skip teacher-forced lift (transcription only)")
-    p.add_argument("--limit", type=int, metavar="N", help="only the first N clips of the corpus")
+    p.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N clips of the corpus")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper", help="text normalizer for scoring words")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0)

@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from asraudit.commands.common import at_least
 from asraudit.data.corpus import load_corpus
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
@@ -50,7 +51,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--corpus", required=True, metavar="PATH",
                    help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, or a saved dataset")
-    p.add_argument("--limit", type=int, metavar="N", help="use only the first N clips of the corpus")
+    p.add_argument("--limit", type=at_least(1), metavar="N", help="use only the first N clips of the corpus")
 
 
 def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
@@ -61,7 +62,7 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
                    help="prediction files of a model panel (a folder or files): enables the accept-ref readout")
     p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
     p.add_argument("--normalizer", default="whisper", help="text normalizer for WER and edits (default %(default)s)")
-    p.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
+    p.add_argument("--n-boot", type=at_least(0), default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the readout as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -91,8 +92,6 @@ def corpus_clips(args: argparse.Namespace):
     corpus = load_corpus(args.corpus)
     clips = list(corpus.clips)
     if args.limit is not None:
-        if args.limit < 1:
-            raise InputError(f"--limit must be at least 1, got {args.limit}")
         clips = clips[: args.limit]
     if not clips:
         raise InputError("the corpus has no clips", args.corpus)
@@ -178,7 +177,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pairing.add_argument("--negative", metavar="SOURCE",
                          help="the negative member made from each clip: silence, noise:SNR[:SEED], mask:T0-T1")
     learn.add_argument("--layer", type=int, required=True, help="encoder layer (0-based; -1 is the last)")
-    learn.add_argument("--rank", type=int, default=1, help="basis size (default 1: the diff-in-means direction)")
+    learn.add_argument("--rank", type=at_least(1), default=1, help="basis size (default 1: the diff-in-means direction)")
     learn.add_argument("--frames", default="audio", help="frames pooled per input: audio (default), all, START-END")
     learn.add_argument("--description", default="", help="what the pairs are, kept in the file's provenance")
     learn.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to save (.safetensors)")
@@ -192,7 +191,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     ablate = actions.add_parser("ablate", help="project the direction's rank-k subspace out; baseline and random control too")
     _add_apply_arguments(ablate, "ablated", "subspace")
-    ablate.add_argument("--rank", type=int, action="append", metavar="K",
+    ablate.add_argument("--rank", type=at_least(1), action="append", metavar="K",
                         help="number of basis vectors to remove (repeat for several; default all)")
     ablate.set_defaults(func=run_ablate)
 

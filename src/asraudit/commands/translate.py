@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.commands.common import check_resampling
+from asraudit.commands.common import at_least, check_resampling
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
 from asraudit.commands.transcribe import parse_options
@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-english-overlap", type=float, default=TranslationParams.max_english_overlap, metavar="X",
                    help="a rendering sharing this share of its words with the English transcript is left out as "
                         "untranslated (default %(default)s)")
-    p.add_argument("--max-clips", type=int, metavar="N", help="render at most N clips (a seeded sample)")
+    p.add_argument("--max-clips", type=at_least(1), metavar="N", help="render at most N clips (a seeded sample)")
     p.add_argument("--cluster-field", metavar="FIELD",
                    help="a manifest field whose clips are not independent (e.g. sentence): the Wilson intervals count "
                         "its values, not clips, as the sample size")
@@ -67,8 +67,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _params(args: argparse.Namespace) -> TranslationParams:
     if not 0.0 <= args.max_english_overlap <= 1.0:
         raise InputError(f"--max-english-overlap must be in [0, 1], got {args.max_english_overlap}")
-    if args.max_clips is not None and args.max_clips < 1:
-        raise InputError(f"--max-clips must be at least 1, got {args.max_clips}")
     return TranslationParams(target=args.target, lexicon=args.lexicon, truth=args.truth,
                              max_english_overlap=args.max_english_overlap, prompt=args.prompt,
                              max_clips=args.max_clips, cluster_field=args.cluster_field)
