@@ -53,6 +53,7 @@ import torch
 from asraudit.errors import InputError
 from asraudit.mechanism.steering import Direction, check_id, direction_from_differences, load_tensors, save_tensors
 from asraudit.models.whitebox.interventions import Intervention, RunContext, _fmt, _layer
+from asraudit.models.whitebox.sites import layer_index
 
 POSITIONAL_FORMAT = "asraudit-positional-direction/1"
 
@@ -205,7 +206,7 @@ def decoder_rows(model, audio: np.ndarray, layer: int, count: int | None, text: 
         if len(prefix) < count - 1:
             raise ValueError(f"{count} positions need a text of at least {count - 1} tokens, got {text!r}")
         prefix = prefix[: count - 1]
-    capture = DecoderCapture(layer % len(layers))
+    capture = DecoderCapture(layer_index(layer, len(layers), "decoder"))
     model.variant(*model.interventions, capture).next_token_logprobs(audio, prefix)
     hidden = torch.cat(capture.sink, dim=1)[0].numpy().astype(np.float64)  # [prompt + prefix, d]
     # The last len(prefix) + 1 positions: the prompt's last token (-1), then the forced tokens.
@@ -233,7 +234,7 @@ def learn_model_contrast(model, contrast, clips: Sequence[tuple[str, np.ndarray,
                          "architecture")
     if not clips:
         raise ValueError("learning a model contrast needs at least one clip")
-    layer = layer % n_layers
+    layer = layer_index(layer, n_layers, "decoder")
     diffs = np.stack([decoder_rows(model, audio, layer, count, text) - decoder_rows(contrast, audio, layer, count, text)
                       if separate else
                       decoder_states(model, audio, layer, positions, text) - decoder_states(contrast, audio, layer,

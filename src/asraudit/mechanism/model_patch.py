@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import torch
 
 from asraudit.models.whitebox.interventions import Intervention, RunContext, _layer
+from asraudit.models.whitebox.sites import layer_index
 
 FRONT_END = ("conv1", "conv2", "embed_positions")
 
@@ -58,7 +59,7 @@ class EncoderFrom(Intervention):
     def install(self, sites, ctx: RunContext) -> list:
         layers = sites.require("encoder")
         target = _layer(layers, self.layer, "encoder")
-        index = self.layer % len(layers)
+        index = layer_index(self.layer, len(layers), "encoder")
         donor_layers = self.source_model.hf.model.encoder.layers
         held: dict[str, torch.Tensor] = {}
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from asraudit.mechanism.steering import Direction, _pooled, direction_from_differences
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, Frames, audio_frames
+from asraudit.models.whitebox.sites import layer_index
 from asraudit.version import __version__
 
 
@@ -29,7 +30,7 @@ def paired_differences(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], la
         raise ValueError("learning a direction needs at least one pair")
     n_layers = len(model.intervention_sites().encoder_layers)
     geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
-    wanted = sorted({layer % n_layers for layer in layers})
+    wanted = sorted({layer_index(layer, n_layers, "encoder") for layer in layers})
     out: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
     for start in range(0, len(pairs), chunk):
         part = pairs[start: start + chunk]

@@ -39,6 +39,7 @@ import numpy as np
 from asraudit.version import __version__
 from asraudit.errors import InputError
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, Frames, audio_frames
+from asraudit.models.whitebox.sites import layer_index
 
 FORMAT = "asraudit-direction/1"
 
@@ -206,7 +207,7 @@ def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer
         raise ValueError("learning a direction needs at least one pair")
     n_layers = len(model.intervention_sites().encoder_layers)
     geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
-    layer = layer % n_layers
+    layer = layer_index(layer, n_layers, "encoder")
     positives = [np.asarray(p, dtype=np.float32) for p, _ in pairs]
     negatives = [np.asarray(q, dtype=np.float32) for _, q in pairs]
     acts = model.encoder_activations(positives + negatives, [layer])[layer]

@@ -51,7 +51,7 @@ from asraudit.models.whitebox.frames import (
     audio_frames,
     changed_frames,
 )
-from asraudit.models.whitebox.sites import InterventionSites
+from asraudit.models.whitebox.sites import InterventionSites, layer_index
 
 # The torch-free names (frames, paired-run sources) live in ``frames``; they
 # are listed here too because importers of this module predate the split.
@@ -91,10 +91,7 @@ class Intervention:
 
 
 def _layer(layers, index: int, what: str):
-    n = len(layers)
-    if not -n <= index < n:
-        raise ValueError(f"{what} layer {index} does not exist (the model has {n}: 0..{n - 1})")
-    return layers[index]
+    return layers[layer_index(index, len(layers), what)]
 
 
 def _row_bounds(frames: Frames, ctx: RunContext, row: int) -> tuple[int, int]:

@@ -30,7 +30,7 @@ from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
-from asraudit.models.whitebox.sites import InterventionSites
+from asraudit.models.whitebox.sites import InterventionSites, layer_index
 from asraudit.models.whitebox.sources import embedded_source, source_from_dir
 
 TEXT_CONTEXT = 448
@@ -344,7 +344,7 @@ class WhiteboxWhisper:
         what the next layer sees (a steered or patched output included).
         """
         n_layers = len(self.hf.model.encoder.layers)
-        wanted = sorted({layer % n_layers for layer in layers})
+        wanted = sorted({layer_index(layer, n_layers, "encoder") for layer in layers})
         captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
         for start in range(0, len(audio), self.batch_size):
             batch = [np.asarray(a, dtype=np.float32)[:N_SAMPLES] for a in audio[start : start + self.batch_size]]

@@ -35,7 +35,7 @@ from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import transcribe_in_windows
 from asraudit.models.whitebox.frames import FrameGeometry, RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
-from asraudit.models.whitebox.sites import InterventionSites
+from asraudit.models.whitebox.sites import InterventionSites, layer_index
 
 
 @dataclass(frozen=True)
@@ -280,7 +280,7 @@ class WhiteboxSeq2Seq:
         """Outputs of encoder ``layers``, one ``[frames, d]`` array per clip (its own frames, no padding),
         with this variant's interventions (capture hooks run after theirs)."""
         encoder_layers = self.intervention_sites().encoder_layers
-        wanted = sorted({layer % len(encoder_layers) for layer in layers})
+        wanted = sorted({layer_index(layer, len(encoder_layers), "encoder") for layer in layers})
         captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
         geometry = self.frame_geometry
         for start in range(0, len(audio), self.batch_size):

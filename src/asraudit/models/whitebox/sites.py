@@ -17,6 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from asraudit.errors import InputError
+
+
+def layer_index(layer: int, n_layers: int, what: str) -> int:
+    """``layer`` (0-based; a negative one counts from the last, -1 the last) as an index into ``n_layers`` layers.
+
+    The one place a layer number is resolved: ``layer % n_layers`` alone wrapped any number onto a layer, so
+    ``steer learn --layer 99`` on a 4-layer encoder learned at layer 3 and said so only in its last line."""
+    if not -n_layers <= layer < n_layers:
+        raise InputError(f"{what} layer {layer} does not exist (the model has {n_layers}: 0..{n_layers - 1}, "
+                         f"or -{n_layers}..-1 counted from the last)")
+    return layer % n_layers
+
 
 @dataclass(frozen=True)
 class InterventionSites:
