@@ -30,6 +30,20 @@ def at_least(minimum: int):
     return count
 
 
+def finite_number(text: str) -> float:
+    """An argparse ``type`` for a scale or a level: a float that is neither NaN nor infinite.
+
+    ``steer induce --alpha nan`` (or ``inf``) ran every variant with a NaN (or infinite) residual stream and
+    printed its table as if it measured something."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
 def add_preds_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preds", nargs="+", required=True, metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")

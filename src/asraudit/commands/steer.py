@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from asraudit.commands.common import at_least
+from asraudit.commands.common import at_least, finite_number
 from asraudit.data.corpus import load_corpus
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
@@ -185,7 +185,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     induce = actions.add_parser("induce", help="add the direction with scale alpha; baseline and random control too")
     _add_apply_arguments(induce, "steered", "direction")
-    induce.add_argument("--alpha", type=float, action="append", metavar="A",
+    induce.add_argument("--alpha", type=finite_number, action="append", metavar="A",
                         help="scale (repeat for several; default 1.0)")
     induce.set_defaults(func=run_induce)
 
