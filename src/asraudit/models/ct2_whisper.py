@@ -31,7 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, backend_options
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
@@ -125,7 +125,7 @@ class CT2Whisper:
         # CPU time than one window at a time (benchmarks/transcribe_speed.py);
         # on a GPU the batch runs in parallel and pays.
         options.setdefault("batch_size", 1 if device == "cpu" else WhisperDecodeOptions.batch_size)
-        self.options = WhisperDecodeOptions(**options)
+        self.options = backend_options(WhisperDecodeOptions, options, self.model_id, also=("cpu_threads",))
         self._model = ctranslate2.models.Whisper(
             str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=self.cpu_threads
         )
