@@ -111,6 +111,20 @@ def test_transcribe_option_meant_for_another_model_is_one_line_exit_2(tmp_path, 
     assert not (tmp_path / "out" / "pocketsphinx.jsonl").exists()
 
 
+@pytest.mark.parametrize(("option", "flag"), [("compute_type=int8", "--compute-type int8"), ("device=cpu", "--device cpu")])
+def test_transcribe_option_that_has_its_own_flag_is_one_line_naming_the_flag(tmp_path, capsys, option, flag):
+    # load_model takes device and compute_type as its own arguments: given as --option too, they were a TypeError
+    import soundfile
+
+    soundfile.write(tmp_path / "a.wav", np.zeros(16000, dtype=np.float32), 16000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "x"}) + "\n")
+    code = main(["transcribe", "--model", "whisper-tiny.en", "--corpus", str(tmp_path / "m.jsonl"),
+                 "--out", str(tmp_path / "out"), "--option", option, "--no-progress"])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"asraudit: error: --option {option.split('=')[0]}=...: "
+                                                            f"give it as {flag}"]
+
+
 def test_a_bare_hub_id_while_offline_fails_fast_with_a_clear_error(monkeypatch):
     hub = pytest.importorskip("huggingface_hub.constants")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
