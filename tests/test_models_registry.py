@@ -66,6 +66,65 @@ def test_a_file_is_not_mistaken_for_a_model(tmp_path):
         load_model(str(f))
 
 
+def test_an_option_a_backend_lacks_is_one_input_error_naming_it_and_the_options_it_has():
+    from dataclasses import dataclass
+
+    from asraudit.models.base import backend_options
+
+    @dataclass(frozen=True)
+    class Options:
+        beam_size: int = 5
+        language: str = "en"
+
+    assert backend_options(Options, {"beam_size": 1}, "m") == Options(beam_size=1)
+    with pytest.raises(InputError, match=r"model 'm' has no option 'beams', 'lang'; its options: beam_size, "
+                                         r"cpu_threads, language$"):
+        backend_options(Options, {"beams": 1, "lang": "es", "beam_size": 1}, "m", also=("cpu_threads",))
+
+
+def test_unknown_options_of_the_embedded_backends_are_input_errors_not_tracebacks():
+    # pocketsphinx refused them with a bare KeyError from its Config, CTranslate2 Whisper with a TypeError
+    pytest.importorskip("pocketsphinx")
+    with pytest.raises(InputError, match="model 'pocketsphinx' has no option 'beam_size'"):
+        load_model("pocketsphinx", beam_size=1)
+    assert load_model("pocketsphinx", beam=1e-40).config["beam"] == 1e-40  # a pocketsphinx setting still passes
+    pytest.importorskip("ctranslate2")
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("whisper-tiny.en is not installed")
+    with pytest.raises(InputError, match="model 'whisper-tiny.en' has no option 'foo'; its options: .*beam_size"):
+        load_model("whisper-tiny.en", foo=1)
+
+
+def test_transcribe_option_meant_for_another_model_is_one_line_exit_2(tmp_path, capsys):
+    # --option goes to every --model: beam_size=1 is a Whisper option that pocketsphinx lacks
+    pytest.importorskip("pocketsphinx")
+    import soundfile
+
+    soundfile.write(tmp_path / "a.wav", np.zeros(16000, dtype=np.float32), 16000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "x"}) + "\n")
+    code = main(["transcribe", "--model", "pocketsphinx", "--corpus", str(tmp_path / "m.jsonl"),
+                 "--out", str(tmp_path / "out"), "--option", "beam_size=1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().splitlines() == ["asraudit: error: model 'pocketsphinx' has no option 'beam_size'; its options "
+                                        "are pocketsphinx's decoder settings (hmm, lm, dict, beam, ...)"]
+    assert not (tmp_path / "out" / "pocketsphinx.jsonl").exists()
+
+
+@pytest.mark.parametrize(("option", "flag"), [("compute_type=int8", "--compute-type int8"), ("device=cpu", "--device cpu")])
+def test_transcribe_option_that_has_its_own_flag_is_one_line_naming_the_flag(tmp_path, capsys, option, flag):
+    # load_model takes device and compute_type as its own arguments: given as --option too, they were a TypeError
+    import soundfile
+
+    soundfile.write(tmp_path / "a.wav", np.zeros(16000, dtype=np.float32), 16000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "x"}) + "\n")
+    code = main(["transcribe", "--model", "whisper-tiny.en", "--corpus", str(tmp_path / "m.jsonl"),
+                 "--out", str(tmp_path / "out"), "--option", option, "--no-progress"])
+    assert code == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"asraudit: error: --option {option.split('=')[0]}=...: "
+                                                            f"give it as {flag}"]
+
+
 def test_a_bare_hub_id_while_offline_fails_fast_with_a_clear_error(monkeypatch):
     hub = pytest.importorskip("huggingface_hub.constants")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -498,6 +498,14 @@ def test_a_summary_json_of_the_earlier_minor_layout_is_still_read_and_a_timing_o
         from_json(current, "summary.json")
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.1", "2.2", "2.3"])
+def test_every_earlier_minor_layout_of_the_major_is_still_read(version):
+    # each minor version only added optional keys (outputs.md); a file an earlier asraudit wrote must render
+    earlier = realistic_summary()
+    earlier["schema_version"] = version
+    assert from_json(earlier, "summary.json").models.keys() == earlier["models"].keys()
+
+
 def test_reading_a_summary_json_back_gives_the_rows_it_was_written_from():
     summary = realistic_summary()
     assert json.loads(json.dumps(plain_summary(from_json(summary)))) == summary

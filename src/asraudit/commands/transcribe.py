@@ -75,6 +75,9 @@ def model_factories(args: argparse.Namespace) -> list:
     from asraudit.models.registry import load_model
 
     options = parse_options(args.option)
+    for key, flag in (("device", "--device"), ("compute_type", "--compute-type")):
+        if key in options:  # load_model takes them as its own arguments, which the flags give
+            raise InputError(f"--option {key}=...: give it as {flag} {options[key]}")
     return [functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **options)
             for spec in args.model]
 

@@ -8,8 +8,8 @@ forcing, which the audio-lift probe needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -17,8 +17,28 @@ import numpy as np
 # fix it before any model exists; importing it here keeps ``models.base``
 # the one place a backend looks for what it is handed.
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 
-__all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel"]
+__all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "backend_options"]
+
+O = TypeVar("O")
+
+
+def backend_options(cls: type[O], options: Mapping[str, Any], model_id: str, also: Sequence[str] = ()) -> O:
+    """A backend's options dataclass ``cls`` from a model's ``options``.
+
+    An option the backend does not have (a misspelling, or ``--option`` meant
+    for another model of the run) is one ``InputError`` naming the model, the
+    option and the options it has, not a ``TypeError`` from inside the
+    backend.  ``also`` lists the keyword arguments the backend takes beside
+    the dataclass (named in the message, never passed here)."""
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        names = ", ".join(repr(k) for k in unknown)
+        raise InputError(f"model {model_id!r} has no option {names}; its options: "
+                         f"{', '.join(sorted(known | set(also)))}")
+    return cls(**options)
 
 
 @dataclass(frozen=True)

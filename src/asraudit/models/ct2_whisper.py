@@ -32,7 +32,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, backend_options
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
@@ -144,7 +144,7 @@ class CT2Whisper:
         # CPU time than one window at a time (benchmarks/transcribe_speed.py);
         # on a GPU the batch runs in parallel and pays.
         options.setdefault("batch_size", 1 if device == "cpu" else WhisperDecodeOptions.batch_size)
-        self.options = WhisperDecodeOptions(**options)
+        self.options = backend_options(WhisperDecodeOptions, options, self.model_id, also=("cpu_threads",))
         self._model = _loaded(self.model_dir, device, self.compute_type, self.cpu_threads)
         self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
         self.tokenizer = WhisperTokenizer(tokenizer_file, multilingual=self._model.is_multilingual)

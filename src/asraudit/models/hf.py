@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, backend_options
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -79,7 +79,7 @@ class _HFModel:
         self.device = device
         self.compute_type = _DTYPES.get(compute_type, compute_type)
         self.revision = revision
-        self.options = HFDecodeOptions(**options)
+        self.options = backend_options(HFDecodeOptions, options, self.model_id, also=("revision",))
 
     @property
     def config_hash(self) -> str:

@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, backend_options
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
@@ -101,7 +101,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
                  revision: str | None = None, interventions: Sequence = (), base_id: str | None = None, _shared=None,
                  **options):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options={})
-        self.options = SpeechLLMOptions(**options)
+        self.options = backend_options(SpeechLLMOptions, options, self.model_id, also=("revision",))
         if self.options.prompt is not None:
             # Checked before anything is loaded, so a bad spec fails in a second.
             check_template(self.options.prompt, self.model_id)

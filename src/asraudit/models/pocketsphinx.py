@@ -21,6 +21,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 
 # Pronunciation variants are written word(2), word(3), ... in pocketsphinx output.
 _VARIANT = re.compile(r"\(\d+\)$")
@@ -60,6 +61,12 @@ class PocketSphinx:
 
         self.model_id = model_id
         self.config = {"samprate": SAMPLE_RATE, **config}
+        # pocketsphinx refuses an unknown key with a bare KeyError from deep inside its Config: name it here
+        # (an --option meant for another model of the run, e.g. beam_size, lands here too).
+        unknown = sorted(k for k in self.config if k not in pocketsphinx.Config())
+        if unknown:
+            raise InputError(f"model {model_id!r} has no option {', '.join(repr(k) for k in unknown)}; its "
+                             "options are pocketsphinx's decoder settings (hmm, lm, dict, beam, ...)")
         self._pocketsphinx = pocketsphinx
         self._decoder = self._new_decoder()
         self._aligner = None

@@ -47,8 +47,10 @@ from asraudit.report.rows import (
 SCHEMA_VERSION = "2.4"  # 2.4: calibration_accept_ref_by_voice (optional); 2.3: translation, calibration_switch_by_voice, calibration_masked_by_group, mechanism_curves, mechanism_by_kind (optional); 2.2: published_switch (optional); 2.1: timing (per stage, model time vs overhead), wer_ranking, published, the scorer, the
 # corpus language and edit times (all optional); 2.0: every interval a Bounds object
 # under <field>_interval (was *_ci pairs, lo/hi)
-# Earlier layouts a reader still accepts: each lacks only keys that are optional in this one.
-READABLE_VERSIONS = ("2.0", "2.1", "2.2", SCHEMA_VERSION)
+# Earlier layouts a reader still accepts: every minor layout of this major up to this one, since each adds only
+# optional keys (derived from SCHEMA_VERSION, so a bump cannot drop the layout it replaces, as 2.4 once dropped 2.3).
+_MAJOR, _MINOR = (int(part) for part in SCHEMA_VERSION.split("."))
+READABLE_VERSIONS = tuple(f"{_MAJOR}.{minor}" for minor in range(_MINOR + 1))
 
 
 @dataclass
