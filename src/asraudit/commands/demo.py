@@ -12,6 +12,8 @@ into the package's data folder, which is what the repository ships.
 from __future__ import annotations
 
 import argparse
+import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,11 +57,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 DEMO_SPEC = "demo_audit.toml"
 
 
+def printable_spec(path: Path) -> str:
+    """The spec at ``path`` with each quoted value that names a file beside it made absolute.
+
+    A spec reads relative paths from its own folder, and the embedded one names its corpus and its battery
+    beside it, inside the installed package: a copy saved elsewhere failed ``--check`` ("manifest: no such
+    file") until both were edited.  Absolute, the copy runs from any folder as it is; everything else (the
+    comments, the layout) is printed unchanged."""
+    folder = path.parent
+
+    def absolute(match: re.Match) -> str:
+        target = folder / match.group(2)
+        if Path(match.group(2)).is_absolute() or not target.exists():
+            return match.group(0)
+        return match.group(1) + json.dumps(str(target.resolve()))  # a JSON string is a TOML basic string
+
+    return re.sub(r'^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)"([^"\\]+)"', absolute, path.read_text(encoding="utf-8"),
+                  flags=re.M)
+
+
 def _run_demo(args: argparse.Namespace) -> int:
 
     path = BENCHMARK_DIR.parent / DEMO_SPEC
     if args.print_spec:
-        print(path.read_text(encoding="utf-8"), end="")
+        print(printable_spec(path), end="")
         return 0
     result = run_audit(load_spec(path, out=args.demo_out), progress=not args.no_progress)
     print_summary(build_summary(result))

@@ -1,0 +1,33 @@
+"""`asraudit demo --print-spec` prints a spec that runs where it is saved.
+
+The embedded spec names its corpus and battery relative to its own folder
+inside the package; printed as it ships, a copy saved elsewhere failed
+``--check`` until both paths were edited.  The printed copy names them by
+absolute path and is otherwise the shipped file, comments included.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from asraudit.audit.spec import load_spec
+from asraudit.cli import main
+from asraudit.demo.organism import BENCHMARK_DIR
+
+SHIPPED = BENCHMARK_DIR.parent / "demo_audit.toml"
+
+
+def test_the_printed_spec_checks_from_another_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--print-spec"]) == 0
+    printed = capsys.readouterr().out
+    (tmp_path / "my_audit.toml").write_text(printed, encoding="utf-8")
+    spec = tomllib.loads(printed)
+    assert Path(spec["corpus"]["manifest"]).is_absolute() and Path(spec["corpus"]["manifest"]).is_file()
+    assert Path(spec["battery"]["spec"]).is_absolute() and Path(spec["battery"]["spec"]).is_file()
+    load_spec(tmp_path / "my_audit.toml")  # the whole spec checked: every path it names is there
+    shipped = SHIPPED.read_text(encoding="utf-8").splitlines()
+    changed = [(a, b) for a, b in zip(shipped, printed.splitlines()) if a != b]
+    assert len(printed.splitlines()) == len(shipped)
+    assert [a for a, _ in changed] == ['manifest = "parliament_mini/test.jsonl"', 'spec = "demo_battery.toml"']
