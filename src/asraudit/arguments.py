@@ -1,0 +1,91 @@
+"""Checks of the arguments a Python caller passes to the public functions, in a module without numpy.
+
+The command line's parser only ever hands the library a list of strings or
+an ``int``; a notebook hands it whatever it has: one string where a list of
+names belongs (iterated, it is a list of characters), a dict (iterated, its
+keys), ``None``, ``1.5`` or ``True`` for a count.  Those failed deep inside
+(an ``AttributeError`` from ``str.split``, numpy's ``TypeError``) or, worse,
+ran and returned a number for the wrong input.  Each check here names the
+argument and says what it takes, as one line (:class:`InputError`), and the
+command line's own checks call the same functions with its flag's name.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Iterable, Mapping
+
+from asraudit.errors import InputError
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def whole_number(value: object, name: str, minimum: int | None = None, hint: str = "") -> int:
+    """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
+    or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InputError(f"{name} must be an integer, got {_shown(value)}") from None
+    if minimum is not None and number < minimum:
+        raise InputError(f"{name} must be at least {minimum}{hint}, got {number}")
+    return number
+
+
+def resamples(value: object, name: str = "n_boot") -> int:
+    """A count of bootstrap resamples: a whole number, 0 (no interval) or more.  A negative count silently
+    meant no interval, ``inf`` drew resamples until memory ran out, ``1.5`` was numpy's ``TypeError``."""
+    return whole_number(value, name, 0, " (0: no bootstrap intervals)")
+
+
+def names(value: object, name: str, what: str = "model names") -> list[str]:
+    """A list of names (models, clips) from any iterable of strings; one string, a dict or ``None`` refused.
+
+    One string iterated is its characters (``"whisper-tiny.en"`` became models ``w``, ``h``...), a dict its
+    keys; a name that is not a string never matches a file's."""
+    if isinstance(value, (str, bytes)):
+        raise InputError(f"{name} is a list of {what}, got the string {_shown(value)}")
+    if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a list of {what}, got {_shown(value)}")
+    out = list(value)
+    for i, item in enumerate(out):
+        if not isinstance(item, str):
+            raise InputError(f"{name}[{i}] is {_shown(item)}, not a name: {name} is a list of {what}")
+    return out
+
+
+def texts(value: object, name: str) -> list[str]:
+    """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
+
+    One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
+    not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
+    from a pandas column) is refused at its index."""
+    if isinstance(value, str):
+        raise InputError(f"{name} is a list of texts, one per clip, got the string {_shown(value)}: "
+                         "wrap one text in a list")
+    if isinstance(value, Mapping):
+        raise InputError(f"{name} is a list of texts, one per clip, got a {type(value).__name__} (its keys "
+                         "would be scored, not its texts): pass its values as a list, in the clip order of "
+                         "the other list")
+    if value is None or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a list of texts, one per clip, got {_shown(value)}")
+    out = value if isinstance(value, list) else list(value)
+    for i, item in enumerate(out):
+        if not isinstance(item, str):
+            kind = "NaN (a missing value)" if isinstance(item, float) and math.isnan(item) else _shown(item)
+            raise InputError(f"{name}[{i}] is {kind}, not a text: give every clip a str ('' for an empty one)")
+    return out
+
+
+def paired_texts(refs: object, hyps: object) -> tuple[list[str], list[str]]:
+    """``refs`` and ``hyps`` as lists of texts of one length: the clips pair up by position."""
+    r, h = texts(refs, "refs"), texts(hyps, "hyps")
+    if len(r) != len(h):
+        raise InputError(f"refs and hyps pair up clip by clip, but refs has {len(r)} text(s) and hyps {len(h)}")
+    return r, h
