@@ -106,12 +106,14 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     files, one per model, or the files).  ``accept_ref_boot`` is 0 (Wilson
     interval only) as in the command without ``--cluster-bootstrap``: edits
     in one clip are not independent, and the clip bootstrap that says so costs
-    ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out."""
+    ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
+    empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     params.validate()
     panel = distinct_panel(panel)
     scored = list(models) if models is not None else pset.model_names
     pset.require_models(panel + scored)
+    panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     names = list(dict.fromkeys(panel + scored))
     normalize = NormalizedCache(get_normalizer(normalizer) if isinstance(normalizer, str) else normalizer)
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
