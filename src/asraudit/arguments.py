@@ -54,9 +54,9 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
     if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
         raise InputError(f"{name} is a list of {what}, got {_shown(value)}")
     out = list(value)
-    for i, item in enumerate(out):
+    for item in out:
         if not isinstance(item, str):
-            raise InputError(f"{name}[{i}] is {_shown(item)}, not a name: {name} is a list of {what}")
+            raise InputError(f"{name} holds {_shown(item)}, not a name: {name} is a list of {what}")
     return out
 
 

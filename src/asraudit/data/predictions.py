@@ -20,6 +20,7 @@ from operator import attrgetter, is_
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from asraudit.arguments import names as name_list
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.prediction_blocks import jsonl_predictions
@@ -106,6 +107,7 @@ class PredictionSet:
         return [n for n in names if len(self.models[n])]
 
     def require_models(self, names: Iterable[str]) -> None:
+        names = name_list(names, "models")
         missing = [n for n in names if n not in self.models]
         if missing:
             raise InputError(

@@ -10,15 +10,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from asraudit.arguments import names
 from asraudit.errors import InputError
 
 
 def distinct_panel(panel) -> list[str]:
     """The panel as a list, refused when a model is named twice (its vote would count twice, or the panel
-    would count members it does not have) or when it is one string rather than names."""
-    if isinstance(panel, str):
-        raise InputError(f"the panel is a list of model names, got the string {panel!r}")
-    panel = list(panel)
+    would count members it does not have) or when it is one string rather than names (``arguments.names``)."""
+    panel = names(panel, "the panel")
     twice = sorted({name for name in panel if panel.count(name) > 1})
     if twice:
         raise InputError(f"the panel names {', '.join(twice)} more than once; each member votes once: "
