@@ -12,9 +12,13 @@ command line's own checks call the same functions with its flag's name.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
+import types
+import typing
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from asraudit.errors import InputError
 
@@ -36,6 +40,60 @@ def whole_number(value: object, name: str, minimum: int | None = None, hint: str
     if minimum is not None and number < minimum:
         raise InputError(f"{name} must be at least {minimum}{hint}, got {number}")
     return number
+
+
+def _real(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{name} must be an integer or a number, got {_shown(value)}")
+    return float(value)
+
+
+def number(value: object, name: str, lo: float | None = None, hi: float | None = None) -> float:
+    """``value`` as a float: an int or a float, not a bool, not NaN (it passes every range comparison, and then
+    every threshold), within ``[lo, hi]`` where given."""
+    value = _real(value, name)
+    if value != value:
+        raise InputError(f"{name} must be a number, got nan")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise InputError(f"{name} must be at least {lo}, got {value}")
+        raise InputError(f"{name} must be in [{lo}, {hi}], got {value}")
+    return value
+
+
+def flag(value: object, name: str) -> bool:
+    """A switch: ``True`` or ``False`` only (the string ``"no"`` is true to Python)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, got {_shown(value)}")
+    return value
+
+
+def bare_annotation(annotation) -> tuple[Any, bool]:
+    """The annotation without ``| None``, and whether None is allowed."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def check_field_types(params: object) -> None:
+    """Each bool, int and float field of a Params dataclass holds one, as a spec table is read onto it
+    (``audit.spec_reader.read_params``, through the same checks): built by hand in Python, ``min_run_len=1.5``
+    mined nothing, ``include_middle="no"`` was true, ``majority="0.8"`` a TypeError comparing str and int.
+    Ranges (NaN among them) are the class's own ``validate()``."""
+    hints = typing.get_type_hints(type(params))
+    for f in dataclasses.fields(params):
+        kind, optional = bare_annotation(hints[f.name])
+        value = getattr(params, f.name)
+        if value is None and optional:
+            continue
+        if kind is bool:
+            flag(value, f.name)
+        elif kind is int:
+            whole_number(value, f.name)
+        elif kind is float:
+            _real(value, f.name)  # NaN and the range: validate(), whose messages name the command's flags
 
 
 def resamples(value: object, name: str = "n_boot") -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from asraudit.arguments import names
+from asraudit.arguments import check_field_types, names
 from asraudit.errors import InputError
 
 
@@ -48,6 +48,7 @@ class MinerParams:
     leave_one_out: bool = True
 
     def validate(self) -> None:
+        check_field_types(self)  # built by hand: min_run_len=1.5 mined nothing, include_middle="no" was true
         if not 0 < self.majority <= 1:
             raise InputError(f"--majority must be in (0, 1], got {self.majority}")
         if self.min_run_len < 1:
