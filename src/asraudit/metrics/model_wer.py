@@ -26,7 +26,7 @@ from asraudit.metrics.stream_rows import (
     score_rows,
 )
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
-from asraudit.text.normalize import available_cpus
+from asraudit.text.normalize import available_cpus, normalizer_argument
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ def score_model(
     if not isinstance(preds, ModelPredictions):
         hint = " (a PredictionSet holds one per model: preds.models[name])" if hasattr(preds, "models") else ""
         raise InputError(f"preds is one model's predictions, a ModelPredictions{hint}, got {type(preds).__name__}")
+    normalize = normalizer_argument(normalize, "normalize")
     ids = names(clip_ids, "clip_ids", "clip ids") if clip_ids is not None else list(preds.rows)
     unknown = [cid for cid in ids if cid not in preds.rows]
     if unknown:

@@ -63,3 +63,13 @@ class MinerParams:
     def threshold(self, n_panel: int) -> int:
         """Followers an edit needs; the 1e-9 keeps 0.8 x 5 from rounding up to 5."""
         return max(2, math.ceil(self.majority * n_panel - 1e-9))
+
+
+def checked_params(params: object) -> MinerParams:
+    """``params`` validated, refused in one line when it is not a ``RefdisParams`` (``MinerParams``) at all: a
+    dict of knobs or None was ``AttributeError: 'dict' object has no attribute 'validate'``."""
+    if not isinstance(params, MinerParams):
+        hint = ": RefdisParams(**knobs) builds one from a dict" if isinstance(params, dict) else ""
+        raise InputError(f"params is a RefdisParams, got {type(params).__name__}{hint}")
+    params.validate()
+    return params

@@ -23,8 +23,8 @@ from asraudit.probes.corrected import corrected_references, edits_from_correctio
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
 from asraudit.probes.refdis_score import AcceptRef, accept_ref, accept_ref_tables, breakdown
-from asraudit.probes.refdis_params import distinct_panel
-from asraudit.text.normalize import get_normalizer
+from asraudit.probes.refdis_params import checked_params, distinct_panel
+from asraudit.text.normalize import normalizer_argument
 
 RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
 
@@ -57,17 +57,32 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
         if not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict (clip id -> text{', per model' if arg == 'transcripts' else ''}), "
                              f"got {type(value).__name__}")
+    normalize = normalizer_argument(normalize, "normalize")
     names = name_list(models, "models") if models is not None else list(transcripts)
     missing = [m for m in names if m not in transcripts]
     if missing:
         raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
                          f"{', '.join(map(str, transcripts)) or 'none'}")
     out = []
-    for cid, ref in references.items():
-        hyps = {m: tuple(normalize(transcripts[m][cid]).split()) for m in names if cid in transcripts[m]}
-        if hyps:
-            out.append(ClipInput(cid, tuple(normalize(ref or "").split()), hyps))
+    try:
+        for cid, ref in references.items():
+            hyps = {m: tuple(normalize(transcripts[m][cid]).split()) for m in names if cid in transcripts[m]}
+            if hyps:
+                out.append(ClipInput(cid, tuple(normalize(ref or "").split()), hyps))
+    except TypeError:  # a text that is not one (None, a NaN, a number): say which, at no cost to the loop
+        _raise_for_a_text_that_is_not_one(references, transcripts, names)
+        raise
     return out
+
+
+def _raise_for_a_text_that_is_not_one(references: Mapping, transcripts: Mapping, names: Sequence[str]) -> None:
+    for cid, ref in references.items():
+        if ref is not None and not isinstance(ref, str):
+            raise InputError(f"references[{cid!r}] is {ref!r}, not a text: give each clip a str (None: no reference)")
+    for m in names:
+        for cid, text in transcripts[m].items():
+            if cid in references and not isinstance(text, str):
+                raise InputError(f"transcripts[{m!r}][{cid!r}] is {text!r}, not a text: give each clip a str")
 
 
 def _require_transcripts(clips: Sequence[ClipInput], panel: list[str]) -> None:
@@ -95,6 +110,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
+    checked_params(params)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
     clips = tuple(clips)
@@ -136,14 +152,15 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     in one clip are not independent, and the clip bootstrap that says so costs
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
     empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
-    pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
-    params.validate()
+    checked_params(params)
+    normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
-    scored = name_list(models, "models") if models is not None else pset.model_names
+    models = name_list(models, "models") if models is not None else None
+    pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
+    scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     names = list(dict.fromkeys(panel + scored))
-    normalize = NormalizedCache(get_normalizer(normalizer) if isinstance(normalizer, str) else normalizer)
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)
     return measure_refdis(clips, panel, params, scored=scored, n_boot=n_boot, accept_ref_boot=accept_ref_boot,
