@@ -6,8 +6,9 @@ names belongs (iterated, it is a list of characters), a dict (iterated, its
 keys), ``None``, ``1.5`` or ``True`` for a count.  Those failed deep inside
 (an ``AttributeError`` from ``str.split``, numpy's ``TypeError``) or, worse,
 ran and returned a number for the wrong input.  Each check here names the
-argument and says what it takes, as one line (:class:`InputError`), and the
-command line's own checks call the same functions with its flag's name.
+argument and says what it takes, as one line (:class:`InputError`); an audit
+spec's tables are read through the same checks (``audit.spec_reader``), so a
+knob says the same in a spec and in Python.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def whole_number(value: object, name: str, minimum: int | None = None, hint: str = "") -> int:
+def whole_number(value: object, name: str, minimum: int | None = None) -> int:
     """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
     or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
     if isinstance(value, bool):
@@ -38,7 +39,7 @@ def whole_number(value: object, name: str, minimum: int | None = None, hint: str
     except TypeError:
         raise InputError(f"{name} must be an integer, got {_shown(value)}") from None
     if minimum is not None and number < minimum:
-        raise InputError(f"{name} must be at least {minimum}{hint}, got {number}")
+        raise InputError(f"{name} must be at least {minimum}, got {number}")
     return number
 
 
@@ -94,12 +95,6 @@ def check_field_types(params: object) -> None:
             whole_number(value, f.name)
         elif kind is float:
             _real(value, f.name)  # NaN and the range: validate(), whose messages name the command's flags
-
-
-def resamples(value: object, name: str = "n_boot") -> int:
-    """A count of bootstrap resamples: a whole number, 0 (no interval) or more.  A negative count silently
-    meant no interval, ``inf`` drew resamples until memory ran out, ``1.5`` was numpy's ``TypeError``."""
-    return whole_number(value, name, 0, " (0: no bootstrap intervals)")
 
 
 def names(value: object, name: str, what: str = "model names") -> list[str]:
