@@ -16,9 +16,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
+import os
 import types
 import typing
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from asraudit.errors import InputError
@@ -142,3 +144,33 @@ def paired_texts(refs: object, hyps: object) -> tuple[list[str], list[str]]:
     if len(r) != len(h):
         raise InputError(f"refs and hyps pair up clip by clip, but refs has {len(r)} text(s) and hyps {len(h)}")
     return r, h
+
+
+def path(value: object, name: str) -> Path:
+    """A path a caller names: a ``str`` or a ``pathlib.Path`` (any ``os.PathLike``), not empty.
+
+    ``None`` or a number was pathlib's ``TypeError`` from deep inside; bytes a list of numbers (iterated);
+    ``""`` is the working directory to ``pathlib`` (an audit's ``out = ""`` wrote into the folder it ran
+    from)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, bytes):
+        raise InputError(f"{name} is a path (a str or pathlib.Path), got the bytes {_shown(value)}: decode it "
+                         "(os.fsdecode)")
+    if not isinstance(value, str):
+        raise InputError(f"{name} is a path (a str or pathlib.Path), got {_shown(value)}")
+    if not value.strip():
+        raise InputError(f"{name} is an empty path: name a file or folder ('.' for the working directory)")
+    return Path(value)
+
+
+def paths(value: object, name: str) -> list[Path]:
+    """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [path(value, name)]
+    if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got {_shown(value)}")
+    out = [path(v, name) for v in value]
+    if not out:
+        raise InputError(f"{name} is empty: name a folder of files or the files")
+    return out

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Mapping, TypeVar
 
+from asraudit.arguments import path as path_argument
 from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
@@ -307,7 +308,9 @@ def _battery_spec(s: Section) -> dict:
 
 def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | None = None) -> AuditSpec:
     """An audit from parsed TOML, checked for shape (names, types, files); see ``prepare`` for the rest."""
-    base = base or Path.cwd()
+    if not isinstance(data, Mapping):
+        raise SpecError(f"an audit spec is a dict shaped like the TOML file, got {type(data).__name__}", source)
+    base = Path.cwd() if base is None else path_argument(base, "base")
     top = Section(dict(data), "spec", source, base)
     name = top.get("name", str, "asraudit audit")
     out = top.path("out", must_exist=False) or base / "audit-out"
@@ -365,7 +368,8 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
 
 def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
     """Read and shape-check a spec file; ``out`` overrides the spec's output folder."""
-    path = Path(path)
+    path = path_argument(path, "path")
+    out = None if out is None else path_argument(out, "out")
     if not path.is_file():
         raise SpecError("no such audit spec file", path)
     try:
@@ -389,6 +393,7 @@ def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str 
     relative to the file), so a notebook can write ``{"corpus": {"predictions":
     "preds/a.jsonl"}, ...}`` beside its data.  ``out`` overrides the spec's
     output folder."""
+    out = None if out is None else path_argument(out, "out")
     if isinstance(spec, AuditSpec):
         parsed = spec
     elif isinstance(spec, Mapping):
@@ -397,4 +402,4 @@ def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str 
         parsed = load_spec(spec)
     else:
         raise SpecError(f"an audit spec is a dict, a TOML file path or an AuditSpec, got {type(spec).__name__}")
-    return parsed if out is None else replace(parsed, out=Path(out))
+    return parsed if out is None else replace(parsed, out=out)

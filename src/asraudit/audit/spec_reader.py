@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from asraudit.arguments import bare_annotation, flag, number, whole_number
@@ -40,6 +40,8 @@ class Section:
         if key not in self.data:
             return default
         value = self.data[key]
+        if isinstance(value, PurePath) and str in (types if isinstance(types, tuple) else (types,)):
+            value = str(value)  # a dict spec built in Python holds paths as pathlib objects
         if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
             raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
         if not isinstance(value, types):
@@ -84,6 +86,8 @@ class Section:
         value = self.get(key, str)
         if value is None:
             return None
+        if not value.strip():  # Path("") is the folder the spec is in: out = "" wrote the audit there
+            raise self.fail(f"{key} is an empty path: name a {kind if key != 'out' else 'folder'}")
         path = Path(value).expanduser()
         path = path if path.is_absolute() else (self.base / path)
         if must_exist and not (path.is_file() if kind == "file" else path.exists()):

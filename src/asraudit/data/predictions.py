@@ -20,7 +20,7 @@ from operator import attrgetter, is_
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
-from asraudit.arguments import names as name_list
+from asraudit.arguments import names as name_list, paths as path_list
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.prediction_blocks import jsonl_predictions
@@ -229,10 +229,8 @@ def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 
 
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
     files: list[Path] = []
-    for p in map(Path, paths):
+    for p in path_list(paths, "paths"):
         if p.is_dir():
             # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
             found = sorted(f for f in p.iterdir()
