@@ -71,7 +71,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Mapping, TypeVar
 
-from asraudit.arguments import path as path_argument
+from asraudit.arguments import check_field_types, path as path_argument, whole_number
 from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
@@ -83,6 +83,7 @@ from asraudit.probes.families import LANGUAGES
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
+from asraudit.probes.refdis_params import checked_params
 from asraudit.probes.translation_probe import TranslationParams
 from asraudit.errors import InputError
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
@@ -395,7 +396,7 @@ def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str 
     output folder."""
     out = None if out is None else path_argument(out, "out")
     if isinstance(spec, AuditSpec):
-        parsed = spec
+        parsed = checked_audit_spec(spec)
     elif isinstance(spec, Mapping):
         parsed = parse_spec(spec, "<spec dict>", Path.cwd())
     elif isinstance(spec, (str, Path)):
@@ -403,3 +404,38 @@ def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str 
     else:
         raise SpecError(f"an audit spec is a dict, a TOML file path or an AuditSpec, got {type(spec).__name__}")
     return parsed if out is None else replace(parsed, out=out)
+
+
+def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
+    """An ``AuditSpec`` built or changed in Python (``dataclasses.replace(spec, bootstrap=-1)``) checked as a
+    spec file's entries are, before any work: ``replace`` skips ``parse_spec``, and its values failed deep in
+    the run (``out`` as a str: ``AttributeError``; ``bootstrap=1.5``: numpy's ``TypeError`` after every model
+    ran; ``bootstrap=-1`` silently meant no intervals; a dict for ``refdis``: ``AttributeError``).  ``out``
+    given as a str becomes a Path."""
+    def fail(message: str) -> InputError:
+        return InputError(f"AuditSpec.{message}")
+
+    try:
+        for key in ("seed", "bootstrap"):
+            whole_number(getattr(spec, key), key, 0)
+        for key, choices in (("normalizer", NORMALIZERS), ("scorer", SCORERS)):
+            if getattr(spec, key) not in choices:
+                raise InputError(f"{key} must be one of {', '.join(choices)}, got {getattr(spec, key)!r}")
+        try:
+            checked_params(spec.refdis, "refdis")
+        except InputError as exc:
+            raise InputError(exc.message if exc.message.startswith("refdis ") else f"refdis: {exc.message}") from None
+        if isinstance(spec.models, (str, Mapping)) or not all(isinstance(m, ModelSpec) for m in spec.models):
+            raise InputError(f"models is a tuple of ModelSpec, got {spec.models!r}"[:200])
+        for key in ("corpus", "executor", "report", "conventions", "masked", "lift", "battery", "translation"):
+            value = getattr(spec, key)
+            params = value.params if isinstance(value, ProbeSection) else value
+            if params is not None:
+                try:
+                    check_field_types(params)
+                except InputError as exc:
+                    raise InputError(f"{key}: {exc.message}") from None
+        out = path_argument(spec.out, "out")
+    except InputError as exc:
+        raise fail(exc.message) from None
+    return spec if out == spec.out and isinstance(spec.out, Path) else replace(spec, out=out)

@@ -65,11 +65,11 @@ class MinerParams:
         return max(2, math.ceil(self.majority * n_panel - 1e-9))
 
 
-def checked_params(params: object) -> MinerParams:
+def checked_params(params: object, name: str = "params") -> MinerParams:
     """``params`` validated, refused in one line when it is not a ``RefdisParams`` (``MinerParams``) at all: a
     dict of knobs or None was ``AttributeError: 'dict' object has no attribute 'validate'``."""
     if not isinstance(params, MinerParams):
         hint = ": RefdisParams(**knobs) builds one from a dict" if isinstance(params, dict) else ""
-        raise InputError(f"params is a RefdisParams, got {type(params).__name__}{hint}")
+        raise InputError(f"{name} is a RefdisParams, got {type(params).__name__}{hint}")
     params.validate()
     return params
