@@ -71,6 +71,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Generic, Mapping, TypeVar
 
+from asraudit.arguments import check_field_types, path as path_argument, whole_number
 from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
@@ -82,6 +83,7 @@ from asraudit.probes.families import LANGUAGES
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
+from asraudit.probes.refdis_params import checked_params
 from asraudit.probes.translation_probe import TranslationParams
 from asraudit.errors import InputError
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
@@ -307,7 +309,9 @@ def _battery_spec(s: Section) -> dict:
 
 def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | None = None) -> AuditSpec:
     """An audit from parsed TOML, checked for shape (names, types, files); see ``prepare`` for the rest."""
-    base = base or Path.cwd()
+    if not isinstance(data, Mapping):
+        raise SpecError(f"an audit spec is a dict shaped like the TOML file, got {type(data).__name__}", source)
+    base = Path.cwd() if base is None else path_argument(base, "base")
     top = Section(dict(data), "spec", source, base)
     name = top.get("name", str, "asraudit audit")
     out = top.path("out", must_exist=False) or base / "audit-out"
@@ -365,7 +369,8 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
 
 def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
     """Read and shape-check a spec file; ``out`` overrides the spec's output folder."""
-    path = Path(path)
+    path = path_argument(path, "path")
+    out = None if out is None else path_argument(out, "out")
     if not path.is_file():
         raise SpecError("no such audit spec file", path)
     try:
@@ -389,12 +394,48 @@ def as_audit_spec(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str 
     relative to the file), so a notebook can write ``{"corpus": {"predictions":
     "preds/a.jsonl"}, ...}`` beside its data.  ``out`` overrides the spec's
     output folder."""
+    out = None if out is None else path_argument(out, "out")
     if isinstance(spec, AuditSpec):
-        parsed = spec
+        parsed = checked_audit_spec(spec)
     elif isinstance(spec, Mapping):
         parsed = parse_spec(spec, "<spec dict>", Path.cwd())
     elif isinstance(spec, (str, Path)):
         parsed = load_spec(spec)
     else:
         raise SpecError(f"an audit spec is a dict, a TOML file path or an AuditSpec, got {type(spec).__name__}")
-    return parsed if out is None else replace(parsed, out=Path(out))
+    return parsed if out is None else replace(parsed, out=out)
+
+
+def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
+    """An ``AuditSpec`` built or changed in Python (``dataclasses.replace(spec, bootstrap=-1)``) checked as a
+    spec file's entries are, before any work: ``replace`` skips ``parse_spec``, and its values failed deep in
+    the run (``out`` as a str: ``AttributeError``; ``bootstrap=1.5``: numpy's ``TypeError`` after every model
+    ran; ``bootstrap=-1`` silently meant no intervals; a dict for ``refdis``: ``AttributeError``).  ``out``
+    given as a str becomes a Path."""
+    def fail(message: str) -> InputError:
+        return InputError(f"AuditSpec.{message}")
+
+    try:
+        for key in ("seed", "bootstrap"):
+            whole_number(getattr(spec, key), key, 0)
+        for key, choices in (("normalizer", NORMALIZERS), ("scorer", SCORERS)):
+            if getattr(spec, key) not in choices:
+                raise InputError(f"{key} must be one of {', '.join(choices)}, got {getattr(spec, key)!r}")
+        try:
+            checked_params(spec.refdis, "refdis")
+        except InputError as exc:
+            raise InputError(exc.message if exc.message.startswith("refdis ") else f"refdis: {exc.message}") from None
+        if isinstance(spec.models, (str, Mapping)) or not all(isinstance(m, ModelSpec) for m in spec.models):
+            raise InputError(f"models is a tuple of ModelSpec, got {spec.models!r}"[:200])
+        for key in ("corpus", "executor", "report", "conventions", "masked", "lift", "battery", "translation"):
+            value = getattr(spec, key)
+            params = value.params if isinstance(value, ProbeSection) else value
+            if params is not None:
+                try:
+                    check_field_types(params)
+                except InputError as exc:
+                    raise InputError(f"{key}: {exc.message}") from None
+        out = path_argument(spec.out, "out")
+    except InputError as exc:
+        raise fail(exc.message) from None
+    return spec if out == spec.out and isinstance(spec.out, Path) else replace(spec, out=out)

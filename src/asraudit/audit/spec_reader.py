@@ -11,11 +11,11 @@ and an unknown key is still an error naming the spec and the key.
 from __future__ import annotations
 
 import dataclasses
-import types
 import typing
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
+from asraudit.arguments import bare_annotation, flag, number, whole_number
 from asraudit.errors import InputError
 
 
@@ -40,31 +40,35 @@ class Section:
         if key not in self.data:
             return default
         value = self.data[key]
+        if isinstance(value, PurePath) and str in (types if isinstance(types, tuple) else (types,)):
+            value = str(value)  # a dict spec built in Python holds paths as pathlib objects
         if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
             raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
         if not isinstance(value, types):
             raise self.fail(f"{key} must be {_type_names(types)}, got {value!r}")
         return value
 
+    def _checked(self, key: str, check, default: Any, *args) -> Any:
+        """The value at ``key`` through one of ``asraudit.arguments``' checks (the Python API's too), its
+        complaint naming this table; ``default`` when the key is absent."""
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        try:
+            return check(self.data[key], key, *args)
+        except InputError as exc:
+            raise self.fail(exc.message) from None
+
     def number(self, key: str, default: float | None, lo: float | None = None, hi: float | None = None
                ) -> float | None:
-        value = self.get(key, (int, float), default)
-        if value is None:
-            return None
-        value = float(value)
-        if value != value:  # TOML's nan: it passes every range comparison, and then every threshold
-            raise self.fail(f"{key} must be a number, got nan")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            if hi is None:
-                raise self.fail(f"{key} must be at least {lo}, got {value}")
-            raise self.fail(f"{key} must be in [{lo}, {hi}], got {value}")
-        return value
+        # TOML's nan is refused there: it passes every range comparison, and then every threshold
+        return self._checked(key, number, default, lo, hi)
 
     def integer(self, key: str, default: int | None, minimum: int = 0) -> int | None:
-        value = self.get(key, int, default)
-        if value is not None and value < minimum:
-            raise self.fail(f"{key} must be at least {minimum}, got {value}")
-        return value
+        return self._checked(key, whole_number, default, minimum)
+
+    def flag(self, key: str, default: bool | None = None) -> bool | None:
+        return self._checked(key, flag, default)
 
     def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
         value = self.get(key, str, default)
@@ -82,6 +86,8 @@ class Section:
         value = self.get(key, str)
         if value is None:
             return None
+        if not value.strip():  # Path("") is the folder the spec is in: out = "" wrote the audit there
+            raise self.fail(f"{key} is an empty path: name a {kind if key != 'out' else 'folder'}")
         path = Path(value).expanduser()
         path = path if path.is_absolute() else (self.base / path)
         if must_exist and not (path.is_file() if kind == "file" else path.exists()):
@@ -101,13 +107,6 @@ def _type_names(types) -> str:
     return " or ".join(names.get(t, t.__name__) for t in types)
 
 
-def _bare(annotation) -> tuple[Any, bool]:
-    """The annotation without ``| None``, and whether None is allowed."""
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0], True
-    return annotation, False
 
 
 def read_params(s: Section, cls: type, given: dict[str, Any] | None = None):
@@ -123,11 +122,11 @@ def read_params(s: Section, cls: type, given: dict[str, Any] | None = None):
             continue
         if f.name not in s.data:
             continue  # the dataclass's default: one set of defaults, in the probe
-        kind, _ = _bare(hints[f.name])
+        kind, _ = bare_annotation(hints[f.name])
         meta = f.metadata
         default = f.default if f.default is not dataclasses.MISSING else None
         if kind is bool:
-            value = s.get(f.name, bool)
+            value = s.flag(f.name)
         elif kind is int:
             value = s.integer(f.name, default, minimum=meta.get("minimum", 0))
         elif kind is float:

@@ -38,9 +38,11 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
+from asraudit.arguments import path as path_argument
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
-from asraudit.data.rows import ROW_SUFFIXES, decode_text, number_id, optional_seconds, read_rows
+from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, number_id,
+                                 optional_seconds, read_rows)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -167,6 +169,9 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
         return str(value)
     if not isinstance(value, str):
         raise InputError(f"{name!r} must be a string, got {type(value).__name__}", path, row)
+    at = lone_surrogate(value)
+    if at >= 0:
+        raise lone_surrogate_error(repr(name), value, at, path, row)
     return value
 
 
@@ -333,10 +338,10 @@ def load_hf_dataset(
 
 def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None) -> Corpus:
     """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``."""
+    path = path_argument(spec, "spec")
     text = str(spec)
     if text.startswith(HF_PREFIX):
         return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config)
-    path = Path(spec)
     if path.is_file():
         return load_manifest(path)
     if path.is_dir():

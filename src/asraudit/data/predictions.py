@@ -20,11 +20,12 @@ from operator import attrgetter, is_
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
+from asraudit.arguments import names as name_list, paths as path_list
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.paths import unique_temp_path
 from asraudit.data.prediction_blocks import jsonl_predictions
 from asraudit.data.prediction_rows import Prediction, PredictionRow, _checked_records, _kept_rows, _prediction
-from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, not_a_file, read_rows
+from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, lone_surrogate, lone_surrogate_error, not_a_file, read_rows
 from asraudit.errors import InputError
 
 SUFFIXES = ROW_SUFFIXES
@@ -106,6 +107,7 @@ class PredictionSet:
         return [n for n in names if len(self.models[n])]
 
     def require_models(self, names: Iterable[str]) -> None:
+        names = name_list(names, "models")
         missing = [n for n in names if n not in self.models]
         if missing:
             raise InputError(
@@ -218,7 +220,22 @@ def _load_file(path: Path, model: str | None, references: dict[str, str]) -> Mod
         rows, skipped = jsonl_predictions(path, references=references)
     else:
         rows, skipped = _kept_rows(_checked_rows(path, _prediction), path)
+    _refuse_lone_surrogates(rows, path)
     return ModelPredictions(name, path, rows, skipped)
+
+
+def _refuse_lone_surrogates(rows: Mapping[str, Prediction], path: Path) -> None:
+    """A lone surrogate (``lone_surrogate``) in a clip id, reference or hypothesis, named by row and field.
+    All of a file's texts are tested at once (a join and one C test when they are ASCII): the loader's speed
+    is unchanged."""
+    texts = [t for p in rows.values() for t in (p.clip_id, p.reference, p.hypothesis or "")]
+    if lone_surrogate("\n".join(texts)) < 0:
+        return
+    for p in rows.values():
+        for what, text in (("clip id", p.clip_id), ("reference", p.reference), ("hypothesis", p.hypothesis or "")):
+            at = lone_surrogate(text)
+            if at >= 0:
+                raise lone_surrogate_error(what, text, at, path, p.row)
 
 
 def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -227,10 +244,8 @@ def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 
 
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
     files: list[Path] = []
-    for p in map(Path, paths):
+    for p in path_list(paths, "paths"):
         if p.is_dir():
             # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
             found = sorted(f for f in p.iterdir()

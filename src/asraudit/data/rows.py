@@ -97,6 +97,27 @@ def decode_line(raw: bytes, lineno: int, offset: int, path: Path) -> str:
         raise InputError(_not_utf8(raw, exc.start, offset + exc.start, _SAVE_UTF8), path, lineno) from None
 
 
+def lone_surrogate(text: str) -> int:
+    """Where the first lone surrogate of ``text`` is (-1: none).
+
+    A JSON ``\\ud800`` escape without its partner decodes to half of a UTF-16 pair, which is no character:
+    scoring ignores it, but nothing can write it as UTF-8 (the result store, summary.json, the tables), so an
+    audit stopped with a ``UnicodeEncodeError`` after its work.  ASCII text is decided by one C test."""
+    if text.isascii():
+        return -1
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return -1
+
+
+def lone_surrogate_error(field: str, text: str, at: int, path: Path, row: int | None) -> InputError:
+    return InputError(f"{field} holds a lone surrogate (\\u{ord(text[at]):04x} at character {at}), half of a "
+                      "UTF-16 pair and no character: the file's writer split a character (a JSON \\u escape "
+                      "without its partner); remove it or write the whole character", path, row)
+
+
 def _is_json_array(path: Path) -> bool:
     if path.suffix != ".json":
         return False

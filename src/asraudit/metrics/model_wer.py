@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from asraudit.arguments import names
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
@@ -25,7 +26,7 @@ from asraudit.metrics.stream_rows import (
     score_rows,
 )
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
-from asraudit.text.normalize import available_cpus
+from asraudit.text.normalize import available_cpus, normalizer_argument
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,17 @@ def score_model(
 
     Clips whose normalized reference is empty are left out and listed: a clip
     with no reference words has no defined WER, and counting its insertions
-    against other clips' words would hide them.
+    against other clips' words would hide them.  ``clip_ids`` is a list of ids that all have a row.
     """
-    ids = list(clip_ids) if clip_ids is not None else list(preds.rows)
+    if not isinstance(preds, ModelPredictions):
+        hint = " (a PredictionSet holds one per model: preds.models[name])" if hasattr(preds, "models") else ""
+        raise InputError(f"preds is one model's predictions, a ModelPredictions{hint}, got {type(preds).__name__}")
+    normalize = normalizer_argument(normalize, "normalize")
+    ids = names(clip_ids, "clip_ids", "clip ids") if clip_ids is not None else list(preds.rows)
+    unknown = [cid for cid in ids if cid not in preds.rows]
+    if unknown:
+        raise InputError(f"clip_ids names clip {unknown[0]!r}, which model {preds.model} has no row for "
+                         f"({len(unknown)} of {len(ids)} clip ids have none)", preds.source)
     kept: list[str] = []
     empty: list[str] = []
     counts: list[ClipCounts] = []

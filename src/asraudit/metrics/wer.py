@@ -19,6 +19,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
+from asraudit.arguments import paired_texts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
 from asraudit.text.align import edit_counts
 
@@ -111,8 +112,12 @@ def corpus_wer(
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> CorpusScore:
-    """Corpus WER of already-normalized texts (tokens are split on whitespace)."""
-    counts = [clip_counts(r.split(), h.split()) for r, h in zip(refs, hyps, strict=True)]
+    """Corpus WER of already-normalized texts (tokens are split on whitespace).
+
+    ``refs`` and ``hyps`` are lists (or any iterables) of ``str``, one per clip, paired by position; one
+    string, a dict, or an entry that is not a ``str`` is refused (``InputError``), as are lists of two lengths."""
+    refs, hyps = paired_texts(refs, hyps)
+    counts = [clip_counts(r.split(), h.split()) for r, h in zip(refs, hyps)]
     return aggregate(counts, n_boot=n_boot, seed=seed)
 
 
@@ -122,6 +127,8 @@ def corpus_cer(
     n_boot: int = DEFAULT_BOOTSTRAP,
     seed: int = DEFAULT_SEED,
 ) -> CorpusScore:
-    """Corpus CER of already-normalized texts; spaces count as characters, as in jiwer."""
-    counts = [clip_counts(list(r), list(h)) for r, h in zip(refs, hyps, strict=True)]
+    """Corpus CER of already-normalized texts; spaces count as characters, as in jiwer.  ``refs`` and ``hyps``
+    are checked as :func:`corpus_wer`'s are."""
+    refs, hyps = paired_texts(refs, hyps)
+    counts = [clip_counts(list(r), list(h)) for r, h in zip(refs, hyps)]
     return aggregate(counts, n_boot=n_boot, seed=seed)

@@ -19,7 +19,8 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 
-__all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "backend_options"]
+__all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "audio_batch",
+           "backend_options"]
 
 O = TypeVar("O")
 
@@ -39,6 +40,31 @@ def backend_options(cls: type[O], options: Mapping[str, Any], model_id: str, als
         raise InputError(f"model {model_id!r} has no option {names}; its options: "
                          f"{', '.join(sorted(known | set(also)))}")
     return cls(**options)
+
+
+def audio_batch(audio: object) -> list[np.ndarray]:
+    """``transcribe``'s argument as a list of clips, each a 1-D array of finite samples (16 kHz mono).
+
+    From Python a batch is easily one clip: a 1-D array iterated is its samples, so pocketsphinx returned
+    one empty transcript per sample (16,000 for a second) and Whisper an ``IndexError``; a generator was
+    read twice by the window cutter and lost; a NaN sample made Whisper write ``))))...``.  Each is one line
+    naming the clip, before any decoding (a few microseconds a clip, against a model's milliseconds)."""
+    if isinstance(audio, np.ndarray) and audio.ndim < 2:
+        raise InputError(f"audio is a batch of clips, a list of 1-D sample arrays, got one array of "
+                         f"{audio.size} sample(s): pass [clip] for one clip")
+    if isinstance(audio, (str, bytes)) or hasattr(audio, "__fspath__"):
+        raise InputError(f"audio is a batch of clips (arrays of {SAMPLE_RATE} Hz samples), got the path "
+                         f"{audio!r}: decode it first (Clip.decode(), or asraudit.audio.io.load_audio)")
+    clips = list(audio)
+    for i, clip in enumerate(clips):
+        arr = np.asarray(clip)
+        if arr.ndim != 1 or arr.dtype.kind not in "fiu":
+            what = f"{arr.ndim}-D array of shape {arr.shape}" if arr.ndim != 1 else f"array of {arr.dtype}"
+            raise InputError(f"audio[{i}] is a {what}: a clip is a 1-D array of mono samples (float, 16 kHz)")
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+            raise InputError(f"audio[{i}] holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
+    return clips
 
 
 @dataclass(frozen=True)

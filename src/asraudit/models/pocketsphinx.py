@@ -22,6 +22,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
+from asraudit.models.base import audio_batch
 
 # Pronunciation variants are written word(2), word(3), ... in pocketsphinx output.
 _VARIANT = re.compile(r"\(\d+\)$")
@@ -86,13 +87,20 @@ class PocketSphinx:
         return importlib.metadata.version("pocketsphinx")
 
     def _decode(self, decoder, audio: np.ndarray) -> None:
+        """One utterance, always ended: a decode that raised left the utterance open, and every later call on
+        the model failed with "Failed to start utterance processing".  A clip of no samples is no speech
+        (``process_raw`` reads past an empty buffer: an ``IndexError``)."""
+        pcm = to_int16_pcm(audio)
         decoder.start_utt()
-        decoder.process_raw(to_int16_pcm(audio), full_utt=True)
-        decoder.end_utt()
+        try:
+            if len(pcm):
+                decoder.process_raw(pcm, full_utt=True)
+        finally:
+            decoder.end_utt()
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         texts = []
-        for clip in audio:
+        for clip in audio_batch(audio):
             self._decode(self._decoder, clip)
             hyp = self._decoder.hyp()
             texts.append(hyp.hypstr if hyp is not None else "")

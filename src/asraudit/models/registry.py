@@ -33,7 +33,7 @@ import importlib
 import importlib.metadata
 import importlib.util
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable
 
 from asraudit.errors import InputError
@@ -278,6 +278,10 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
     that scores are exact; ``int8`` transcribes faster on CPU) or the torch
     dtype for transformers models.  Loading counts as model time (``asraudit.model_clock``).
     """
+    if isinstance(spec, PurePath):  # a model folder as a pathlib object
+        spec = str(spec)
+    if not isinstance(spec, str):
+        raise InputError(f"spec is a model's name or a path, got {spec!r}")
     with model_call():
         return _load_model(spec.strip(), device, compute_type, options)
 

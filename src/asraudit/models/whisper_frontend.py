@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.models.base import audio_batch
 
 N_FFT = 400
 HOP_LENGTH = 160
@@ -133,6 +134,7 @@ def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samp
     batches windows of similar length together (models whose cost grows with the
     padded length); the transcripts come back in the clips' order either way.
     """
+    audio = audio_batch(audio)
     windows: list[np.ndarray] = []
     owner: list[int] = []
     for index, clip in enumerate(audio):

@@ -10,15 +10,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from asraudit.arguments import check_field_types, names
 from asraudit.errors import InputError
 
 
 def distinct_panel(panel) -> list[str]:
     """The panel as a list, refused when a model is named twice (its vote would count twice, or the panel
-    would count members it does not have) or when it is one string rather than names."""
-    if isinstance(panel, str):
-        raise InputError(f"the panel is a list of model names, got the string {panel!r}")
-    panel = list(panel)
+    would count members it does not have) or when it is one string rather than names (``arguments.names``)."""
+    panel = names(panel, "the panel")
     twice = sorted({name for name in panel if panel.count(name) > 1})
     if twice:
         raise InputError(f"the panel names {', '.join(twice)} more than once; each member votes once: "
@@ -49,6 +48,7 @@ class MinerParams:
     leave_one_out: bool = True
 
     def validate(self) -> None:
+        check_field_types(self)  # built by hand: min_run_len=1.5 mined nothing, include_middle="no" was true
         if not 0 < self.majority <= 1:
             raise InputError(f"--majority must be in (0, 1], got {self.majority}")
         if self.min_run_len < 1:
@@ -63,3 +63,13 @@ class MinerParams:
     def threshold(self, n_panel: int) -> int:
         """Followers an edit needs; the 1e-9 keeps 0.8 x 5 from rounding up to 5."""
         return max(2, math.ceil(self.majority * n_panel - 1e-9))
+
+
+def checked_params(params: object, name: str = "params") -> MinerParams:
+    """``params`` validated, refused in one line when it is not a ``RefdisParams`` (``MinerParams``) at all: a
+    dict of knobs or None was ``AttributeError: 'dict' object has no attribute 'validate'``."""
+    if not isinstance(params, MinerParams):
+        hint = ": RefdisParams(**knobs) builds one from a dict" if isinstance(params, dict) else ""
+        raise InputError(f"{name} is a RefdisParams, got {type(params).__name__}{hint}")
+    params.validate()
+    return params

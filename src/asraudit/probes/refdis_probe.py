@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.arguments import names as name_list
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
@@ -21,8 +23,8 @@ from asraudit.probes.corrected import corrected_references, edits_from_correctio
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
 from asraudit.probes.refdis_score import AcceptRef, accept_ref, accept_ref_tables, breakdown
-from asraudit.probes.refdis_params import distinct_panel
-from asraudit.text.normalize import get_normalizer
+from asraudit.probes.refdis_params import checked_params, distinct_panel
+from asraudit.text.normalize import normalizer_argument
 
 RefdisParams = MinerParams  # the probe's knobs: one frozen dataclass, its defaults argued in probes/refdis.py
 
@@ -51,13 +53,50 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     """Normalized, tokenized clips from raw texts: ``references`` clip -> text, ``transcripts`` model -> clip -> text.
 
     Clips keep the order of ``references``; a clip no named model ran is left out."""
-    names = list(models) if models is not None else list(transcripts)
+    for arg, value in (("references", references), ("transcripts", transcripts)):
+        if not isinstance(value, Mapping):
+            raise InputError(f"{arg} is a dict (clip id -> text{', per model' if arg == 'transcripts' else ''}), "
+                             f"got {type(value).__name__}")
+    normalize = normalizer_argument(normalize, "normalize")
+    names = name_list(models, "models") if models is not None else list(transcripts)
+    missing = [m for m in names if m not in transcripts]
+    if missing:
+        raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
+                         f"{', '.join(map(str, transcripts)) or 'none'}")
     out = []
-    for cid, ref in references.items():
-        hyps = {m: tuple(normalize(transcripts[m][cid]).split()) for m in names if cid in transcripts[m]}
-        if hyps:
-            out.append(ClipInput(cid, tuple(normalize(ref or "").split()), hyps))
+    try:
+        for cid, ref in references.items():
+            hyps = {m: tuple(normalize(transcripts[m][cid]).split()) for m in names if cid in transcripts[m]}
+            if hyps:
+                out.append(ClipInput(cid, tuple(normalize(ref or "").split()), hyps))
+    except TypeError:  # a text that is not one (None, a NaN, a number): say which, at no cost to the loop
+        _raise_for_a_text_that_is_not_one(references, transcripts, names)
+        raise
     return out
+
+
+def _raise_for_a_text_that_is_not_one(references: Mapping, transcripts: Mapping, names: Sequence[str]) -> None:
+    for cid, ref in references.items():
+        if ref is not None and not isinstance(ref, str):
+            raise InputError(f"references[{cid!r}] is {ref!r}, not a text: give each clip a str (None: no reference)")
+    for m in names:
+        for cid, text in transcripts[m].items():
+            if cid in references and not isinstance(text, str):
+                raise InputError(f"transcripts[{m!r}][{cid!r}] is {text!r}, not a text: give each clip a str")
+
+
+def _require_transcripts(clips: Sequence[ClipInput], panel: list[str]) -> None:
+    """Every panel member has a transcript of some clip: a member named wrong (``"Whisper-tiny.en"``, a typo)
+    voted on nothing, and the panel silently mined with one voter fewer (or no edit at all)."""
+    seen: dict[str, None] = {}
+    for clip in clips:
+        seen.update(dict.fromkeys(clip.hyps))
+        if len(seen) >= len(panel) and all(m in seen for m in panel):
+            return
+    missing = [m for m in panel if m not in seen]
+    if missing and clips:
+        raise InputError(f"the panel names {', '.join(missing)}, which no clip has a transcript of; the clips have "
+                         f"transcripts of {', '.join(seen)}")
 
 
 @builds_in_bulk
@@ -71,12 +110,17 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
+    checked_params(params)
+    panel = distinct_panel(panel)
+    scored = tuple(name_list(scored, "scored"))
     clips = tuple(clips)
-    scored = tuple(scored)
     if corrections is not None:
+        for cid, tokens in corrections.items():  # one string would be diffed character by character
+            name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
         result = edits_from_corrections(clips, corrections, list(scored))
     else:
-        result = mine(clips, list(panel), params, scored=list(scored))
+        _require_transcripts(clips, panel)
+        result = mine(clips, panel, params, scored=list(scored))
     boot = n_boot if accept_ref_boot is None else accept_ref_boot
     # accept-ref overall, by kind and by position from one reading of the verdicts (the clip bootstrap, when
     # asked for, needs accept_ref's per-clip counts)
@@ -106,14 +150,17 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     files, one per model, or the files).  ``accept_ref_boot`` is 0 (Wilson
     interval only) as in the command without ``--cluster-bootstrap``: edits
     in one clip are not independent, and the clip bootstrap that says so costs
-    ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out."""
-    pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
-    params.validate()
+    ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
+    empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
+    checked_params(params)
+    normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
-    scored = list(models) if models is not None else pset.model_names
+    models = name_list(models, "models") if models is not None else None
+    pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
+    scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
+    panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     names = list(dict.fromkeys(panel + scored))
-    normalize = NormalizedCache(get_normalizer(normalizer) if isinstance(normalizer, str) else normalizer)
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)
     return measure_refdis(clips, panel, params, scored=scored, n_boot=n_boot, accept_ref_boot=accept_ref_boot,

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from asraudit.arguments import path as path_argument
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
@@ -210,7 +211,7 @@ class ResultStore:
     (``_store_errors``): a store damaged in the middle opens fine and fails only where a damaged page is read."""
 
     def __init__(self, path: str | Path):
-        self.path = Path(path)
+        self.path = path_argument(path, "path")
         self._claims: Claimant | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -38,6 +38,7 @@ import unicodedata
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from asraudit.errors import InputError
 from asraudit.text.basic_language_codes import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS
 from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
@@ -90,7 +91,15 @@ def _format_character(match: re.Match) -> str:
 def strip_format_characters(text: str) -> str:
     """``text`` without Unicode format characters (category Cf; see the module docstring)."""
     # No Cf character is ASCII or printable (Cf is "Other"), and both tests run in C.
-    return text if text.isascii() or text.isprintable() else _format_or_astral().sub(_format_character, text)
+    try:
+        return text if text.isascii() or text.isprintable() else _format_or_astral().sub(_format_character, text)
+    except AttributeError:  # free until raised: the normalizers' hot path pays nothing for the check
+        raise not_text(text) from None
+
+
+def not_text(value: object) -> TypeError:
+    """What a normalizer says when given something other than a str (None, a pandas NaN, a number)."""
+    return TypeError(f"a normalizer takes a str, got {value!r}")
 
 
 def _identity(text: str) -> str:
@@ -187,6 +196,8 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
     ``language`` (an ISO 639-1 code; None or "en": English) turns "basic" into
     that language's basic normalizer, the same as the name ``basic-<code>``.
     """
+    if not isinstance(name, str):
+        raise InputError(f"a normalizer is named by a string, one of {', '.join(NORMALIZERS)}, got {name!r}")
     if language is not None or name.startswith("basic-"):
         return _for_language(name, language)
     if name == "none":
@@ -198,6 +209,31 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
     if name == "leaderboard":
         return normalize_leaderboard
     raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
+
+
+def normalizer_argument(value: object, name: str = "normalizer") -> Normalizer:
+    """The normalizer a Python caller means: a name (``get_normalizer``) or a function of a str to a str.
+
+    A function of the caller's own is checked on every text it returns: one that returns None or a list of
+    words (``str.split``) failed deep in the aligner as ``'NoneType' object has no attribute 'split'``.
+    asraudit's own normalizers (and their caches) go unwrapped, so their fast token paths stay."""
+    if isinstance(value, str):
+        return get_normalizer(value)
+    if not callable(value):
+        raise InputError(f"{name} is a normalizer's name ({', '.join(NORMALIZERS)}) or a function of a str to a "
+                         f"str, got {value!r}")
+    if (getattr(value, "__module__", None) or "").startswith("asraudit."):
+        return value
+
+    def checked(text: str) -> str:
+        out = value(text)
+        if not isinstance(out, str):
+            shown = repr(out) if len(repr(out)) <= 60 else repr(out)[:57] + "..."
+            raise InputError(f"{name} returned {shown} for {text!r}: a normalizer returns a str (the words "
+                             "joined by spaces)")
+        return out
+
+    return checked
 
 
 def normalize_whisper(text: str) -> str:
@@ -228,7 +264,12 @@ _BASIC = BasicNormalizer()  # its token table fills as text comes (text/basic_no
 
 def normalize_basic(text: str) -> str:
     """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
-    return _BASIC(text if text.isascii() else strip_format_characters(text))
+    try:
+        return _BASIC(text if text.isascii() else strip_format_characters(text))
+    except AttributeError:
+        if isinstance(text, str):
+            raise
+        raise not_text(text) from None
 
 
 def normalize_leaderboard(text: str) -> str:

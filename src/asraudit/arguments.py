@@ -1,0 +1,176 @@
+"""Checks of the arguments a Python caller passes to the public functions, in a module without numpy.
+
+The command line's parser only ever hands the library a list of strings or
+an ``int``; a notebook hands it whatever it has: one string where a list of
+names belongs (iterated, it is a list of characters), a dict (iterated, its
+keys), ``None``, ``1.5`` or ``True`` for a count.  Those failed deep inside
+(an ``AttributeError`` from ``str.split``, numpy's ``TypeError``) or, worse,
+ran and returned a number for the wrong input.  Each check here names the
+argument and says what it takes, as one line (:class:`InputError`); an audit
+spec's tables are read through the same checks (``audit.spec_reader``), so a
+knob says the same in a spec and in Python.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+import os
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from asraudit.errors import InputError
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def whole_number(value: object, name: str, minimum: int | None = None) -> int:
+    """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
+    or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be an integer, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InputError(f"{name} must be an integer, got {_shown(value)}") from None
+    if minimum is not None and number < minimum:
+        raise InputError(f"{name} must be at least {minimum}, got {number}")
+    return number
+
+
+def _real(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{name} must be an integer or a number, got {_shown(value)}")
+    return float(value)
+
+
+def number(value: object, name: str, lo: float | None = None, hi: float | None = None) -> float:
+    """``value`` as a float: an int or a float, not a bool, not NaN (it passes every range comparison, and then
+    every threshold), within ``[lo, hi]`` where given."""
+    value = _real(value, name)
+    if value != value:
+        raise InputError(f"{name} must be a number, got nan")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise InputError(f"{name} must be at least {lo}, got {value}")
+        raise InputError(f"{name} must be in [{lo}, {hi}], got {value}")
+    return value
+
+
+def flag(value: object, name: str) -> bool:
+    """A switch: ``True`` or ``False`` only (the string ``"no"`` is true to Python)."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be true or false, got {_shown(value)}")
+    return value
+
+
+def bare_annotation(annotation) -> tuple[Any, bool]:
+    """The annotation without ``| None``, and whether None is allowed."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0], True
+    return annotation, False
+
+
+def check_field_types(params: object) -> None:
+    """Each bool, int and float field of a Params dataclass holds one, as a spec table is read onto it
+    (``audit.spec_reader.read_params``, through the same checks): built by hand in Python, ``min_run_len=1.5``
+    mined nothing, ``include_middle="no"`` was true, ``majority="0.8"`` a TypeError comparing str and int.
+    Ranges (NaN among them) are the class's own ``validate()``."""
+    hints = typing.get_type_hints(type(params))
+    for f in dataclasses.fields(params):
+        kind, optional = bare_annotation(hints[f.name])
+        value = getattr(params, f.name)
+        if value is None and optional:
+            continue
+        if kind is bool:
+            flag(value, f.name)
+        elif kind is int:
+            whole_number(value, f.name)
+        elif kind is float:
+            _real(value, f.name)  # NaN and the range: validate(), whose messages name the command's flags
+
+
+def names(value: object, name: str, what: str = "model names") -> list[str]:
+    """A list of names (models, clips) from any iterable of strings; one string, a dict or ``None`` refused.
+
+    One string iterated is its characters (``"whisper-tiny.en"`` became models ``w``, ``h``...), a dict its
+    keys; a name that is not a string never matches a file's."""
+    if isinstance(value, (str, bytes)):
+        raise InputError(f"{name} is a list of {what}, got the string {_shown(value)}")
+    if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a list of {what}, got {_shown(value)}")
+    out = list(value)
+    for item in out:
+        if not isinstance(item, str):
+            raise InputError(f"{name} holds {_shown(item)}, not a name: {name} is a list of {what}")
+    return out
+
+
+def texts(value: object, name: str) -> list[str]:
+    """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
+
+    One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
+    not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
+    from a pandas column) is refused at its index."""
+    if isinstance(value, str):
+        raise InputError(f"{name} is a list of texts, one per clip, got the string {_shown(value)}: "
+                         "wrap one text in a list")
+    if isinstance(value, Mapping):
+        raise InputError(f"{name} is a list of texts, one per clip, got a {type(value).__name__} (its keys "
+                         "would be scored, not its texts): pass its values as a list, in the clip order of "
+                         "the other list")
+    if value is None or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a list of texts, one per clip, got {_shown(value)}")
+    out = value if isinstance(value, list) else list(value)
+    for i, item in enumerate(out):
+        if not isinstance(item, str):
+            kind = "NaN (a missing value)" if isinstance(item, float) and math.isnan(item) else _shown(item)
+            raise InputError(f"{name}[{i}] is {kind}, not a text: give every clip a str ('' for an empty one)")
+    return out
+
+
+def paired_texts(refs: object, hyps: object) -> tuple[list[str], list[str]]:
+    """``refs`` and ``hyps`` as lists of texts of one length: the clips pair up by position."""
+    r, h = texts(refs, "refs"), texts(hyps, "hyps")
+    if len(r) != len(h):
+        raise InputError(f"refs and hyps pair up clip by clip, but refs has {len(r)} text(s) and hyps {len(h)}")
+    return r, h
+
+
+def path(value: object, name: str) -> Path:
+    """A path a caller names: a ``str`` or a ``pathlib.Path`` (any ``os.PathLike``), not empty.
+
+    ``None`` or a number was pathlib's ``TypeError`` from deep inside; bytes a list of numbers (iterated);
+    ``""`` is the working directory to ``pathlib`` (an audit's ``out = ""`` wrote into the folder it ran
+    from)."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, bytes):
+        raise InputError(f"{name} is a path (a str or pathlib.Path), got the bytes {_shown(value)}: decode it "
+                         "(os.fsdecode)")
+    if not isinstance(value, str):
+        raise InputError(f"{name} is a path (a str or pathlib.Path), got {_shown(value)}")
+    if not value.strip():
+        raise InputError(f"{name} is an empty path: name a file or folder ('.' for the working directory)")
+    return Path(value)
+
+
+def paths(value: object, name: str) -> list[Path]:
+    """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return [path(value, name)]
+    if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
+        raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got {_shown(value)}")
+    out = [path(v, name) for v in value]
+    if not out:
+        raise InputError(f"{name} is empty: name a folder of files or the files")
+    return out
