@@ -84,11 +84,23 @@ def resample(samples: np.ndarray, orig_rate: int, target_rate: int = SAMPLE_RATE
     return soxr.resample(samples, orig_rate, target_rate, quality="HQ")
 
 
+# The lowest sample rate that can hold speech: telephone audio is 8 kHz, and below 4 kHz even the vowels' second
+# formants are gone.  A header claiming less (1 Hz) is broken, and resampling it to 16 kHz makes seconds of noise.
+MIN_SAMPLE_RATE = 4000
+
+
+def _check_rate(rate: int, name: str | Path, origin: Origin | None) -> None:
+    if rate < MIN_SAMPLE_RATE:
+        raise _fail(f"sample rate {rate} Hz is below {MIN_SAMPLE_RATE} Hz, too low to hold speech (a broken "
+                    "header?): resample the file, or fix the rate its header gives", name, origin)
+
+
 def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", origin: Origin | None = None) -> np.ndarray:
     """Mono mixdown, resample to 16 kHz, float32, C-contiguous, checked.
 
     Empty or non-finite audio is refused here rather than passed on: a NaN
     makes some backends emit garbage text that would be stored as a result."""
+    _check_rate(int(rate), name, origin)
     samples = np.asarray(samples)
     if samples.ndim not in (1, 2):
         raise _fail(f"expected a 1-D or (frames, channels) array, got shape {samples.shape}", name, origin)
@@ -172,6 +184,39 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
         _check_raw_size(len(data), name, origin, raw)
     samples, rate = _read(io.BytesIO(data), name, origin, raw)
     return prepare(samples, rate, name=name, origin=origin)
+
+
+def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> None:
+    """Check, from its header alone, that ``path`` is audio a model can be given; raise InputError naming it.
+
+    Corpus loaders call this for every clip before any model runs: clips are
+    decoded chunk by chunk while the models run, so a text file named
+    ``.wav``, an empty file or a header without samples at row 90,000 would
+    otherwise stop the run after the models had worked through the rows
+    before it.  A header is a few hundred bytes; the samples (NaN, float
+    scale) are checked when they are decoded."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if size == 0:
+        raise _fail("the file is empty (0 bytes)", path, origin)
+    if raw is None and path.suffix.lower() in RAW_SUFFIXES:
+        raw = RawFormat()
+    if raw is not None:
+        _check_raw_size(size, path, origin, raw)
+        return
+    try:
+        info = sf.info(str(path))
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
+        reason = str(exc).replace(f"Error opening {str(path)!r}: ", "")
+        raise _fail(f"cannot decode audio ({reason})", path, origin) from None
+    except OSError as exc:  # permission denied and the like
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if info.frames == 0:
+        raise _fail("audio is empty (no samples)", path, origin)
+    _check_rate(int(info.samplerate), path, origin)
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:
