@@ -70,12 +70,26 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def model_factories(args: argparse.Namespace) -> list:
-    """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
+def load_named_model(spec: str, **kwargs):
+    """``load_model`` with a refused option named after its ``--model`` (one line, not a backend's traceback)."""
     from asraudit.models.registry import load_model
 
+    try:
+        return load_model(spec, **kwargs)
+    except InputError as exc:
+        if exc.source is not None:
+            raise
+        raise InputError(f"--model {spec}: {exc.message}") from None
+    except TypeError as exc:  # a backend's constructor does not take an --option
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        raise InputError(f"--model {spec}: {str(exc).split('()', 1)[-1].strip()}: check --option") from None
+
+
+def model_factories(args: argparse.Namespace) -> list:
+    """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
     options = parse_options(args.option)
-    return [functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **options)
+    return [functools.partial(load_named_model, spec, device=args.device, compute_type=args.compute_type, **options)
             for spec in args.model]
 
 

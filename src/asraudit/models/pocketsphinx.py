@@ -21,6 +21,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 
 # Pronunciation variants are written word(2), word(3), ... in pocketsphinx output.
 _VARIANT = re.compile(r"\(\d+\)$")
@@ -65,7 +66,15 @@ class PocketSphinx:
         self._aligner = None
 
     def _new_decoder(self):
-        return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+        try:
+            return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+        except KeyError as exc:  # pocketsphinx's own word for an option it does not have
+            said = str(exc.args[0]) if exc.args else str(exc)  # "Unknown key b'beam_size'"
+            name = re.search(r"b'([^']*)'", said)
+            raise InputError(f"pocketsphinx has no option {name.group(1) if name else said!r}: see "
+                             "`pocketsphinx.Config()` for its options") from None
+        except (ValueError, RuntimeError, TypeError) as exc:
+            raise InputError(f"pocketsphinx refused its options {self.config}: {exc}") from None
 
     @property
     def config_hash(self) -> str:
