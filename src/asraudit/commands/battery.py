@@ -17,7 +17,7 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
@@ -89,8 +89,10 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    if args.out.exists() and not args.out.is_dir():
-        raise InputError("--out must be a folder", args.out)
+    check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
+                       files=[("--json", args.json)],
+                       inputs=[("--edits", args.edits), ("--recipe", args.recipe),
+                               ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     edits = []

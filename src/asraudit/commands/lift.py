@@ -17,7 +17,7 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import load_models, print_jobs
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.lift_probe import measure_lift
@@ -57,6 +57,8 @@ def _share(s) -> str:
 
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
+    check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
+                       files=[("--out", args.out), ("--json", args.json)], inputs=[("--edits", args.edits)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}

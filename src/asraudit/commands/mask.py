@@ -22,7 +22,8 @@ from pathlib import Path
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
+                                         model_factories, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
@@ -169,8 +170,9 @@ def print_summaries(summaries) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
-    if args.out.exists() and not args.out.is_dir():
-        raise InputError("--out must be a folder", args.out)
+    check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
+                       files=[("--json", args.json), ("--out's outcomes", args.out / "mask_outcomes.jsonl")],
+                       inputs=[("--recipe", args.recipe)])
     corpus = open_corpus(args)
     texts = clip_texts(corpus, args.text_field, args.limit)
     items, _ = build_items(args, corpus, texts, args.out)

@@ -30,7 +30,8 @@ from pathlib import Path
 from asraudit.data.corpus import Corpus
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus, print_run
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
+                                         model_factories, open_corpus, print_run)
 from asraudit.run.spec import ORIGINAL, SCORE, Score, make_job
 from asraudit.run.store import ResultStore
 
@@ -88,6 +89,8 @@ def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[st
 def run(args: argparse.Namespace) -> int:
     if args.texts is None and not args.with_reference:
         raise InputError("nothing to score: give --texts FILE and/or --with-reference")
+    check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME, files=[("--out", args.out)],
+                       inputs=[("--texts", args.texts)])
     corpus = open_corpus(args)
     candidates = load_candidates(args.texts, corpus) if args.texts else {}
     if args.with_reference:

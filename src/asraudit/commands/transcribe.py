@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
-from asraudit.data.paths import ensure_writable_dir, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
@@ -99,6 +99,25 @@ def executor_of(args: argparse.Namespace):
                           actor_options=actor_options)
 
 
+def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folders=(), inputs=()) -> None:
+    """Every output of a model-running command checked before the corpus is read and any model runs.
+
+    ``files`` and ``folders`` are (option, path) pairs (a None path: not given); ``inputs`` the command's own
+    input files besides the corpus.  Each output must be writable (a file where its folder should be, or a
+    folder where the file should be, failed only when the results were written, after every model had run),
+    and none may be an input, the corpus manifest or the result store: ``score --out`` named after its
+    ``--texts`` or the manifest replaced that input with the scores."""
+    for what, path in folders:
+        ensure_writable_dir(path, what)
+    for what, path in files:
+        if path is not None:
+            ensure_writable_file(path, what)
+    ensure_writable_file(store, "the result store")
+    corpus = Path(args.corpus)
+    sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
+    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
+
+
 def open_corpus(args: argparse.Namespace) -> Corpus:
     return load_corpus(args.corpus, split=args.split, config=args.hf_config)
 
@@ -136,9 +155,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    ensure_writable_dir(args.out, "--out")  # before the corpus is read and any model runs
     store_path = args.store or args.out / STORE_NAME
-    ensure_writable_file(store_path, "the result store")
+    check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
+    manifest = Path(args.corpus)
+    if manifest.is_file() and args.out.is_dir() and manifest.resolve().parent == args.out.resolve():
+        raise InputError(f"--out is the folder of the manifest {manifest.name}: the prediction files would lie "
+                         "beside it, `asraudit wer --preds` would read it as a model's, and a model named like it "
+                         "would replace it: choose another --out", args.out)
     corpus = open_corpus(args)
     with ResultStore(store_path) as store:
         summary = executor_of(args).run(store, model_factories(args), corpus.clips, Transcribe(),
