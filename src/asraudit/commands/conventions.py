@@ -10,7 +10,7 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import add_preds_argument, check_resampling, load_predictions_with_warnings, prediction_inputs
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also print switch rates pooled across the families of each pool (arms by position)")
     p.add_argument("--min-per-arm", type=int, default=DEFAULT_MIN_PER_ARM, metavar="N",
                    help="clips an arm needs to enter the switch rate (default %(default)s)")
-    p.add_argument("--json", type=Path, metavar="OUT", help="write every readout as JSON")
+    p.add_argument("--json", type=output_file, metavar="OUT", help="write every readout as JSON")
     p.add_argument("--show", type=int, default=0, metavar="N",
                    help="print N example occurrences per model, reference and hypothesis spans highlighted")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",

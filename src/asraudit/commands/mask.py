@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
+from asraudit.data.paths import output_file
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -47,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     add_mask_arguments(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store, recipe and outcomes")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary as JSON")
     p.set_defaults(func=run)
 
 
@@ -60,7 +61,7 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--align", default="pocketsphinx", metavar="SPEC",
                    help="aligner for word timings: pocketsphinx (default) or a Whisper model (whisper-tiny.en, "
                         "ct2:<dir>) for cross-attention alignment")
-    p.add_argument("--timings", type=Path, metavar="FILE", help=f"word-timing cache (default <out>/{TIMINGS_NAME})")
+    p.add_argument("--timings", type=output_file, metavar="FILE", help=f"word-timing cache (default <out>/{TIMINGS_NAME})")
     p.add_argument("--compare-aligner", metavar="SPEC",
                    help="also align with this aligner and print the timing agreement of the two")
     p.add_argument("--targets", choices=("numbers", "names", "listed"), default="numbers",

@@ -28,6 +28,7 @@ import json
 from pathlib import Path
 
 from asraudit.data.corpus import Corpus
+from asraudit.data.paths import output_file
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     p.add_argument("--texts", type=Path, metavar="FILE", help="candidates file (JSONL, see above)")
     p.add_argument("--with-reference", action="store_true", help="also score each clip's reference transcript")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
+    p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
     p.set_defaults(func=run)
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
@@ -44,7 +44,7 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
                         "(+ .txt transcripts), a saved Hugging Face dataset folder, or hf:NAME")
     p.add_argument("--split", help="dataset split (Hugging Face datasets)")
     p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
-    p.add_argument("--store", type=Path, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
+    p.add_argument("--store", type=output_file, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
     p.add_argument("--executor", default="local", metavar="local|ray[:ADDRESS]",
                    help="where models run: this process (default), or Ray (a local instance, or ray:auto / "
                         "ray:ray://host:10001 for a cluster)")

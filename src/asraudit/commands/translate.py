@@ -22,6 +22,7 @@ from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
 from asraudit.commands.transcribe import parse_options
+from asraudit.data.paths import output_file
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
@@ -58,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "its values, not clips, as the sample size")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="English normalizer for spans and transcripts (default whisper)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-span outcomes JSONL")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary cells as JSON")
+    p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-span outcomes JSONL")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary cells as JSON")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
 
