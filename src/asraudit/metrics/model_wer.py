@@ -16,7 +16,7 @@ import numpy as np
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio, check_resampling_args
 from asraudit.metrics.stream_rows import (
     CHUNK_BYTES,
     PARALLEL_MIN_BYTES,
@@ -52,6 +52,7 @@ def score_model(
     with no reference words has no defined WER, and counting its insertions
     against other clips' words would hide them.
     """
+    check_resampling_args(n_boot=n_boot, seed=seed)
     ids = list(clip_ids) if clip_ids is not None else list(preds.rows)
     kept: list[str] = []
     empty: list[str] = []

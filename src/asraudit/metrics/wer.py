@@ -19,7 +19,7 @@ from typing import Iterable, Sequence
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, check_resampling_args
 from asraudit.text.align import edit_counts
 
 
@@ -112,6 +112,7 @@ def corpus_wer(
     seed: int = DEFAULT_SEED,
 ) -> CorpusScore:
     """Corpus WER of already-normalized texts (tokens are split on whitespace)."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
     counts = [clip_counts(r.split(), h.split()) for r, h in zip(refs, hyps, strict=True)]
     return aggregate(counts, n_boot=n_boot, seed=seed)
 
@@ -123,5 +124,6 @@ def corpus_cer(
     seed: int = DEFAULT_SEED,
 ) -> CorpusScore:
     """Corpus CER of already-normalized texts; spaces count as characters, as in jiwer."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
     counts = [clip_counts(list(r), list(h)) for r, h in zip(refs, hyps, strict=True)]
     return aggregate(counts, n_boot=n_boot, seed=seed)

@@ -16,7 +16,7 @@ from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_resampling_args
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
@@ -71,6 +71,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)
     clips = tuple(clips)
     scored = tuple(scored)
     if corrections is not None:
@@ -107,6 +108,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     interval only) as in the command without ``--cluster-bootstrap``: edits
     in one clip are not independent, and the clip bootstrap that says so costs
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out."""
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)  # before any file is read
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     params.validate()
     panel = distinct_panel(panel)
