@@ -32,6 +32,32 @@ def prediction_inputs(files) -> list[tuple[str, Path]]:
     return [(f"the prediction file of model {Path(f).stem}", Path(f)) for f in files]
 
 
+def ensure_outside_prediction_folders(outputs, preds) -> None:
+    """Refuse an output file written into a folder that ``--preds`` names, where the next run reads it as a model.
+
+    ``outputs`` are (option, path) pairs (None: not given).  A folder gives every file with a prediction-file
+    suffix in it as one model's predictions, so ``refdis --edits-out preds/edits.jsonl`` made the next
+    ``asraudit wer --preds preds/`` stop on ``edits.jsonl, row 1: missing column(s) for hypothesis`` (or, for an
+    edits file with no rows, count a model ``edits`` that ran no clip).  Only a folder that ``--preds`` names
+    counts: files named one by one are often kept in a working folder beside other outputs.  A file outside the
+    folder, or one whose suffix the folder loader does not read, is fine."""
+    from asraudit.data.predictions import SUFFIXES
+
+    folders = {}
+    for p in preds or []:
+        p = Path(p)
+        if p.is_dir():
+            folders.setdefault(p.resolve(), p)
+    for what, path in outputs:
+        if path is None or Path(path).suffix.lower() not in SUFFIXES:
+            continue
+        folder = folders.get(Path(path).resolve().parent)
+        if folder is not None:
+            raise InputError(f"{what} is in the predictions folder {folder}, whose every {Path(path).suffix} file "
+                             f"is read as a model's predictions: the next run would read it as model "
+                             f"{Path(path).stem!r}; write it outside the folder", path)
+
+
 def load_predictions_with_warnings(paths) -> PredictionSet:
     """Load prediction files and print the loader's warnings to stderr before any table."""
     pset = load_predictions(paths)

@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import add_preds_argument, check_resampling, load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
+                                      load_predictions_with_warnings, prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     files = prediction_files(args.preds)
     families = [(f"--families {f}", Path(f)) for f in args.families or [] if Path(f).exists()]
     ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(files), *families])
+    ensure_outside_prediction_folders([("--json", args.json)], args.preds)
     catalogue = load_catalogue(args.families or [args.language])
     pset = load_predictions_with_warnings(files)
     measured = measure_conventions({m: p.rows for m, p in pset.models.items()},

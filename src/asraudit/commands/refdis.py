@@ -9,7 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import check_resampling, load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
+                                      prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
@@ -104,6 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     files = prediction_files(args.preds) if args.preds else []
     ensure_outputs_apart(outputs, [*prediction_inputs(files), ("--corrected", args.corrected),
                                    ("--review", args.review)])
+    ensure_outside_prediction_folders(outputs, args.preds)
     if not args.preds:
         if args.review:
             named = [flag for flag, path in outputs if path is not None]

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import add_preds_argument, check_resampling, prediction_inputs
+from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
+                                      prediction_inputs)
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import prediction_files
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     normalize = BoundedCache(scorer.normalize)
     paths = prediction_files(args.preds)
     ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(paths), ("--manifest", args.manifest)])
+    ensure_outside_prediction_folders([("--json", args.json)], args.preds)
     groups = read_groups(args.group_field, paths, args.manifest) if args.group_field else None
     files: dict[str, StreamedFile] = {}
     for path in paths:
