@@ -82,6 +82,8 @@ class Section:
         value = self.get(key, str)
         if value is None:
             return None
+        if "\x00" in value:  # TOML writes it "\u0000"; no file name holds one, and os calls raise ValueError on it
+            raise self.fail(f"{key}: a path cannot hold a NUL character (\\u0000), got {value!r}")
         path = Path(value).expanduser()
         path = path if path.is_absolute() else (self.base / path)
         if must_exist and not (path.is_file() if kind == "file" else path.exists()):

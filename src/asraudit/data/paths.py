@@ -133,7 +133,10 @@ def _same_file_key(path: Path):
     try:
         st = os.stat(path)
     except (OSError, ValueError):
-        return ("path", os.path.realpath(path))
+        try:
+            return ("path", os.path.realpath(path))
+        except ValueError:  # a NUL in the path: no file is there, and none can be
+            return ("path", str(path))
     return ("file", st.st_dev, st.st_ino)
 
 
