@@ -81,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's own stop, not a fault: one line instead of the traceback of wherever the model was
+        # (40 lines into CTranslate2).  What the store holds was committed call by call and stays.
+        print("asraudit: interrupted; a command that runs models keeps every result it stored, and running it "
+              "again resumes from them", file=sys.stderr)
+        return 130
     except OSError as exc:
         # A filesystem failure the up-front checks could not foresee (disk full, a folder removed
         # mid-run): one line naming the path, like bad input, rather than a traceback.
