@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
+from asraudit.commands.common import check_number
+from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file
 from asraudit.errors import InputError
@@ -90,6 +91,9 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    check_number("--min-ref-match", args.min_ref_match, 0.0, 1.0)
+    if not args.no_mask:
+        mask_params(args)  # the mask options checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
                        files=[("--json", args.json)],
                        inputs=[("--edits", args.edits), ("--recipe", args.recipe),

@@ -27,6 +27,35 @@ def check_resampling(args: argparse.Namespace) -> None:
         raise InputError(f"--seed must be at least 0, got {seed}")
 
 
+def check_number(flag: str, value: float | None, lo: float | None = None, hi: float | None = None) -> None:
+    """A numeric option checked as a spec's key is (``audit.spec_reader``): NaN passes every comparison, and a
+    value out of range was used as given or refused by a ValueError traceback after the aligner had run."""
+    if value is None:
+        return
+    if value != value:
+        raise InputError(f"{flag} must be a number, got nan")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise InputError(f"{flag} must be at least {lo}, got {value}")
+        raise InputError(f"{flag} must be in [{lo}, {hi}], got {value}")
+
+
+def check_option_ranges(params, flags: dict[str, str]) -> None:
+    """The ranges a probe's Params declare for its spec keys (field metadata ``range``, ``minimum``), checked for
+    the fields the command line set: ``flags`` maps a field to its option (``{"pad": "--pad"}``)."""
+    import dataclasses
+
+    for f in dataclasses.fields(params):
+        flag = flags.get(f.name)
+        value = getattr(params, f.name)
+        if flag is None or value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, float):
+            check_number(flag, value, *f.metadata.get("range", (None, None)))
+        elif isinstance(value, int) and value < f.metadata.get("minimum", value):
+            raise InputError(f"{flag} must be at least {f.metadata['minimum']}, got {value}")
+
+
 def prediction_inputs(files) -> list[tuple[str, Path]]:
     """The expanded prediction files as inputs an output must not overwrite (``ensure_outputs_apart``)."""
     return [(f"the prediction file of model {Path(f).stem}", Path(f)) for f in files]

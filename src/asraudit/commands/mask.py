@@ -22,7 +22,7 @@ from pathlib import Path
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.data.paths import output_file
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_resampling
+from asraudit.commands.common import check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
@@ -109,10 +109,14 @@ def mask_params(args: argparse.Namespace) -> MaskedParams:
     words = tuple(w.strip() for w in (args.words or "").split(",") if w.strip())
     if args.targets == "listed" and not words:
         raise InputError("--targets listed needs --words W1,W2,...")
-    return MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
-                        attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
-                        control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
-                        skip_trivial=not args.keep_trivial)
+    if args.limit is not None and args.limit < 1:  # 0 meant every clip, -1 every clip but the last
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
+    params = MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
+                          attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
+                          control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
+                          skip_trivial=not args.keep_trivial)
+    check_option_ranges(params, {"attenuation_db": "--attenuation-db", "pad": "--pad", "guard": "--guard"})
+    return params
 
 
 def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
@@ -171,6 +175,7 @@ def print_summaries(summaries) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
+    mask_params(args)  # every option checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
                        files=[("--json", args.json), ("--out's outcomes", args.out / "mask_outcomes.jsonl")],
                        inputs=[("--recipe", args.recipe)])
