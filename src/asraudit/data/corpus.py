@@ -29,10 +29,12 @@ decoded, with the same file-and-row message.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -171,6 +173,22 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
     return value
 
 
+def _not_audio_file(path: Path) -> str:
+    """What is at ``path``, which is not a regular file: "is missing" only when nothing is there (a link that loops
+    or points nowhere is named as such, as prediction files' are, ``rows.not_a_file``)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError) as exc:
+        if getattr(exc, "errno", None) == errno.ELOOP:
+            return "is a symbolic link that loops: point it at the audio file"
+        if os.path.islink(path):
+            return f"is a symbolic link to {os.readlink(path)}, which is not there"
+        return "is missing"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, not an audio file"
+    return "is not a regular file (a pipe, socket or device): save the audio to a file"
+
+
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
 
@@ -201,9 +219,9 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         if not audio_path.is_absolute():
             audio_path = base / audio_path
         if check_files and not audio_path.is_file():
-            what = "missing" if not audio_path.exists() else "not a regular file"
             # Named relative to the working directory when it lies under it: the path the user can type.
-            raise InputError(f"audio file {display_path(audio_path, Path.cwd())} is {what}", path, row)
+            raise InputError(f"audio file {display_path(audio_path, Path.cwd())} {_not_audio_file(audio_path)}",
+                             path, row)
         if check_files:
             check_audio_file(audio_path, origin=Origin(str(path), row))
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
