@@ -106,12 +106,36 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
         raise _fail(f"expected a 1-D or (frames, channels) array, got shape {samples.shape}", name, origin)
     if samples.size == 0:
         raise _fail("audio is empty (no samples)", name, origin)
-    samples = to_mono(samples.astype(np.float32, copy=False))
+    samples = samples.astype(np.float32, copy=False)
     if not np.isfinite(samples).all():
         raise _fail("audio contains NaN or infinite samples", name, origin)
+    if samples.ndim == 2 and samples.shape[1] > 1:
+        check_channels_mix(samples, name, origin)
+    samples = to_mono(samples)
     check_float_scale(samples, name, origin)
     out = resample(samples, int(rate))
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+# A mix this far below its loudest channel has cancelled: two channels in opposite phase (a balanced cable wired
+# backwards, a stereo widener) average to near silence, which models transcribe as "you" or nothing.  Channels of
+# one scene mix to about -3 dB (uncorrelated) or 0 dB (correlated); -20 dB does not happen by chance.
+CANCELLED_MIX_DB = -20.0
+# Below this RMS (-80 dBFS) the loudest channel is itself silence, and a silent mix is the truth.
+SILENT_RMS = 1e-4
+
+
+def check_channels_mix(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
+    """Refuse multichannel audio whose channels cancel when averaged to mono (see ``CANCELLED_MIX_DB``)."""
+    loudest = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64), axis=0)).max())
+    if loudest < SILENT_RMS:
+        return
+    mixed = float(np.sqrt(np.mean(np.square(samples.mean(axis=1, dtype=np.float64)))))
+    db = 20 * np.log10(max(mixed, 1e-12) / loudest)
+    if db < CANCELLED_MIX_DB:
+        level = f"{-db:.0f} dB" if db > -120 else "over 120 dB"  # exact opposites mix to zero
+        raise _fail(f"its {samples.shape[1]} channels cancel when mixed to mono (the mix is {level} below the "
+                    "loudest channel: one is the other inverted?): save one channel, or invert one back", name, origin)
 
 
 # Float audio lives in [-1, 1]; mixing and resampling overshoot it a little, never by 2x.
