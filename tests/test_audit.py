@@ -83,7 +83,7 @@ def test_broken_toml_and_non_utf8_specs_are_errors_naming_the_file(tmp_path):
         load_spec(bad)
     raw = tmp_path / "raw.toml"
     raw.write_bytes(b'name = "\xff"\n')
-    with pytest.raises(SpecError, match="not UTF-8"):
+    with pytest.raises(SpecError, match=r"raw.toml, row 1: not valid UTF-8 \(byte 0xff at offset 8\)"):
         load_spec(raw)
 
 

@@ -126,11 +126,14 @@ def test_broken_rows_name_file_and_row(corpus_dir, line, message):
     assert err.value.source == str(manifest) and err.value.row == 3
 
 
-def test_unreadable_audio_in_a_manifest_names_the_row_when_decoded(corpus_dir):
+def test_unreadable_audio_in_a_manifest_names_the_row_when_loaded_and_when_decoded(corpus_dir):
     (corpus_dir / "audio" / "junk.wav").write_bytes(b"RIFF....WAVEnope")
     manifest = write_jsonl(corpus_dir / "m.jsonl", [{"audio_filepath": "audio/a.wav", "text": "x"},
                                                     {"audio_filepath": "audio/junk.wav", "text": "y"}])
-    corpus = load_manifest(manifest)
+    with pytest.raises(InputError, match="junk.wav") as err:  # its header is read with the manifest
+        load_manifest(manifest)
+    assert err.value.source == str(manifest) and err.value.row == 2
+    corpus = load_manifest(manifest, check_files=False)
     with pytest.raises(InputError, match="junk.wav") as err:
         corpus["audio/junk.wav"].decode()
     assert err.value.source == str(manifest) and err.value.row == 2

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
+import soundfile as sf
 
 pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
@@ -53,7 +55,8 @@ def test_every_model_type_belongs_to_one_family_only():
 
 @pytest.fixture()
 def bad_corpus(tmp_path):
-    (tmp_path / "broken.wav").write_bytes(b"not audio at all")
+    """A clip whose header is fine (the corpus loads) and whose samples are refused when decoded."""
+    sf.write(tmp_path / "broken.wav", np.full(160, np.nan, dtype=np.float32), 16_000, subtype="FLOAT")
     manifest = tmp_path / "corpus.jsonl"
     manifest.write_text(json.dumps({"audio_filepath": "broken.wav", "text": "hello"}) + "\n")
     return manifest

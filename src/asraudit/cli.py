@@ -57,6 +57,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# Characters that end or break a terminal line, written as escapes in an error: a clip id or path read from a
+# row may hold a newline (a manifest's "a\nb.wav"), and the error must stay the one line it promises.
+_LINE_BREAKING = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029) if c != 0x09}
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character and line separator escaped (``\\n``, ``\\x00``, ``\\u2028``)."""
+    return text.translate(_LINE_BREAKING)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
@@ -67,19 +77,25 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except InputError as exc:
-        print(f"asraudit: error: {exc}", file=sys.stderr)
+        print(f"asraudit: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except ServiceError as exc:  # a model server down or answering oddly: one line; finished results are stored
         print(f"asraudit: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        # Ctrl-C is the user's own stop, not a fault: one line instead of the traceback of wherever the model was
+        # (40 lines into CTranslate2).  What the store holds was committed call by call and stays.
+        print("asraudit: interrupted; a command that runs models keeps every result it stored, and running it "
+              "again resumes from them", file=sys.stderr)
+        return 130
     except OSError as exc:
         # A filesystem failure the up-front checks could not foresee (disk full, a folder removed
         # mid-run): one line naming the path, like bad input, rather than a traceback.
         if exc.filename is None:
             raise
-        print(f"asraudit: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"asraudit: error: {one_line(f'{exc.filename}: {exc.strerror or exc}')}", file=sys.stderr)
         return 2
 
 

@@ -28,7 +28,7 @@ def display_path(path: str | Path, *bases: str | Path) -> str:
         return str(path)
     try:
         resolved = p.resolve()
-    except (OSError, RuntimeError):  # a symbolic link that loops (RuntimeError before Python 3.13)
+    except (OSError, RuntimeError, ValueError):  # a link that loops (RuntimeError before 3.13); a NUL in the path
         resolved = p
     for base in bases:
         b = Path(base).resolve()

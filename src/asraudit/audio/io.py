@@ -84,22 +84,58 @@ def resample(samples: np.ndarray, orig_rate: int, target_rate: int = SAMPLE_RATE
     return soxr.resample(samples, orig_rate, target_rate, quality="HQ")
 
 
+# The lowest sample rate that can hold speech: telephone audio is 8 kHz, and below 4 kHz even the vowels' second
+# formants are gone.  A header claiming less (1 Hz) is broken, and resampling it to 16 kHz makes seconds of noise.
+MIN_SAMPLE_RATE = 4000
+
+
+def _check_rate(rate: int, name: str | Path, origin: Origin | None) -> None:
+    if rate < MIN_SAMPLE_RATE:
+        raise _fail(f"sample rate {rate} Hz is below {MIN_SAMPLE_RATE} Hz, too low to hold speech (a broken "
+                    "header?): resample the file, or fix the rate its header gives", name, origin)
+
+
 def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", origin: Origin | None = None) -> np.ndarray:
     """Mono mixdown, resample to 16 kHz, float32, C-contiguous, checked.
 
     Empty or non-finite audio is refused here rather than passed on: a NaN
     makes some backends emit garbage text that would be stored as a result."""
+    _check_rate(int(rate), name, origin)
     samples = np.asarray(samples)
     if samples.ndim not in (1, 2):
         raise _fail(f"expected a 1-D or (frames, channels) array, got shape {samples.shape}", name, origin)
     if samples.size == 0:
         raise _fail("audio is empty (no samples)", name, origin)
-    samples = to_mono(samples.astype(np.float32, copy=False))
+    samples = samples.astype(np.float32, copy=False)
     if not np.isfinite(samples).all():
         raise _fail("audio contains NaN or infinite samples", name, origin)
+    if samples.ndim == 2 and samples.shape[1] > 1:
+        check_channels_mix(samples, name, origin)
+    samples = to_mono(samples)
     check_float_scale(samples, name, origin)
     out = resample(samples, int(rate))
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+# A mix this far below its loudest channel has cancelled: two channels in opposite phase (a balanced cable wired
+# backwards, a stereo widener) average to near silence, which models transcribe as "you" or nothing.  Channels of
+# one scene mix to about -3 dB (uncorrelated) or 0 dB (correlated); -20 dB does not happen by chance.
+CANCELLED_MIX_DB = -20.0
+# Below this RMS (-80 dBFS) the loudest channel is itself silence, and a silent mix is the truth.
+SILENT_RMS = 1e-4
+
+
+def check_channels_mix(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
+    """Refuse multichannel audio whose channels cancel when averaged to mono (see ``CANCELLED_MIX_DB``)."""
+    loudest = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64), axis=0)).max())
+    if loudest < SILENT_RMS:
+        return
+    mixed = float(np.sqrt(np.mean(np.square(samples.mean(axis=1, dtype=np.float64)))))
+    db = 20 * np.log10(max(mixed, 1e-12) / loudest)
+    if db < CANCELLED_MIX_DB:
+        level = f"{-db:.0f} dB" if db > -120 else "over 120 dB"  # exact opposites mix to zero
+        raise _fail(f"its {samples.shape[1]} channels cancel when mixed to mono (the mix is {level} below the "
+                    "loudest channel: one is the other inverted?): save one channel, or invert one back", name, origin)
 
 
 # Float audio lives in [-1, 1]; mixing and resampling overshoot it a little, never by 2x.
@@ -172,6 +208,39 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
         _check_raw_size(len(data), name, origin, raw)
     samples, rate = _read(io.BytesIO(data), name, origin, raw)
     return prepare(samples, rate, name=name, origin=origin)
+
+
+def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> None:
+    """Check, from its header alone, that ``path`` is audio a model can be given; raise InputError naming it.
+
+    Corpus loaders call this for every clip before any model runs: clips are
+    decoded chunk by chunk while the models run, so a text file named
+    ``.wav``, an empty file or a header without samples at row 90,000 would
+    otherwise stop the run after the models had worked through the rows
+    before it.  A header is a few hundred bytes; the samples (NaN, float
+    scale) are checked when they are decoded."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if size == 0:
+        raise _fail("the file is empty (0 bytes)", path, origin)
+    if raw is None and path.suffix.lower() in RAW_SUFFIXES:
+        raw = RawFormat()
+    if raw is not None:
+        _check_raw_size(size, path, origin, raw)
+        return
+    try:
+        info = sf.info(str(path))
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
+        reason = str(exc).replace(f"Error opening {str(path)!r}: ", "")
+        raise _fail(f"cannot decode audio ({reason})", path, origin) from None
+    except OSError as exc:  # permission denied and the like
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if info.frames == 0:
+        raise _fail("audio is empty (no samples)", path, origin)
+    _check_rate(int(info.samplerate), path, origin)
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:

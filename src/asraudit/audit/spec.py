@@ -85,6 +85,7 @@ from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
 from asraudit.probes.refdis_params import checked_params
 from asraudit.probes.translation_probe import TranslationParams
+from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.text.normalize import NORMALIZERS
@@ -374,9 +375,9 @@ def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
     if not path.is_file():
         raise SpecError("no such audit spec file", path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", path) from None
+        text = decode_text(path.read_bytes(), path)  # a byte-order mark (Notepad's UTF-8) is dropped
+    except InputError as exc:
+        raise SpecError(exc.message, exc.source, exc.row) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

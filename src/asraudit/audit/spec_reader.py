@@ -88,6 +88,8 @@ class Section:
             return None
         if not value.strip():  # Path("") is the folder the spec is in: out = "" wrote the audit there
             raise self.fail(f"{key} is an empty path: name a {kind if key != 'out' else 'folder'}")
+        if "\x00" in value:  # TOML writes it "\u0000"; no file name holds one, and os calls raise ValueError on it
+            raise self.fail(f"{key}: a path cannot hold a NUL character (\\u0000), got {value!r}")
         path = Path(value).expanduser()
         path = path if path.is_absolute() else (self.base / path)
         if must_exist and not (path.is_file() if kind == "file" else path.exists()):

@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.commands.common import check_number
+from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
+from asraudit.data.paths import output_file
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
@@ -43,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of the clip's reference a model must match to be eligible on its edits")
     add_mask_arguments(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store and the results")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the readout as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the readout as JSON")
     p.set_defaults(func=run, no_control=True)
 
 
@@ -89,8 +91,13 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    if args.out.exists() and not args.out.is_dir():
-        raise InputError("--out must be a folder", args.out)
+    check_number("--min-ref-match", args.min_ref_match, 0.0, 1.0)
+    if not args.no_mask:
+        mask_params(args)  # the mask options checked before the corpus is read and anything is aligned
+    check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
+                       files=[("--json", args.json)],
+                       inputs=[("--edits", args.edits), ("--recipe", args.recipe),
+                               ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     edits = []

@@ -61,9 +61,64 @@ def check_resampling(args: argparse.Namespace) -> None:
         raise InputError(f"--seed must be at least 0, got {seed}")
 
 
+def check_number(flag: str, value: float | None, lo: float | None = None, hi: float | None = None) -> None:
+    """A numeric option checked as a spec's key is (``audit.spec_reader``): NaN passes every comparison, and a
+    value out of range was used as given or refused by a ValueError traceback after the aligner had run."""
+    if value is None:
+        return
+    if value != value:
+        raise InputError(f"{flag} must be a number, got nan")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        if hi is None:
+            raise InputError(f"{flag} must be at least {lo}, got {value}")
+        raise InputError(f"{flag} must be in [{lo}, {hi}], got {value}")
+
+
+def check_option_ranges(params, flags: dict[str, str]) -> None:
+    """The ranges a probe's Params declare for its spec keys (field metadata ``range``, ``minimum``), checked for
+    the fields the command line set: ``flags`` maps a field to its option (``{"pad": "--pad"}``)."""
+    import dataclasses
+
+    for f in dataclasses.fields(params):
+        flag = flags.get(f.name)
+        value = getattr(params, f.name)
+        if flag is None or value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, float):
+            check_number(flag, value, *f.metadata.get("range", (None, None)))
+        elif isinstance(value, int) and value < f.metadata.get("minimum", value):
+            raise InputError(f"{flag} must be at least {f.metadata['minimum']}, got {value}")
+
+
 def prediction_inputs(files) -> list[tuple[str, Path]]:
     """The expanded prediction files as inputs an output must not overwrite (``ensure_outputs_apart``)."""
     return [(f"the prediction file of model {Path(f).stem}", Path(f)) for f in files]
+
+
+def ensure_outside_prediction_folders(outputs, preds) -> None:
+    """Refuse an output file written into a folder that ``--preds`` names, where the next run reads it as a model.
+
+    ``outputs`` are (option, path) pairs (None: not given).  A folder gives every file with a prediction-file
+    suffix in it as one model's predictions, so ``refdis --edits-out preds/edits.jsonl`` made the next
+    ``asraudit wer --preds preds/`` stop on ``edits.jsonl, row 1: missing column(s) for hypothesis`` (or, for an
+    edits file with no rows, count a model ``edits`` that ran no clip).  Only a folder that ``--preds`` names
+    counts: files named one by one are often kept in a working folder beside other outputs.  A file outside the
+    folder, or one whose suffix the folder loader does not read, is fine."""
+    from asraudit.data.predictions import SUFFIXES
+
+    folders = {}
+    for p in preds or []:
+        p = Path(p)
+        if p.is_dir():
+            folders.setdefault(p.resolve(), p)
+    for what, path in outputs:
+        if path is None or Path(path).suffix.lower() not in SUFFIXES:
+            continue
+        folder = folders.get(Path(path).resolve().parent)
+        if folder is not None:
+            raise InputError(f"{what} is in the predictions folder {folder}, whose every {Path(path).suffix} file "
+                             f"is read as a model's predictions: the next run would read it as model "
+                             f"{Path(path).stem!r}; write it outside the folder", path)
 
 
 def load_predictions_with_warnings(paths) -> PredictionSet:

@@ -13,10 +13,11 @@ from asraudit.commands.common import (
     add_preds_argument,
     at_least,
     check_resampling,
+    ensure_outside_prediction_folders,
     load_predictions_with_warnings,
     prediction_inputs,
 )
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
@@ -54,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also print switch rates pooled across the families of each pool (arms by position)")
     p.add_argument("--min-per-arm", type=int, default=DEFAULT_MIN_PER_ARM, metavar="N",
                    help="clips an arm needs to enter the switch rate (default %(default)s)")
-    p.add_argument("--json", type=Path, metavar="OUT", help="write every readout as JSON")
+    p.add_argument("--json", type=output_file, metavar="OUT", help="write every readout as JSON")
     p.add_argument("--show", type=at_least(0), default=0, metavar="N",
                    help="print N example occurrences per model, reference and hypothesis spans highlighted")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
@@ -72,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     files = prediction_files(args.preds)
     families = [(f"--families {f}", Path(f)) for f in args.families or [] if Path(f).exists()]
     ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(files), *families])
+    ensure_outside_prediction_folders([("--json", args.json)], args.preds)
     catalogue = load_catalogue(args.families or [args.language])
     pset = load_predictions_with_warnings(files)
     measured = measure_conventions({m: p.rows for m, p in pset.models.items()},

@@ -17,7 +17,8 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import load_models, print_jobs
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, open_corpus
+from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
+from asraudit.data.paths import output_file
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.lift_probe import measure_lift
@@ -38,8 +39,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--edits", type=Path, required=True, metavar="FILE", help="edits JSONL from asraudit refdis")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="the normalizer refdis mined with (edits index its tokens; default whisper)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-edit lift JSONL")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-edit lift JSONL")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary as JSON")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
@@ -57,6 +58,8 @@ def _share(s) -> str:
 
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
+    check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
+                       files=[("--out", args.out), ("--json", args.json)], inputs=[("--edits", args.edits)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}

@@ -20,9 +20,11 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
+from asraudit.data.paths import output_file
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import at_least, check_resampling
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.commands.common import at_least, check_option_ranges, check_resampling
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
+                                          model_factories, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
@@ -46,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     add_mask_arguments(p)
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store, recipe and outcomes")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary as JSON")
     p.set_defaults(func=run)
 
 
@@ -59,7 +61,7 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--align", default="pocketsphinx", metavar="SPEC",
                    help="aligner for word timings: pocketsphinx (default) or a Whisper model (whisper-tiny.en, "
                         "ct2:<dir>) for cross-attention alignment")
-    p.add_argument("--timings", type=Path, metavar="FILE", help=f"word-timing cache (default <out>/{TIMINGS_NAME})")
+    p.add_argument("--timings", type=output_file, metavar="FILE", help=f"word-timing cache (default <out>/{TIMINGS_NAME})")
     p.add_argument("--compare-aligner", metavar="SPEC",
                    help="also align with this aligner and print the timing agreement of the two")
     p.add_argument("--targets", choices=("numbers", "names", "listed"), default="numbers",
@@ -107,10 +109,12 @@ def mask_params(args: argparse.Namespace) -> MaskedParams:
     words = tuple(w.strip() for w in (args.words or "").split(",") if w.strip())
     if args.targets == "listed" and not words:
         raise InputError("--targets listed needs --words W1,W2,...")
-    return MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
-                        attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
-                        control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
-                        skip_trivial=not args.keep_trivial)
+    params = MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
+                          attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
+                          control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
+                          skip_trivial=not args.keep_trivial)
+    check_option_ranges(params, {"attenuation_db": "--attenuation-db", "pad": "--pad", "guard": "--guard"})
+    return params
 
 
 def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir: Path):
@@ -169,8 +173,10 @@ def print_summaries(summaries) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
-    if args.out.exists() and not args.out.is_dir():
-        raise InputError("--out must be a folder", args.out)
+    mask_params(args)  # every option checked before the corpus is read and anything is aligned
+    check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
+                       files=[("--json", args.json), ("--out's outcomes", args.out / "mask_outcomes.jsonl")],
+                       inputs=[("--recipe", args.recipe)])
     corpus = open_corpus(args)
     texts = clip_texts(corpus, args.text_field, args.limit)
     items, _ = build_items(args, corpus, texts, args.out)

@@ -9,8 +9,9 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import check_resampling, load_predictions_with_warnings, prediction_inputs
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
+                                      prediction_inputs)
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import PredictionSet, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
@@ -62,12 +63,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="judge panel members by edits their own vote helped mine (not recommended)")
     p.add_argument("--corrected", type=Path, metavar="FILE",
                    help="human-corrected references (clip id + text): edits come from diffing them, no panel")
-    p.add_argument("--edits-out", type=Path, metavar="FILE", help="write every edit as JSONL")
-    p.add_argument("--corrected-out", type=Path, metavar="FILE",
+    p.add_argument("--edits-out", type=output_file, metavar="FILE", help="write every edit as JSONL")
+    p.add_argument("--corrected-out", type=output_file, metavar="FILE",
                    help="write the corrected benchmark (mined edits applied) as JSONL")
-    p.add_argument("--review-sheet", type=Path, metavar="FILE", help="write a CSV sheet for human review of the edits")
+    p.add_argument("--review-sheet", type=output_file, metavar="FILE", help="write a CSV sheet for human review of the edits")
     p.add_argument("--review", type=Path, metavar="FILE", help="read a filled review sheet; report the miner's precision")
-    p.add_argument("--json", type=Path, metavar="OUT", help="write the results as JSON")
+    p.add_argument("--json", type=output_file, metavar="OUT", help="write the results as JSON")
     p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
                    help="bootstrap resamples for the WER intervals (default %(default)s)")
     p.add_argument("--cluster-bootstrap", action="store_true",
@@ -104,6 +105,7 @@ def _run(args: argparse.Namespace) -> int:
     files = prediction_files(args.preds) if args.preds else []
     ensure_outputs_apart(outputs, [*prediction_inputs(files), ("--corrected", args.corrected),
                                    ("--review", args.review)])
+    ensure_outside_prediction_folders(outputs, args.preds)
     if not args.preds:
         if args.review:
             named = [flag for flag, path in outputs if path is not None]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from asraudit.report.schema import read_summary
 from asraudit.report.summary import SCHEMA_VERSION
-from asraudit.data.paths import ensure_writable_file
+from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.report.html import render_report
 
 
@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "`asraudit schema`). Nothing is run and no model is loaded.",
     )
     p.add_argument("summary", type=Path, help="an audit's summary.json")
-    p.add_argument("--out", type=Path, metavar="FILE",
+    p.add_argument("--out", type=output_file, metavar="FILE",
                    help="where to write the page (default: report.html beside the summary)")
     p.set_defaults(func=run)
 

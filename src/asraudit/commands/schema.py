@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.report.schema import summary_schema
 from asraudit.report.summary import SCHEMA_VERSION
 
@@ -18,11 +18,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "schema_version key). Generated from the audit's typed result, so it is the layout the writer "
                     "writes.",
     )
-    p.add_argument("--out", type=Path, metavar="FILE", help="write the schema to FILE instead of printing it")
+    p.add_argument("--out", type=output_file, metavar="FILE", help="write the schema to FILE instead of printing it")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        ensure_writable_file(args.out, "--out")
     text = json.dumps(summary_schema(), indent=1, ensure_ascii=False) + "\n"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -28,9 +28,11 @@ import json
 from pathlib import Path
 
 from asraudit.data.corpus import Corpus
+from asraudit.data.paths import output_file
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus, print_run
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
+                                         model_factories, open_corpus, print_run)
 from asraudit.run.spec import ORIGINAL, SCORE, Score, make_job
 from asraudit.run.store import ResultStore
 
@@ -47,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     p.add_argument("--texts", type=Path, metavar="FILE", help="candidates file (JSONL, see above)")
     p.add_argument("--with-reference", action="store_true", help="also score each clip's reference transcript")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
+    p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
     p.set_defaults(func=run)
 
 
@@ -88,6 +90,8 @@ def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[st
 def run(args: argparse.Namespace) -> int:
     if args.texts is None and not args.with_reference:
         raise InputError("nothing to score: give --texts FILE and/or --with-reference")
+    check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME, files=[("--out", args.out)],
+                       inputs=[("--texts", args.texts)])
     corpus = open_corpus(args)
     candidates = load_candidates(args.texts, corpus) if args.texts else {}
     if args.with_reference:

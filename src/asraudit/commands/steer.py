@@ -28,6 +28,7 @@ from typing import Sequence
 
 from asraudit.commands.common import at_least, finite_number
 from asraudit.data.corpus import load_corpus
+from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
@@ -63,7 +64,7 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
     p.add_argument("--normalizer", default="whisper", help="text normalizer for WER and edits (default %(default)s)")
     p.add_argument("--n-boot", type=at_least(0), default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
-    p.add_argument("--json", type=Path, metavar="FILE", help="also write the readout as JSON")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="also write the readout as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -75,7 +76,10 @@ def require_whitebox() -> None:
 
 def load_whitebox(args: argparse.Namespace):
     """Any model with intervention sites: a Whisper (embedded, registered, or a directory) or,
-    as ``hf:<dir>`` or a transformers folder, another white-box encoder-decoder family."""
+    as ``hf:<dir>`` or a transformers folder, another white-box encoder-decoder family.  Every command
+    loads it first, so the ``--json`` output is checked here, before it."""
+    if getattr(args, "json", None):
+        ensure_writable_file(args.json, "--json")
     require_whitebox()
     from asraudit.models.registry import load_model
 
@@ -180,7 +184,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     learn.add_argument("--rank", type=at_least(1), default=1, help="basis size (default 1: the diff-in-means direction)")
     learn.add_argument("--frames", default="audio", help="frames pooled per input: audio (default), all, START-END")
     learn.add_argument("--description", default="", help="what the pairs are, kept in the file's provenance")
-    learn.add_argument("--out", type=Path, required=True, metavar="FILE", help="where to save (.safetensors)")
+    learn.add_argument("--out", type=output_file, required=True, metavar="FILE", help="where to save (.safetensors)")
     learn.set_defaults(func=run_learn)
 
     induce = actions.add_parser("induce", help="add the direction with scale alpha; baseline and random control too")
@@ -222,6 +226,7 @@ def _pairs(args: argparse.Namespace, clips):
 
 
 def run_learn(args: argparse.Namespace) -> int:
+    ensure_writable_file(args.out, "--out")
     model = load_whitebox(args)
     clips = corpus_clips(args)
     pairs, labels = _pairs(args, clips)

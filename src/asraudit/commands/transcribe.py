@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
-from asraudit.data.paths import ensure_writable_dir, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
@@ -44,7 +44,7 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
                         "(+ .txt transcripts), a saved Hugging Face dataset folder, or hf:NAME")
     p.add_argument("--split", help="dataset split (Hugging Face datasets)")
     p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
-    p.add_argument("--store", type=Path, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
+    p.add_argument("--store", type=output_file, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
     p.add_argument("--executor", default="local", metavar="local|ray[:ADDRESS]",
                    help="where models run: this process (default), or Ray (a local instance, or ray:auto / "
                         "ray:ray://host:10001 for a cluster)")
@@ -70,15 +70,29 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def model_factories(args: argparse.Namespace) -> list:
-    """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
+def load_named_model(spec: str, **kwargs):
+    """``load_model`` with a refused option named after its ``--model`` (one line, not a backend's traceback)."""
     from asraudit.models.registry import load_model
 
+    try:
+        return load_model(spec, **kwargs)
+    except InputError as exc:
+        if exc.source is not None:
+            raise
+        raise InputError(f"--model {spec}: {exc.message}") from None
+    except TypeError as exc:  # a backend's constructor does not take an --option
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        raise InputError(f"--model {spec}: {str(exc).split('()', 1)[-1].strip()}: check --option") from None
+
+
+def model_factories(args: argparse.Namespace) -> list:
+    """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
     options = parse_options(args.option)
     for key, flag in (("device", "--device"), ("compute_type", "--compute-type")):
         if key in options:  # load_model takes them as its own arguments, which the flags give
             raise InputError(f"--option {key}=...: give it as {flag} {options[key]}")
-    return [functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **options)
+    return [functools.partial(load_named_model, spec, device=args.device, compute_type=args.compute_type, **options)
             for spec in args.model]
 
 
@@ -86,6 +100,25 @@ def executor_of(args: argparse.Namespace):
     actor_options = {"num_gpus": 1} if str(args.device).startswith("cuda") else None
     return parse_executor(args.executor, batch_size=args.batch_size, progress=not args.no_progress,
                           actor_options=actor_options)
+
+
+def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folders=(), inputs=()) -> None:
+    """Every output of a model-running command checked before the corpus is read and any model runs.
+
+    ``files`` and ``folders`` are (option, path) pairs (a None path: not given); ``inputs`` the command's own
+    input files besides the corpus.  Each output must be writable (a file where its folder should be, or a
+    folder where the file should be, failed only when the results were written, after every model had run),
+    and none may be an input, the corpus manifest or the result store: ``score --out`` named after its
+    ``--texts`` or the manifest replaced that input with the scores."""
+    for what, path in folders:
+        ensure_writable_dir(path, what)
+    for what, path in files:
+        if path is not None:
+            ensure_writable_file(path, what)
+    ensure_writable_file(store, "the result store")
+    corpus = Path(args.corpus)
+    sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
+    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
 
 
 def open_corpus(args: argparse.Namespace) -> Corpus:
@@ -125,9 +158,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    ensure_writable_dir(args.out, "--out")  # before the corpus is read and any model runs
     store_path = args.store or args.out / STORE_NAME
-    ensure_writable_file(store_path, "the result store")
+    check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
+    manifest = Path(args.corpus)
+    if manifest.is_file() and args.out.is_dir() and manifest.resolve().parent == args.out.resolve():
+        raise InputError(f"--out is the folder of the manifest {manifest.name}: the prediction files would lie "
+                         "beside it, `asraudit wer --preds` would read it as a model's, and a model named like it "
+                         "would replace it: choose another --out", args.out)
     corpus = open_corpus(args)
     with ResultStore(store_path) as store:
         summary = executor_of(args).run(store, model_factories(args), corpus.clips, Transcribe(),

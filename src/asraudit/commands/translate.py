@@ -19,9 +19,10 @@ from pathlib import Path
 
 from asraudit.commands.common import at_least, check_resampling
 from asraudit.commands.mask import print_jobs
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, executor_of, model_factories, open_corpus
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
+                                         model_factories, open_corpus)
 from asraudit.commands.transcribe import parse_options
-from asraudit.data.paths import ensure_writable_file
+from asraudit.data.paths import output_file
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
@@ -58,8 +59,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "its values, not clips, as the sample size")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="English normalizer for spans and transcripts (default whisper)")
-    p.add_argument("--out", type=Path, required=True, metavar="FILE", help="per-span outcomes JSONL")
-    p.add_argument("--json", type=Path, metavar="FILE", help="write the summary cells as JSON")
+    p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-span outcomes JSONL")
+    p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary cells as JSON")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
 
@@ -76,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     params = _params(args)
     params.validate()  # a broken lexicon or truth file fails before any model loads
-    ensure_writable_file(args.out, "--out")
+    check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
+                       files=[("--out", args.out), ("--json", args.json)],
+                       inputs=[("--truth", args.truth), ("--edits", args.edits), ("--lexicon", args.lexicon)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}

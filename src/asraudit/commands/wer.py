@@ -16,9 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import add_preds_argument, check_resampling, prediction_inputs
+from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
+                                      prediction_inputs)
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
@@ -51,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the corpus manifest whose column --group-field names (joined on the clip id)")
     p.add_argument("--common", action="store_true",
                    help="score every model on the clips all models ran (fair comparison)")
-    p.add_argument("--json", type=Path, metavar="OUT", help="write the scores as JSON")
+    p.add_argument("--json", type=output_file, metavar="OUT", help="write the scores as JSON")
     p.add_argument("--show-alignments", type=int, default=0, metavar="N",
                    help="print the N worst clips of each model aligned word by word")
     p.add_argument("--paired", action="store_true",
@@ -84,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     normalize = BoundedCache(scorer.normalize)
     paths = prediction_files(args.preds)
     ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(paths), ("--manifest", args.manifest)])
+    ensure_outside_prediction_folders([("--json", args.json)], args.preds)
     groups = read_groups(args.group_field, paths, args.manifest) if args.group_field else None
     files: dict[str, StreamedFile] = {}
     for path in paths:

@@ -20,7 +20,8 @@ Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
   stack (torchcodec) is never needed.
 
 Problems are found at load time, before any model runs: duplicate ids,
-missing audio files, non-UTF-8 text, rows without a path or text are
+missing audio files, files whose header is not audio or holds no samples,
+non-UTF-8 text, rows without a path or text are
 ``InputError``s naming the file and row (the line number in JSONL and CSV,
 the 1-based record number in Parquet).  Audio content is checked when it is
 decoded, with the same file-and-row message.
@@ -28,10 +29,12 @@ decoded, with the same file-and-row message.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import math
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -40,7 +43,7 @@ import numpy as np
 
 from asraudit.arguments import path as path_argument
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import AUDIO_SUFFIXES, Origin, decode_audio_bytes, load_audio, prepare
+from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file, decode_audio_bytes, load_audio, prepare
 from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, number_id,
                                  optional_seconds, read_rows)
 from asraudit.display_paths import display_path
@@ -175,6 +178,22 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
     return value
 
 
+def _not_audio_file(path: Path) -> str:
+    """What is at ``path``, which is not a regular file: "is missing" only when nothing is there (a link that loops
+    or points nowhere is named as such, as prediction files' are, ``rows.not_a_file``)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError) as exc:
+        if getattr(exc, "errno", None) == errno.ELOOP:
+            return "is a symbolic link that loops: point it at the audio file"
+        if os.path.islink(path):
+            return f"is a symbolic link to {os.readlink(path)}, which is not there"
+        return "is missing"
+    if stat.S_ISDIR(st.st_mode):
+        return "is a folder, not an audio file"
+    return "is not a regular file (a pipe, socket or device): save the audio to a file"
+
+
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
 
@@ -182,8 +201,9 @@ def _duration_field(rec: dict, path: Path, row: int) -> float | None:
 def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True) -> Corpus:
     """Read a JSONL/CSV/Parquet manifest with ``audio_filepath`` and ``text``.
 
-    ``check_files`` verifies every audio file exists now, so a typo in row
-    90,000 fails the run before the first model call rather than after."""
+    ``check_files`` verifies every audio file exists and has a readable audio
+    header with samples now, so a typo or a broken file in row 90,000 fails
+    the run before the first model call rather than after."""
     path = Path(path)
     if not path.is_file():
         raise InputError("no such manifest file", path)
@@ -204,9 +224,11 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         if not audio_path.is_absolute():
             audio_path = base / audio_path
         if check_files and not audio_path.is_file():
-            what = "missing" if not audio_path.exists() else "not a regular file"
             # Named relative to the working directory when it lies under it: the path the user can type.
-            raise InputError(f"audio file {display_path(audio_path, Path.cwd())} is {what}", path, row)
+            raise InputError(f"audio file {display_path(audio_path, Path.cwd())} {_not_audio_file(audio_path)}",
+                             path, row)
+        if check_files:
+            check_audio_file(audio_path, origin=Origin(str(path), row))
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
         clips.append(
             Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
@@ -235,6 +257,7 @@ def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
         raise InputError(f"no audio files ({', '.join(AUDIO_SUFFIXES)}) in folder", folder)
     clips = []
     for audio_path in files:
+        check_audio_file(audio_path)  # before any model runs, as a manifest's files are
         transcript = audio_path.with_suffix(".txt")
         reference = _read_transcript(transcript) if transcript.is_file() else None
         clips.append(Clip(audio_path.relative_to(folder).as_posix(), audio_path, reference, source=str(audio_path)))

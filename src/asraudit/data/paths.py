@@ -92,8 +92,25 @@ def ensure_writable_dir(path: str | Path, what: str = "output folder") -> Path:
     return path
 
 
+class _TypedPath(type(Path())):
+    """A Path that can carry how it was typed (``Path("out/")`` is ``out``: the trailing separator is gone)."""
+
+
+def output_file(text: str) -> Path:
+    """The argparse type of an option naming an output file: a Path that remembers a trailing separator.
+
+    ``--json out/`` names a folder; as a plain Path it is ``out``, and a file named ``out`` was written
+    where the user expected a folder (or, where ``out`` was a folder, the error came only after the work)."""
+    path = _TypedPath(text)
+    if text.endswith(("/", os.sep)) and len(text) > 1:
+        path.typed_as_folder = True
+    return path
+
+
 def ensure_writable_file(path: str | Path, what: str = "output file") -> Path:
     """Check that a file can be written at ``path`` (its folder exists or can be made); create nothing."""
+    if getattr(path, "typed_as_folder", False):
+        raise InputError(f"{what} ends with {os.sep!r}, so it names a folder: give a file name", f"{path}{os.sep}")
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{what} is a folder; give a file name", path)
@@ -116,7 +133,10 @@ def _same_file_key(path: Path):
     try:
         st = os.stat(path)
     except (OSError, ValueError):
-        return ("path", os.path.realpath(path))
+        try:
+            return ("path", os.path.realpath(path))
+        except ValueError:  # a NUL in the path: no file is there, and none can be
+            return ("path", str(path))
     return ("file", st.st_dev, st.st_ino)
 
 

@@ -17,7 +17,7 @@ from asraudit.arguments import names
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio, check_resampling_args
 from asraudit.metrics.stream_rows import (
     CHUNK_BYTES,
     PARALLEL_MIN_BYTES,
@@ -53,6 +53,7 @@ def score_model(
     with no reference words has no defined WER, and counting its insertions
     against other clips' words would hide them.  ``clip_ids`` is a list of ids that all have a row.
     """
+    check_resampling_args(n_boot=n_boot, seed=seed)
     if not isinstance(preds, ModelPredictions):
         hint = " (a PredictionSet holds one per model: preds.models[name])" if hasattr(preds, "models") else ""
         raise InputError(f"preds is one model's predictions, a ModelPredictions{hint}, got {type(preds).__name__}")

@@ -16,6 +16,7 @@ from functools import lru_cache
 import numpy as np
 
 from asraudit.blas_threads import blas_on_calling_thread
+from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
@@ -137,6 +138,21 @@ def _drawn_indices(n_units: int, n_boot: int, seed: int) -> tuple[np.ndarray, ..
     return chunks
 
 
+def check_resampling_args(**values) -> None:
+    """Refuse a bootstrap count or seed below 0 (``n_boot=-1``, ``seed=-1``), naming the argument.
+
+    The public functions call this before any work: numpy refuses a negative seed only when the first
+    interval is drawn, with its own ``ValueError: expected non-negative integer`` that names nothing, after
+    the prediction files were read and the edits mined; a negative count silently meant no intervals."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(f"{name} must be an integer of at least 0, got {value!r}")
+        if value < 0:
+            raise InputError(f"{name} must be at least 0, got {value}")
+
+
 def _index_chunks(n_units: int, n_boot: int, seed: int):
     """The resample indices, ``chunk`` resamples at a time.
 
@@ -145,6 +161,7 @@ def _index_chunks(n_units: int, n_boot: int, seed: int):
     the very same numbers, and leaves the generator in the same state; a test
     checks that), and the narrower array is a third faster to draw and to gather
     with, which matters at a million clips."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
     rng = np.random.default_rng(seed)
     chunk = max(1, min(_CHUNK, _MAX_INDICES // max(n_units, 1)))
     dtype = np.int32 if n_units <= 2**31 else np.int64

@@ -20,7 +20,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from asraudit.arguments import paired_texts
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, check_resampling_args
 from asraudit.text.align import edit_counts
 
 
@@ -116,6 +116,7 @@ def corpus_wer(
 
     ``refs`` and ``hyps`` are lists (or any iterables) of ``str``, one per clip, paired by position; one
     string, a dict, or an entry that is not a ``str`` is refused (``InputError``), as are lists of two lengths."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
     refs, hyps = paired_texts(refs, hyps)
     counts = [clip_counts(r.split(), h.split()) for r, h in zip(refs, hyps)]
     return aggregate(counts, n_boot=n_boot, seed=seed)
@@ -129,6 +130,7 @@ def corpus_cer(
 ) -> CorpusScore:
     """Corpus CER of already-normalized texts; spaces count as characters, as in jiwer.  ``refs`` and ``hyps``
     are checked as :func:`corpus_wer`'s are."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
     refs, hyps = paired_texts(refs, hyps)
     counts = [clip_counts(list(r), list(h)) for r, h in zip(refs, hyps)]
     return aggregate(counts, n_boot=n_boot, seed=seed)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, tra
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 
 SCORE_PRECISION = "float32"
+WHISPER_TASKS = ("transcribe", "translate")
 # Whisper's decoder holds 448 positions; CTranslate2's generate() stops at max_length // 2 new tokens.
 TEXT_CONTEXT = 448
 
@@ -64,6 +66,30 @@ class WhisperDecodeOptions:
     suppress_blank: bool = True
     suppress_tokens: tuple[int, ...] = (-1,)
     batch_size: int = 8
+
+    def __post_init__(self) -> None:
+        """Every value checked when the model is loaded (``audit --check`` loads it): CTranslate2 refuses a
+        bad one only inside the first ``generate`` call, with a pybind11 signature dump, after other models
+        (or stages) had run; a ``task`` it does not know was silently ignored by English-only models."""
+        for name, low in (("beam_size", 1), ("max_length", 1), ("no_repeat_ngram_size", 0), ("batch_size", 1)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InputError(f"option {name} must be an integer of at least {low}, got {value!r}")
+        for name, positive in (("patience", True), ("length_penalty", False), ("repetition_penalty", True)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or (positive and value <= 0):
+                need = "a number above 0" if positive else "a finite number"
+                raise InputError(f"option {name} must be {need}, got {value!r}")
+        if not isinstance(self.suppress_blank, bool):
+            raise InputError(f"option suppress_blank must be true or false, got {self.suppress_blank!r}")
+        if not isinstance(self.suppress_tokens, tuple) or \
+                not all(isinstance(t, int) and not isinstance(t, bool) for t in self.suppress_tokens):
+            raise InputError(f"option suppress_tokens must be a list of token ids, got {self.suppress_tokens!r}")
+        if self.task not in WHISPER_TASKS:
+            raise InputError(f"option task must be one of {', '.join(WHISPER_TASKS)}, got {self.task!r}")
+        if self.language is not None and not isinstance(self.language, str):
+            raise InputError(f"option language must be a language code such as \"en\", or \"auto\", got {self.language!r}")
 
 
 def model_fingerprint(model_dir: Path) -> str:
@@ -137,7 +163,7 @@ class CT2Whisper:
         self.device = device
         self.compute_type = compute_type or SCORE_PRECISION
         self.cpu_threads = cpu_threads if cpu_threads is not None else default_cpu_threads()
-        if "suppress_tokens" in options:
+        if isinstance(options.get("suppress_tokens"), list):
             options["suppress_tokens"] = tuple(options["suppress_tokens"])
         # On CPU, decode one window at a time: a batch keeps every beam of every
         # window running until the longest transcript ends, which cost 5-15% more
@@ -148,6 +174,11 @@ class CT2Whisper:
         self._model = _loaded(self.model_dir, device, self.compute_type, self.cpu_threads)
         self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
         self.tokenizer = WhisperTokenizer(tokenizer_file, multilingual=self._model.is_multilingual)
+        if self.is_multilingual and self.options.language not in (None, "auto"):
+            try:
+                self.tokenizer.language_token(self.options.language)
+            except ValueError as exc:
+                raise InputError(f"option language: {exc}") from None
         self.n_mels = self._n_mels()
         self._fingerprint = model_fingerprint(self.model_dir)
 

@@ -73,7 +73,10 @@ class PocketSphinx:
         self._aligner = None
 
     def _new_decoder(self):
-        return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+        try:
+            return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+        except (KeyError, ValueError, RuntimeError, TypeError) as exc:  # an unknown key is refused above
+            raise InputError(f"pocketsphinx refused its options {self.config}: {exc}") from None
 
     @property
     def config_hash(self) -> str:

@@ -69,6 +69,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from asraudit.audio.conditions import Codec, DonorSplice, Noise, Reverb, Revoice, Truncate
 from asraudit.audio.timing import WordTiming
+from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
 from asraudit.probes.battery_donors import DonorPool
@@ -238,7 +239,7 @@ def load_spec(spec: str | Path) -> BatterySpec:
         path = Path(spec)
         if not path.is_file():
             raise InputError(f"no such battery spec (built-in: {', '.join(BUILTIN_SPECS)})", path)
-        text, source = path.read_text(encoding="utf-8"), str(path)
+        text, source = decode_text(path.read_bytes(), path), str(path)  # BOM dropped, a bad byte named
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -57,6 +57,7 @@ from typing import Sequence
 
 import regex
 
+from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.probes.family_matchers import (
     Matcher,
@@ -171,10 +172,7 @@ def _read(src: str | Path) -> tuple[dict, str]:
     path = Path(src)
     if not path.is_file():
         raise InputError("no such family file", path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError("family file is not valid UTF-8", path) from None
+    text = decode_text(path.read_bytes(), path)  # BOM dropped, a bad byte named by its line
     return _parse(text, path.suffix.lower(), str(path)), str(path)
 
 

@@ -121,6 +121,7 @@ def run_hume(
         )
     scored = list(models) if models is not None else pset.model_names
     pset.require_models(scored)
+    _refuse_long_clips(pset, [m for m in pset.model_names if m in set(panel) or m in set(scored)])
     # Each distinct raw string normalized and split once (a reference recurs in every file); by default
     # through ``hume_tokens``, the words of ``hume_normalize``'s string without joining and splitting them.
     split = hume_tokens if normalize is None else (lambda text: tuple(normalize(text).split()))
@@ -146,6 +147,35 @@ def run_hume(
 
 
 _HYPOTHESIS = attrgetter("hypothesis")
+_REFERENCE = attrgetter("reference")
+
+# The release aligns each clip with difflib's SequenceMatcher (autojunk off), and so does ``--compat hume``: each
+# matching block is a search over (reference words) x (the hypothesis's occurrences of each), and a clip has a
+# block per error, so a clip's time grows with the square to the cube of its words.  Measured (4 models, one
+# error every 10 words): 5,000 words 52 s, 10,000 words 504 s; a 300,000-word clip would take weeks.  The
+# full miner aligns such a clip in under a second.  Longer clips are refused before any is mined.
+HUME_MAX_WORDS = 5_000
+
+
+def _refuse_long_clips(pset: PredictionSet, models: Sequence[str]) -> None:
+    """A clip whose reference or hypothesis (of a model that is aligned) has over ``HUME_MAX_WORDS`` words, as one
+    line naming its file and row.  Only texts longer than 2 x the limit in characters can hold that many words
+    (a word and a space each), so a leaderboard's rows are measured by ``len`` in C loops and none is split."""
+    for m in models:
+        rows = pset.models[m].rows
+        if not rows:
+            continue
+        for what, get in (("reference", _REFERENCE), ("hypothesis", _HYPOTHESIS)):
+            if max(map(len, map(get, rows.values()))) < 2 * HUME_MAX_WORDS:
+                continue
+            for p in rows.values():
+                text = get(p)
+                if len(text) >= 2 * HUME_MAX_WORDS and (n := len(text.split())) > HUME_MAX_WORDS:
+                    raise InputError(
+                        f"clip {p.clip_id!r}: its {what} has {n:,} words; --compat hume aligns a clip as the "
+                        f"release does (difflib), in time growing with the square to the cube of its words, so "
+                        f"clips over {HUME_MAX_WORDS:,} words are refused: split long-form clips into segments, "
+                        f"or mine without --compat", pset.models[m].source, p.row)
 
 
 def _clip_hypotheses(pset: PredictionSet, words: Callable[[str], tuple[str, ...]]) -> Iterator[tuple[str, dict]]:

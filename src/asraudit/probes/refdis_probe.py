@@ -18,7 +18,7 @@ from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_resampling_args
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
 from asraudit.probes.inflation import WerCost, wer_cost
 from asraudit.probes.refdis import KINDS, POSITIONS, ClipInput, MinerParams, MiningResult, mine
@@ -110,6 +110,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)
     checked_params(params)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
@@ -152,6 +153,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     in one clip are not independent, and the clip bootstrap that says so costs
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
     empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)  # before any file is read
     checked_params(params)
     normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)

@@ -27,6 +27,7 @@ from typing import Callable, Sequence
 
 import regex
 
+from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.text.basic_languages import BASIC_LANGUAGES
 from asraudit.text.normalize import get_normalizer
@@ -125,10 +126,7 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
         path = Path(source)
         if not path.is_file():
             raise InputError(f"no such lexicon file (built-in lexicons: {', '.join(BUILTIN)})", path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise InputError("the lexicon is not UTF-8 text", path) from None
+        text = decode_text(path.read_bytes(), path)  # BOM dropped, a bad byte named by its line
         label = str(path)
     try:
         data = tomllib.loads(text)
