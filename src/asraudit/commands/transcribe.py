@@ -77,7 +77,7 @@ def load_named_model(spec: str, **kwargs):
     try:
         return load_model(spec, **kwargs)
     except InputError as exc:
-        if exc.source is not None:
+        if exc.source is not None or repr(spec) in exc.message:  # it names its file, or the model already
             raise
         raise InputError(f"--model {spec}: {exc.message}") from None
     except TypeError as exc:  # a backend's constructor does not take an --option
