@@ -113,3 +113,18 @@ def test_a_missing_field_names_the_file_and_the_field(tmp_path):
     with pytest.raises(InputError) as exc:
         load_published(_aggregate(tmp_path, params={"majority_pct": 0.75}))
     assert "tiny_aggregate.json" in str(exc.value) and "'min_run_len'" in str(exc.value)
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"accepted_ref": -5}, "benchmaxx_leaderboard[1]: accepted_ref is a count, got -5"),
+    ({"accepted_ref": 99}, "benchmaxx_leaderboard[1]: accepted_ref 99 + followed_consensus 3 exceed eligible_runs 4"),
+    ({"eligible_runs": 0}, "benchmaxx_leaderboard[1]: accepted_ref 1 + followed_consensus 3 exceed eligible_runs 0"),
+])
+def test_counts_that_cannot_be_are_refused_naming_the_row(tmp_path, row, message):
+    """A negative count was a ValueError traceback from the Wilson interval; counts that do not add up were
+    printed as a recomputed rate (99.2% beside a published 39.9%) as if one of the two were wrong."""
+    leaderboard = [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25, "accepted_ref": 1,
+                    "followed_consensus": 3, "eligible_runs": 4, **row}]
+    with pytest.raises(InputError) as exc:
+        load_published(_aggregate(tmp_path, benchmaxx_leaderboard=leaderboard))
+    assert str(exc.value).endswith(f"tiny_aggregate.json: {message}")

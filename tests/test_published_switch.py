@@ -160,3 +160,19 @@ def test_the_released_groups_against_the_curated_english_catalogue(released):
     # Mr vs mister was measured with one arm from each of two corpora: no single-corpus audit matches it
     group, differs = differences(mister, "voxpopuli", ConventionsParams(min_per_arm=3), cat)
     assert group.name == "mister" and len(differs) == 1 and "across voxpopuli and librispeech" in differs[0]
+
+
+@pytest.mark.parametrize("arm, message", [
+    ({"hits": 11, "n": 10}, "address.results.published-echo.madam: hits 11 exceed n 10"),
+    ({"hits": -1, "n": 10}, "address.results.published-echo.madam: hits is a count, got -1"),
+])
+def test_arm_counts_that_cannot_be_are_refused_naming_the_arm(tmp_path, arm, message):
+    from asraudit.data.published import load_published
+    from asraudit.errors import InputError
+
+    group = _group("within-parliament-mini, pooled over 2 address families")
+    group["results"]["published-echo"]["arms"]["madam"] = arm
+    (tmp_path / "ortho_switch.json").write_text(json.dumps({"address": group}), encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_published(tmp_path)
+    assert str(exc.value).endswith(f"ortho_switch.json: {message}")

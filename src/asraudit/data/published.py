@@ -187,6 +187,28 @@ def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> An
     return value
 
 
+def _count(obj: Any, key: str, path: Path, where: str) -> int:
+    """A released count: an integer of at least 0 (a negative one failed inside the Wilson interval)."""
+    value = _field(obj, key, int, path, where)
+    if value < 0:
+        raise InputError(f"{where}: {key} is a count, got {value}", path)
+    return value
+
+
+def _leaderboard_row(r: Any, path: Path, where: str) -> PublishedAcceptRef:
+    """One model's released counts, which must add up: its ref and audio verdicts are among its eligible runs.
+
+    A rate recomputed from counts that do not add up (a copy edited by hand, a file cut and pasted) would be
+    printed beside the published rate as if one of them were wrong."""
+    ref, audio, eligible = (_count(r, key, path, where) for key in ("accepted_ref", "followed_consensus",
+                                                                     "eligible_runs"))
+    if ref + audio > eligible:
+        raise InputError(f"{where}: accepted_ref {ref} + followed_consensus {audio} exceed eligible_runs {eligible}",
+                         path)
+    return PublishedAcceptRef(_field(r, "model", str, path, where), bool(r.get("in_whitelist", False)), ref, audio,
+                              eligible, float(_field(r, "benchmaxx_score", (int, float), path, where)))
+
+
 def _published_set(path: Path, d: dict) -> PublishedSet:
     name = path.name[: -len(AGGREGATE_SUFFIX)]
     p = _field(d, "params", dict, path, name)
@@ -200,25 +222,25 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
     prominence = _field(d, "prominence", dict, path, name)
     rows = []
     for i, r in enumerate(_field(d, "benchmaxx_leaderboard", list, path, name), start=1):
-        where = f"benchmaxx_leaderboard[{i}]"
-        rows.append(PublishedAcceptRef(
-            _field(r, "model", str, path, where), bool(r.get("in_whitelist", False)),
-            _field(r, "accepted_ref", int, path, where), _field(r, "followed_consensus", int, path, where),
-            _field(r, "eligible_runs", int, path, where),
-            float(_field(r, "benchmaxx_score", (int, float), path, where)),
-        ))
+        rows.append(_leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]"))
     return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
                         str(d.get("split", "")), tuple(_field(d, "whitelist", list, path, name)), settings,
                         _field(prominence, "clips_analyzed", int, path, "prominence"),
                         _field(prominence, "n_runs", int, path, "prominence"), tuple(rows))
 
 
+def _arm(a: Any, path: Path, where: str) -> PublishedArm:
+    hits, n = _count(a, "hits", path, where), _count(a, "n", path, where)
+    if hits > n:
+        raise InputError(f"{where}: hits {hits} exceed n {n}", path)
+    return PublishedArm(hits, n)
+
+
 def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     rows = []
     for model, r in _field(g, "results", dict, path, name).items():
         where = f"{name}.results.{model}"
-        arms = {arm: PublishedArm(_field(a, "hits", int, path, f"{where}.{arm}"), _field(a, "n", int, path, f"{where}.{arm}"))
-                for arm, a in _field(r, "arms", dict, path, where).items()}
+        arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
         rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where),
                                     float(_field(r, "switch", (int, float), path, where)),
                                     float(_field(r, "lo", (int, float), path, where)),
