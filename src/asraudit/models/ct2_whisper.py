@@ -280,7 +280,9 @@ class CT2Whisper:
         encoded = [self.tokenizer.encode(text) for text in candidates]
         for text, enc in zip(candidates, encoded):
             if len(prompt) + len(enc.ids) + 1 > TEXT_CONTEXT:
-                raise ValueError(f"candidate has {len(enc.ids)} tokens; Whisper's decoder holds {TEXT_CONTEXT}: {text[:60]!r}...")
+                raise InputError(f"a candidate has {len(enc.ids)} tokens, more than Whisper's decoder holds "
+                                 f"({TEXT_CONTEXT} with the prompt and the end token): {text[:60]!r}...: shorten it, "
+                                 "or split the clip")
         model = self._scoring_model()
         out: list[TokenScores | None] = [None] * len(candidates)
         # Similar lengths together: every row of a batch runs to the longest row.
