@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_number
+from asraudit.arguments import number
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file
@@ -91,7 +91,7 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
-    check_number("--min-ref-match", args.min_ref_match, 0.0, 1.0)
+    number(args.min_ref_match, "--min-ref-match", 0.0, 1.0)  # NaN passes every comparison
     if not args.no_mask:
         mask_params(args)  # the mask options checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],

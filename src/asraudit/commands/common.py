@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from asraudit.arguments import number
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
 
@@ -61,19 +62,6 @@ def check_resampling(args: argparse.Namespace) -> None:
         raise InputError(f"--seed must be at least 0, got {seed}")
 
 
-def check_number(flag: str, value: float | None, lo: float | None = None, hi: float | None = None) -> None:
-    """A numeric option checked as a spec's key is (``audit.spec_reader``): NaN passes every comparison, and a
-    value out of range was used as given or refused by a ValueError traceback after the aligner had run."""
-    if value is None:
-        return
-    if value != value:
-        raise InputError(f"{flag} must be a number, got nan")
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
-        if hi is None:
-            raise InputError(f"{flag} must be at least {lo}, got {value}")
-        raise InputError(f"{flag} must be in [{lo}, {hi}], got {value}")
-
-
 def check_option_ranges(params, flags: dict[str, str]) -> None:
     """The ranges a probe's Params declare for its spec keys (field metadata ``range``, ``minimum``), checked for
     the fields the command line set: ``flags`` maps a field to its option (``{"pad": "--pad"}``)."""
@@ -85,7 +73,7 @@ def check_option_ranges(params, flags: dict[str, str]) -> None:
         if flag is None or value is None or isinstance(value, bool):
             continue
         if isinstance(value, float):
-            check_number(flag, value, *f.metadata.get("range", (None, None)))
+            number(value, flag, *f.metadata.get("range", (None, None)))
         elif isinstance(value, int) and value < f.metadata.get("minimum", value):
             raise InputError(f"{flag} must be at least {f.metadata['minimum']}, got {value}")
 
