@@ -115,26 +115,27 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
     return out
 
 
-def texts(value: object, name: str) -> list[str]:
+def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
 
     One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
     not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
     from a pandas column) is refused at its index."""
     if isinstance(value, str):
-        raise InputError(f"{name} is a list of texts, one per clip, got the string {_shown(value)}: "
+        raise InputError(f"{name} is a list of texts, {each}, got the string {_shown(value)}: "
                          "wrap one text in a list")
     if isinstance(value, Mapping):
-        raise InputError(f"{name} is a list of texts, one per clip, got a {type(value).__name__} (its keys "
+        raise InputError(f"{name} is a list of texts, {each}, got a {type(value).__name__} (its keys "
                          "would be scored, not its texts): pass its values as a list, in the clip order of "
                          "the other list")
     if value is None or not isinstance(value, Iterable):
-        raise InputError(f"{name} is a list of texts, one per clip, got {_shown(value)}")
+        raise InputError(f"{name} is a list of texts, {each}, got {_shown(value)}")
     out = value if isinstance(value, list) else list(value)
     for i, item in enumerate(out):
         if not isinstance(item, str):
             kind = "NaN (a missing value)" if isinstance(item, float) and math.isnan(item) else _shown(item)
-            raise InputError(f"{name}[{i}] is {kind}, not a text: give every clip a str ('' for an empty one)")
+            raise InputError(f"{name}[{i}] is {kind}, not a text: give {'every clip' if each == 'one per clip' else 'each'} "
+                             "a str ('' for an empty one)")
     return out
 
 

@@ -17,10 +17,11 @@ import numpy as np
 # fix it before any model exists; importing it here keeps ``models.base``
 # the one place a backend looks for what it is handed.
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.arguments import texts
 from asraudit.errors import InputError
 
 __all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "audio_batch",
-           "backend_options"]
+           "backend_options", "score_arguments"]
 
 O = TypeVar("O")
 
@@ -65,6 +66,22 @@ def audio_batch(audio: object) -> list[np.ndarray]:
             bad = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise InputError(f"audio[{i}] holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
     return clips
+
+
+def score_arguments(audio: object, candidates: object) -> tuple[np.ndarray, list[str]]:
+    """``score``'s arguments checked: one clip (a 1-D array of finite samples) and a list of texts.
+
+    ``score(clip, "the cat")`` scored seven one-character candidates, silently; a NaN sample gave NaN
+    log-probs; a candidate that is None an ``AttributeError`` from the tokenizer."""
+    arr = np.asarray(audio) if not isinstance(audio, (str, bytes)) else np.asarray(0.0)
+    if arr.ndim != 1 or arr.dtype.kind not in "fiu":
+        what = f"a {arr.ndim}-D array of shape {arr.shape}" if arr.dtype.kind in "fiu" else f"{audio!r:.60}"
+        raise InputError(f"audio is one clip, a 1-D array of mono samples (float, 16 kHz), got {what}"
+                         + (": score one clip at a time" if arr.ndim == 2 else ""))
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise InputError(f"audio holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
+    return audio, texts(candidates, "candidates", "each scored against the clip")
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, backend_options
+from asraudit.models.base import TokenScores, backend_options, score_arguments
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
@@ -268,6 +268,7 @@ class CT2Whisper:
         batch_size: int = 8,
     ) -> list[TokenScores]:
         """Teacher-forced log p(token | audio, previous tokens) for each candidate, end-of-text included."""
+        audio, candidates = score_arguments(audio, candidates)
         return self.score_encoded(self.encode(audio), candidates, batch_size=batch_size)
 
     def score_encoded(

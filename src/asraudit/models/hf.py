@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.models.base import TokenScores, backend_options
+from asraudit.models.base import TokenScores, backend_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -241,6 +241,7 @@ class HFSeq2Seq(_HFModel):
         return ids, offsets
 
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         torch = self._torch
         audio = np.asarray(audio, dtype=np.float32)
         if self.is_whisper and audio.shape[0] > N_SAMPLES:
@@ -354,6 +355,7 @@ class HFCTC(_HFModel):
         return ids
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         (lp,) = self._log_probs([audio])
         out = []
         for text in candidates:

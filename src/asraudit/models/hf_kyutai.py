@@ -62,7 +62,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import resample
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.hf import _hash, _HFModel
 from asraudit.models.kyutai_marginal import Marginal, certified, search
 from asraudit.models.whisper_frontend import transcribe_in_windows
@@ -256,6 +256,7 @@ class HFKyutaiSTT(_HFModel):
         return out
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         encoded = [self._pieces(text) for text in candidates]
         terms = self.label_logprobs(audio, [ids for ids, _ in encoded])
         return [

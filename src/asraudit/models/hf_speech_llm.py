@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, backend_options
+from asraudit.models.base import TokenScores, backend_options, score_arguments
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
@@ -285,6 +285,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         return "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
 
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int | None = None) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         encoded = [self.encode(text) for text in candidates]
         values = self.score_ids(audio, [ids for ids, _ in encoded], batch_size=batch_size)
         out = []

@@ -39,7 +39,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.hf import _hash, _HFModel
 from asraudit.models.transducer_beam import beam_search
 from asraudit.models.transducer_forward import rnnt_arcs, tdt_arcs, token_logprobs
@@ -365,6 +365,7 @@ class HFTransducer(_HFModel):
         return out
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         encoded = [self._labels(text) for text in candidates]
         terms = self.label_logprobs(audio, [labels for labels, _ in encoded])
         out: list[TokenScores] = []

@@ -50,7 +50,7 @@ from urllib.request import Request, urlopen
 import numpy as np
 
 from asraudit.errors import ServiceError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.http import HTTPTranscriptionModel, wav_bytes
 
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -199,6 +199,7 @@ class HTTPScoringModel(HTTPTranscriptionModel):
         return [self._chat_transcript(clip) for clip in audio]
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
+        audio, candidates = score_arguments(audio, candidates)
         out = []
         for candidate in candidates:
             payload = self._chat(scoring_request(self.model, audio, candidate, self.instruction))

@@ -25,7 +25,7 @@ import torch
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
@@ -296,6 +296,7 @@ class WhiteboxWhisper:
         The model's own distribution: no decoding-time suppression, the same
         convention as the CTranslate2 backend's ``score``.
         """
+        audio, candidates = score_arguments(audio, candidates)
         encoded = [self.tokenizer.encode(text) for text in candidates]
         eot = self.tokenizer.eot
         for text, enc in zip(candidates, encoded):

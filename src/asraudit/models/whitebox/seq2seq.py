@@ -31,7 +31,7 @@ import torch
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores
+from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.whisper_frontend import transcribe_in_windows
 from asraudit.models.whitebox.frames import FrameGeometry, RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
@@ -231,6 +231,7 @@ class WhiteboxSeq2Seq:
     @torch.inference_mode()
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
         """Teacher-forced log p(token | audio, prompt, previous tokens), end-of-text included, with the interventions."""
+        audio, candidates = score_arguments(audio, candidates)
         audio = np.asarray(audio, dtype=np.float32)
         encoded_text = [self.runner._encode_text(text) for text in candidates]
         prompt, eos = self.prompt(), self.runner._eos_id()
