@@ -8,9 +8,9 @@ sample made Whisper write ``)))))...``; a stereo ``(n, 2)`` array or a path
 were tracebacks from inside.  An empty clip was pocketsphinx's
 ``IndexError: Out of bounds on buffer access``, and it left the utterance
 open: every later call on the model failed with ``RuntimeError: Failed to
-start utterance processing``.  Now one shared check of the batch (the window
-cutter every Whisper-style backend uses, and pocketsphinx) says what is
-wrong in one line, and an empty clip is no speech.
+start utterance processing``.  Now one shared check of the batch, in every
+backend's ``transcribe``, says what is wrong in one line, and an empty clip
+is no speech to pocketsphinx.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.models.base import TokenScores, backend_options, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -336,6 +336,7 @@ class HFCTC(_HFModel):
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         texts: list[str] = []
+        audio = audio_batch(audio)
         step = max(1, self.options.batch_size)
         for start in range(0, len(audio), step):
             for lp in self._log_probs(audio[start : start + step]):

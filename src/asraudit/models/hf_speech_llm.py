@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, backend_options, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
@@ -68,6 +68,7 @@ def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:
 def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int) -> list[str]:
     """One transcript per clip: clips cut at ``max_samples``, windows decoded in batches of
     similar length (sorted, so padding stays small), each clip's window texts joined with spaces."""
+    audio = audio_batch(audio)
     windows: list[tuple[int, int, np.ndarray]] = []
     for index, clip in enumerate(audio):
         for order, window in enumerate(windows_of(clip, max_samples)):

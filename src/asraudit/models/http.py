@@ -26,6 +26,7 @@ from urllib.request import Request, urlopen
 
 import numpy as np
 
+from asraudit.models.base import audio_batch
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import ServiceError
 
@@ -141,6 +142,7 @@ class HTTPTranscriptionModel:
         return text.strip()
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
+        audio = audio_batch(audio)
         if self.concurrency == 1 or len(audio) <= 1:
             return [self._post(clip) for clip in audio]
         with ThreadPoolExecutor(max_workers=self.concurrency) as pool:

@@ -50,7 +50,7 @@ from urllib.request import Request, urlopen
 import numpy as np
 
 from asraudit.errors import ServiceError
-from asraudit.models.base import TokenScores, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, score_arguments
 from asraudit.models.http import HTTPTranscriptionModel, wav_bytes
 
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -196,7 +196,7 @@ class HTTPScoringModel(HTTPTranscriptionModel):
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         if self.transcribe_via == "transcriptions":
             return super().transcribe(audio)
-        return [self._chat_transcript(clip) for clip in audio]
+        return [self._chat_transcript(clip) for clip in audio_batch(audio)]
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]:
         audio, candidates = score_arguments(audio, candidates)
