@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.arguments import names as name_list
 from asraudit.bulk import builds_in_bulk
@@ -85,6 +85,20 @@ def _raise_for_a_text_that_is_not_one(references: Mapping, transcripts: Mapping,
                 raise InputError(f"transcripts[{m!r}][{cid!r}] is {text!r}, not a text: give each clip a str")
 
 
+def _clip_inputs_argument(clips: object) -> tuple[ClipInput, ...]:
+    """``measure_refdis``'s clips: ClipInput items, as :func:`clip_inputs` builds them.  Raw texts (a dict of
+    clip id -> text, or strings) failed deep in the miner with ``'str' object has no attribute 'hyps'``."""
+    if isinstance(clips, (str, bytes, Mapping)) or not isinstance(clips, Iterable):
+        raise InputError(f"clips is a list of ClipInput (clip_inputs builds them from raw texts), got "
+                         f"{type(clips).__name__}")
+    clips = tuple(clips)
+    for i, clip in enumerate(clips):
+        if not isinstance(clip, ClipInput):
+            raise InputError(f"clips[{i}] is a {type(clip).__name__}, not a ClipInput: clip_inputs builds them "
+                             "from raw texts")
+    return clips
+
+
 def _require_transcripts(clips: Sequence[ClipInput], panel: list[str]) -> None:
     """Every panel member has a transcript of some clip: a member named wrong (``"Whisper-tiny.en"``, a typo)
     voted on nothing, and the panel silently mined with one voter fewer (or no edit at all)."""
@@ -114,7 +128,10 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     checked_params(params)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
-    clips = tuple(clips)
+    clips = _clip_inputs_argument(clips)
+    for arg, value in (("corrections", corrections), ("groups", groups)):
+        if value is not None and not isinstance(value, Mapping):
+            raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
             name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
