@@ -30,7 +30,7 @@ import numpy as np
 import soundfile as sf
 import soxr
 
-from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -106,6 +106,10 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
         raise _fail(f"expected a 1-D or (frames, channels) array, got shape {samples.shape}", name, origin)
     if samples.size == 0:
         raise _fail("audio is empty (no samples)", name, origin)
+    if samples.dtype.kind not in "fiu":
+        raise _fail(f"samples of type {samples.dtype} are no audio: give float samples in [-1, 1] or integer PCM",
+                    name, origin)
+    samples = integer_pcm_to_float(samples)
     samples = samples.astype(np.float32, copy=False)
     if not np.isfinite(samples).all():
         raise _fail("audio contains NaN or infinite samples", name, origin)
@@ -138,10 +142,18 @@ def check_channels_mix(samples: np.ndarray, name: str | Path, origin: Origin | N
                     "loudest channel: one is the other inverted?): save one channel, or invert one back", name, origin)
 
 
-# Float audio lives in [-1, 1]; mixing and resampling overshoot it a little, never by 2x.
-# Peaks above this are integer sample values stored as float (a WAV of int16 values
-# written with subtype FLOAT peaks near 32767), which every model hears as noise.
-FLOAT_PEAK_LIMIT = 2.0
+
+
+def integer_pcm_to_float(samples: np.ndarray) -> np.ndarray:
+    """Integer samples (``scipy.io.wavfile.read`` gives int16) as float in [-1, 1), scaled by their type's full
+    scale, as libsndfile scales integer PCM read from a file; unsigned 8-bit PCM is centred on 128.  Here the
+    type says the scale, unlike integer values stored as float (``check_float_scale``).  Float passes as is."""
+    if samples.dtype.kind == "i":
+        return samples.astype(np.float64) / float(2 ** (8 * samples.dtype.itemsize - 1))
+    if samples.dtype.kind == "u":
+        half = float(2 ** (8 * samples.dtype.itemsize - 1))
+        return (samples.astype(np.float64) - half) / half
+    return samples
 
 
 def check_float_scale(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
@@ -150,7 +162,7 @@ def check_float_scale(samples: np.ndarray, name: str | Path, origin: Origin | No
     An error, not a silent rescale: dividing by 32768 is right for int16
     values but wrong for int24 or int32 ones, and an audit must not guess
     what the samples mean.  Integer PCM never gets here out of range
-    (libsndfile scales it to [-1, 1])."""
+    (libsndfile scales it to [-1, 1], ``integer_pcm_to_float`` an integer array)."""
     peak = float(np.max(np.abs(samples)))
     if peak > FLOAT_PEAK_LIMIT:
         hint = " (16-bit integer values stored as float?)" if peak <= 32768.0 else ""

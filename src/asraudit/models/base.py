@@ -62,10 +62,29 @@ def audio_batch(audio: object) -> list[np.ndarray]:
         if arr.ndim != 1 or arr.dtype.kind not in "fiu":
             what = f"{arr.ndim}-D array of shape {arr.shape}" if arr.ndim != 1 else f"array of {arr.dtype}"
             raise InputError(f"audio[{i}] is a {what}: a clip is a 1-D array of mono samples (float, 16 kHz)")
-        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-            bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise InputError(f"audio[{i}] holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
+        _check_samples(arr, f"audio[{i}]")
     return clips
+
+
+# Float samples reach far beyond the readers' FLOAT_PEAK_LIMIT (2) only as integer values: int16 speech stored as
+# float peaks in the thousands.  The limit a model's input is held to is looser than the readers', so a condition
+# of the pipeline that adds loud noise to a loud clip (past 2, but by no means 16x) is never refused here.
+MODEL_PEAK_LIMIT = 32.0
+
+
+def _check_samples(arr: np.ndarray, name: str) -> None:
+    """Float samples, finite and within the float scale: integer samples (scipy's int16) were read as floats
+    in the thousands, and a model wrote nonsense for them, silently."""
+    if arr.dtype.kind in "iu":
+        raise InputError(f"{name} holds {arr.dtype} samples: a model takes float samples in [-1, 1]: "
+                         f"Clip(id, samples).decode() scales integer PCM, or divide by its full scale")
+    if not np.isfinite(arr).all():
+        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
+        raise InputError(f"{name} holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
+    peak = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if peak > MODEL_PEAK_LIMIT:
+        raise InputError(f"{name}'s samples reach {peak:g}, far outside [-1, 1] (integer values stored as "
+                         "float?): divide them by the integer full scale (32768 for 16-bit)")
 
 
 def score_arguments(audio: object, candidates: object) -> tuple[np.ndarray, list[str]]:
@@ -78,9 +97,7 @@ def score_arguments(audio: object, candidates: object) -> tuple[np.ndarray, list
         what = f"a {arr.ndim}-D array of shape {arr.shape}" if arr.dtype.kind in "fiu" else f"{audio!r:.60}"
         raise InputError(f"audio is one clip, a 1-D array of mono samples (float, 16 kHz), got {what}"
                          + (": score one clip at a time" if arr.ndim == 2 else ""))
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        bad = int(np.flatnonzero(~np.isfinite(arr))[0])
-        raise InputError(f"audio holds {arr[bad]} at sample {bad}: a clip's samples are finite numbers")
+    _check_samples(arr, "audio")
     return audio, texts(candidates, "candidates", "each scored against the clip")
 
 
