@@ -115,6 +115,17 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
     return out
 
 
+def once_each(values: list, name: str, what: str = "clip") -> None:
+    """Refuse a list naming one item twice (``clip_ids=["c1", "c1"]``): that clip counted twice in every sum,
+    silently weighting the score, as a panel member named twice voted twice (``distinct_panel``)."""
+    seen: dict = {}
+    for i, value in enumerate(values):
+        if value in seen:
+            raise InputError(f"{name} names {what} {value!r} twice (at {seen[value]} and {i}): each {what} counts "
+                             "once: list it once")
+        seen[value] = i
+
+
 def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
 

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from asraudit.arguments import names
+from asraudit.arguments import names, once_each
 from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
@@ -59,6 +59,7 @@ def score_model(
         raise InputError(f"preds is one model's predictions, a ModelPredictions{hint}, got {type(preds).__name__}")
     normalize = normalizer_argument(normalize, "normalize")
     ids = names(clip_ids, "clip_ids", "clip ids") if clip_ids is not None else list(preds.rows)
+    once_each(ids, "clip_ids")
     unknown = [cid for cid in ids if cid not in preds.rows]
     if unknown:
         raise InputError(f"clip_ids names clip {unknown[0]!r}, which model {preds.model} has no row for "

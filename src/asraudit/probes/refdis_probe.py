@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from asraudit.arguments import names as name_list
+from asraudit.arguments import names as name_list, once_each
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
@@ -96,6 +96,7 @@ def _clip_inputs_argument(clips: object) -> tuple[ClipInput, ...]:
         if not isinstance(clip, ClipInput):
             raise InputError(f"clips[{i}] is a {type(clip).__name__}, not a ClipInput: clip_inputs builds them "
                              "from raw texts")
+    once_each([clip.clip_id for clip in clips], "clips")
     return clips
 
 
