@@ -120,6 +120,20 @@ class Clip:
         return load_audio(self.audio, origin=self.origin)
 
 
+def _check_clip(clip: object, i: int, source: str | None) -> None:
+    """A clip built in Python: a ``Clip`` with a str id and audio of a kind ``decode`` reads (a path, a file's
+    bytes, an array of samples).  A string of ids was ``AttributeError: 'str' object has no attribute 'id'``,
+    an int id met no prediction file's (their ids are str), a list of samples failed in pathlib when decoded."""
+    if not isinstance(clip, Clip):
+        raise InputError(f"clips[{i}] is a {type(clip).__name__}, not a Clip", source)
+    if not isinstance(clip.id, str) or not clip.id.strip():
+        raise InputError(f"clip {clip.id!r}: a clip id is a non-empty str (a number's id is str(n))",
+                         clip.source or source, clip.row)
+    if not isinstance(clip.audio, (str, Path, bytes, np.ndarray)):
+        raise InputError(f"clip {clip.id!r}: audio is a file path, the bytes of a file or a numpy array of samples, "
+                         f"got {type(clip.audio).__name__}", clip.source or source, clip.row)
+
+
 @dataclass
 class Corpus:
     """Clips in a stable order, addressable by id."""
@@ -130,9 +144,12 @@ class Corpus:
     _by_id: dict[str, Clip] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.clips, (str, bytes, Mapping)):
+            raise InputError(f"clips is a list of Clip, got {type(self.clips).__name__}", self.source)
         self.clips = tuple(self.clips)
         self._by_id = {}
-        for clip in self.clips:
+        for i, clip in enumerate(self.clips):
+            _check_clip(clip, i, self.source)
             if clip.id in self._by_id:
                 first = self._by_id[clip.id]
                 where = f" (first at row {first.row})" if first.row is not None else ""
