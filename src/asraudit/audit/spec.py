@@ -231,6 +231,8 @@ def _corpus(s: Section) -> CorpusSpec:
     given = [x for x in (manifest, predictions, folder, dataset) if x]
     if len(given) != 1:
         raise s.fail("give exactly one of manifest, predictions, folder, dataset")
+    if dataset is not None and dataset.startswith("hf:") and not dataset[3:].strip():
+        raise s.fail("dataset: hf: names no dataset: write hf:NAME (a hub id) or a saved dataset folder")
     if dataset and not dataset.startswith("hf:"):
         local = Path(dataset) if Path(dataset).is_absolute() else s.base / dataset
         if not local.exists():

@@ -317,6 +317,8 @@ def load_hf_dataset(
     The text column defaults to the first of ``HF_TEXT_COLUMNS`` present; the
     clip id to the ``id`` column when there is one, else the row number.
     """
+    if not str(name_or_path).strip():  # "hf:" alone: datasets failed with an IndexError worded as a lost connection
+        raise InputError("hf: names no dataset: write hf:NAME (a hub id) or give a saved dataset folder")
     try:
         import datasets
     except ImportError:
