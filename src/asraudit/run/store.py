@@ -44,7 +44,7 @@ from asraudit.arguments import path as path_argument
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
-from asraudit.run.spec import SCORE, TRANSCRIBE, Job
+from asraudit.run.spec import SCORE, TASKS, TRANSCRIBE, Job
 
 SCHEMA_VERSION = 1
 # SQLite's default limit on bound parameters is 32766; stay far below it.
@@ -202,6 +202,11 @@ def _store_errors(method):
             raise InputError(f"cannot use the result store ({exc}){_damaged(exc)}", self.path) from None
 
     return call
+
+
+def _known_task(task: str | None) -> None:
+    if task is not None and task not in TASKS:
+        raise InputError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
 
 
 class ResultStore:
@@ -386,7 +391,12 @@ class ResultStore:
     @_store_errors
     def results(self, *, model_id: str | None = None, config_hash: str | None = None, task: str | None = None,
                 condition_id: str | None = None) -> list[Result]:
-        """Stored results matching every given field, in insertion order."""
+        """Stored results matching every given field, in insertion order.
+
+        ``model_id`` is the model's own id as it was stored (``whisper-tiny.en``; ``replay:<name>`` for a replayed
+        prediction file), not an audit's label; ``task`` is one of ``run.spec.TASKS``: a misspelt task matched
+        nothing, silently, and is refused."""
+        _known_task(task)
         where, args = [], []
         for column, value in (("model_id", model_id), ("config_hash", config_hash), ("task", task),
                               ("condition_id", condition_id)):
@@ -400,6 +410,7 @@ class ResultStore:
     @_store_errors
     def timings(self, *, task: str | None = None) -> list[ModelTiming]:
         """Per model configuration: jobs, audio seconds and compute seconds over all batches."""
+        _known_task(task)
         clause, args = ("WHERE task = ?", (task,)) if task else ("", ())
         rows = self._db.execute(
             "SELECT model_id, config_hash, task, SUM(n_jobs), SUM(audio_seconds), SUM(compute_seconds)"
