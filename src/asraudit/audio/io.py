@@ -142,8 +142,6 @@ def check_channels_mix(samples: np.ndarray, name: str | Path, origin: Origin | N
                     "loudest channel: one is the other inverted?): save one channel, or invert one back", name, origin)
 
 
-
-
 def integer_pcm_to_float(samples: np.ndarray) -> np.ndarray:
     """Integer samples (``scipy.io.wavfile.read`` gives int16) as float in [-1, 1), scaled by their type's full
     scale, as libsndfile scales integer PCM read from a file; unsigned 8-bit PCM is centred on 128.  Here the
