@@ -157,9 +157,13 @@ class CT2Whisper:
             raise InputError(f"unknown option(s) {', '.join(unknown)}; a Whisper model takes "
                              f"{', '.join(f.name for f in fields(WhisperDecodeOptions))}")
         self.options = WhisperDecodeOptions(**options)
-        self._model = ctranslate2.models.Whisper(
-            str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=self.cpu_threads
-        )
+        try:
+            self._model = ctranslate2.models.Whisper(
+                str(self.model_dir), device=device, compute_type=self.compute_type, intra_threads=self.cpu_threads
+            )
+        except (ValueError, RuntimeError) as exc:  # an unknown device or compute type, no CUDA driver, ...
+            raise InputError(f"CTranslate2 cannot load the model with device {device!r} and compute type "
+                             f"{self.compute_type!r}: {exc}") from None
         self._scorer = self._model if self.compute_type == SCORE_PRECISION else None
         tokenizer_file = self.model_dir / "tokenizer.json"
         if not tokenizer_file.is_file():
