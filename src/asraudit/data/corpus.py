@@ -43,7 +43,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file, decode_audio_bytes, load_audio, prepare
-from asraudit.data.rows import ROW_SUFFIXES, decode_text, number_id, optional_seconds, read_rows
+from asraudit.data.rows import ROW_SUFFIXES, decode_text, not_a_file, number_id, optional_seconds, read_rows
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -366,4 +366,6 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
         if _is_saved_dataset(path):
             return load_hf_dataset(path, split=split, config=config)
         return load_folder(path)
+    if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is
+        raise InputError(not_a_file(path, "corpus"), text)
     raise InputError("no such corpus: expected a manifest file, a folder, or hf:DATASET", text)
