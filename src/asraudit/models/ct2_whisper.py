@@ -279,7 +279,8 @@ class CT2Whisper:
         encoded = [self.tokenizer.encode(text) for text in candidates]
         for text, enc in zip(candidates, encoded):
             if len(prompt) + len(enc.ids) + 1 > TEXT_CONTEXT:
-                raise ValueError(f"candidate has {len(enc.ids)} tokens; Whisper's decoder holds {TEXT_CONTEXT}: {text[:60]!r}...")
+                raise InputError(f"text {text[:60]!r}... has {len(enc.ids)} tokens, and Whisper's decoder holds "
+                                 f"{TEXT_CONTEXT} with its prompt and end-of-text: score a shorter text")
         model = self._scoring_model()
         out: list[TokenScores | None] = [None] * len(candidates)
         # Similar lengths together: every row of a batch runs to the longest row.

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
@@ -299,7 +300,8 @@ class WhiteboxWhisper:
         eot = self.tokenizer.eot
         for text, enc in zip(candidates, encoded):
             if len(self.prompt()) + len(enc.ids) + 1 > TEXT_CONTEXT:
-                raise ValueError(f"candidate has {len(enc.ids)} tokens; Whisper's decoder holds {TEXT_CONTEXT}: {text[:60]!r}...")
+                raise InputError(f"text {text[:60]!r}... has {len(enc.ids)} tokens, and Whisper's decoder holds "
+                                 f"{TEXT_CONTEXT} with its prompt and end-of-text: score a shorter text")
         targets = [list(enc.ids) + [eot] for enc in encoded]
         # The last target (end-of-text) is read at the last fed position.
         tables = self._forced_logprobs(audio, [t[:-1] for t in targets])
