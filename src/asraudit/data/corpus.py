@@ -42,7 +42,8 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file, decode_audio_bytes, load_audio, prepare
+from asraudit.audio.io import (AUDIO_SUFFIXES, Origin, check_audio_bytes, check_audio_file, decode_audio_bytes, load_audio,
+                               prepare)
 from asraudit.data.rows import ROW_SUFFIXES, decode_text, not_a_file, number_id, optional_seconds, read_rows
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
@@ -335,6 +336,10 @@ def load_hf_dataset(
         if data is None and audio_path is None:
             raise InputError("row has no audio (neither bytes nor path)", source, row)
         clip_audio: Path | bytes = data if data is not None else Path(audio_path)
+        if data is not None:  # its header read now, as a manifest's files are: before any model runs
+            check_audio_bytes(data, name=f"clip {rec[id_column] if id_column else index}", origin=Origin(source, row))
+        else:
+            check_audio_file(clip_audio, origin=Origin(source, row))
         clip_id = str(rec[id_column]) if id_column else str(index)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
