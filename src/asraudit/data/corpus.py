@@ -205,6 +205,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         raise InputError("no such manifest file", path)
     base = path.resolve().parent
     clips: list[Clip] = []
+    files: dict[str, Clip] = {}  # real path -> the first clip with that audio
     for row, rec in read_rows(path, "manifest"):
         # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
         # prediction file); as an audio path it is checked below like any other.
@@ -226,9 +227,17 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         if check_files:
             check_audio_file(audio_path, origin=Origin(str(path), row))
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
-        clips.append(
-            Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
-        )
+        clip = Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
+        if check_files:
+            # One file under two spellings ("b.wav", "./b.wav", its absolute path, a symbolic link to it) is two
+            # clip ids for one recording: transcribed twice and counted twice in every rate.  Hard links are not
+            # followed: deduplicating storage links distinct utterances with identical bytes.
+            first = files.setdefault(os.path.realpath(audio_path), clip)
+            if first is not clip and first.id != clip_id:  # the same id twice: Corpus says so, naming it
+                raise InputError(f"audio file {display_path(audio_path, Path.cwd())} is also clip {first.id!r} (row "
+                                 f"{first.row}): one recording under two clip ids counts twice: keep one row",
+                                 path, row)
+        clips.append(clip)
     if not clips:
         raise InputError("manifest has no rows", path)
     return Corpus(name or path.stem, tuple(clips), str(path))
