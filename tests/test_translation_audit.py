@@ -56,7 +56,7 @@ def test_the_section_is_read_onto_the_probes_params_and_a_bad_key_or_file_is_ref
         parse_spec(_spec_dict(tmp_path, 'language = "es"'))
     with pytest.raises(SpecError, match=r"\[translation\].*truth"):
         parse_spec(_spec_dict(tmp_path, f'truth = "{tmp_path / "absent.json"}"'))
-    with pytest.raises(SpecError, match=r"\[translation\].*no such lexicon file"):
+    with pytest.raises(SpecError, match=r"\[translation\]: target 'fr' has no built-in lexicon"):
         parse_spec(_spec_dict(tmp_path, 'target = "fr"'))
 
 

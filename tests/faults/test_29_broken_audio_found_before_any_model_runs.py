@@ -6,7 +6,8 @@ samples or one claiming a 1 Hz sample rate at row 2 stopped the run only
 after the models had transcribed row 1 (and, in a real corpus, every row
 before the broken one).  The loader now reads every clip's header (a few
 hundred bytes) up front and names the file and row; a 1 Hz header, which was
-silently resampled into seconds of noise and transcribed, is refused too.
+silently resampled into seconds of noise and transcribed, is refused too.  A
+saved dataset's rows (encoded bytes) are read the same way.
 """
 
 from __future__ import annotations
@@ -79,3 +80,19 @@ def test_a_folder_corpus_is_checked_the_same_way(tmp_path, cli):
               "--no-progress")
     assert ran.code == 2
     assert ran.error_lines == [f"asraudit: error: {corpus / 'b.wav'}: cannot decode audio (Format not recognised.)"]
+
+
+def test_a_saved_dataset_row_is_checked_the_same_way(tmp_path, cli, monkeypatch):
+    datasets = pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    good = _good(tmp_path / "good.wav").read_bytes()
+    ds = datasets.Dataset.from_dict({"id": ["u1", "u2"], "text": ["a tone", "junk"],
+                                     "audio": [{"bytes": good, "path": None}, {"bytes": b"not audio", "path": None}]})
+    ds.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(tmp_path / "saved"))
+    out = tmp_path / "out"
+    ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", tmp_path / "saved", "--out", out,
+              "--batch-size", 1, "--no-progress")
+    assert ran.code == 2
+    assert ran.error_lines == [f"asraudit: error: {tmp_path / 'saved'}, row 2: audio file clip u2: cannot decode "
+                               "audio (Format not recognised.)"]
+    assert not (out / "asraudit.sqlite").exists()  # refused with the corpus, before the store is opened

@@ -2,7 +2,8 @@
 
 Case 17 did this for prediction files; a manifest row still said ``audio file
 loop.wav is missing`` for a symbolic link that loops onto itself (something
-is there), and ``is not a regular file`` for a folder and a pipe alike.
+is there), and ``is not a regular file`` for a folder and a pipe alike; a
+``--corpus`` that is such a link said ``no such corpus``.
 """
 
 from __future__ import annotations
@@ -28,3 +29,16 @@ def test_the_audio_path_is_named_for_what_is_there(tmp_path, cli, make, said):
     ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / "out",
               "--no-progress")
     assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {manifest}, row 1: audio file {audio} {said}"])
+
+
+@pytest.mark.parametrize("make, said", [
+    (lambda p: os.symlink(p.name, p), "corpus is a symbolic link that loops: point it at a file"),
+    (lambda p: os.symlink("gone.jsonl", p), "corpus is a symbolic link to gone.jsonl, which is not there"),
+    (lambda p: None, "no such corpus: expected a manifest file, a folder, or hf:DATASET"),
+])
+def test_the_corpus_argument_is_named_for_what_is_there(tmp_path, cli, make, said):
+    corpus = tmp_path / "m.jsonl"
+    make(corpus)
+    ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", corpus, "--out", tmp_path / "out",
+              "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {corpus}: {said}"])

@@ -23,6 +23,7 @@ corpus can be found without a debugger.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +58,10 @@ class Origin:
 
     source: str | Path | None = None
     row: int | None = None
+
+
+# libsndfile's "Error opening <_io.BytesIO object at 0x7f...>: " before the reason of an in-memory file.
+_OPENING = re.compile(r"^Error opening <[^>]*>: ")
 
 
 def _fail(message: str, audio: str | Path, origin: Origin | None) -> InputError:
@@ -175,7 +180,7 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
     try:
         return sf.read(handle, dtype="float32", always_2d=False, **kwargs)
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
-        reason = str(exc).replace(f"Error opening {str(name)!r}: ", "")
+        reason = _OPENING.sub("", str(exc).replace(f"Error opening {str(name)!r}: ", ""))
         raise _fail(f"cannot decode audio ({reason})", name, origin) from None
 
 
@@ -251,6 +256,19 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
     _check_rate(int(info.samplerate), path, origin)
+
+
+def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Origin | None = None) -> None:
+    """``check_audio_file`` for an encoded file held in memory (a dataset row's bytes): its header only."""
+    if not data:
+        raise _fail("audio is empty (0 bytes)", name, origin)
+    try:
+        info = sf.info(io.BytesIO(data))
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
+        raise _fail(f"cannot decode audio ({_OPENING.sub('', str(exc))})", name, origin) from None
+    if info.frames == 0:
+        raise _fail("audio is empty (no samples)", name, origin)
+    _check_rate(int(info.samplerate), name, origin)
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:

@@ -20,6 +20,7 @@ from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
+from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
@@ -138,6 +139,7 @@ def _check_names(where: str, names: tuple[str, ...], identities: dict, spec: Aud
 def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
     ensure_writable_dir(spec.out, "the audit's out")
+    _check_out_outside_folder_corpus(spec)
     corpus = open_corpus(spec)
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
@@ -194,6 +196,21 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
                            | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
                             spec.source)
+
+
+def _check_out_outside_folder_corpus(spec: AuditSpec) -> None:
+    """A folder corpus is every audio file under the folder, so an ``out`` inside it is read back as clips: the
+    report's audio beyond its budget (``<out>/report-audio/*.ogg``) became clips of the next run's corpus, without
+    a reference, transcribed and counted (2 clips, then 3)."""
+    folder = spec.corpus.folder
+    if folder is None or not Path(folder).is_dir():
+        return
+    inside, out = Path(folder).resolve(), Path(spec.out).resolve()
+    if out == inside or inside in out.parents:
+        raise SpecError(f"out {display_path(spec.out, spec.spec_folder)} is inside the corpus folder "
+                        f"{display_path(folder, spec.spec_folder)}, whose every audio file is a clip: the report's "
+                        "audio (report-audio/) would be read as clips by the next run: choose an out outside it",
+                        spec.source)
 
 
 def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:

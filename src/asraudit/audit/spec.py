@@ -299,6 +299,11 @@ def _probe(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path
         return None
     s = Section(data[key], f"[{key}]", source, base)
     models = s.strings("models")
+    if "models" in s.data and not models:  # an empty list read as "no list": the probe ran every model
+        raise s.fail("models is empty: leave the key out to run every model, or the section out to skip the probe")
+    repeated = next((m for i, m in enumerate(models) if m in models[:i]), None)
+    if repeated is not None:
+        raise s.fail(f"models names {repeated} more than once: list each model once")
     params = read_params(s, cls, given(s) if given else None)
     s.done()
     return ProbeSection(params, models)

@@ -23,7 +23,7 @@ from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensur
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
-from asraudit.run.grid import RunSummary
+from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions
 from asraudit.run.spec import Transcribe
 from asraudit.run.store import ResultStore
@@ -86,8 +86,15 @@ def load_named_model(spec: str, **kwargs):
         raise InputError(f"--model {spec}: {str(exc).split('()', 1)[-1].strip()}: check --option") from None
 
 
+def _refuse_repeated_models(args: argparse.Namespace) -> None:
+    repeated = next((m for i, m in enumerate(args.model) if m in args.model[:i]), None)
+    if repeated is not None:  # it ran, then `transcribe` refused to write two files of one name
+        raise InputError(f"--model {repeated} is given more than once: give each model once")
+
+
 def model_factories(args: argparse.Namespace) -> list:
     """Zero-argument loaders, so that the Ray executor loads each model inside its own actor."""
+    _refuse_repeated_models(args)
     options = parse_options(args.option)
     for key, flag in (("device", "--device"), ("compute_type", "--compute-type")):
         if key in options:  # load_model takes them as its own arguments, which the flags give
@@ -110,6 +117,7 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     folder where the file should be, failed only when the results were written, after every model had run),
     and none may be an input, the corpus manifest or the result store: ``score --out`` named after its
     ``--texts`` or the manifest replaced that input with the scores."""
+    _refuse_repeated_models(args)  # every model-running command calls this first
     for what, path in folders:
         ensure_writable_dir(path, what)
     for what, path in files:
@@ -157,6 +165,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _refuse_clashing_stems(stems: list[str], note: str) -> None:
+    clashes = sorted({s for s in stems if stems.count(s) > 1})
+    if clashes:
+        raise InputError(f"several models would write {clashes[0]}.jsonl; run them with separate --out folders{note}")
+
+
 def run(args: argparse.Namespace) -> int:
     store_path = args.store or args.out / STORE_NAME
     check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
@@ -166,14 +180,15 @@ def run(args: argparse.Namespace) -> int:
                          "beside it, `asraudit wer --preds` would read it as a model's, and a model named like it "
                          "would replace it: choose another --out", args.out)
     corpus = open_corpus(args)
+    models = model_factories(args)
+    if args.executor == "local":  # loaded here (the executor takes them as they are): file names known before any run
+        models = [factory() for factory in models]
+        _refuse_clashing_stems([preds_file_stem(identify(m).model_id) for m in models], "")
     with ResultStore(store_path) as store:
-        summary = executor_of(args).run(store, model_factories(args), corpus.clips, Transcribe(),
+        summary = executor_of(args).run(store, models, corpus.clips, Transcribe(),
                                         description=f"transcribe {corpus.source}")
         stems = [preds_file_stem(i.model_id) for i in summary.identities]
-        clashes = sorted({s for s in stems if stems.count(s) > 1})
-        if clashes:
-            raise InputError(f"several models would write {clashes[0]}.jsonl; run them with separate --out folders "
-                             "(their results are stored)")
+        _refuse_clashing_stems(stems, " (their results are stored)")  # Ray actors load their models themselves
         print_run(summary, store)
         without_reference = sum(1 for c in corpus if c.reference is None)
         if without_reference:

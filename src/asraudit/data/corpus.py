@@ -43,9 +43,10 @@ import numpy as np
 
 from asraudit.arguments import path as path_argument
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file, decode_audio_bytes, load_audio, prepare
-from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, number_id,
-                                 optional_seconds, read_rows)
+from asraudit.audio.io import (AUDIO_SUFFIXES, Origin, check_audio_bytes, check_audio_file, decode_audio_bytes,
+                               load_audio, prepare)
+from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, not_a_file,
+                                 number_id, optional_seconds, read_rows)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -226,6 +227,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         raise InputError("no such manifest file", path)
     base = path.resolve().parent
     clips: list[Clip] = []
+    files: dict[str, Clip] = {}  # real path -> the first clip with that audio
     for row, rec in read_rows(path, "manifest"):
         # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
         # prediction file); as an audio path it is checked below like any other.
@@ -247,9 +249,17 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         if check_files:
             check_audio_file(audio_path, origin=Origin(str(path), row))
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
-        clips.append(
-            Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
-        )
+        clip = Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
+        if check_files:
+            # One file under two spellings ("b.wav", "./b.wav", its absolute path, a symbolic link to it) is two
+            # clip ids for one recording: transcribed twice and counted twice in every rate.  Hard links are not
+            # followed: deduplicating storage links distinct utterances with identical bytes.
+            first = files.setdefault(os.path.realpath(audio_path), clip)
+            if first is not clip and first.id != clip_id:  # the same id twice: Corpus says so, naming it
+                raise InputError(f"audio file {display_path(audio_path, Path.cwd())} is also clip {first.id!r} (row "
+                                 f"{first.row}): one recording under two clip ids counts twice: keep one row",
+                                 path, row)
+        clips.append(clip)
     if not clips:
         raise InputError("manifest has no rows", path)
     return Corpus(name or path.stem, tuple(clips), str(path))
@@ -359,6 +369,10 @@ def load_hf_dataset(
         if data is None and audio_path is None:
             raise InputError("row has no audio (neither bytes nor path)", source, row)
         clip_audio: Path | bytes = data if data is not None else Path(audio_path)
+        if data is not None:  # its header read now, as a manifest's files are: before any model runs
+            check_audio_bytes(data, name=f"clip {rec[id_column] if id_column else index}", origin=Origin(source, row))
+        else:
+            check_audio_file(clip_audio, origin=Origin(source, row))
         clip_id = str(rec[id_column]) if id_column else str(index)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
@@ -390,4 +404,6 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
         if _is_saved_dataset(path):
             return load_hf_dataset(path, split=split, config=config)
         return load_folder(path)
+    if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is
+        raise InputError(not_a_file(path, "corpus"), text)
     raise InputError("no such corpus: expected a manifest file, a folder, or hf:DATASET", text)

@@ -123,9 +123,9 @@ def _log_softmax(logits) -> np.ndarray:
 
 
 def _loaded(model_dir: Path, device: str, compute_type: str, threads: int):
-    """CTranslate2's Whisper over ``model_dir``.  A model.bin it cannot read (cut short, damaged), or a device or
-    compute type this machine cannot run, is one line naming the folder in CTranslate2's own words, not a
-    traceback."""
+    """CTranslate2's Whisper over ``model_dir``.  A model.bin it cannot read (cut short, damaged) is one line naming
+    the folder, a device or compute type this machine cannot run one line naming both, in CTranslate2's own
+    words, not a traceback."""
     import ctranslate2
 
     try:
@@ -133,9 +133,11 @@ def _loaded(model_dir: Path, device: str, compute_type: str, threads: int):
                                           intra_threads=threads)
     except (RuntimeError, ValueError) as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        damaged = "incomplete" in text or "payload" in text
-        raise InputError(f"CTranslate2 cannot load this model: {text}" + (f" ({HINT})" if damaged else ""),
-                         model_dir) from None
+        if "incomplete" in text or "payload" in text:  # the folder's model.bin: named, with what to do
+            raise InputError(f"CTranslate2 cannot load this model: {text} ({HINT})", model_dir) from None
+        # a device or compute type this machine cannot run: the caller names the model (its --model, its entry)
+        raise InputError(f"CTranslate2 cannot load the model with device {device!r} and compute type "
+                         f"{compute_type!r}: {text}") from None
 
 
 class CT2Whisper:
@@ -281,9 +283,8 @@ class CT2Whisper:
         encoded = [self.tokenizer.encode(text) for text in candidates]
         for text, enc in zip(candidates, encoded):
             if len(prompt) + len(enc.ids) + 1 > TEXT_CONTEXT:
-                raise InputError(f"a candidate has {len(enc.ids)} tokens, more than Whisper's decoder holds "
-                                 f"({TEXT_CONTEXT} with the prompt and the end token): {text[:60]!r}...: shorten it, "
-                                 "or split the clip")
+                raise InputError(f"text {text[:60]!r}... has {len(enc.ids)} tokens, and Whisper's decoder holds "
+                                 f"{TEXT_CONTEXT} with its prompt and end-of-text: score a shorter text")
         model = self._scoring_model()
         out: list[TokenScores | None] = [None] * len(candidates)
         # Similar lengths together: every row of a batch runs to the longest row.

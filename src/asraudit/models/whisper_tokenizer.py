@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from asraudit.errors import InputError
+
 FIRST_MERGED_ID = 256  # ids 0..255 are the byte alphabet
 
 
@@ -132,6 +134,10 @@ class WhisperTokenizer:
             return EncodedText((), ())  # nothing said: the candidate is end-of-text alone
         prefix = "" if text.startswith(" ") else " "
         enc = self._tok.encode(prefix + text, add_special_tokens=False)
+        special = next((t for t, i in zip(enc.tokens, enc.ids) if i >= self.eot), None)
+        if special is not None:  # forced mid-text, it ends or redirects the decoding: CTranslate2 would not follow
+            raise InputError(f"text {text!r} holds Whisper's special token {special}, which no transcript can: "
+                             "remove it from the text")
         shift = len(prefix)
         offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in enc.offsets)
         return EncodedText(tuple(enc.ids), offsets)

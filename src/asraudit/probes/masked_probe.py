@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.audio.io import audio_duration
 from asraudit.audio.timing import AlignmentFailure, TimingCache, WordTiming, align_clips
 from asraudit.data.mask_recipe import read_recipe
 from asraudit.models.aligners import make_aligner
@@ -86,6 +87,17 @@ class MaskPlan:
     failures: list[AlignmentFailure] = field(default_factory=list)
 
 
+def _header_seconds(corpus) -> Callable[[str], float | None]:
+    """clip id -> seconds of its audio file, from the header (None for audio held in memory: not decoded here)."""
+    def seconds(clip_id: str) -> float | None:
+        clip = corpus[clip_id] if clip_id in corpus else None
+        if clip is None or not isinstance(clip.audio, Path):
+            return None
+        return audio_duration(clip.audio, origin=clip.origin)
+
+    return seconds
+
+
 def plan_masked(corpus, texts: Mapping[str, str], params: MaskedParams, *, timings_cache: Path | None,
                 device: str = "cpu", seed: int = DEFAULT_SEED) -> MaskPlan:
     """Targets from a recipe, or from the clips' words timed by ``params.align`` (cached in ``timings_cache``).
@@ -94,7 +106,7 @@ def plan_masked(corpus, texts: Mapping[str, str], params: MaskedParams, *, timin
     params.validate()
     settings = params.settings(seed)
     if params.recipe:
-        return MaskPlan(items_from_recipe(read_recipe(params.recipe), texts, settings))
+        return MaskPlan(items_from_recipe(read_recipe(params.recipe), texts, settings, _header_seconds(corpus)))
     wanted = {cid: t for cid, t in texts.items()
               if select_targets(cid, [WordTiming(w, i, i + 1) for i, w in enumerate(t.split())], kind=params.targets,
                                 words=params.words, skip_trivial=params.skip_trivial)}

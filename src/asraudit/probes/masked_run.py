@@ -101,14 +101,27 @@ def plan_items(texts: Mapping[str, str], timings: Mapping[str, Sequence[WordTimi
     return items
 
 
-def items_from_recipe(rows: Sequence[RecipeRow], texts: Mapping[str, str], settings: MaskSettings = MaskSettings()
-                      ) -> list[MaskItem]:
-    """Targets given by a recipe file: the span as written, no neighbour timings, no control."""
+# A recipe span may reach this far past the audio's end (an aligner's padding, rounding to 10 ms frames).
+RECIPE_END_SLACK = 0.1
+
+
+def items_from_recipe(rows: Sequence[RecipeRow], texts: Mapping[str, str], settings: MaskSettings = MaskSettings(),
+                      seconds: Callable[[str], float | None] | None = None) -> list[MaskItem]:
+    """Targets given by a recipe file: the span as written, no neighbour timings, no control.
+
+    ``seconds`` (clip id -> its audio's length, None where unknown) checks each span lies in its clip: a span past
+    the end masks nothing, and the word, still heard, was counted as recovered from context (a recipe written in
+    milliseconds, or for another corpus's clips, passed silently)."""
     items = []
     for row in rows:
         text = texts.get(row.clip_id)
         if text is None:
             raise InputError(f"clip {row.clip_id!r} is not in the corpus", row.source, row.row)
+        length = seconds(row.clip_id) if seconds is not None else None
+        if length is not None and row.t1 > length + RECIPE_END_SLACK:
+            raise InputError(f"span [{row.t0:g}, {row.t1:g}] s of clip {row.clip_id!r} ends after its audio "
+                             f"({length:.2f} s), so it would mask {'nothing' if row.t0 >= length else 'past the end'}: "
+                             "a recipe in milliseconds, or for other audio?", row.source, row.row)
         index = locate_recipe_word(text.split(), row)
         target = MaskTarget(row.clip_id, index, text.split()[index], row.t0, row.t1, row.kind)
         items.append(MaskItem(target, text, span_mask(None, target, settings)))

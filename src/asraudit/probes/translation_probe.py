@@ -38,7 +38,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, wilson, wilson_interval
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.sampling import sample
-from asraudit.probes.translation_lexicon import Lexicon, LexiconEntry, contains, fold, load_lexicon
+from asraudit.probes.translation_lexicon import BUILTIN, Lexicon, LexiconEntry, contains, fold, load_lexicon
 from asraudit.run.grid import Identity
 from asraudit.run.prediction_files import stored_transcripts
 from asraudit.run.spec import Transcribe
@@ -76,6 +76,9 @@ class TranslationParams:
 
     def validate(self) -> Lexicon:
         """The lexicon, loaded and checked against the target; the truth file and prompt checked (InputError)."""
+        if self.lexicon is None and self.target not in BUILTIN:  # else "xx: no such lexicon file" named no option
+            raise InputError(f"target {self.target!r} has no built-in lexicon (built-in: {', '.join(BUILTIN)}): give "
+                             "a lexicon file for it (--lexicon, [translation] lexicon)")
         lexicon = load_lexicon(self.lexicon_source())
         if lexicon.target != self.target:
             raise InputError(f"the lexicon reads {lexicon.target!r}, the probe renders {self.target!r}", lexicon.label)

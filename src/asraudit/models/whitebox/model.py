@@ -301,9 +301,8 @@ class WhiteboxWhisper:
         eot = self.tokenizer.eot
         for text, enc in zip(candidates, encoded):
             if len(self.prompt()) + len(enc.ids) + 1 > TEXT_CONTEXT:
-                raise InputError(f"a candidate has {len(enc.ids)} tokens, more than Whisper's decoder holds "
-                                 f"({TEXT_CONTEXT} with the prompt and the end token): {text[:60]!r}...: shorten it, "
-                                 "or split the clip")
+                raise InputError(f"text {text[:60]!r}... has {len(enc.ids)} tokens, and Whisper's decoder holds "
+                                 f"{TEXT_CONTEXT} with its prompt and end-of-text: score a shorter text")
         targets = [list(enc.ids) + [eot] for enc in encoded]
         # The last target (end-of-text) is read at the last fed position.
         tables = self._forced_logprobs(audio, [t[:-1] for t in targets])
