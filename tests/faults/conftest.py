@@ -52,6 +52,19 @@ def write_preds(path: Path, rows, *, duration: bool = False) -> Path:
     return path
 
 
+def one_clip_manifest(folder: Path, *, tone: bool = True, text: str = "a tone") -> Path:
+    """``folder/m.jsonl`` naming one second of audio ``a.wav`` (a 220 Hz tone, or silence) with ``text``."""
+    import numpy as np
+    import soundfile as sf
+
+    t = np.arange(16_000) / 16_000
+    samples = 0.3 * np.sin(2 * np.pi * 220 * t) if tone else np.zeros(16_000)
+    sf.write(folder / "a.wav", samples.astype(np.float32), 16_000)
+    manifest = folder / "m.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "text": text}) + "\n", encoding="utf-8")
+    return manifest
+
+
 PANEL = ("m1", "m2", "m3")
 
 

@@ -11,21 +11,16 @@ on pocketsphinx a ``KeyError: "Unknown key b'beam_size'"`` traceback.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
-import numpy as np
 import pytest
-import soundfile as sf
+
+from conftest import one_clip_manifest
 
 
 @pytest.fixture()
 def manifest(tmp_path):
-    t = np.arange(16_000) / 16_000
-    sf.write(tmp_path / "a.wav", (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
-    m = tmp_path / "m.jsonl"
-    m.write_text(json.dumps({"audio_filepath": "a.wav", "text": "a tone"}) + "\n", encoding="utf-8")
-    return m
+    return one_clip_manifest(tmp_path)
 
 
 @pytest.mark.parametrize("option, said", [

@@ -16,17 +16,14 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
-import soundfile as sf
+
+from conftest import one_clip_manifest
 
 
 @pytest.fixture()
 def corpus(tmp_path):
-    t = np.arange(16_000) / 16_000
-    sf.write(tmp_path / "a.wav", (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
-    manifest = tmp_path / "m.jsonl"
-    manifest.write_text(json.dumps({"audio_filepath": "a.wav", "text": "a tone"}) + "\n", encoding="utf-8")
+    manifest = one_clip_manifest(tmp_path)
     texts = tmp_path / "texts.jsonl"
     texts.write_text(json.dumps({"audio_filepath": "a.wav", "candidates": ["a tone", "a stone"]}) + "\n")
     return manifest, texts

@@ -9,19 +9,14 @@ CUDA driver version is insufficient``, each as a traceback; in an audit
 
 from __future__ import annotations
 
-import json
-
-import numpy as np
 import pytest
-import soundfile as sf
+
+from conftest import one_clip_manifest
 
 
 @pytest.fixture()
 def manifest(tmp_path):
-    sf.write(tmp_path / "a.wav", np.zeros(16_000, dtype=np.float32), 16_000)
-    m = tmp_path / "m.jsonl"
-    m.write_text(json.dumps({"audio_filepath": "a.wav", "text": "nothing"}) + "\n", encoding="utf-8")
-    return m
+    return one_clip_manifest(tmp_path, tone=False, text="nothing")
 
 
 @pytest.mark.parametrize("option, said", [
