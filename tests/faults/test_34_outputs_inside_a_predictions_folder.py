@@ -52,3 +52,19 @@ def test_outputs_outside_the_folder_or_beside_files_named_one_by_one_are_written
     ran = cli("wer", "--preds", *files, "--json", preds / "w.json")
     assert ran.code == 0, ran.err
     assert (preds / "sub" / "edits.jsonl").is_file() and (preds / "w.json").is_file()
+
+
+def test_an_audit_whose_out_is_its_prediction_files_folder_is_refused_by_check(tmp_path, cli, monkeypatch):
+    """The audit wrote summary.json among the prediction files it replayed; `wer --preds` over that folder
+    then stopped on `summary.json, row 1: broken JSON row`.  Refused by --check; another out runs."""
+    monkeypatch.chdir(tmp_path)
+    panel_files(tmp_path, ROWS)
+    models = "".join(f'[[model]]\npredictions = "{m}.jsonl"\npanel = true\n' for m in PANEL)
+    spec = tmp_path / "audit.toml"
+    spec.write_text(f'out = "."\n[corpus]\npredictions = "m1.jsonl"\n{models}', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        "asraudit: error: audit.toml: out . is the folder of the corpus's prediction file m1.jsonl: its summary.json "
+        "would lie among prediction files, and a run over that folder would read it as a model: choose another out"])
+    spec.write_text(f'out = "audit-out"\n[corpus]\npredictions = "m1.jsonl"\n{models}', encoding="utf-8")
+    assert cli("audit", spec, "--check").code == 0

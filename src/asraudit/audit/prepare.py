@@ -20,6 +20,7 @@ from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
+from asraudit.data.predictions import SUFFIXES
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
@@ -225,6 +226,15 @@ def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
         ensure_outputs_apart(exports, inputs, fix="choose another out, or move the input out of <out>/preds")
     except InputError as exc:
         raise SpecError(str(exc), spec.source) from None
+    # The audit writes summary.json beside its inputs when out is their folder; a run over that folder
+    # (`asraudit wer --preds DIR`, a folder is one model per file) then read it as a model and stopped on it.
+    out = spec.out.resolve()
+    predictions = [("the corpus's prediction file", spec.corpus.predictions)] + inputs[1:]  # not a manifest
+    for what, path in predictions:
+        if path is not None and path.suffix.lower() in SUFFIXES and path.resolve().parent == out:
+            raise SpecError(f"out {display_path(spec.out, Path.cwd())} is the folder of {what} "
+                            f"{display_path(path, Path.cwd())}: its summary.json would lie among prediction files, "
+                            "and a run over that folder would read it as a model: choose another out", spec.source)
 
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:
