@@ -193,6 +193,17 @@ _CR_ONLY = ("a carriage return (CR) that ends no line: a file with old Mac (CR-o
             "line; save it with LF or CRLF line endings")
 
 
+def _check_separator(header: list[str], path: Path) -> None:
+    """A header read as one column that holds a semicolon, a tab or a bar: a spreadsheet saved the file with
+    that separator (semicolons in many European locales), and every column was "missing" from a header like
+    ``audio_filepath;text``."""
+    if len(header) == 1:
+        sep = next((s for s in (";", "\t", "|") if s in header[0]), None)
+        if sep is not None:
+            raise InputError(f"the header is one column, {header[0]!r}: the file is separated by {sep!r}, not by "
+                             "commas: save it as comma-separated CSV", path, 1)
+
+
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
     import csv  # here: most commands read no CSV, and importing it costs start-up
 
@@ -209,6 +220,8 @@ def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
             row = reader.line_num + 1  # the line that failed: line_num counts the lines read before it
             line = next((text for n, text in text_lines(path) if n == row), "")
             raise InputError(_CR_ONLY if _lone_cr(line) else f"broken CSV row: {exc}", path, row) from None
+        if reader.line_num <= 2:
+            _check_separator(reader.fieldnames or [], path)
         if None in rec:  # more cells than header columns
             raise InputError(
                 f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
