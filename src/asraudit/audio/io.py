@@ -225,8 +225,9 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
     return prepare(samples, rate, name=name, origin=origin)
 
 
-def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> None:
+def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float | None:
     """Check, from its header alone, that ``path`` is audio a model can be given; raise InputError naming it.
+    Returns its length in seconds as the header gives it (None for raw PCM, whose header there is none).
 
     Corpus loaders call this for every clip before any model runs: clips are
     decoded chunk by chunk while the models run, so a text file named
@@ -245,7 +246,7 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         raw = RawFormat()
     if raw is not None:
         _check_raw_size(size, path, origin, raw)
-        return
+        return None
     try:
         info = sf.info(str(path))
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
@@ -256,6 +257,7 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
     _check_rate(int(info.samplerate), path, origin)
+    return info.frames / info.samplerate if info.frames > 0 else None
 
 
 def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Origin | None = None) -> None:

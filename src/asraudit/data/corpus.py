@@ -212,6 +212,16 @@ def _not_audio_file(path: Path) -> str:
     return "is not a regular file (a pipe, socket or device): save the audio to a file"
 
 
+def _check_duration(duration: float, seconds: float | None, audio_path: Path, path: Path, row: int) -> None:
+    """A manifest's ``duration`` that is not its file's length (beyond rounding: half a second, or a tenth) names
+    other audio, or another unit: it was copied into every prediction file and every RTFx as given."""
+    if seconds is None or abs(duration - seconds) <= max(0.5, 0.1 * seconds):
+        return
+    unit = " (milliseconds? asraudit reads seconds)" if abs(duration / 1000 - seconds) <= max(0.5, 0.1 * seconds) else ""
+    raise InputError(f"duration {duration:g} s, but audio file {display_path(audio_path, Path.cwd())} is "
+                     f"{seconds:.2f} s long{unit}: the row names other audio, or its duration is wrong", path, row)
+
+
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
 
@@ -246,10 +256,12 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
             # Named relative to the working directory when it lies under it: the path the user can type.
             raise InputError(f"audio file {display_path(audio_path, Path.cwd())} {_not_audio_file(audio_path)}",
                              path, row)
-        if check_files:
-            check_audio_file(audio_path, origin=Origin(str(path), row))
+        seconds = check_audio_file(audio_path, origin=Origin(str(path), row)) if check_files else None
         metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
-        clip = Clip(clip_id, audio_path, reference, speaker, _duration_field(rec, path, row), metadata, str(path), row)
+        duration = _duration_field(rec, path, row)
+        if duration is not None:
+            _check_duration(duration, seconds, audio_path, path, row)
+        clip = Clip(clip_id, audio_path, reference, speaker, duration, metadata, str(path), row)
         if check_files:
             # One file under two spellings ("b.wav", "./b.wav", its absolute path, a symbolic link to it) is two
             # clip ids for one recording: transcribed twice and counted twice in every rate.  Hard links are not
