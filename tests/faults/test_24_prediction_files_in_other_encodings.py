@@ -37,3 +37,13 @@ def test_another_encoding_is_named_with_how_to_save_it(tmp_path, cli, name, data
     ran = cli("wer", "--preds", path)
     assert (ran.code, ran.out) == (2, "")
     assert ran.error_lines == [f"asraudit: error: {path}, {message}"]
+
+
+def test_a_workbook_whose_bytes_happen_to_decode_is_still_named(tmp_path, cli):
+    """A small zip's header bytes (timestamps, CRC) are sometimes all valid UTF-8; the file then failed as a broken
+    CSV row instead, depending on the minute the workbook was written."""
+    path = tmp_path / "m.csv"
+    path.write_bytes(b"PK\x03\x04" + b"plain ascii after the zip magic\n")
+    ran = cli("wer", "--preds", path)
+    assert ran.error_lines == [f"asraudit: error: {path}, row 1: a zip archive (a spreadsheet workbook?), not UTF-8 "
+                               "text: save the file as UTF-8"]

@@ -54,8 +54,19 @@ def not_a_file(path: Path, what: str) -> str:
 _SAVE_UTF8 = "save the file as UTF-8"
 
 
+_ZIP = b"PK\x03\x04"  # a zip archive's first bytes: an .xlsx or .ods workbook saved under a text file's name
+
+
+def _refuse_zip(raw: bytes, path: Path, fix: str) -> None:
+    """A workbook is named for what it is even where its bytes happen to decode: a small zip's header bytes (its
+    timestamps, its CRC) are sometimes all valid UTF-8, and the file then failed as a broken row instead."""
+    if raw[:4] == _ZIP:
+        raise InputError(f"a zip archive (a spreadsheet workbook?), not UTF-8 text: {fix}", path, 1)
+
+
 def decode_text(raw: bytes, path: Path, fix: str = _SAVE_UTF8) -> str:
     """UTF-8 (BOM allowed); a bad byte is an InputError naming its line (and ``fix``, how to save the file)."""
+    _refuse_zip(raw, path, fix)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -69,8 +80,6 @@ def _not_utf8(raw: bytes, at: int, offset: int, fix: str) -> str:
     starts_file = offset == at  # ``raw`` is the file's beginning
     if starts_file and raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         what = "UTF-16 text (its byte-order mark starts the file), not UTF-8"
-    elif starts_file and raw[:4] == b"PK\x03\x04":
-        what = "a zip archive (a spreadsheet workbook?), not UTF-8 text"
     return f"{what}: {fix}"
 
 
@@ -91,6 +100,8 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def decode_line(raw: bytes, lineno: int, offset: int, path: Path) -> str:
     """Line ``lineno`` (starting at byte ``offset``) as text; a BOM is dropped on line 1 only."""
+    if offset == 0:
+        _refuse_zip(raw, path, _SAVE_UTF8)
     try:
         return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
     except UnicodeDecodeError as exc:
