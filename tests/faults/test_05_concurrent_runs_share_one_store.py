@@ -59,7 +59,9 @@ def _start(script, store, delay: float) -> subprocess.Popen:
 def _report(proc: subprocess.Popen) -> dict:
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
-    return json.loads(out.strip().splitlines()[-1])
+    report = json.loads(out.strip().splitlines()[-1])
+    report["log"] = err.strip()[-2000:]  # what the run said (waiting, taking over), shown if an assertion fails
+    return report
 
 
 def test_concurrent_runs_compute_each_job_once_and_each_ends_with_every_result(tmp_path):
@@ -68,9 +70,9 @@ def test_concurrent_runs_compute_each_job_once_and_each_ends_with_every_result(t
     store = tmp_path / "s.sqlite"
     procs = [_start(script, store, 0.15) for _ in range(3)]
     reports = [_report(p) for p in procs]
-    assert sum(r["run"] for r in reports) == N_CLIPS  # no job computed twice
-    assert all(r["stored"] == N_CLIPS for r in reports)  # and none returned before every job was stored
-    assert all(r["run"] + r["before"] + r["others"] == N_CLIPS for r in reports)
+    assert sum(r["run"] for r in reports) == N_CLIPS, reports  # no job computed twice
+    assert all(r["stored"] == N_CLIPS for r in reports), reports  # and none returned before every job was stored
+    assert all(r["run"] + r["before"] + r["others"] == N_CLIPS for r in reports), reports
     with sqlite3.connect(store) as db:
         assert db.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0
 
@@ -95,6 +97,7 @@ def test_a_killed_runs_claims_are_taken_over_and_its_finished_batches_kept(tmp_p
     started = time.perf_counter()
     report = _report(_start(script, store, 0.0))
     assert time.perf_counter() - started < 60  # no waiting for a dead owner
+    report.pop("log")
     assert report == {"run": N_CLIPS - len(kept), "before": len(kept), "others": 0, "stored": N_CLIPS}
     with sqlite3.connect(store) as db:
         after = dict(db.execute("SELECT job_key, batch_id FROM results"))
