@@ -322,3 +322,12 @@ def test_endpoint_url_accepts_base_v1_or_full_urls():
     assert endpoint_url("http://h:8000") == "http://h:8000/v1/audio/transcriptions"
     assert endpoint_url("http://h:8000/v1/") == "http://h:8000/v1/audio/transcriptions"
     assert endpoint_url("http://h/v1/audio/transcriptions") == "http://h/v1/audio/transcriptions"
+
+
+def test_an_option_a_replayed_file_does_not_take_is_one_input_error(tmp_path):
+    """The replay backend has no options dataclass: its constructor's TypeError is reported by the registry as
+    the option the caller gave (the Python API and the command line alike)."""
+    preds = tmp_path / "m.jsonl"
+    preds.write_text('{"audio_filepath": "c0", "text": "a", "pred_text": "a"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=f"^model 'replay:{preds}' has no option 'beam_size'$"):
+        load_model(f"replay:{preds}", beam_size=1)

@@ -80,10 +80,6 @@ def load_named_model(spec: str, **kwargs):
         if exc.source is not None or repr(spec) in exc.message:  # it names its file, or the model already
             raise
         raise InputError(f"--model {spec}: {exc.message}") from None
-    except TypeError as exc:  # a backend's constructor does not take an --option
-        if "unexpected keyword argument" not in str(exc):
-            raise
-        raise InputError(f"--model {spec}: {str(exc).split('()', 1)[-1].strip()}: check --option") from None
 
 
 def _refuse_repeated_models(args: argparse.Namespace) -> None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Callable
@@ -283,7 +284,13 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
     if not isinstance(spec, str):
         raise InputError(f"spec is a model's name or a path, got {spec!r}")
     with model_call():
-        return _load_model(spec.strip(), device, compute_type, options)
+        try:
+            return _load_model(spec.strip(), device, compute_type, options)
+        except TypeError as exc:  # a backend without an options check of its own (replay, white-box Whisper)
+            taken = re.search(r"unexpected keyword argument '([^']+)'", str(exc))
+            if taken is None or taken.group(1) not in options:  # not the caller's option: a bug, shown as one
+                raise
+            raise InputError(f"model {spec.strip()!r} has no option {taken.group(1)!r}") from None
 
 
 def _load_model(spec: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
