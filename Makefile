@@ -6,10 +6,13 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= test,hf,ray,datasets,models
 comma  := ,
 STAMP  := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+# The compiled fast paths (optional C extensions, see docs/development.md): a changed source reinstalls,
+# which rebuilds them in place.
+CSRC   := $(wildcard src/asraudit/*/*.c src/asraudit/*/*.h)
 
 .PHONY: venv test demo bench clean calibration-docs
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CSRC)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[$(EXTRAS)]"
@@ -40,6 +43,7 @@ bench: $(VENV)/.installed-bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	find src -name '*.so' -delete
 
 # After `asraudit calibrate --out DIR`: the calibration tables of README.md and docs/calibration.md regenerated
 # from DIR/calibration.json (only the blocks between their markers; the rows kept in docs/calibration-detectors.json).
