@@ -32,6 +32,7 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
+from asraudit.audio.wav_header import wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -184,6 +185,16 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
         raise _fail(f"cannot decode audio ({reason})", name, origin) from None
 
 
+def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a WAV cut short: libsndfile would read it as the shorter clip (see ``wav_header``)."""
+    short = wav_shortfall(handle, size)
+    if short:
+        declared, present = short
+        raise _fail(f"the file is cut short: its WAV header declares {declared} bytes of samples, the file holds "
+                    f"{present} ({100 * present / declared:.0f}%); a partial copy or download? Copy it again",
+                    name, origin)
+
+
 def _check_raw_size(size: int, name: str | Path, origin: Origin | None, raw: RawFormat) -> None:
     width = RAW_SAMPLE_WIDTHS.get(raw.subtype)
     if width and size % (width * raw.channels):
@@ -205,9 +216,12 @@ def load_audio(path: str | Path, *, origin: Origin | None = None, raw: RawFormat
         raise _fail("no such file" if not path.exists() else "not a regular file", path, origin)
     if raw is None and path.suffix.lower() in RAW_SUFFIXES:
         raw = RawFormat()
-    if raw is not None:
-        _check_raw_size(path.stat().st_size, path, origin, raw)
     try:
+        if raw is not None:
+            _check_raw_size(path.stat().st_size, path, origin, raw)
+        else:
+            with open(path, "rb") as handle:
+                _check_complete(handle, path.stat().st_size, path, origin)
         samples, rate = _read(str(path), path, origin, raw)
     except OSError as exc:  # permission denied and the like
         raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
@@ -221,6 +235,8 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
         raise _fail("audio is empty (0 bytes)", name, origin)
     if raw is not None:
         _check_raw_size(len(data), name, origin, raw)
+    else:
+        _check_complete(io.BytesIO(data), len(data), name, origin)
     samples, rate = _read(io.BytesIO(data), name, origin, raw)
     return prepare(samples, rate, name=name, origin=origin)
 
@@ -257,6 +273,12 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
     _check_rate(int(info.samplerate), path, origin)
+    if info.format in ("WAV", "WAVEX"):
+        try:
+            with open(path, "rb") as handle:
+                _check_complete(handle, size, path, origin)
+        except OSError as exc:
+            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
     return info.frames / info.samplerate if info.frames > 0 else None
 
 
@@ -271,6 +293,8 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", name, origin)
     _check_rate(int(info.samplerate), name, origin)
+    if info.format in ("WAV", "WAVEX"):
+        _check_complete(io.BytesIO(data), len(data), name, origin)
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:

@@ -1,0 +1,46 @@
+"""Whether a WAV file holds all the samples its header declares.
+
+libsndfile reads a WAV whose ``data`` chunk is cut short (a partial copy, an
+interrupted download) as the shorter clip it finds, and says so only in its
+log text.  A clip missing its second half is transcribed without it and its
+missing words are scored as the model's deletions, so the corpus check reads
+the chunk sizes itself: a few reads of eight bytes, never the samples.
+
+Writers that stream a WAV before they know its length put 0 or 0xFFFFFFFF in
+the ``data`` size (and RF64 keeps the real size in another chunk); those are
+left to libsndfile, which reads them to the end of the file.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import BinaryIO
+
+_STREAMED = (0, 0xFFFFFFFF)
+_MAX_CHUNKS = 64  # chunks before ``data`` (fmt, LIST, fact, bext, ...); a real file has a handful
+
+
+def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of the ``data`` chunk when the file holds fewer than its header declares.
+
+    ``handle`` is positioned anywhere; ``size`` is the file's length in bytes.  None for a complete file,
+    a file that is not a RIFF/RIFX WAV, a streamed size, or chunks too odd to walk (libsndfile judges those)."""
+    handle.seek(0)
+    head = handle.read(12)
+    if len(head) < 12 or head[8:12] != b"WAVE" or head[:4] not in (b"RIFF", b"RIFX"):
+        return None
+    order = "<" if head[:4] == b"RIFF" else ">"
+    offset = 12
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        chunk = handle.read(8)
+        if len(chunk) < 8:
+            return None
+        name, length = chunk[:4], struct.unpack(order + "I", chunk[4:])[0]
+        if name == b"data":
+            present = size - offset - 8
+            if length in _STREAMED or length <= present:
+                return None
+            return length, max(present, 0)
+        offset += 8 + length + (length & 1)  # chunks are padded to an even length
+    return None
