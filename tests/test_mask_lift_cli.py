@@ -76,6 +76,11 @@ def test_the_recipe_written_is_the_papers_mask_format_and_reads_back(masked_run,
     assert code == 0, stderr
     assert "targets: 1 numbers in 1 clip(s)" in stdout
     assert "0.0% [0.0," in stdout  # still not recovered
+    # The first run stored λ and the control word in the same store; a run without them does not report them.
+    (row,) = [json.loads(line) for line in (out / "mask_outcomes.jsonl").read_text().splitlines()]
+    assert row["lift_masked"] is None and row["lift_clean"] is None and row["control_recovered"] is None
+    table = stdout[stdout.index("masked-entity recovery"):]
+    assert "+0." not in table and "-0." not in table
 
 
 def test_rerunning_mask_computes_nothing(masked_run, corpus):

@@ -139,5 +139,5 @@ def measure_masked(store, executor, models: Sequence, clips: Sequence, items: Se
         return MaskedResult(len(items), [], [], [], [])
     jobs = run_masked(store, executor, models, clips, chosen, lift=params.lift, control=params.control,
                       description=description)
-    outcomes = read_masked(store, jobs[0].identities, chosen, normalize)
+    outcomes = read_masked(store, jobs[0].identities, chosen, normalize, lift=params.lift, control=params.control)
     return MaskedResult(len(items), chosen, outcomes, summarize_masked(outcomes, n_boot=n_boot, seed=seed), jobs)

@@ -232,8 +232,12 @@ def target_char_span(text: str, index: int) -> tuple[int, int]:
 
 
 def read_masked(store, identities: Sequence, items: Sequence[MaskItem], normalize: Callable[[str], str], *,
-                channel_of: ChannelOf = identity_channel) -> list[MaskOutcome]:
-    """Outcomes of every model on every target, from stored results (missing results read as ``None``)."""
+                channel_of: ChannelOf = identity_channel, lift: bool = True, control: bool = True
+                ) -> list[MaskOutcome]:
+    """Outcomes of every model on every target, from stored results (missing results read as ``None``).
+
+    ``lift``/``control`` False leave those readouts out (``None``) even where an earlier run stored them:
+    a run asked without them reports what it measured, not what the store happens to hold."""
     out = []
     _, score_task = score_plan(items, channel_of)
     for ident in identities:
@@ -249,15 +253,15 @@ def read_masked(store, identities: Sequence, items: Sequence[MaskItem], normaliz
                 return None if res is None else is_recovered(view_words, index, res.text or "", normalize)
 
             clean, masked = said(ch.audio()), said(ch.audio(item.mask))
-            control = None
-            if item.control_mask is not None and ch.kept(item.control.index):
+            control_said = None
+            if control and item.control_mask is not None and ch.kept(item.control.index):
                 res = store.get(make_job(ident.model_id, ident.config_hash, item.clip_id,
                                          ch.audio(item.control_mask).id, TRANSCRIBE, {}))
                 if res is not None:
-                    control = is_recovered(view_words, item.control.index + shift, res.text or "", normalize)
+                    control_said = is_recovered(view_words, item.control.index + shift, res.text or "", normalize)
             lift_masked = lift_clean = None
             params = score_task.params_for(_ClipRef(item.clip_id))
-            if getattr(ident, "can_score", False) and params is not None:
+            if lift and getattr(ident, "can_score", False) and params is not None:
                 text, _ = _view_text(item, ch)
                 k = params["candidates"].index(text)
                 start, end = target_char_span(text, index)
@@ -271,7 +275,7 @@ def read_masked(store, identities: Sequence, items: Sequence[MaskItem], normaliz
                     lift_masked = audio_lift(hidden, silent, start, end)
                 if silent is not None and heard is not None:
                     lift_clean = audio_lift(heard, silent, start, end)
-            out.append(MaskOutcome(ident.model_id, item, clean, masked, control, lift_masked, lift_clean))
+            out.append(MaskOutcome(ident.model_id, item, clean, masked, control_said, lift_masked, lift_clean))
     return out
 
 
