@@ -50,3 +50,50 @@ def test_steer_learn_at_a_layer_the_model_lacks_is_one_line_and_writes_nothing(t
     assert ran.code == 2 and not out.exists()
     assert ran.error_lines == ["asraudit: error: encoder layer 99 does not exist (the model has 4: 0..3, or -4..-1 "
                                "counted from the last)"]
+
+
+def test_the_layer_counts_come_from_a_models_files(tmp_path):
+    from asraudit.models.layer_counts import layer_counts
+
+    whisper = tmp_path / "hf-whisper"
+    whisper.mkdir()
+    (whisper / "config.json").write_text(json.dumps({"model_type": "whisper", "encoder_layers": 6,
+                                                     "decoder_layers": 2}), encoding="utf-8")
+    assert layer_counts(str(whisper)) == {"encoder": 6, "decoder": 2}
+    other = tmp_path / "other-family"  # a family that keeps its counts elsewhere: the stage checks on load
+    other.mkdir()
+    (other / "config.json").write_text(json.dumps({"audio_config": {"num_hidden_layers": 12}}), encoding="utf-8")
+    assert layer_counts(str(other)) is None
+    assert layer_counts(str(tmp_path / "missing")) is None
+
+
+def test_an_audit_sweep_layer_the_model_lacks_is_refused_not_wrapped():
+    from types import SimpleNamespace
+
+    from asraudit.audit.mechanism_sweeps import _layers
+
+    spec = SimpleNamespace(name="enc", layer=-1, layers=(0, 2, 9))
+    with pytest.raises(InputError, match=r"^\[\[mechanism\]\] 'enc': encoder layer 9 does not exist \(the model has "
+                                         r"4: 0\.\.3"):
+        _layers(spec, 4)
+    assert _layers(SimpleNamespace(name="enc", layer=-1, layers=(0, -2)), 4) == [0, 2, 3]
+
+
+def test_audit_check_refuses_a_mechanism_layer_the_model_lacks(tmp_path, cli):
+    """The mechanism stage runs last: ``--check`` reads the layer counts from the models' files instead."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    printed = cli("demo", "--print-spec")
+    assert printed.code == 0
+    spec = tmp_path / "demo.toml"
+    assert "\nlayer = 3\n" in printed.out
+    spec.write_text(printed.out.replace("\nlayer = 3\n", "\nlayer = 7\n", 1), encoding="utf-8")
+    ran = cli("audit", "--check", spec)
+    assert ran.code == 2
+    assert ran.error_lines == [f"asraudit: error: {spec}: [[mechanism]] #2 ('organism opener (decoder L3, per "
+                               "position)'): whisper-tiny.en-organism decoder layer 7 does not exist (the model has "
+                               "4: 0..3, or -4..-1 counted from the last)"]

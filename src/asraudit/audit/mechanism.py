@@ -109,6 +109,7 @@ def check_mechanism(specs: Sequence[MechanismSpec], clips: Sequence, source: str
     plans = []
     for spec in specs:
         try:
+            check_spec_layers(spec)
             if spec.kind == "patch":
                 from asraudit.audit.mechanism_patch import plan_patch
 
@@ -118,6 +119,27 @@ def check_mechanism(specs: Sequence[MechanismSpec], clips: Sequence, source: str
         except SpecError as exc:
             raise SpecError(exc.message if hasattr(exc, "message") else str(exc), source) from None
     return plans
+
+
+def check_spec_layers(spec: MechanismSpec) -> None:
+    """Every layer the entry names exists in every model it runs in, where the models' files give the counts.
+
+    The mechanism stage runs last; without this a layer the model lacks was found after every other stage."""
+    from asraudit.models.layer_counts import check_layers
+
+    if spec.kind == "patch":  # the encoder output is exchanged between the two models
+        wanted = [(model, "encoder", spec.layer) for model in (spec.model, spec.contrast)]
+    elif spec.site == "decoder":
+        wanted = [(model, "decoder", spec.layer) for model in (spec.model, spec.contrast, *spec.apply_to)]
+    else:
+        wanted = [(model, "encoder", layer) for model in (spec.model, *spec.apply_to)
+                  for layer in (spec.layer, *spec.layers)]
+    try:
+        check_layers(wanted, f"{spec.entry} ({spec.name!r})")
+    except SpecError:
+        raise
+    except InputError as exc:
+        raise SpecError(str(exc)) from None
 
 
 # ------------------------------------------------------------------ running

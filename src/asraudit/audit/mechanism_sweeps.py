@@ -30,6 +30,7 @@ from asraudit.mechanism.splice_pairs import sweep_order
 from asraudit.mechanism.steering import load_tensors, save_tensors
 from asraudit.model_clock import model_call
 from asraudit.models.whitebox.frames import Frames
+from asraudit.models.whitebox.sites import layer_index
 
 DIFFS_FORMAT = "asraudit-paired-differences/1"
 
@@ -40,7 +41,7 @@ def uses_sweeps(spec) -> bool:
 
 
 def _layers(spec, n_layers: int) -> list[int]:
-    return sorted({layer % n_layers for layer in (spec.layer, *spec.layers)})
+    return sorted({layer_index(layer, n_layers, f"[[mechanism]] {spec.name!r}: encoder") for layer in (spec.layer, *spec.layers)})
 
 
 def learning_audio(ctx: AuditContext, plan) -> list[tuple]:
@@ -97,7 +98,7 @@ def learn_main(ctx: AuditContext, plan, model, key: str):
     from asraudit.mechanism.paired_states import direction_of  # torch-free, but beside its sibling
 
     spec = plan.spec
-    layer = spec.layer % len(model.intervention_sites().encoder_layers)
+    layer = layer_index(spec.layer, len(model.intervention_sites().encoder_layers), f"[[mechanism]] {spec.name!r}: encoder")
     rows = paired_rows(ctx, plan, model, key)
     return direction_of(rows[layer], layer, spec.rank, _provenance(ctx, plan, model, [p.label for p in plan.learn]))
 
@@ -144,8 +145,8 @@ def add_sweeps(ctx: AuditContext, plan, model, direction, variants: list, detail
         out["pairs"] = [point(n, f"n={n}", sorted(order[:n]), direction.layer) for n in counts]
     if spec.layers:
         n_layers = len(model.intervention_sites().encoder_layers)
-        out["layer"] = [point(layer % n_layers, f"L{layer % n_layers}", every, layer % n_layers)
-                        for layer in spec.layers]
+        resolved = [layer_index(layer, n_layers, f"[[mechanism]] {spec.name!r}: encoder") for layer in spec.layers]
+        out["layer"] = [point(layer, f"L{layer}", every, layer) for layer in resolved]
     return out
 
 

@@ -40,6 +40,7 @@ from asraudit.demo.organism_translation import record_base_rows
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
+from asraudit.models.layer_counts import layer_counts
 from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
 
 ADAPTER_DIR = DEMO_DIR / "data" / "organism"
@@ -125,7 +126,11 @@ def _loaders(kind: OrganismKind):
         return EmbeddedInfo(kind.model_id, present, kind.description + ", CTranslate2 or whitebox:",
                             "asraudit (adapter) + " + embedded.version_of(kind.base_model))
 
-    return load, load_whitebox, catalog_entry
+    def counts() -> dict[str, int] | None:
+        """The base model's layers: the adapters add none."""
+        return layer_counts(kind.base_model)
+
+    return load, load_whitebox, catalog_entry, counts
 
 
 def register() -> None:
@@ -134,5 +139,6 @@ def register() -> None:
 
     The record organism is registered last, so it stays the last white-box name, as before the kinds existed."""
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "record"):
-        load, load_whitebox, catalog_entry = _loaders(kind)
-        register_model(kind.model_id, load, catalog_entry=catalog_entry, load_whitebox=load_whitebox)
+        load, load_whitebox, catalog_entry, counts = _loaders(kind)
+        register_model(kind.model_id, load, catalog_entry=catalog_entry, load_whitebox=load_whitebox,
+                       layer_counts=counts)

@@ -41,6 +41,7 @@ from asraudit.models.whitebox.frames import (
     audio_frames,
     changed_frames,
 )
+from asraudit.models.whitebox.sites import layer_index
 
 
 @dataclass(frozen=True)
@@ -259,7 +260,7 @@ class SpeechLLMWhitebox:
         clips go through in batches of ``batch_size``."""
         torch = self._torch
         stack = self.intervention_sites().encoder_layers
-        wanted = sorted({layer % len(stack) for layer in layers})
+        wanted = sorted({layer_index(layer, len(stack), "encoder") for layer in layers})
         kept: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
         step = max(1, self.options.batch_size)
         for start in range(0, len(clips), step):

@@ -39,6 +39,7 @@ import torch
 from torch import nn
 
 from asraudit.models.whitebox.frames import RunContext
+from asraudit.models.whitebox.sites import layer_index
 
 
 class _PredictionOutput(nn.Module):
@@ -122,7 +123,7 @@ def encoder_activations(model, audio, layers: Sequence[int]) -> dict:
     import numpy as np
 
     n_layers = len(model.model.encoder.layers)
-    wanted = sorted({layer % n_layers for layer in layers})
+    wanted = sorted({layer_index(layer, n_layers, "encoder") for layer in layers})
     captured: dict[int, list[np.ndarray]] = {layer: [] for layer in wanted}
     with torch.inference_mode():
         for clip in audio:
