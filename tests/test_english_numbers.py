@@ -188,3 +188,14 @@ DIGIT_WORDS = ["0", "1", "5", "12", "20", "100", "007", "1.5", "2.0", "0.5", "1.
                           st.from_regex(r"[-+$£€¢]?[0-9]{1,4}(\.[0-9]{1,3})?", fullmatch=True)), max_size=10))
 def test_random_word_sequences_match_the_port(words):
     _same(words)
+
+
+def test_preprocess_on_letter_digit_boundaries():
+    """The letter/digit splits and the "5 th" joins, on strings dense in them (any whitespace, "half" or not)."""
+    rng = random.Random(16)
+    pieces = ["5", "12", "a", "st", "nd", "rd", "th", "s", "x", " ", "  ", "\t", "\u00a0", "-", "th5", "5th", "half",
+              "and a half", "٣", "one"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
+    assert sum(PORT.preprocess(t) != t for t in texts) > 1000  # the rules fire often here
+    for t in texts:
+        assert OURS.preprocess(t) == PORT.preprocess(t), repr(t)
