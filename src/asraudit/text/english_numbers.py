@@ -145,11 +145,12 @@ def _scaled(value, multiplier: int):
 
 # preprocess: "and a half" and the three letter/digit rules, written with lookarounds so that the
 # replacement is a plain string (the same matches: letters and digits are disjoint classes).
-_AND_A_HALF = re.compile(r"\band\s+a\s+half\b")
+# \band\s+a\s+half\b, written to start with its literal "and" (searched for at C speed; a pattern that starts
+# with \b is tried at every position) and to test the word boundary before it looking back.
+_AND_A_HALF = re.compile(r"and(?<=\band)\s+a\s+half\b")
 _LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=[0-9])")
 _DIGIT_LETTER = re.compile(r"(?<=[0-9])(?=[a-z])")
 _NUMBER_SUFFIX = re.compile(r"(?<=[0-9])\s+(?=(?:st|nd|rd|th|s)\b)")
-_ASCII_DIGIT = re.compile(r"[0-9]")
 # postprocess
 _CENTS_AFTER = re.compile(r"([€£$])([0-9]+) (?:and )?¢([0-9]{1,2})\b")
 _ONLY_CENTS = re.compile(r"[€£$]0.([0-9]{1,2})\b")
@@ -362,7 +363,8 @@ class EnglishNumberNormalizer:
             s = " ".join(kept)
         elif not s or s.isspace():
             return ""
-        if _ASCII_DIGIT.search(s) is None:
+        if not ("0" in s or "1" in s or "2" in s or "3" in s or "4" in s or "5" in s or "6" in s or "7" in s
+                or "8" in s or "9" in s):  # the rules below need an ASCII digit; ten `in` tests beat a search
             return s
         return _NUMBER_SUFFIX.sub("", _DIGIT_LETTER.sub(" ", _LETTER_DIGIT.sub(" ", s)))
 
