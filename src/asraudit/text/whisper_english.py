@@ -47,6 +47,7 @@ import sys
 from functools import lru_cache
 from itertools import chain
 
+from asraudit.text.english_numbers import EnglishNumberNormalizer
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
 
 IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
@@ -129,8 +130,6 @@ def _word_cascade(s: str, ignore: bool = True) -> str:
 
 @lru_cache(maxsize=1)
 def _number_normalizer():
-    from whisper_normalizer.english import EnglishNumberNormalizer
-
     return EnglishNumberNormalizer()
 
 
