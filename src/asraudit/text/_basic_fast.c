@@ -8,45 +8,56 @@
  *   5. str.lower again
  *   6. whitespace runs become one space (asraudit also strips the ends: " ".join(s.split()))
  *
- * Everything this file knows about a character it asks this Python's str and unicodedata, the first time the
+ * Everything this file knows about a character it asks this Python's str and unicodedata the first time the
  * character is seen, and keeps in a table of 256-character pages (no Unicode data is built in):
  *
- *   - its lowercase (str.lower of the character alone, 1 to 3 characters); str.lower of a string is the
+ *   - its lowercase (str.lower of the character alone, 1 to 3 characters).  str.lower of a string is its
  *     characters' lowercases joined, except for U+03A3 (capital sigma, whose lowercase depends on its
  *     neighbours: CPython's only context rule), so a string holding U+03A3 goes through str.lower itself;
- *   - whether it is whitespace (str.isspace), of category M/S/P (unicodedata.category), or Cf (removed first
- *     by normalize_text, as asraudit's strip_format_characters does);
- *   - whether it is "inert" under NFKC: combining class 0, NFKC of it alone is itself, and the first
- *     character of its NFKD is a starter that is neither a mark nor a Hangul vowel or trailing jamo.  A string
- *     of inert characters is its own NFKC: each one's decomposition starts with a starter, so canonical
- *     reordering stays within it, and that starter composes with nothing before it (every character that is
- *     the second of a canonical pair is a mark or such a jamo: tests/test_basic_normalizer.py checks it over
- *     all of Unicode), so composing the whole is composing each character's decomposition alone, which gives
- *     the character back.  Any other string goes through unicodedata.normalize("NFKC", ...) itself.
+ *   - whether it is whitespace (str.isspace), of category M/S/P, or Cf (format characters, which
+ *     normalize_text removes first, as asraudit's strip_format_characters does);
+ *   - whether it is a "segment" for NFKC: combining class 0, and the first character of its NFKD is a starter
+ *     that is neither a mark nor a Hangul vowel or trailing jamo; then its NFKC (of it alone, up to 4
+ *     characters) is kept.  NFKC of a string of segments is their NFKCs joined: each one's decomposition
+ *     starts with a starter, so canonical reordering stays inside it and nothing after it composes with
+ *     anything before that starter; and the starter itself composes with nothing before it, because every
+ *     character that is the second of a canonical pair is a mark or such a jamo (tests/test_basic_normalizer.py
+ *     checks that over all of Unicode).  A string holding any other character goes through
+ *     unicodedata.normalize("NFKC", ...) itself;
+ *   - "fused": steps 1 and 3-5 of the character alone, when its lowercase is segments holding no opening
+ *     bracket and every character that those steps keep is its own lowercase and not whitespace (then
+ *     step 5 changes nothing), each character either kept or a space.  A string of fused characters is
+ *     normalized in one pass: each character's fused text, spaces collapsed.  Any other string takes the
+ *     steps one by one (still each as a table, where the table can stand for it).
  *
- * After step 3, step 5 changes nothing unless some kept character has a lowercase other than itself (NFKC can
- * produce capitals: U+210C -> "H"); then steps 4-6 run as written, str.lower on the whole string.  Otherwise
- * steps 4 and 6 are one pass.  ASCII strings (most text) take a shorter road: one table for steps 1, 4 and 5
- * (built from the same character table at import), brackets only when the string holds an opening one.
+ * ASCII strings (most text) have one 128-byte table for steps 1 and 3-5, made from the same character
+ * table at import, and take the brackets apart only when they hold an opening one.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 
-#define F_KNOWN 0x01     /* the entry is filled */
-#define F_SPACE 0x02     /* category M*, S* or P*: a space in step 4 */
-#define F_WS 0x04        /* str.isspace() */
-#define F_LOWER 0x08     /* str.lower() of the character alone is not the character */
-#define F_LOW_INERT 0x10 /* every character of its lowercase is inert under NFKC (see above) */
-#define F_INERT 0x20     /* the character itself is inert under NFKC */
-#define F_FORMAT 0x40    /* category Cf */
-#define F_CONTEXT 0x80   /* lowercased by str.lower on the whole string (U+03A3, or a lowercase over 3 long) */
+#define F_KNOWN 0x01   /* the entry is filled */
+#define F_SPACE 0x02   /* category M*, S* or P*: a space in step 4 */
+#define F_WS 0x04      /* str.isspace() */
+#define F_LOWER 0x08   /* str.lower() of the character alone is not the character */
+#define F_FORMAT 0x10  /* category Cf */
+#define F_CONTEXT 0x20 /* lowercased by str.lower on the whole string (U+03A3; a lowercase of over 3) */
+#define F_SEGMENT 0x40 /* a segment for NFKC (see above), its NFKC in nfkc[] */
+#define F_FUSED 0x80   /* steps 1 and 3-5 of the character alone in out[] (see above) */
+#define F_BRACKET 0x100 /* its lowercase holds one of < [ ( > ] ) */
+
+#define MAX_LOW 3
+#define MAX_NFKC 4
+#define MAX_OUT 4
 
 typedef struct {
-    Py_UCS4 low[3];
-    unsigned char nlow;
-    unsigned char flags;
+    Py_UCS4 low[MAX_LOW];   /* str.lower of the character */
+    Py_UCS4 nfkc[MAX_NFKC]; /* F_SEGMENT: NFKC of the character */
+    Py_UCS4 out[MAX_OUT];   /* F_FUSED: NFKC of its lowercase, M/S/P and whitespace as ' ' */
+    unsigned char nlow, nnfkc, nout;
+    unsigned short flags;
 } Entry;
 
 #define PAGE_BITS 8
@@ -54,14 +65,23 @@ typedef struct {
 #define N_PAGES ((0x10FFFF >> PAGE_BITS) + 1)
 
 static Entry *pages[N_PAGES];
-static unsigned char ascii_map[128]; /* steps 1, 4 and 5 for an ASCII character: ' ' for a separator */
+/* ASCII: steps 1 and 3-5 of the character in the low byte (' ' for a separator), 0x100 for '<', '[' and '(' */
+static unsigned short ascii_table[128];
+static unsigned char ascii_open[128]; /* '<', '[' and '(' */
+static Py_UCS1 ascii_lower[128];      /* str.lower */
 
 static PyObject *ud_category, *ud_combining, *ud_normalize;
 static PyObject *s_lower, *s_isspace, *s_NFKC, *s_NFKD;
 
-#define STACK 512 /* characters a call keeps on the C stack before it allocates */
+#define STACK 1024 /* characters a buffer keeps on the C stack before it is allocated */
 
-/* ---- the character table ---- */
+/* ---- a character's properties, asked of str and unicodedata ---- */
+
+typedef struct {
+    Py_UCS4 low[MAX_LOW];
+    Py_UCS4 nfkc[MAX_NFKC];
+    int nlow, nnfkc, flags;
+} Props;
 
 static int category_of(PyObject *ch, Py_UCS4 *major, int *format)
 {
@@ -98,58 +118,104 @@ static PyObject *normalized(PyObject *form, PyObject *text)
 
 static int hangul_vowel_or_trailing(Py_UCS4 c)
 {
-    /* the second characters of Hangul's algorithmic composition (the Unicode standard's VBase..VBase+20,
-       TBase+1..TBase+27) */
+    /* the second characters of Hangul's algorithmic composition (the standard's VBase..VBase+VCount-1 and
+       TBase+1..TBase+TCount-1) */
     return (c >= 0x1161 && c <= 0x1175) || (c >= 0x11A8 && c <= 0x11C2);
 }
 
-/* 1 when code is inert under NFKC (see the file's comment), 0 when not, -1 on an error. */
-static int inert(Py_UCS4 code)
+/* Sets p->nfkc and F_SEGMENT when ch is a segment for NFKC (see the file's comment). 0, or -1 on an error. */
+static int segment(PyObject *ch, Props *p)
 {
-    int result = 0;
+    int rc = -1;
     long ccc;
     Py_UCS4 major;
-    PyObject *ch = PyUnicode_FromOrdinal((int)code), *nfkc = NULL, *nfkd = NULL, *first = NULL;
-    if (ch == NULL)
-        return -1;
+    Py_ssize_t i, n;
+    PyObject *nfkd = NULL, *first = NULL, *nfkc = NULL;
+
     if (combining_of(ch, &ccc) < 0)
-        goto error;
-    if (ccc != 0)
         goto done;
-    if ((nfkc = normalized(s_NFKC, ch)) == NULL)
-        goto error;
-    if (PyUnicode_Compare(nfkc, ch) != 0) {
-        if (PyErr_Occurred())
-            goto error;
+    if (ccc != 0) {
+        rc = 0;
         goto done;
     }
     if ((nfkd = normalized(s_NFKD, ch)) == NULL)
-        goto error;
-    if (PyUnicode_GET_LENGTH(nfkd) < 1)
         goto done;
+    if (PyUnicode_GET_LENGTH(nfkd) < 1) {
+        rc = 0;
+        goto done;
+    }
     if ((first = PyUnicode_Substring(nfkd, 0, 1)) == NULL)
-        goto error;
+        goto done;
     if (combining_of(first, &ccc) < 0 || category_of(first, &major, NULL) < 0)
-        goto error;
-    result = ccc == 0 && major != 'M' && !hangul_vowel_or_trailing(PyUnicode_READ_CHAR(first, 0));
+        goto done;
+    rc = 0;
+    if (ccc != 0 || major == 'M' || hangul_vowel_or_trailing(PyUnicode_READ_CHAR(first, 0)))
+        goto done;
+    if ((nfkc = normalized(s_NFKC, ch)) == NULL) {
+        rc = -1;
+        goto done;
+    }
+    n = PyUnicode_GET_LENGTH(nfkc);
+    if (n < 1 || n > MAX_NFKC)
+        goto done;
+    for (i = 0; i < n; i++)
+        p->nfkc[i] = PyUnicode_READ_CHAR(nfkc, i);
+    p->nnfkc = (int)n;
+    p->flags |= F_SEGMENT;
 done:
+    Py_XDECREF(nfkc);
     Py_XDECREF(first);
     Py_XDECREF(nfkd);
-    Py_XDECREF(nfkc);
-    Py_DECREF(ch);
-    return result;
-error:
-    result = -1;
-    goto done;
+    return rc;
 }
+
+static int props(Py_UCS4 code, Props *p)
+{
+    int rc = -1, format;
+    Py_ssize_t i, n;
+    Py_UCS4 major;
+    PyObject *ch, *low = NULL, *space = NULL;
+
+    memset(p, 0, sizeof *p);
+    if ((ch = PyUnicode_FromOrdinal((int)code)) == NULL)
+        return -1;
+    if ((low = PyObject_CallMethodNoArgs(ch, s_lower)) == NULL)
+        goto done;
+    n = PyUnicode_GET_LENGTH(low);
+    if (n < 1 || n > MAX_LOW || code == 0x3A3)
+        p->flags |= F_CONTEXT | F_LOWER;
+    else {
+        p->nlow = (int)n;
+        for (i = 0; i < n; i++)
+            p->low[i] = PyUnicode_READ_CHAR(low, i);
+        if (n != 1 || p->low[0] != code)
+            p->flags |= F_LOWER;
+    }
+    if ((space = PyObject_CallMethodNoArgs(ch, s_isspace)) == NULL)
+        goto done;
+    if (space == Py_True)
+        p->flags |= F_WS;
+    if (category_of(ch, &major, &format) < 0)
+        goto done;
+    if (major == 'M' || major == 'S' || major == 'P')
+        p->flags |= F_SPACE;
+    if (format)
+        p->flags |= F_FORMAT;
+    rc = segment(ch, p);
+done:
+    Py_XDECREF(space);
+    Py_XDECREF(low);
+    Py_DECREF(ch);
+    return rc;
+}
+
+/* ---- the character table ---- */
 
 static const Entry *fill(Py_UCS4 code)
 {
     Entry e;
-    Py_ssize_t i, n;
-    Py_UCS4 major;
-    int format, in;
-    PyObject *ch, *low = NULL, *space = NULL;
+    Props p, q, r;
+    int i, j, k, fused;
     Entry *page = pages[code >> PAGE_BITS];
 
     if (page == NULL) {
@@ -165,53 +231,53 @@ static const Entry *fill(Py_UCS4 code)
             page = pages[code >> PAGE_BITS];
         }
     }
-    memset(&e, 0, sizeof e);
-    if ((ch = PyUnicode_FromOrdinal((int)code)) == NULL)
+    if (props(code, &p) < 0)
         return NULL;
-    if ((low = PyObject_CallMethodNoArgs(ch, s_lower)) == NULL)
-        goto error;
-    n = PyUnicode_GET_LENGTH(low);
-    if (n < 1 || n > 3 || code == 0x3A3) {
-        e.flags |= F_CONTEXT | F_LOWER;
-    }
-    else {
-        e.nlow = (unsigned char)n;
-        e.flags |= F_LOW_INERT;
-        for (i = 0; i < n; i++) {
-            e.low[i] = PyUnicode_READ_CHAR(low, i);
-            if ((in = inert(e.low[i])) < 0)
-                goto error;
-            if (!in)
-                e.flags &= ~F_LOW_INERT;
+    memset(&e, 0, sizeof e);
+    e.flags = (unsigned short)p.flags;
+    e.nlow = (unsigned char)p.nlow;
+    memcpy(e.low, p.low, sizeof e.low);
+    e.nnfkc = (unsigned char)p.nnfkc;
+    memcpy(e.nfkc, p.nfkc, sizeof e.nfkc);
+    for (i = 0; i < p.nlow; i++)
+        if (p.low[i] == '<' || p.low[i] == '[' || p.low[i] == '(' || p.low[i] == '>' || p.low[i] == ']' ||
+            p.low[i] == ')')
+            e.flags |= F_BRACKET;
+    /* fused: a one-character lowercase that is a segment, its NFKC through steps 4 and 5 */
+    fused = !(p.flags & F_CONTEXT) && !(e.flags & F_BRACKET) && p.nlow == 1;
+    if (fused) {
+        if (p.low[0] == code)
+            q = p;
+        else if (props(p.low[0], &q) < 0)
+            return NULL;
+        fused = (q.flags & F_SEGMENT) != 0;
+        for (j = 0; fused && j < q.nnfkc; j++) {
+            if (e.nout == MAX_OUT) {
+                fused = 0;
+                break;
+            }
+            if (q.nfkc[j] == p.low[0])
+                r = q;
+            else if (props(q.nfkc[j], &r) < 0)
+                return NULL;
+            if (r.flags & F_SPACE)
+                e.out[e.nout++] = ' ';
+            else if (r.flags & F_LOWER)
+                fused = 0;
+            else
+                e.out[e.nout++] = (r.flags & F_WS) ? ' ' : q.nfkc[j];
         }
-        if (n != 1 || e.low[0] != code)
-            e.flags |= F_LOWER;
     }
-    if ((space = PyObject_CallMethodNoArgs(ch, s_isspace)) == NULL)
-        goto error;
-    if (space == Py_True)
-        e.flags |= F_WS;
-    if (category_of(ch, &major, &format) < 0)
-        goto error;
-    if (major == 'M' || major == 'S' || major == 'P')
-        e.flags |= F_SPACE;
-    if (format)
-        e.flags |= F_FORMAT;
-    if ((in = inert(code)) < 0)
-        goto error;
-    if (in)
-        e.flags |= F_INERT;
+    if (fused)
+        e.flags |= F_FUSED;
+    else {
+        e.nout = 0;
+        for (k = 0; k < MAX_OUT; k++)
+            e.out[k] = 0;
+    }
     e.flags |= F_KNOWN;
     page[code & (PAGE_SIZE - 1)] = e;
-    Py_DECREF(space);
-    Py_DECREF(low);
-    Py_DECREF(ch);
     return &page[code & (PAGE_SIZE - 1)];
-error:
-    Py_XDECREF(space);
-    Py_XDECREF(low);
-    Py_DECREF(ch);
-    return NULL;
 }
 
 static inline const Entry *entry(Py_UCS4 code)
@@ -220,6 +286,27 @@ static inline const Entry *entry(Py_UCS4 code)
     if (page != NULL && (page[code & (PAGE_SIZE - 1)].flags & F_KNOWN))
         return &page[code & (PAGE_SIZE - 1)];
     return fill(code);
+}
+
+/* A buffer of Py_UCS4 on the C stack, or allocated when larger. */
+typedef struct {
+    Py_UCS4 *p;
+    Py_UCS4 *heap;
+} Buffer;
+
+static int buffer_init(Buffer *b, Py_UCS4 *stack, Py_ssize_t stack_size, Py_ssize_t need)
+{
+    b->heap = NULL;
+    b->p = stack;
+    if (need > stack_size) {
+        if (need > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Py_UCS4) ||
+            (b->heap = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)need)) == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        b->p = b->heap;
+    }
+    return 0;
 }
 
 /* ---- step 2: bracketed spans, in place; returns the new length ---- */
@@ -268,44 +355,224 @@ REMOVE_BRACKETS(remove_brackets_4, Py_UCS4)
 
 /* ---- ASCII strings ---- */
 
+/* Collapses the spaces of t (n characters, separators already ' ') in place: no leading, trailing or repeated
+   space; returns the new length.  One add per character on the loop's chain, no branch. */
+#define COLLAPSE(NAME, T)                                                                                      \
+    static Py_ssize_t NAME(T *t, Py_ssize_t n)                                                                 \
+    {                                                                                                          \
+        Py_ssize_t i, w = 0;                                                                                   \
+        T prev = ' ';                                                                                          \
+        for (i = 0; i < n; i++) {                                                                              \
+            T c = t[i];                                                                                        \
+            t[w] = c;                                                                                          \
+            w += !(c == ' ' && prev == ' ');                                                                   \
+            prev = c;                                                                                          \
+        }                                                                                                      \
+        return w - (w > 0 && t[w - 1] == ' ');                                                                 \
+    }
+
+COLLAPSE(collapse_1, Py_UCS1)
+COLLAPSE(collapse_4, Py_UCS4)
+
+/* Steps 1 and 3-5 of ASCII text, character by character, into out; nonzero when it holds an opening bracket. */
+static unsigned ascii_map_into(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *out)
+{
+    Py_ssize_t i;
+    unsigned open = 0;
+    for (i = 0; i < n; i++) {
+        unsigned v = ascii_table[s[i]];
+        out[i] = (Py_UCS1)v;
+        open |= v;
+    }
+    return open >> 8;
+}
+
 static PyObject *normalize_ascii(const Py_UCS1 *s, Py_ssize_t n)
 {
-    Py_UCS1 stack_in[STACK], stack_out[STACK], *in = stack_in, *out = stack_out, *heap = NULL;
-    Py_ssize_t i, w = 0;
-    int pending = 0;
+    Py_UCS1 stack[2 * STACK], *out = stack, *heap = NULL;
     PyObject *result;
 
     if (n > STACK) {
-        if ((heap = PyMem_Malloc((size_t)n * 2)) == NULL)
+        if ((heap = PyMem_Malloc(2 * (size_t)n)) == NULL)
             return PyErr_NoMemory();
-        in = heap;
-        out = heap + n;
+        out = heap;
     }
-    /* brackets are not letters, so lowercasing first changes nothing about them */
-    if (memchr(s, '[', (size_t)n) || memchr(s, '<', (size_t)n) || memchr(s, '(', (size_t)n)) {
-        memcpy(in, s, (size_t)n);
-        n = remove_brackets_1(in, n);
-        s = in;
+    if (ascii_map_into(s, n, out)) { /* brackets are not letters: lowercasing first changes nothing about them */
+        Py_UCS1 *t = out + n;
+        memcpy(t, s, (size_t)n);
+        n = remove_brackets_1(t, n);
+        ascii_map_into(t, n, out);
     }
-    for (i = 0; i < n; i++) {
-        Py_UCS1 m = ascii_map[s[i]];
-        if (m == ' ')
-            pending = 1;
-        else {
-            if (pending && w)
-                out[w++] = ' ';
-            pending = 0;
-            out[w++] = m;
-        }
-    }
-    result = PyUnicode_New(w, 127);
+    n = collapse_1(out, n);
+    result = PyUnicode_New(n, 127);
     if (result != NULL)
-        memcpy(PyUnicode_1BYTE_DATA(result), out, (size_t)w);
+        memcpy(PyUnicode_1BYTE_DATA(result), out, (size_t)n);
     PyMem_Free(heap);
     return result;
 }
 
-/* ---- any string ---- */
+/* ---- pieces: a segment and the characters that are not segments after it ---- */
+
+/* After step 1, NFKC of the text is the NFKC of its pieces joined: the text cut before every segment (see the
+   file's comment).  A piece that is not one fused character (a letter and combining marks, "i" + U+0307 from
+   U+0130) has its steps 3-5 kept here, in a direct-mapped table (a slot holds the last piece hashed to it). */
+
+#define PIECE_KEY 8
+#define PIECE_OUT 24
+#define PIECE_SLOTS 4096
+
+typedef struct {
+    Py_UCS4 key[PIECE_KEY];
+    Py_UCS4 out[PIECE_OUT];
+    unsigned char nkey, nout, ok, used;
+} Piece;
+
+static Piece *pieces;
+
+/* Steps 3-5 of the piece key[0:nkey] into *p; p->ok is 0 where a kept character is not its own lowercase (then
+   the string takes the steps one by one) or the result is too long.  0, or -1 on an error. */
+static int piece_compute(const Py_UCS4 *key, int nkey, Piece *p)
+{
+    Py_ssize_t i, n;
+    PyObject *text, *nfkc;
+
+    memset(p, 0, sizeof *p);
+    memcpy(p->key, key, sizeof(Py_UCS4) * (size_t)nkey);
+    p->nkey = (unsigned char)nkey;
+    p->used = 1;
+    if ((text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, key, nkey)) == NULL)
+        return -1;
+    nfkc = normalized(s_NFKC, text);
+    Py_DECREF(text);
+    if (nfkc == NULL)
+        return -1;
+    n = PyUnicode_GET_LENGTH(nfkc);
+    p->ok = n <= PIECE_OUT;
+    for (i = 0; p->ok && i < n; i++) {
+        Py_UCS4 x = PyUnicode_READ_CHAR(nfkc, i);
+        const Entry *e = entry(x);
+        if (e == NULL) {
+            Py_DECREF(nfkc);
+            return -1;
+        }
+        if (e->flags & F_SPACE)
+            x = ' ';
+        else if (e->flags & F_LOWER)
+            p->ok = 0;
+        else if (e->flags & F_WS)
+            x = ' ';
+        p->out[p->nout++] = x;
+    }
+    if (!p->ok)
+        p->nout = 0;
+    Py_DECREF(nfkc);
+    return 0;
+}
+
+/* The piece key[0:nkey]: its slot, or *local where computed (and copied into its slot). NULL on an error. */
+static const Piece *piece(const Py_UCS4 *key, int nkey, Piece *local)
+{
+    unsigned long h = 2166136261u;
+    int i;
+    Piece *slot;
+    for (i = 0; i < nkey; i++)
+        h = (h ^ key[i]) * 16777619u;
+    if (pieces == NULL && (pieces = PyMem_Calloc(PIECE_SLOTS, sizeof(Piece))) == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    slot = &pieces[(h ^ (h >> 15)) & (PIECE_SLOTS - 1)];
+    if (slot->used && slot->nkey == nkey && memcmp(slot->key, key, sizeof(Py_UCS4) * (size_t)nkey) == 0)
+        return slot;
+    if (piece_compute(key, nkey, local) < 0)
+        return NULL;
+    *slot = *local;
+    return local;
+}
+
+/* ---- strings of fused characters and pieces: one pass, then the spaces collapsed ---- */
+
+/* Steps 1 and 3-5 into out (cap characters): 1 when done (*len set); 2 when the text holds an opening bracket
+   (and `brackets` is 0: it has not had them removed); 0 when the string takes the steps one by one (a character
+   whose lowercase needs its neighbours or holds a bracket, a piece whose result is not all lowercase, a
+   piece or a result too long); -1 on an error.  piece_w is where the current piece's output starts. */
+#define FUSED(NAME, T)                                                                                         \
+    static int NAME(const T *s, Py_ssize_t n, int strip, int brackets, Py_UCS4 *out, Py_ssize_t cap,           \
+                    Py_ssize_t *len)                                                                           \
+    {                                                                                                          \
+        Py_ssize_t i, w = 0, piece_w = 0, piece_i = -1;                                                        \
+        Py_UCS4 key[PIECE_KEY];                                                                                \
+        int nkey = 0, k;                                                                                       \
+        Piece local;                                                                                           \
+        for (i = 0; i < n; i++) {                                                                              \
+            Py_UCS4 c = s[i];                                                                                  \
+            const Entry *e;                                                                                    \
+            if (c < 128) {                                                                                     \
+                if (!brackets && ascii_open[c])                                                                \
+                    return 2;                                                                                  \
+                if (w >= cap)                                                                                  \
+                    return 0;                                                                                  \
+                piece_w = w;                                                                                   \
+                piece_i = i;                                                                                   \
+                out[w++] = (Py_UCS1)ascii_table[c];                                                            \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if ((e = entry(c)) == NULL)                                                                        \
+                return -1;                                                                                     \
+            if (strip && (e->flags & F_FORMAT))                                                                \
+                continue;                                                                                      \
+            if (e->flags & F_FUSED) {                                                                          \
+                if (w + e->nout > cap)                                                                         \
+                    return 0;                                                                                  \
+                piece_w = w;                                                                                   \
+                piece_i = i;                                                                                   \
+                for (k = 0; k < e->nout; k++)                                                                  \
+                    out[w++] = e->out[k];                                                                      \
+                continue;                                                                                      \
+            }                                                                                                  \
+            if (e->flags & (F_CONTEXT | F_BRACKET))                                                            \
+                return 0;                                                                                      \
+            for (k = 0; k < e->nlow; k++) {                                                                    \
+                Py_UCS4 x = e->low[k];                                                                         \
+                const Entry *ex = entry(x);                                                                    \
+                const Piece *pc;                                                                               \
+                if (ex == NULL)                                                                                \
+                    return -1;                                                                                 \
+                if (ex->flags & F_SEGMENT) {                                                                   \
+                    piece_w = w;                                                                               \
+                    piece_i = -1;                                                                              \
+                    key[0] = x;                                                                                \
+                    nkey = 1;                                                                                  \
+                }                                                                                              \
+                else {                                                                                         \
+                    if (piece_i >= 0) { /* the piece began with a fused character: its lowercase */            \
+                        Py_UCS4 b = s[piece_i];                                                                \
+                        key[0] = b < 128 ? ascii_lower[b] : entry(b)->low[0];                                  \
+                        nkey = 1;                                                                              \
+                        piece_i = -1;                                                                          \
+                    }                                                                                          \
+                    if (nkey == PIECE_KEY)                                                                     \
+                        return 0;                                                                              \
+                    key[nkey++] = x;                                                                           \
+                    w = piece_w;                                                                               \
+                }                                                                                              \
+                if ((pc = piece(key, nkey, &local)) == NULL)                                                   \
+                    return -1;                                                                                 \
+                if (!pc->ok || w + pc->nout > cap)                                                             \
+                    return 0;                                                                                  \
+                memcpy(out + w, pc->out, sizeof(Py_UCS4) * pc->nout);                                          \
+                w += pc->nout;                                                                                 \
+            }                                                                                                  \
+        }                                                                                                      \
+        *len = w;                                                                                              \
+        return 1;                                                                                              \
+    }
+
+FUSED(fused_1, Py_UCS1)
+FUSED(fused_2, Py_UCS2)
+FUSED(fused_4, Py_UCS4)
+
+/* ---- any string, the steps one by one ---- */
 
 /* Steps 4-6 as written, for text whose kept characters are not all lowercase: str.lower on the whole. */
 static PyObject *symbols_lower_collapse(int kind, const void *data, Py_ssize_t n)
@@ -363,14 +630,12 @@ static PyObject *symbols_collapse(int kind, const void *data, Py_ssize_t n)
 {
     Py_ssize_t i, w = 0;
     int pending = 0;
-    Py_UCS4 stack[STACK], *out = stack, *heap = NULL;
+    Py_UCS4 stack[STACK];
+    Buffer out;
     PyObject *result = NULL;
 
-    if (n > STACK) {
-        if ((heap = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)n)) == NULL)
-            return PyErr_NoMemory();
-        out = heap;
-    }
+    if (buffer_init(&out, stack, STACK, n) < 0)
+        return NULL;
     for (i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         const Entry *e = entry(c);
@@ -386,65 +651,49 @@ static PyObject *symbols_collapse(int kind, const void *data, Py_ssize_t n)
             pending = 1;
         else {
             if (pending && w)
-                out[w++] = ' ';
+                out.p[w++] = ' ';
             pending = 0;
-            out[w++] = c;
+            out.p[w++] = c;
         }
     }
-    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, w);
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, w);
 done:
-    PyMem_Free(heap);
+    PyMem_Free(out.heap);
     return result;
 }
 
-static PyObject *normalize_string(PyObject *s, int strip_format)
+static PyObject *normalize_steps(PyObject *s, int strip)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, m = 0, cap;
-    int kind = PyUnicode_KIND(s), all_inert = 1, opening = 0, context = 0;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, m = 0, total = 0;
+    int kind = PyUnicode_KIND(s), opening = 0, context = 0, segments = 1, same = 1;
     const void *data = PyUnicode_DATA(s);
-    Py_UCS4 stack[STACK], *t = stack, *heap = NULL;
+    Py_UCS4 stack_t[STACK], stack_u[STACK];
+    Buffer t, u = {NULL, NULL};
     PyObject *lowered = NULL, *text = NULL, *nfkc = NULL, *result = NULL;
 
-    if (PyUnicode_IS_ASCII(s))
-        return normalize_ascii(PyUnicode_1BYTE_DATA(s), n);
-
-    /* step 1 (and format characters out first, for normalize_text), into t */
-    cap = 3 * n;
-    if (cap > STACK) {
-        if ((heap = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)cap)) == NULL)
-            return PyErr_NoMemory();
-        t = heap;
-    }
+    if (n > PY_SSIZE_T_MAX / MAX_LOW / MAX_NFKC / (Py_ssize_t)sizeof(Py_UCS4))
+        return PyErr_NoMemory();
+    /* step 1 (format characters out first, for normalize_text), into t */
+    if (buffer_init(&t, stack_t, STACK, MAX_LOW * n) < 0)
+        return NULL;
     for (i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
         const Entry *e = entry(c);
+        int k;
         if (e == NULL)
             goto done;
-        if (strip_format && (e->flags & F_FORMAT))
+        if (strip && (e->flags & F_FORMAT))
             continue;
         if (e->flags & F_CONTEXT) {
             context = 1;
             break;
         }
-        if (!(e->flags & F_LOW_INERT))
-            all_inert = 0;
-        if (e->nlow == 1) {
-            Py_UCS4 l = e->low[0];
-            opening |= l == '<' || l == '[' || l == '(';
-            t[m++] = l;
-        }
-        else {
-            Py_ssize_t k;
-            for (k = 0; k < e->nlow; k++) {
-                Py_UCS4 l = e->low[k];
-                opening |= l == '<' || l == '[' || l == '(';
-                t[m++] = l;
-            }
-        }
+        for (k = 0; k < e->nlow; k++)
+            t.p[m++] = e->low[k];
     }
     if (context) { /* str.lower on the whole (format characters out first) */
         PyObject *source = s;
-        if (strip_format) {
+        if (strip) {
             m = 0;
             for (i = 0; i < n; i++) {
                 Py_UCS4 c = PyUnicode_READ(kind, data, i);
@@ -452,58 +701,145 @@ static PyObject *normalize_string(PyObject *s, int strip_format)
                 if (e == NULL)
                     goto done;
                 if (!(e->flags & F_FORMAT))
-                    t[m++] = c;
+                    t.p[m++] = c;
             }
-            if ((text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, t, m)) == NULL)
+            if ((text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, t.p, m)) == NULL)
                 goto done;
             source = text;
         }
         if ((lowered = PyObject_CallMethodNoArgs(source, s_lower)) == NULL)
             goto done;
-        n = PyUnicode_GET_LENGTH(lowered);
-        if (n > cap) {
-            PyMem_Free(heap);
-            if ((heap = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)n)) == NULL) {
-                PyErr_NoMemory();
-                goto done;
-            }
-            t = heap;
-            cap = n;
+        m = PyUnicode_GET_LENGTH(lowered);
+        if (m > MAX_LOW * n) { /* not in any Unicode so far */
+            PyErr_SetString(PyExc_RuntimeError, "a lowercase over three times the text's length");
+            goto done;
         }
-        kind = PyUnicode_KIND(lowered);
-        data = PyUnicode_DATA(lowered);
-        all_inert = 1;
-        for (m = 0; m < n; m++) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, m);
-            const Entry *e = entry(c);
-            if (e == NULL)
-                goto done;
-            if (!(e->flags & F_INERT))
-                all_inert = 0;
-            opening |= c == '<' || c == '[' || c == '(';
-            t[m] = c;
-        }
+        for (i = 0; i < m; i++)
+            t.p[i] = PyUnicode_READ_CHAR(lowered, i);
     }
+    for (i = 0; i < m; i++)
+        opening |= t.p[i] == '<' || t.p[i] == '[' || t.p[i] == '(';
     /* step 2 */
     if (opening)
-        m = remove_brackets_4(t, m);
-    /* step 3, then 4-6 */
-    if (all_inert)
-        result = symbols_collapse(PyUnicode_4BYTE_KIND, t, m);
+        m = remove_brackets_4(t.p, m);
+    /* step 3: the characters' own NFKC where all are segments, else unicodedata's */
+    for (i = 0; i < m; i++) {
+        const Entry *e = entry(t.p[i]);
+        if (e == NULL)
+            goto done;
+        if (!(e->flags & F_SEGMENT)) {
+            segments = 0;
+            break;
+        }
+        total += e->nnfkc;
+        same &= e->nnfkc == 1 && e->nfkc[0] == t.p[i];
+    }
+    if (segments && same) /* then steps 4-6 */
+        result = symbols_collapse(PyUnicode_4BYTE_KIND, t.p, m);
+    else if (segments) {
+        Py_ssize_t w = 0;
+        if (buffer_init(&u, stack_u, STACK, total) < 0)
+            goto done;
+        for (i = 0; i < m; i++) {
+            const Entry *e = entry(t.p[i]); /* known: looked up above */
+            int k;
+            for (k = 0; k < e->nnfkc; k++)
+                u.p[w++] = e->nfkc[k];
+        }
+        result = symbols_collapse(PyUnicode_4BYTE_KIND, u.p, w);
+    }
     else {
         Py_XDECREF(text);
-        if ((text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, t, m)) == NULL)
+        if ((text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, t.p, m)) == NULL)
             goto done;
         if ((nfkc = normalized(s_NFKC, text)) == NULL)
             goto done;
         result = symbols_collapse(PyUnicode_KIND(nfkc), PyUnicode_DATA(nfkc), PyUnicode_GET_LENGTH(nfkc));
     }
 done:
-    PyMem_Free(heap);
+    PyMem_Free(u.heap);
+    PyMem_Free(t.heap);
     Py_XDECREF(nfkc);
     Py_XDECREF(text);
     Py_XDECREF(lowered);
     return result;
+}
+
+#define FUSED_STACK 2048
+
+/* The one pass over a string of fused characters and pieces: 1 with *result set, 0 when the string takes the
+   steps one by one, -1 on an error (its buffers are off the stack before those steps run). */
+static int normalize_fused(PyObject *s, int strip, PyObject **result)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), w = 0, cap, i, m;
+    Py_UCS4 stack[FUSED_STACK], stack_t[STACK];
+    Buffer out, t = {NULL, NULL};
+    int rc, kind = PyUnicode_KIND(s);
+    const void *data = PyUnicode_DATA(s);
+
+    if (n > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(Py_UCS4) / MAX_OUT - 1) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    cap = MAX_OUT * n + 8;
+    if (buffer_init(&out, stack, FUSED_STACK, cap) < 0)
+        return -1;
+    switch (kind) {
+    case PyUnicode_1BYTE_KIND:
+        rc = fused_1(data, n, strip, 0, out.p, cap, &w);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        rc = fused_2(data, n, strip, 0, out.p, cap, &w);
+        break;
+    default:
+        rc = fused_4(data, n, strip, 0, out.p, cap, &w);
+        break;
+    }
+    if (rc == 2) {
+        /* Brackets, on the text itself: no character taken here has a lowercase holding a bracket, so the
+           spans are the same characters before step 1 as after it (format characters out first). */
+        if (buffer_init(&t, stack_t, STACK, n) < 0) {
+            rc = -1;
+            goto done;
+        }
+        for (i = m = 0; i < n; i++) {
+            Py_UCS4 c = PyUnicode_READ(kind, data, i);
+            if (strip && c >= 128) {
+                const Entry *e = entry(c);
+                if (e == NULL) {
+                    rc = -1;
+                    goto done;
+                }
+                if (e->flags & F_FORMAT)
+                    continue;
+            }
+            t.p[m++] = c;
+        }
+        m = remove_brackets_4(t.p, m);
+        rc = fused_4(t.p, m, 0, 1, out.p, cap, &w);
+    }
+    if (rc == 1) {
+        w = collapse_4(out.p, w);
+        if ((*result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, w)) == NULL)
+            rc = -1;
+    }
+done:
+    PyMem_Free(t.heap);
+    PyMem_Free(out.heap);
+    return rc;
+}
+
+static PyObject *normalize_string(PyObject *s, int strip)
+{
+    PyObject *result = NULL;
+    int rc;
+
+    if (PyUnicode_IS_ASCII(s)) /* no ASCII character is a format character (checked at import) */
+        return normalize_ascii(PyUnicode_1BYTE_DATA(s), PyUnicode_GET_LENGTH(s));
+    rc = normalize_fused(s, strip, &result);
+    if (rc == 0)
+        return normalize_steps(s, strip);
+    return rc > 0 ? result : NULL;
 }
 
 static PyObject *not_text(PyObject *value)
@@ -538,12 +874,18 @@ static PyObject *fast_normalize_list(PyObject *module, PyObject *texts)
     if ((out = PyList_New(n)) == NULL)
         return NULL;
     for (i = 0; i < n; i++) {
-        PyObject *s = PyList_GET_ITEM(texts, i), *r;
+        PyObject *s, *r;
+        if (i >= PyList_GET_SIZE(texts)) {
+            Py_DECREF(out);
+            PyErr_SetString(PyExc_RuntimeError, "the list changed size during normalize_list");
+            return NULL;
+        }
+        s = PyList_GET_ITEM(texts, i);
         if (!PyUnicode_Check(s)) {
             Py_DECREF(out);
             return not_text(s);
         }
-        Py_INCREF(s); /* the list may change under a call that runs Python code */
+        Py_INCREF(s);
         r = normalize_string(s, 1);
         Py_DECREF(s);
         if (r == NULL) {
@@ -551,11 +893,6 @@ static PyObject *fast_normalize_list(PyObject *module, PyObject *texts)
             return NULL;
         }
         PyList_SET_ITEM(out, i, r);
-        if (PyList_GET_SIZE(texts) != n) {
-            Py_DECREF(out);
-            PyErr_SetString(PyExc_RuntimeError, "the list changed size during normalize_list");
-            return NULL;
-        }
     }
     return out;
 }
@@ -578,14 +915,14 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__basic_fast(void)
 {
-    PyObject *ud, *module;
+    PyObject *ud;
     int c;
 
     if ((ud = PyImport_ImportModule("unicodedata")) == NULL)
         return NULL;
-    ud_category = PyObject_GetAttrString(ud, "category");
-    ud_combining = PyObject_GetAttrString(ud, "combining");
-    ud_normalize = PyObject_GetAttrString(ud, "normalize");
+    Py_XSETREF(ud_category, PyObject_GetAttrString(ud, "category"));
+    Py_XSETREF(ud_combining, PyObject_GetAttrString(ud, "combining"));
+    Py_XSETREF(ud_normalize, PyObject_GetAttrString(ud, "normalize"));
     Py_DECREF(ud);
     if (ud_category == NULL || ud_combining == NULL || ud_normalize == NULL)
         return NULL;
@@ -594,23 +931,26 @@ PyMODINIT_FUNC PyInit__basic_fast(void)
         (s_NFKC = PyUnicode_InternFromString("NFKC")) == NULL ||
         (s_NFKD = PyUnicode_InternFromString("NFKD")) == NULL)
         return NULL;
-    /* ASCII: steps 1, 4 and 5 in one table, from the same character table */
+    /* ASCII: steps 1 and 3-5 of each character alone, from the same character table */
     for (c = 0; c < 128; c++) {
         const Entry *e = entry((Py_UCS4)c), *l;
         if (e == NULL)
             return NULL;
-        if (e->nlow != 1 || e->low[0] >= 128 || (e->flags & (F_CONTEXT | F_FORMAT))) {
-            PyErr_SetString(PyExc_ImportError, "an ASCII character is a format character or lowercases to other than one ASCII character");
-            return NULL;
-        }
+        if ((e->flags & (F_CONTEXT | F_FORMAT)) || !(e->flags & F_SEGMENT) || e->nlow != 1 || e->low[0] >= 128)
+            goto not_simple;
         if ((l = entry(e->low[0])) == NULL)
             return NULL;
-        if (l->nlow != 1 || l->low[0] >= 128) {
-            PyErr_SetString(PyExc_ImportError, "an ASCII character is a format character or lowercases to other than one ASCII character");
-            return NULL;
-        }
-        ascii_map[c] = (l->flags & (F_SPACE | F_WS)) ? ' ' : (unsigned char)l->low[0];
+        if (!(l->flags & F_SEGMENT) || l->nnfkc != 1 || l->nfkc[0] != e->low[0] ||
+            (!(l->flags & (F_SPACE | F_WS)) && (l->flags & F_LOWER)))
+            goto not_simple;
+        ascii_lower[c] = (Py_UCS1)e->low[0];
+        ascii_open[c] = c == '<' || c == '[' || c == '(';
+        ascii_table[c] = (unsigned short)((l->flags & (F_SPACE | F_WS)) ? ' ' : e->low[0]) |
+                         (ascii_open[c] ? 0x100 : 0);
     }
-    module = PyModule_Create(&module_def);
-    return module;
+    return PyModule_Create(&module_def);
+not_simple:
+    PyErr_SetString(PyExc_ImportError, "an ASCII character that is not its own NFKC, lowercases to another "
+                                       "character, or is a format character");
+    return NULL;
 }
