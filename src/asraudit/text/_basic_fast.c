@@ -355,41 +355,29 @@ REMOVE_BRACKETS(remove_brackets_4, Py_UCS4)
 
 /* ---- ASCII strings ---- */
 
-/* Collapses the spaces of t (n characters, separators already ' ') in place: no leading, trailing or repeated
-   space; returns the new length.  One add per character on the loop's chain, no branch. */
-#define COLLAPSE(NAME, T)                                                                                      \
-    static Py_ssize_t NAME(T *t, Py_ssize_t n)                                                                 \
-    {                                                                                                          \
-        Py_ssize_t i, w = 0;                                                                                   \
-        T prev = ' ';                                                                                          \
-        for (i = 0; i < n; i++) {                                                                              \
-            T c = t[i];                                                                                        \
-            t[w] = c;                                                                                          \
-            w += !(c == ' ' && prev == ' ');                                                                   \
-            prev = c;                                                                                          \
-        }                                                                                                      \
-        return w - (w > 0 && t[w - 1] == ' ');                                                                 \
-    }
-
-COLLAPSE(collapse_1, Py_UCS1)
-COLLAPSE(collapse_4, Py_UCS4)
-
-/* Steps 1 and 3-5 of ASCII text, character by character, into out; nonzero when it holds an opening bracket. */
-static unsigned ascii_map_into(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *out)
+/* Steps 1 and 3-6 of ASCII text into out (n characters): each character through the table, a space written
+   only after a character that is not one (so none leads or repeats), a trailing one dropped; returns the
+   length, and sets *opening when the text holds an opening bracket.  No branch in the loop. */
+static Py_ssize_t ascii_steps(const Py_UCS1 *s, Py_ssize_t n, Py_UCS1 *out, unsigned *opening)
 {
-    Py_ssize_t i;
-    unsigned open = 0;
+    Py_ssize_t i, w = 0;
+    unsigned open = 0, prev = ' ';
     for (i = 0; i < n; i++) {
-        unsigned v = ascii_table[s[i]];
-        out[i] = (Py_UCS1)v;
+        unsigned v = ascii_table[s[i]], c = v & 0xFF;
         open |= v;
+        out[w] = (Py_UCS1)c;
+        w += !(c == ' ' && prev == ' ');
+        prev = c;
     }
-    return open >> 8;
+    *opening = open >> 8;
+    return w - (w > 0 && out[w - 1] == ' ');
 }
 
 static PyObject *normalize_ascii(const Py_UCS1 *s, Py_ssize_t n)
 {
     Py_UCS1 stack[2 * STACK], *out = stack, *heap = NULL;
+    Py_ssize_t w;
+    unsigned opening;
     PyObject *result;
 
     if (n > STACK) {
@@ -397,16 +385,16 @@ static PyObject *normalize_ascii(const Py_UCS1 *s, Py_ssize_t n)
             return PyErr_NoMemory();
         out = heap;
     }
-    if (ascii_map_into(s, n, out)) { /* brackets are not letters: lowercasing first changes nothing about them */
+    w = ascii_steps(s, n, out, &opening);
+    if (opening) { /* brackets are not letters: lowercasing first changes nothing about them */
         Py_UCS1 *t = out + n;
         memcpy(t, s, (size_t)n);
         n = remove_brackets_1(t, n);
-        ascii_map_into(t, n, out);
+        w = ascii_steps(t, n, out, &opening);
     }
-    n = collapse_1(out, n);
-    result = PyUnicode_New(n, 127);
+    result = PyUnicode_New(w, 127);
     if (result != NULL)
-        memcpy(PyUnicode_1BYTE_DATA(result), out, (size_t)n);
+        memcpy(PyUnicode_1BYTE_DATA(result), out, (size_t)w);
     PyMem_Free(heap);
     return result;
 }
@@ -492,29 +480,38 @@ static const Piece *piece(const Py_UCS4 *key, int nkey, Piece *local)
 
 /* ---- strings of fused characters and pieces: one pass, then the spaces collapsed ---- */
 
-/* Steps 1 and 3-5 into out (cap characters): 1 when done (*len set); 2 when the text holds an opening bracket
-   (and `brackets` is 0: it has not had them removed); 0 when the string takes the steps one by one (a character
-   whose lowercase needs its neighbours or holds a bracket, a piece whose result is not all lowercase, a
-   piece or a result too long); -1 on an error.  piece_w is where the current piece's output starts. */
+/* Steps 1 and 3-6 into out (cap characters), spaces collapsed as they are written (as in ascii_steps): 1 when
+   done (*len set); 2 when the text holds an opening bracket (and `brackets` is 0: they have not been removed);
+   0 when the string takes the steps one by one (a character whose lowercase needs its neighbours or holds a
+   bracket, a piece whose result is not all lowercase, a piece or a result too long); -1 on an error.
+   piece_w and piece_prev are where the current piece's output starts and the character written before it;
+   piece_i is the index of the fused character that began it (-1: key[0:nkey] holds it). */
+#define EMIT(x)                                                                                                \
+    do {                                                                                                       \
+        Py_UCS4 x_ = (x);                                                                                      \
+        out[w] = x_;                                                                                           \
+        w += !(x_ == ' ' && prev == ' ');                                                                      \
+        prev = x_;                                                                                             \
+    } while (0)
+
 #define FUSED(NAME, T)                                                                                         \
     static int NAME(const T *s, Py_ssize_t n, int strip, int brackets, Py_UCS4 *out, Py_ssize_t cap,           \
                     Py_ssize_t *len)                                                                           \
     {                                                                                                          \
         Py_ssize_t i, w = 0, piece_w = 0, piece_i = -1;                                                        \
-        Py_UCS4 key[PIECE_KEY];                                                                                \
+        Py_UCS4 key[PIECE_KEY], prev = ' ', piece_prev = ' ';                                                  \
         int nkey = 0, k;                                                                                       \
         Piece local;                                                                                           \
         for (i = 0; i < n; i++) {                                                                              \
             Py_UCS4 c = s[i];                                                                                  \
             const Entry *e;                                                                                    \
             if (c < 128) {                                                                                     \
-                if (!brackets && ascii_open[c])                                                                \
-                    return 2;                                                                                  \
-                if (w >= cap)                                                                                  \
-                    return 0;                                                                                  \
+                if ((!brackets && ascii_open[c]) || w >= cap)                                                  \
+                    return ascii_open[c] && !brackets ? 2 : 0;                                                 \
                 piece_w = w;                                                                                   \
+                piece_prev = prev;                                                                             \
                 piece_i = i;                                                                                   \
-                out[w++] = (Py_UCS1)ascii_table[c];                                                            \
+                EMIT((Py_UCS1)ascii_table[c]);                                                                 \
                 continue;                                                                                      \
             }                                                                                                  \
             if ((e = entry(c)) == NULL)                                                                        \
@@ -525,9 +522,10 @@ static const Piece *piece(const Py_UCS4 *key, int nkey, Piece *local)
                 if (w + e->nout > cap)                                                                         \
                     return 0;                                                                                  \
                 piece_w = w;                                                                                   \
+                piece_prev = prev;                                                                             \
                 piece_i = i;                                                                                   \
                 for (k = 0; k < e->nout; k++)                                                                  \
-                    out[w++] = e->out[k];                                                                      \
+                    EMIT(e->out[k]);                                                                           \
                 continue;                                                                                      \
             }                                                                                                  \
             if (e->flags & (F_CONTEXT | F_BRACKET))                                                            \
@@ -536,10 +534,12 @@ static const Piece *piece(const Py_UCS4 *key, int nkey, Piece *local)
                 Py_UCS4 x = e->low[k];                                                                         \
                 const Entry *ex = entry(x);                                                                    \
                 const Piece *pc;                                                                               \
+                int j;                                                                                         \
                 if (ex == NULL)                                                                                \
                     return -1;                                                                                 \
                 if (ex->flags & F_SEGMENT) {                                                                   \
                     piece_w = w;                                                                               \
+                    piece_prev = prev;                                                                         \
                     piece_i = -1;                                                                              \
                     key[0] = x;                                                                                \
                     nkey = 1;                                                                                  \
@@ -555,16 +555,17 @@ static const Piece *piece(const Py_UCS4 *key, int nkey, Piece *local)
                         return 0;                                                                              \
                     key[nkey++] = x;                                                                           \
                     w = piece_w;                                                                               \
+                    prev = piece_prev;                                                                         \
                 }                                                                                              \
                 if ((pc = piece(key, nkey, &local)) == NULL)                                                   \
                     return -1;                                                                                 \
                 if (!pc->ok || w + pc->nout > cap)                                                             \
                     return 0;                                                                                  \
-                memcpy(out + w, pc->out, sizeof(Py_UCS4) * pc->nout);                                          \
-                w += pc->nout;                                                                                 \
+                for (j = 0; j < pc->nout; j++)                                                                 \
+                    EMIT(pc->out[j]);                                                                          \
             }                                                                                                  \
         }                                                                                                      \
-        *len = w;                                                                                              \
+        *len = w - (w > 0 && out[w - 1] == ' ');                                                               \
         return 1;                                                                                              \
     }
 
@@ -819,7 +820,6 @@ static int normalize_fused(PyObject *s, int strip, PyObject **result)
         rc = fused_4(t.p, m, 0, 1, out.p, cap, &w);
     }
     if (rc == 1) {
-        w = collapse_4(out.p, w);
         if ((*result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, w)) == NULL)
             rc = -1;
     }

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 from asraudit.errors import InputError
 from asraudit.text.basic_language_codes import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS
+from asraudit.text import basic_normalizer
 from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
 from asraudit.text.whisper_english import EnglishNormalizer
@@ -262,8 +263,14 @@ def tokens_of(normalize: Normalizer) -> Callable[[str], tuple[str, ...]]:
 _BASIC = BasicNormalizer()  # its token table fills as text comes (text/basic_normalizer.py)
 
 
+# The compiled basic normalizer removes the format characters itself, in the same pass.
+_BASIC_TEXT = basic_normalizer._basic_fast.normalize_text if basic_normalizer.COMPILED else None
+
+
 def normalize_basic(text: str) -> str:
     """The basic normalizer (transformers' ``BasicTextNormalizer``), format characters removed."""
+    if _BASIC_TEXT is not None:
+        return _BASIC_TEXT(text)
     try:
         return _BASIC(text if text.isascii() else strip_format_characters(text))
     except AttributeError:
@@ -315,10 +322,15 @@ def worker_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _normalize_chunk(args: tuple[str, list[str]]) -> list[str]:
-    name, texts = args
+def _normalize_list(name: str, texts: Sequence[str]) -> list[str]:
+    if name == "basic" and basic_normalizer.COMPILED:  # the whole list in C
+        return basic_normalizer._basic_fast.normalize_list(texts if isinstance(texts, list) else list(texts))
     normalize = get_normalizer(name)
     return [normalize(t) for t in texts]
+
+
+def _normalize_chunk(args: tuple[str, list[str]]) -> list[str]:
+    return _normalize_list(*args)
 
 
 def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | None = None,
@@ -328,10 +340,10 @@ def normalize_many(texts: Sequence[str], name: str = "whisper", workers: int | N
 
     Workers start as ``worker_context`` says; each builds its own token tables.
     """
-    normalize = get_normalizer(name)
+    get_normalizer(name)  # an unknown name is an error before any work
     workers = available_cpus() if workers is None else workers
     if workers <= 1 or len(texts) < max(threshold, 1):
-        return [normalize(t) for t in texts]
+        return _normalize_list(name, texts)
     from concurrent.futures import ProcessPoolExecutor
 
     chunks = [(name, list(texts[i : i + _CHUNK])) for i in range(0, len(texts), _CHUNK)]
