@@ -136,6 +136,32 @@ def test_both_basic_paths_match_transformers_on_generated_unicode(path, text):
     assert path()(text) == theirs(text)
 
 
+_FORMAT = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata_category(chr(c)) == "Cf"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=st.lists(st.one_of(st.sampled_from(_FORMAT), st.sampled_from(_SPECIAL),
+                               st.characters(blacklist_categories=())), max_size=30).map("".join))
+def test_compiled_strip_format_matches_the_python_one(text):
+    from asraudit.text.normalize import python_strip_format_characters
+
+    fast = _compiled()
+    assert fast.strip_format(text) == python_strip_format_characters(text)
+    assert fast.normalize_text(text) == fast.normalize(python_strip_format_characters(text))
+
+
+def test_compiled_strip_format_removes_every_format_character():
+    fast = _compiled()
+    assert len(_FORMAT) > 150  # U+00AD, U+200B-U+200F, U+2060-U+2064, U+FEFF, U+E0001, tags, ...
+    text = "a".join(_FORMAT)
+    assert fast.strip_format(text) == "a" * (len(_FORMAT) - 1)
+    assert fast.strip_format(text + "é") == "a" * (len(_FORMAT) - 1) + "é"
+    plain = "plain é text"
+    assert fast.strip_format(plain) is plain and fast.strip_format("ascii") == "ascii"
+    with pytest.raises(TypeError, match="a normalizer takes a str, got None"):
+        fast.strip_format(None)
+
+
 def _canonical_pairs() -> list[str]:
     """Every canonical decomposition of two whose second character is a starter, and Hangul's compositions."""
     pairs = []

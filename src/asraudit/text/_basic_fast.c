@@ -897,11 +897,71 @@ static PyObject *fast_normalize_list(PyObject *module, PyObject *texts)
     return out;
 }
 
+#define STRIP_FORMAT(NAME, T)                                                                                  \
+    /* the number of format characters in s[0:n], the first at *first */                                      \
+    static Py_ssize_t NAME(const T *s, Py_ssize_t n, Py_ssize_t *first)                                        \
+    {                                                                                                          \
+        Py_ssize_t i, count = 0;                                                                               \
+        for (i = 0; i < n; i++) {                                                                              \
+            const Entry *e;                                                                                    \
+            if (s[i] < 128)                                                                                    \
+                continue;                                                                                      \
+            if ((e = entry(s[i])) == NULL)                                                                     \
+                return -1;                                                                                     \
+            if (e->flags & F_FORMAT) {                                                                         \
+                if (count++ == 0)                                                                              \
+                    *first = i;                                                                                \
+            }                                                                                                  \
+        }                                                                                                      \
+        return count;                                                                                          \
+    }
+
+STRIP_FORMAT(format_count_1, Py_UCS1)
+STRIP_FORMAT(format_count_2, Py_UCS2)
+STRIP_FORMAT(format_count_4, Py_UCS4)
+
+static PyObject *fast_strip_format(PyObject *module, PyObject *s)
+{
+    Py_ssize_t n, count, first = 0, i, w;
+    int kind;
+    const void *data;
+    Py_UCS4 stack[STACK];
+    Buffer out;
+    PyObject *result;
+
+    if (!PyUnicode_Check(s))
+        return not_text(s);
+    if (PyUnicode_IS_ASCII(s)) /* no ASCII character is a format character (checked at import) */
+        return Py_NewRef(s);
+    n = PyUnicode_GET_LENGTH(s);
+    kind = PyUnicode_KIND(s);
+    data = PyUnicode_DATA(s);
+    count = kind == PyUnicode_1BYTE_KIND   ? format_count_1(data, n, &first)
+            : kind == PyUnicode_2BYTE_KIND ? format_count_2(data, n, &first)
+                                           : format_count_4(data, n, &first);
+    if (count <= 0)
+        return count < 0 ? NULL : Py_NewRef(s);
+    if (buffer_init(&out, stack, STACK, n - count) < 0)
+        return NULL;
+    for (i = 0; i < first; i++)
+        out.p[i] = PyUnicode_READ(kind, data, i);
+    for (w = first; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 128 || !(entry(c)->flags & F_FORMAT)) /* every non-ASCII one was looked up above */
+            out.p[w++] = c;
+    }
+    result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out.p, w);
+    PyMem_Free(out.heap);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"normalize", fast_normalize, METH_O,
      "normalize(s) -> transformers' BasicTextNormalizer()(s), whitespace collapsed to single spaces and stripped."},
     {"normalize_text", fast_normalize_text, METH_O,
      "normalize_text(s) -> normalize(s) after removing the format characters (category Cf)."},
+    {"strip_format", fast_strip_format, METH_O,
+     "strip_format(s) -> s without its format characters (category Cf); s itself when it has none."},
     {"normalize_list", fast_normalize_list, METH_O,
      "normalize_list(texts) -> [normalize_text(s) for s in texts], for a list of str."},
     {NULL, NULL, 0, NULL},

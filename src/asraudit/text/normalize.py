@@ -85,12 +85,22 @@ def _format_or_astral() -> re.Pattern:
     return re.compile(f"[{bmp}\\U00010000-\\U0010ffff]")
 
 
+_STRIP_FORMAT = basic_normalizer._basic_fast.strip_format if basic_normalizer.COMPILED else None
+
+
 def _format_character(match: re.Match) -> str:
     return _FORMAT_CHARACTERS[ord(match.group())] or ""
 
 
 def strip_format_characters(text: str) -> str:
     """``text`` without Unicode format characters (category Cf; see the module docstring)."""
+    if _STRIP_FORMAT is not None:  # in C, from the compiled basic normalizer's character table
+        return _STRIP_FORMAT(text)
+    return python_strip_format_characters(text)
+
+
+def python_strip_format_characters(text: str) -> str:
+    """``strip_format_characters`` in Python (the path without the compiled module, and its tests' peer)."""
     # No Cf character is ASCII or printable (Cf is "Other"), and both tests run in C.
     try:
         return text if text.isascii() or text.isprintable() else _format_or_astral().sub(_format_character, text)
