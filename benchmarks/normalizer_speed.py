@@ -42,6 +42,7 @@ from normalizer_strings import HANDMADE, generated, perturbed  # noqa: E402
 
 from asraudit.text.spelling import english_spelling_mapping  # noqa: E402
 from asraudit.text.normalize import (  # noqa: E402
+    in_one_process,
     normalize_many,
     strip_format_characters,
 )
@@ -181,7 +182,9 @@ def main() -> int:
                       f"   ratio {med['ratio' + part]:5.1f}x"
                       + (f"   (pure-Python path {med['py' + part]:>9,.0f}/s, {med['ratio_py' + part]:5.1f}x)"
                          if "py" + part in med else ""))
-        print(f"  two worker processes (normalize_many): transformers' one-core CPU time / asraudit's wall time "
+        where = ("in one process (normalize_many keeps the compiled basic normalizer here)" if in_one_process(name)
+                 else "two worker processes (normalize_many)")
+        print(f"  {where}: transformers' one-core CPU time / asraudit's wall time "
               f"{med['wall2']:.1f}x; per CPU second (workers included) {med['cpu2']:.1f}x")
         print(f"RATIO normalizer-{name}: transformers {med['peer']:,.0f} strings/CPU-s, asraudit "
               f"{med['ours']:,.0f} strings/CPU-s, {med['ratio']:.1f}x one core, {med['wall2']:.1f}x wall on two")
