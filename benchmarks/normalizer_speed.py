@@ -19,8 +19,14 @@ transformers' normalizer and a *fresh* asraudit normalizer (empty token
 tables, so learning them is paid inside the round) over the whole corpus,
 in CPU seconds (``time.process_time``), and ``normalize_many`` over two
 worker processes (CPU seconds of the workers from ``getrusage``, and wall
-time).  Medians over ``--repeat`` rounds; the ratios are per round, so
-load on a shared machine hits both sides alike.
+time; ``normalize_many`` keeps the compiled basic normalizer in one
+process, and the line says so).  Medians over ``--repeat`` rounds; the
+ratios are per round, so load on a shared machine hits both sides alike.
+
+The basic normalizer's compiled path (``asraudit.text._basic_fast``) is used
+where it is built, and the first line says whether it is; then its
+pure-Python path is checked for parity too and timed in the same rounds
+(the figures in brackets), so the two are compared on the same load.
 
     .venv/bin/python benchmarks/normalizer_speed.py [--preds DIR] [--repeat 3] [--generated 25000] [--only basic]
 """
@@ -187,7 +193,8 @@ def main() -> int:
         print(f"  {where}: transformers' one-core CPU time / asraudit's wall time "
               f"{med['wall2']:.1f}x; per CPU second (workers included) {med['cpu2']:.1f}x")
         print(f"RATIO normalizer-{name}: transformers {med['peer']:,.0f} strings/CPU-s, asraudit "
-              f"{med['ours']:,.0f} strings/CPU-s, {med['ratio']:.1f}x one core, {med['wall2']:.1f}x wall on two")
+              f"{med['ours']:,.0f} strings/CPU-s, {med['ratio']:.1f}x one core, {med['wall2']:.1f}x wall "
+              f"{'by normalize_many in one process' if in_one_process(name) else 'on two'}")
     return 0
 
 
