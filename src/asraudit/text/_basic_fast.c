@@ -17,20 +17,27 @@
  *   - whether it is whitespace (str.isspace), of category M/S/P, or Cf (format characters, which
  *     normalize_text removes first, as asraudit's strip_format_characters does);
  *   - whether it is a "segment" for NFKC: combining class 0, and the first character of its NFKD is a starter
- *     that is neither a mark nor a Hangul vowel or trailing jamo; then its NFKC (of it alone, up to 4
- *     characters) is kept.  NFKC of a string of segments is their NFKCs joined: each one's decomposition
- *     starts with a starter, so canonical reordering stays inside it and nothing after it composes with
- *     anything before that starter; and the starter itself composes with nothing before it, because every
- *     character that is the second of a canonical pair is a mark or such a jamo (tests/test_basic_normalizer.py
- *     checks that over all of Unicode).  A string holding any other character goes through
- *     unicodedata.normalize("NFKC", ...) itself;
- *   - "fused": steps 1 and 3-5 of the character alone, when its lowercase is segments holding no opening
- *     bracket and every character that those steps keep is its own lowercase and not whitespace (then
- *     step 5 changes nothing), each character either kept or a space.  A string of fused characters is
- *     normalized in one pass: each character's fused text, spaces collapsed.  Any other string takes the
- *     steps one by one (still each as a table, where the table can stand for it).
+ *     that is neither a mark nor a Hangul vowel or trailing jamo (and, to be kept, its NFKC alone is at most 4
+ *     characters; a longer one counts as no segment, which is always safe: see pieces).  NFKC of a text is the
+ *     NFKC of its pieces joined, the text cut before each segment: a segment's decomposition starts with a
+ *     starter, so canonical reordering does not cross the cut and nothing after the cut composes with
+ *     anything before it; and that starter composes with nothing before it, because every character that is
+ *     the second of a canonical pair is a mark, a non-starter or such a jamo (tests/test_basic_normalizer.py
+ *     checks that over all of Unicode).  Cutting at fewer places is always exact too;
+ *   - "fused": steps 1 and 3-5 of the character alone, when its lowercase is one character, a segment and no
+ *     bracket, and every character those steps keep is its own lowercase and not whitespace (then step 5
+ *     changes nothing), each character either kept or a space.
  *
- * ASCII strings (most text) have one 128-byte table for steps 1 and 3-5, made from the same character
+ * A string is then one pass (FUSED below): a fused character writes its text, and a piece that is more than
+ * one fused character (a letter and combining marks; "i" + U+0307, the lowercase of U+0130) writes the NFKC
+ * of the piece through steps 4-5, asked of unicodedata once and kept in a table of pieces; spaces are
+ * collapsed as they are written.  Brackets come out first, on the text itself (no character this pass takes
+ * has a bracket in its lowercase, so the spans are the same before step 1 as after it).  A string holding a
+ * character whose lowercase needs its neighbours or holds a bracket, or a piece whose result is not all
+ * lowercase or is too long, takes the six steps one by one instead (normalize_steps: tables where they can
+ * stand for a step, str.lower and unicodedata.normalize on the whole text where they cannot).
+ *
+ * ASCII strings (most text) have one 128-entry table for steps 1 and 3-5, made from the same character
  * table at import, and take the brackets apart only when they hold an opening one.
  */
 
@@ -44,7 +51,7 @@
 #define F_LOWER 0x08   /* str.lower() of the character alone is not the character */
 #define F_FORMAT 0x10  /* category Cf */
 #define F_CONTEXT 0x20 /* lowercased by str.lower on the whole string (U+03A3; a lowercase of over 3) */
-#define F_SEGMENT 0x40 /* a segment for NFKC (see above), its NFKC in nfkc[] */
+#define F_SEGMENT 0x40 /* a segment for NFKC (see above) whose NFKC (in nfkc[]) is at most MAX_NFKC long */
 #define F_FUSED 0x80   /* steps 1 and 3-5 of the character alone in out[] (see above) */
 #define F_BRACKET 0x100 /* its lowercase holds one of < [ ( > ] ) */
 
