@@ -19,10 +19,16 @@ transformers' normalizer and a *fresh* asraudit normalizer (empty token
 tables, so learning them is paid inside the round) over the whole corpus,
 in CPU seconds (``time.process_time``), and ``normalize_many`` over two
 worker processes (CPU seconds of the workers from ``getrusage``, and wall
-time).  Medians over ``--repeat`` rounds; the ratios are per round, so
-load on a shared machine hits both sides alike.
+time; ``normalize_many`` keeps the compiled basic normalizer in one
+process, and the line says so).  Medians over ``--repeat`` rounds; the
+ratios are per round, so load on a shared machine hits both sides alike.
 
-    .venv/bin/python benchmarks/normalizer_speed.py [--preds DIR] [--repeat 3] [--generated 25000]
+The basic normalizer's compiled path (``asraudit.text._basic_fast``) is used
+where it is built, and the first line says whether it is; then its
+pure-Python path is checked for parity too and timed in the same rounds
+(the figures in brackets), so the two are compared on the same load.
+
+    .venv/bin/python benchmarks/normalizer_speed.py [--preds DIR] [--repeat 3] [--generated 25000] [--only basic]
 """
 
 from __future__ import annotations
@@ -42,10 +48,11 @@ from normalizer_strings import HANDMADE, generated, perturbed  # noqa: E402
 
 from asraudit.text.spelling import english_spelling_mapping  # noqa: E402
 from asraudit.text.normalize import (  # noqa: E402
+    in_one_process,
     normalize_many,
     strip_format_characters,
 )
-from asraudit.text.basic_normalizer import BasicNormalizer  # noqa: E402
+from asraudit.text.basic_normalizer import COMPILED, BasicNormalizer, PythonBasicNormalizer  # noqa: E402
 from asraudit.text.whisper_english import EnglishNormalizer  # noqa: E402
 
 SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
@@ -113,6 +120,7 @@ def main() -> int:
     ap.add_argument("--preds", type=Path, default=default_preds(), help="VoxPopuli-150 prediction folder")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--generated", type=int, default=25_000, help="rule-pool strings (default %(default)s)")
+    ap.add_argument("--only", choices=("whisper", "basic"), help="time one normalizer (default: both)")
     args = ap.parse_args()
     from transformers.models.whisper.english_normalizer import BasicTextNormalizer, EnglishTextNormalizer
 
@@ -126,23 +134,33 @@ def main() -> int:
     spelling = english_spelling_mapping()
     peers = {"whisper": EnglishTextNormalizer(spelling), "basic": BasicTextNormalizer()}
 
-    def fresh(name: str):
+    print(f"basic normalizer: {'compiled (asraudit.text._basic_fast)' if COMPILED else 'pure Python (not built)'}")
+
+    def fresh(name: str, python: bool = False):
         if name == "basic":
-            basic = BasicNormalizer()
+            basic = PythonBasicNormalizer() if python else BasicNormalizer()
             return lambda s: basic(strip_format_characters(s))
         ours = EnglishNormalizer(spelling)
         return lambda s: ours(strip_format_characters(s))
 
     for name, peer in peers.items():
+        if args.only not in (None, name):
+            continue
         ours = fresh(name)
         bad = [s for s in texts if ours(s) != " ".join(peer(strip_format_characters(s)).split())]
+        if name == "basic" and COMPILED:  # the pure-Python path too
+            python = fresh(name, python=True)
+            bad += [s for s in texts if python(s) != " ".join(peer(strip_format_characters(s)).split())]
         print(f"\n[{name}] parity with transformers on all {len(texts):,} strings: "
               f"{'identical' if not bad else f'{len(bad)} DIFFER, e.g. {bad[:3]!r}'}")
         if bad:
             return 1
         rows: dict[str, list[float]] = {k: [] for k in ("peer", "ours", "ratio", "peer_real", "ours_real",
                                                           "ratio_real", "peer_gen", "ours_gen", "ratio_gen",
-                                                          "wall2", "cpu2")}
+                                                          "wall2", "cpu2", "py", "py_real", "py_gen",
+                                                          "ratio_py", "ratio_py_real", "ratio_py_gen")}
+        # With the compiled basic normalizer built, its pure-Python path is timed in the same rounds (A/B).
+        both = name == "basic" and COMPILED
         for _ in range(args.repeat):
             for part, sub in (("", texts), ("_real", real), ("_gen", gen)):
                 if not sub:
@@ -153,6 +171,11 @@ def main() -> int:
                 rows["peer" + part].append(len(sub) / t_peer)
                 rows["ours" + part].append(len(sub) / t_ours)
                 rows["ratio" + part].append(t_peer / t_ours)
+                if both:
+                    python = fresh(name, python=True)
+                    t_py = cpu(lambda: [python(s) for s in sub])
+                    rows["py" + part].append(len(sub) / t_py)
+                    rows["ratio_py" + part].append(t_peer / t_py)
                 if not part:
                     wall2, cpu2 = two_cores(texts, name)
                     rows["wall2"].append(t_peer / wall2)
@@ -162,11 +185,16 @@ def main() -> int:
         for part, label in (("", "all"), ("_real", "VoxPopuli + variants"), ("_gen", "rule-pool strings")):
             if "peer" + part in med:
                 print(f"    {label:<22} transformers {med['peer' + part]:>9,.0f}/s   asraudit {med['ours' + part]:>9,.0f}/s"
-                      f"   ratio {med['ratio' + part]:5.1f}x")
-        print(f"  two worker processes (normalize_many): transformers' one-core CPU time / asraudit's wall time "
+                      f"   ratio {med['ratio' + part]:5.1f}x"
+                      + (f"   (pure-Python path {med['py' + part]:>9,.0f}/s, {med['ratio_py' + part]:5.1f}x)"
+                         if "py" + part in med else ""))
+        where = ("in one process (normalize_many keeps the compiled basic normalizer here)" if in_one_process(name)
+                 else "two worker processes (normalize_many)")
+        print(f"  {where}: transformers' one-core CPU time / asraudit's wall time "
               f"{med['wall2']:.1f}x; per CPU second (workers included) {med['cpu2']:.1f}x")
         print(f"RATIO normalizer-{name}: transformers {med['peer']:,.0f} strings/CPU-s, asraudit "
-              f"{med['ours']:,.0f} strings/CPU-s, {med['ratio']:.1f}x one core, {med['wall2']:.1f}x wall on two")
+              f"{med['ours']:,.0f} strings/CPU-s, {med['ratio']:.1f}x one core, {med['wall2']:.1f}x wall "
+              f"{'by normalize_many in one process' if in_one_process(name) else 'on two'}")
     return 0
 
 

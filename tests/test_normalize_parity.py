@@ -8,8 +8,11 @@ strings built to hit every rule, alone and run into each other.
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import asraudit.text.basic_normalizer as basic_normalizer
 import asraudit.text.whisper_english as whisper_english
@@ -21,6 +24,9 @@ from asraudit.text.normalize import (
     strip_format_characters,
 )
 from normalizer_strings import HANDMADE, generated, perturbed
+from unicodedata import category as unicodedata_category
+from unicodedata import combining as unicodedata_combining
+from unicodedata import decomposition as unicodedata_decomposition
 
 english = pytest.importorskip("transformers.models.whisper.english_normalizer")
 
@@ -60,9 +66,136 @@ def test_whisper_normalizer_matches_transformers_with_tiny_caches(monkeypatch):
 def test_basic_normalizer_matches_transformers_with_a_tiny_token_table(monkeypatch):
     """The token table is replaced when full; results must not depend on what it holds."""
     monkeypatch.setattr(basic_normalizer, "_CACHE_LIMIT", 7)
-    fresh = basic_normalizer.BasicNormalizer()
+    fresh = basic_normalizer.PythonBasicNormalizer()
     bad = _mismatches("basic", CORPUS[:3000], ours=lambda s: fresh(strip_format_characters(s)))
     assert not bad, bad[:5]
+
+
+def _compiled():
+    if not basic_normalizer.COMPILED:
+        pytest.skip("asraudit.text._basic_fast is not built (no C compiler at install): the pure-Python path "
+                    "is the one in use, and is tested")
+    return basic_normalizer._basic_fast
+
+
+# The basic normalizer's two paths, each as the benchmark and normalize_basic use it, and the compiled batch
+# entry: every one is checked against transformers on the same strings.
+def _python_path():
+    python = basic_normalizer.PythonBasicNormalizer()
+    return lambda s: python(strip_format_characters(s))
+
+
+def _compiled_path():
+    fast = _compiled()
+    return lambda s: fast.normalize(strip_format_characters(s))
+
+
+def _compiled_text():
+    return _compiled().normalize_text
+
+
+BASIC_PATHS = [pytest.param(_python_path, id="python"), pytest.param(_compiled_path, id="compiled"),
+               pytest.param(_compiled_text, id="compiled-normalize_text")]
+
+
+@pytest.mark.parametrize("path", BASIC_PATHS)
+def test_both_basic_paths_match_transformers_on_generated_strings(path):
+    bad = _mismatches("basic", CORPUS, ours=path())
+    assert not bad, bad[:5]
+
+
+def test_compiled_basic_list_matches_transformers():
+    fast = _compiled()
+    theirs = _transformers("basic")
+    assert fast.normalize_list(CORPUS) == [theirs(s) for s in CORPUS]
+
+
+# Characters each shortcut of the two paths turns on: brackets, every kind of whitespace, combining marks
+# (alone, stacked, after a letter, at the start), Greek capital sigma where it is final and where it is not,
+# U+0130 (lowercase "i" + U+0307), lone surrogates, Hangul jamo that compose, characters NFKC expands
+# (ligatures, fullwidth, U+FDFA's 18), ones NFKC makes capital (U+210C, U+1D2C), format characters.
+_WHITESPACE = [chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()]
+_SPECIAL = (list("<>[]()<[(") + _WHITESPACE + ["\u0301", "\u0308", "\u0307", "\u0345", "\u0327", "\u031b",
+            "\u0323", "\u0338", "\u0b3e", "\u0bbe", "\u0f73", "\u3099", "\uff9e", "\u03a3", "\u03c3", "\u03c2",
+            "\u0391", "\u03f9", "\U0001d6ba", "\u0130", "I", "\u0131", "\ud800", "\udfff", "\u1100", "\u1161",
+            "\u11a8", "\uac00", "\ufb01", "\uff26", "\u210c", "\u1d2c", "\ufdfa", "\u2474", "\u200b", "\u00ad",
+            "\ufeff", "'", "\u01c5", "\u1e9e", "\u00a8", "\u00bd", "\u2122", "\u2126", "\u212a", "\u0149", "A", "e",
+            "o", "x", "\u00e9", "\u00c9"])
+# Pairs that compose although the second is a starter (an Oriya, Tamil, Sinhala or Myanmar vowel sign; Hangul).
+_COMPOSING = ["\u0b47\u0b3e", "\u0b92\u0bd7", "\u0dd9\u0dcf", "\u1025\u102e", "\u1100\u1161", "\uac00\u11a8",
+              "\u1100\u1161\u11a8", "e\u0301", "\u03a3\u0301"]
+_TEXTS = st.lists(st.one_of(st.sampled_from(_SPECIAL + _COMPOSING), st.characters(blacklist_categories=()),
+                            st.characters(max_codepoint=0x24f)), max_size=30).map("".join)
+
+
+@pytest.mark.parametrize("path", BASIC_PATHS)
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_TEXTS)
+def test_both_basic_paths_match_transformers_on_generated_unicode(path, text):
+    theirs = _transformers("basic")
+    assert path()(text) == theirs(text)
+
+
+_FORMAT = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata_category(chr(c)) == "Cf"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(text=st.lists(st.one_of(st.sampled_from(_FORMAT), st.sampled_from(_SPECIAL),
+                               st.characters(blacklist_categories=())), max_size=30).map("".join))
+def test_compiled_strip_format_matches_the_python_one(text):
+    from asraudit.text.normalize import python_strip_format_characters
+
+    fast = _compiled()
+    assert fast.strip_format(text) == python_strip_format_characters(text)
+    assert fast.normalize_text(text) == fast.normalize(python_strip_format_characters(text))
+
+
+def test_compiled_strip_format_removes_every_format_character():
+    fast = _compiled()
+    assert len(_FORMAT) > 150  # U+00AD, U+200B-U+200F, U+2060-U+2064, U+FEFF, U+E0001, tags, ...
+    text = "a".join(_FORMAT)
+    assert fast.strip_format(text) == "a" * (len(_FORMAT) - 1)
+    assert fast.strip_format(text + "é") == "a" * (len(_FORMAT) - 1) + "é"
+    plain = "plain é text"
+    assert fast.strip_format(plain) is plain and fast.strip_format("ascii") == "ascii"
+    with pytest.raises(TypeError, match="a normalizer takes a str, got None"):
+        fast.strip_format(None)
+
+
+def _canonical_pairs() -> list[str]:
+    """Every canonical decomposition of two whose second character is a starter, and Hangul's compositions."""
+    pairs = []
+    for code in range(sys.maxunicode + 1):
+        parts = unicodedata_decomposition(chr(code)).split()
+        if len(parts) == 2 and not parts[0].startswith("<") and unicodedata_combining(chr(int(parts[1], 16))) == 0:
+            pairs.append(chr(int(parts[0], 16)) + chr(int(parts[1], 16)))
+    return pairs + ["\u1100\u1161", "\u1112\u1175", "\uac00\u11a8", "\ud7a3\u11a8", "\u1100\u1161\u11c2"]
+
+
+@pytest.mark.parametrize("path", BASIC_PATHS)
+def test_both_basic_paths_match_transformers_where_a_starter_composes(path):
+    """The compiled path cuts NFKC before characters that compose with nothing before them; these pairs are
+    the ones whose second character is a starter all the same."""
+    pairs = _canonical_pairs()
+    assert len(pairs) > 15
+    texts = [t for p in pairs for t in (p, f"x{p}y", f"{p}{p[0]} {p[1]}", f"{p[0]}\u0301{p[1]}", f"({p[0]}){p[1]}")]
+    bad = _mismatches("basic", texts, ours=path())
+    assert not bad, bad[:5]
+
+
+def test_compiled_basic_matches_transformers_past_its_piece_table():
+    """More distinct letter-and-marks pieces than the compiled path's table holds (4,096 slots, each keeping
+    the last piece hashed to it): results must not depend on what it holds."""
+    fast = _compiled()
+    theirs = _transformers("basic")
+    letters = [chr(c) for c in range(0x41, 0x250) if unicodedata_category(chr(c))[0] == "L"]
+    marks = [chr(c) for c in range(0x300, 0x370)]
+    texts = [" ".join(f"{a}{m}{n}" for m, n in zip(marks, reversed(marks))) + f" {a}" for a in letters]
+    texts += [f"{a}{marks[i % len(marks)]}{b}{marks[(3 * i) % len(marks)]}" for i, (a, b)
+              in enumerate(zip(letters, reversed(letters)))]
+    assert len(texts) > 700 and sum(len(t) for t in texts) > 20_000
+    for _ in range(2):  # the second time through, the table holds what the first left
+        assert [fast.normalize(t) for t in texts] == [theirs(t) for t in texts]
 
 
 def test_reference_path_matches_transformers():

@@ -12,9 +12,11 @@ import re
 import sys
 import unicodedata
 
+import pytest
+
 import asraudit.text.symbols as symbols
 import asraudit.text.whisper_english as whisper_english
-from asraudit.text.normalize import _FORMAT_CHARACTERS, strip_format_characters
+from asraudit.text.normalize import _FORMAT_CHARACTERS, python_strip_format_characters, strip_format_characters
 from asraudit.text.spelling import english_spelling_mapping
 from normalizer_strings import HANDMADE, generated
 
@@ -127,10 +129,12 @@ def test_number_preprocess_equals_the_ports():
             assert shared._preprocess(words) == numbers.preprocess(words), repr(words)
 
 
-def test_format_characters_are_removed_as_the_per_character_table_removes_them():
-    """The regular-expression path of strip_format_characters against the plain per-character table,
-    on every format character of Unicode (astral ones included) mixed with letters, emoji, whitespace
-    and a lone surrogate."""
+@pytest.mark.parametrize("strip_format_characters", [python_strip_format_characters, strip_format_characters],
+                         ids=["python", "in-use"])
+def test_format_characters_are_removed_as_the_per_character_table_removes_them(strip_format_characters):
+    """The regular-expression path of strip_format_characters (and the compiled one, where built: "in-use")
+    against the plain per-character table, on every format character of Unicode (astral ones included) mixed
+    with letters, emoji, whitespace and a lone surrogate."""
     others = list("aé日🙂𝔘\u00a0\t\n\x1c\x85\ud800 ")
     # every Cf character of this Python's Unicode database, BMP and beyond
     pool = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]

@@ -1,11 +1,17 @@
 """The basic normalizer, fast and identical to transformers' ``BasicTextNormalizer``.
 
+Where the optional C extension ``asraudit.text._basic_fast`` is built (``COMPILED``), ``BasicNormalizer``
+is that module's ``normalize``: each string in one or a few C passes, characters' properties asked of this
+Python's ``str`` and ``unicodedata`` once each and kept (``_basic_fast.c`` says why each shortcut is exact).
+Without a compiler it is ``PythonBasicNormalizer``, the pure-Python path below; tests check both against
+transformers on the same strings.
+
 transformers lowercases, removes bracketed spans, applies NFKC, turns every
 mark, symbol and punctuation character (category M*, S*, P*) into a space in
 a Python loop over the characters, lowercases again and collapses
-whitespace.  Here:
+whitespace.  The pure-Python path (``PythonBasicNormalizer``):
 
-- ASCII text (most text) stays in C: bracketed spans, then one 256-byte
+- ASCII text (most text) stays in CPython's C string methods: bracketed spans, then one 256-byte
   table that lowercases and turns symbols and whitespace into spaces (for
   ASCII, lowercasing before and after the symbol step is one step), then
   runs of spaces halved until none is left: a string holds a few short
@@ -43,6 +49,13 @@ from __future__ import annotations
 
 from asraudit.text.symbols import remove_bracketed, remove_symbols
 
+try:
+    from asraudit.text import _basic_fast
+except ImportError:  # not built (no C compiler at install): the pure-Python path
+    _basic_fast = None
+
+COMPILED = _basic_fast is not None
+
 # transformers' symbol rule for ASCII, with capitals lowercased and whitespace (\t\n\v\f\r and
 # the separators \x1c-\x1f, all whitespace to str.split) mapped to a space.
 _ASCII = bytes(
@@ -68,7 +81,7 @@ class _Tokens(dict):
         return out
 
 
-class BasicNormalizer:
+class PythonBasicNormalizer:
     """Callable: raw string -> transformers' ``BasicTextNormalizer()`` output with single spaces, no edge spaces."""
 
     def __init__(self) -> None:
@@ -91,3 +104,15 @@ class BasicNormalizer:
         if len(tokens) >= _CACHE_LIMIT:  # replaced whole, so a call in another thread keeps its table
             tokens = self._tokens = _Tokens()
         return " ".join(filter(None, map(tokens.__getitem__, s.split())))
+
+
+if _basic_fast is not None:
+
+    class BasicNormalizer:
+        """``PythonBasicNormalizer``'s output, computed in C (``_basic_fast.normalize``); keeps no state."""
+
+        __slots__ = ()
+        __call__ = staticmethod(_basic_fast.normalize)
+
+else:
+    BasicNormalizer = PythonBasicNormalizer  # type: ignore[misc]
