@@ -40,6 +40,19 @@ COMMAND_MODULES = (
 )
 
 
+class _Version(argparse.Action):
+    """``--version``: the version, and whether the compiled fast paths are built (``asraudit.compiled``)."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from asraudit.compiled import describe
+
+        sys.stdout.write(f"asraudit {__version__}\n{describe()}\n")
+        parser.exit()
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser with every command, or, when ``argv`` starts with a command's name, with that one only:
     importing every command's libraries (pyarrow, jsonschema, the model backends) would cost a run of
@@ -49,7 +62,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         prog="asraudit",
         description="Audit ASR models for benchmark optimization.",
     )
-    parser.add_argument("--version", action="version", version=f"asraudit {__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and which compiled fast paths are built")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     names = (argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES
     for name in names:
