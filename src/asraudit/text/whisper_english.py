@@ -50,6 +50,13 @@ from itertools import chain
 from asraudit.text.english_numbers import EnglishNumberNormalizer
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
 
+try:  # the per-string path in C (``_whisper_fast.c``), optional: without it the Python methods below run
+    from asraudit.text import _whisper_fast
+except ImportError:  # pragma: no cover - depends on the build
+    _whisper_fast = None
+
+COMPILED = _whisper_fast is not None
+
 IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
 SPACE_BEFORE_APOSTROPHE = re.compile(r"\s+'")
 
@@ -156,7 +163,7 @@ def _inert(codes: bytes) -> bool:
             and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0)))
 
 
-class EnglishNormalizer:
+class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
     """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
 
     Per distinct token it keeps its words after the word-level steps, their
@@ -258,8 +265,10 @@ class EnglishNormalizer:
 
     # -- per string -----------------------------------------------------------------------------
 
-    def __call__(self, text: str) -> str:
-        s = text.lower()
+    def _prepare(self, s: str) -> tuple[str, bool]:
+        """The string-level steps on lowercased ``s`` that holds a bracket or a cross-token apostrophe:
+        (the string the token path goes on with, False), or (the finished output, True) where a
+        perfect-tense replacer applies."""
         if "[" in s or "<" in s or "(" in s:
             s = remove_bracketed(s)
         if "'" in s and CROSS_TOKEN.search(s):
@@ -268,12 +277,25 @@ class EnglishNormalizer:
             s = SPACE_BEFORE_APOSTROPHE.sub("'", IGNORE.sub("", s))
             if PERFECT_TENSE.search(s):
                 words = _word_cascade(s, ignore=False).split()
-                return self._finish(words, max((self._kind(w) for w in words), default=0))
+                return self._finish(words, max((self._kind(w) for w in words), default=0)), True
+        return s, False
+
+    def _half(self, tokens, tables: tuple[dict, dict, dict, dict]) -> str:
+        """A string with the word "half": its tokens' words through ``_finish`` whole."""
+        return self._finish([w for t in tokens for w in tables[2][t]], 2)
+
+    def _call_py(self, text: str) -> str:
+        """``__call__`` in Python (the compiled ``Core`` does the same in C, calling back for the rest)."""
+        s = text.lower()
+        if "[" in s or "<" in s or "(" in s or ("'" in s and CROSS_TOKEN.search(s)):
+            s, finished = self._prepare(s)
+            if finished:
+                return s
         tokens = s.split()
         tables = self._tables
         if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
             tables = self._tables = ({}, {}, {}, {})
-        code_of, spelled, words, _ = tables
+        code_of, spelled = tables[0], tables[1]
         try:
             codes = bytes(map(code_of.get, tokens))
         except TypeError:  # a token seen for the first time
@@ -286,7 +308,7 @@ class EnglishNormalizer:
                 return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
             return self._symbols(" ".join(map(spelled.get, tokens)))
         if HALF in codes:
-            return self._finish([w for t in tokens for w in words[t]], 2)
+            return self._half(tokens, tables)
         out: list[str] = []
         pos = 0
         for m in NOT_INERT.finditer(codes):
@@ -297,7 +319,7 @@ class EnglishNormalizer:
         out.extend(map(spelled.get, tokens[pos:]))
         return self._symbols(" ".join(filter(None, out)))
 
-    def tokens(self, text: str) -> tuple[str, ...]:
+    def _tokens_py(self, text: str) -> tuple[str, ...]:
         """``tuple(self(text).split())``, without joining the words and splitting them again.
 
         A string of tokens seen before, with no bracket and no cross-token apostrophe, is put together from
@@ -393,3 +415,18 @@ class EnglishNormalizer:
             s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
             return " ".join(s.split())
         return " ".join(s.split()) if self._resplit else s
+
+
+if not COMPILED:  # pragma: no cover - depends on the build
+    EnglishNormalizer.__call__ = EnglishNormalizer._call_py  # type: ignore[method-assign]
+    EnglishNormalizer.tokens = EnglishNormalizer._tokens_py  # type: ignore[attr-defined]
+else:
+    _whisper_fast.configure(globals())
+
+
+class PythonEnglishNormalizer(EnglishNormalizer):
+    """``EnglishNormalizer`` with its per-string path in Python even where the compiled one is built
+    (what the parity tests and benchmarks compare the compiled path with)."""
+
+    __call__ = EnglishNormalizer._call_py
+    tokens = EnglishNormalizer._tokens_py
