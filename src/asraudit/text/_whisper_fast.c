@@ -32,6 +32,8 @@ typedef struct {
     PyObject_HEAD
     PyObject *tables;  /* (code, spelled, words, final words) dicts keyed by token */
     PyObject *resplit; /* a spelling value that needs the output re-split */
+    PyObject *spans;       /* span of tokens -> its output (_span's memo) */
+    PyObject *span_finals; /* span of tokens -> its final words (_span_final's memo) */
 } Core;
 
 typedef struct {
@@ -81,37 +83,71 @@ static int ranges_push(Ranges *r, Py_ssize_t start, Py_ssize_t end) {
     return 0;
 }
 
+/* Character classes for UCS1 text (decided at import from Py_UNICODE_ISSPACE, str.split()'s rule). */
+enum { PLAIN = 0, SPACE = 1, BRACKET = 2, APOSTROPHE = 3 };
+static unsigned char ucs1_class[256];
+
 /* Flags of a lowercased string (before its split). */
 #define HAS_BRACKET 1
 #define HAS_APOSTROPHE 2
 
-/* Split ``s`` at whitespace (str.split()'s rule: Py_UNICODE_ISSPACE) into ``out``; the bracket and
- * apostrophe flags of its characters.  -1 on error. */
+static inline int class_of(Py_UCS4 c) {
+    if (c < 256)
+        return ucs1_class[c];
+    return Py_UNICODE_ISSPACE(c) ? SPACE : PLAIN;
+}
+
+/* Split ``s`` at whitespace (str.split()'s rule) into ``out``; the bracket and apostrophe flags of its
+ * characters.  -1 on error. */
 static int split(PyObject *s, Ranges *out) {
-    int kind = PyUnicode_KIND(s);
+    int kind = PyUnicode_KIND(s), flags = 0;
     const void *data = PyUnicode_DATA(s);
-    Py_ssize_t len = PyUnicode_GET_LENGTH(s), i = 0, start;
-    int flags = 0;
-    while (i < len) {
-        while (i < len && Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, i)))
-            i++;
-        if (i == len)
-            break;
-        start = i;
-        while (i < len) {
-            Py_UCS4 c = PyUnicode_READ(kind, data, i);
-            if (Py_UNICODE_ISSPACE(c))
-                break;
-            if (c == '[' || c == '<' || c == '(')
+    Py_ssize_t len = PyUnicode_GET_LENGTH(s), i = 0, start = -1;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = data;
+        for (i = 0; i < len; i++) {
+            int cls = ucs1_class[d[i]];
+            if (cls == SPACE) {
+                if (start >= 0) {
+                    if (ranges_push(out, start, i) < 0)
+                        return -1;
+                    start = -1;
+                }
+                continue;
+            }
+            if (start < 0)
+                start = i;
+            if (cls == BRACKET)
                 flags |= HAS_BRACKET;
-            else if (c == '\'')
+            else if (cls == APOSTROPHE)
                 flags |= HAS_APOSTROPHE;
-            i++;
         }
-        if (ranges_push(out, start, i) < 0)
-            return -1;
+    } else {
+        for (i = 0; i < len; i++) {
+            int cls = class_of(PyUnicode_READ(kind, data, i));
+            if (cls == SPACE) {
+                if (start >= 0) {
+                    if (ranges_push(out, start, i) < 0)
+                        return -1;
+                    start = -1;
+                }
+                continue;
+            }
+            if (start < 0)
+                start = i;
+            if (cls == BRACKET)
+                flags |= HAS_BRACKET;
+            else if (cls == APOSTROPHE)
+                flags |= HAS_APOSTROPHE;
+        }
     }
+    if (start >= 0 && ranges_push(out, start, len) < 0)
+        return -1;
     return flags;
+}
+
+static inline int is_final_symbol(Py_UCS4 c) {
+    return c == '.' || c == '$' || c == '%' || c == 0xA3 || c == 0x20AC || c == 0xA2; /* . $ % £ € ¢ */
 }
 
 /* Whether ``s`` holds a character the last two symbol rules read (whisper_english._final_symbol). */
@@ -127,12 +163,114 @@ static int final_symbol(PyObject *s) {
             return 0;
         return memchr(d, 0xA3, (size_t)len) || memchr(d, 0xA2, (size_t)len); /* £ ¢ */
     }
-    for (i = 0; i < len; i++) {
-        Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c == '.' || c == '$' || c == '%' || c == 0xA3 || c == 0x20AC || c == 0xA2)
+    for (i = 0; i < len; i++)
+        if (is_final_symbol(PyUnicode_READ(kind, data, i)))
             return 1;
-    }
     return 0;
+}
+
+/* ``s`` as a new UCS4 buffer (PyMem_Free it), NULL on error. */
+static Py_UCS4 *ucs4_copy(PyObject *s) {
+    Py_ssize_t len = PyUnicode_GET_LENGTH(s);
+    Py_UCS4 *buf = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)(len + 1));
+    if (!buf) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (!PyUnicode_AsUCS4(s, buf, len + 1, 0)) {
+        PyMem_Free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* symbols.remove_bracketed: BRACKETS ``[<\[][^>\]]*[>\]]`` then PARENTHESES ``\(([^)]+?)\)`` removed,
+ * each as re.sub finds its matches (left to right, not overlapping).  A new reference. */
+static PyObject *remove_bracketed(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, w, j;
+    Py_UCS4 *b = ucs4_copy(s);
+    PyObject *out;
+    if (!b)
+        return NULL;
+    /* An opening bracket with no closing one after it cannot match, nor can any later one: the rest stays. */
+    for (i = 0, w = 0; i < n;) {
+        if (b[i] == '[' || b[i] == '<') {
+            for (j = i + 1; j < n && b[j] != '>' && b[j] != ']'; j++)
+                ;
+            if (j < n) {
+                i = j + 1;
+                continue;
+            }
+            while (i < n)
+                b[w++] = b[i++];
+            break;
+        }
+        b[w++] = b[i++];
+    }
+    n = w;
+    /* "(" matches up to the first ")" after it, with at least one character between. */
+    for (i = 0, w = 0; i < n;) {
+        if (b[i] == '(') {
+            for (j = i + 1; j < n && b[j] != ')'; j++)
+                ;
+            if (j == n) {
+                while (i < n)
+                    b[w++] = b[i++];
+                break;
+            }
+            if (j > i + 1) {
+                i = j + 1;
+                continue;
+            }
+        }
+        b[w++] = b[i++];
+    }
+    out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b, w);
+    PyMem_Free(b);
+    return out;
+}
+
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+
+/* EnglishNormalizer._symbols where it does anything: LEADING_SYMBOL ``[.$¢€£]([^0-9])`` -> `` \1``,
+ * then TRAILING_PERCENT ``([^0-9])%`` -> ``\1 ``, then " ".join(s.split()).  A new reference. */
+static PyObject *final_symbols(PyObject *s) {
+    Py_ssize_t n = PyUnicode_GET_LENGTH(s), i, w;
+    Py_UCS4 *b = ucs4_copy(s);
+    PyObject *out;
+    int pending;
+    if (!b)
+        return NULL;
+    for (i = 0; i + 1 < n;) {
+        Py_UCS4 c = b[i];
+        if ((c == '.' || c == '$' || c == 0xA2 || c == 0x20AC || c == 0xA3) && !is_digit(b[i + 1])) {
+            b[i] = ' ';
+            i += 2;
+        } else
+            i++;
+    }
+    for (i = 0; i + 1 < n;) {
+        if (!is_digit(b[i]) && b[i + 1] == '%') {
+            b[i + 1] = ' ';
+            i += 2;
+        } else
+            i++;
+    }
+    /* words joined by single spaces, none at the edges */
+    for (i = 0, w = 0, pending = 0; i < n; i++) {
+        if (class_of(b[i]) == SPACE) {
+            pending = w > 0;
+            continue;
+        }
+        if (pending) {
+            b[w++] = ' ';
+            pending = 0;
+        }
+        b[w++] = b[i];
+    }
+    out = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, b, w);
+    PyMem_Free(b);
+    return out;
 }
 
 /* The tables tuple to use for this string: ``self.tables``, replaced by four empty dicts first when
@@ -203,6 +341,16 @@ static int cross_token(PyObject *s) {
     return found;
 }
 
+static PyObject *call_method2(Core *self, PyObject *name, PyObject *a, PyObject *b) {
+    PyObject *args[3] = {(PyObject *)self, a, b};
+    return PyObject_VectorcallMethod(name, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+static PyObject *call_method1(Core *self, PyObject *name, PyObject *a) {
+    PyObject *args[2] = {(PyObject *)self, a};
+    return PyObject_VectorcallMethod(name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
 /* The tokens of ``s`` (its ``ranges``) as a tuple of new strings, and their codes in ``codes`` (learning
  * unseen tokens through ``self._learn``).  NULL on error. */
 static PyObject *token_codes(Core *self, PyObject *s, Ranges *ranges, PyObject *tables, unsigned char *codes) {
@@ -218,10 +366,10 @@ static PyObject *token_codes(Core *self, PyObject *s, Ranges *ranges, PyObject *
         PyTuple_SET_ITEM(tokens, i, token);
         code = PyDict_GetItemWithError(code_of, token);
         if (!code) {
-            PyObject *args[3] = {(PyObject *)self, token, tables}, *r;
+            PyObject *r;
             if (PyErr_Occurred())
                 goto error;
-            r = PyObject_VectorcallMethod(str_learn, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+            r = call_method2(self, str_learn, token, tables);
             if (!r)
                 goto error;
             Py_DECREF(r);
@@ -267,19 +415,139 @@ static int has_code(const unsigned char *codes, Py_ssize_t n, unsigned char code
     return n > 0 && memchr(codes, code, (size_t)n) != NULL;
 }
 
-/* tokens[start:end] as a new tuple. */
-static PyObject *span_of(PyObject *tokens, Py_ssize_t start, Py_ssize_t end) {
-    return PyTuple_GetSlice(tokens, start, end);
+/* ``memo[span]`` (a new reference), or ``self.<method>(span, tables)`` where the memo lacks it. */
+static PyObject *memo_or_call(Core *self, PyObject *memo, PyObject *method, PyObject *span, PyObject *tables) {
+    if (memo && PyDict_CheckExact(memo)) {
+        PyObject *hit;
+        Py_INCREF(memo);
+        hit = PyDict_GetItemWithError(memo, span);
+        Py_XINCREF(hit);
+        Py_DECREF(memo);
+        if (hit)
+            return hit;
+        if (PyErr_Occurred())
+            return NULL;
+    }
+    return call_method2(self, method, span, tables);
 }
 
-static PyObject *call_method2(Core *self, PyObject *name, PyObject *a, PyObject *b) {
-    PyObject *args[3] = {(PyObject *)self, a, b};
-    return PyObject_VectorcallMethod(name, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+/* One string in hand: its tokens, their codes, the tables read for it. */
+typedef struct {
+    PyObject *s;      /* lowercased (and prepared) text */
+    PyObject *tables; /* the tables tuple */
+    PyObject *tokens; /* tuple of token strings */
+    unsigned char *codes, stack_codes[256];
+    Py_ssize_t n;
+    int all_inert;
+    Ranges ranges;
+} Work;
+
+static void work_init(Work *w) {
+    w->s = w->tables = w->tokens = NULL;
+    w->codes = w->stack_codes;
+    w->n = 0;
+    w->all_inert = 0;
+    ranges_init(&w->ranges);
 }
 
-static PyObject *call_method1(Core *self, PyObject *name, PyObject *a) {
-    PyObject *args[2] = {(PyObject *)self, a};
-    return PyObject_VectorcallMethod(name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+static void work_free(Work *w) {
+    Py_CLEAR(w->s);
+    Py_CLEAR(w->tables);
+    Py_CLEAR(w->tokens);
+    if (w->codes != w->stack_codes)
+        PyMem_Free(w->codes);
+    w->codes = w->stack_codes;
+    ranges_free(&w->ranges);
+}
+
+/* Lowercase, the string-level steps, split, codes.  0: ``w`` holds the tokens; 1: ``*done`` is the
+ * finished output (a perfect-tense replacer applied); -1: error. */
+static int work_start(Core *self, PyObject *text, Work *w, PyObject **done) {
+    int flags, cross = 0;
+    w->s = PyObject_CallMethodNoArgs(text, str_lower);
+    if (!w->s)
+        return -1;
+    if (!PyUnicode_CheckExact(w->s)) {
+        PyErr_SetString(PyExc_TypeError, "str.lower must return a str");
+        return -1;
+    }
+    flags = split(w->s, &w->ranges);
+    if (flags < 0)
+        return -1;
+    if (flags & HAS_BRACKET) {
+        PyObject *bare = remove_bracketed(w->s);
+        int apostrophe;
+        if (!bare)
+            return -1;
+        apostrophe = PyUnicode_FindChar(bare, '\'', 0, PyUnicode_GET_LENGTH(bare), 1);
+        if (apostrophe == -2) {
+            Py_DECREF(bare);
+            return -1;
+        }
+        if (apostrophe >= 0) {
+            cross = cross_token(bare);
+            if (cross < 0) {
+                Py_DECREF(bare);
+                return -1;
+            }
+        }
+        if (cross) {
+            Py_DECREF(bare); /* _prepare removes the brackets itself */
+        } else {
+            Py_SETREF(w->s, bare);
+            w->ranges.n = 0;
+            if (split(w->s, &w->ranges) < 0)
+                return -1;
+        }
+    } else if (flags & HAS_APOSTROPHE) {
+        cross = cross_token(w->s);
+        if (cross < 0)
+            return -1;
+    }
+    if (cross) {
+        PyObject *prepared = call_method1(self, str_prepare, w->s), *next;
+        int finished;
+        if (!prepared)
+            return -1;
+        if (!PyTuple_CheckExact(prepared) || PyTuple_GET_SIZE(prepared) != 2 ||
+            !PyUnicode_CheckExact(PyTuple_GET_ITEM(prepared, 0))) {
+            Py_DECREF(prepared);
+            PyErr_SetString(PyExc_TypeError, "_prepare must return (str, bool)");
+            return -1;
+        }
+        finished = PyObject_IsTrue(PyTuple_GET_ITEM(prepared, 1));
+        next = Py_NewRef(PyTuple_GET_ITEM(prepared, 0));
+        Py_DECREF(prepared);
+        if (finished) {
+            if (finished < 0) {
+                Py_DECREF(next);
+                return -1;
+            }
+            *done = next;
+            return 1;
+        }
+        Py_SETREF(w->s, next);
+        w->ranges.n = 0;
+        if (split(w->s, &w->ranges) < 0)
+            return -1;
+    }
+    w->n = w->ranges.n;
+    if (w->n > (Py_ssize_t)sizeof(w->stack_codes)) {
+        w->codes = PyMem_Malloc((size_t)w->n);
+        if (!w->codes) {
+            w->codes = w->stack_codes;
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    w->tables = current_tables(self);
+    if (!w->tables)
+        return -1;
+    w->tokens = token_codes(self, w->s, &w->ranges, w->tables, w->codes);
+    if (!w->tokens)
+        return -1;
+    w->all_inert = inert(w->codes, w->n);
+    return 0;
 }
 
 /* Append ``piece`` to ``out`` unless it is empty (filter(None, ...)). */
@@ -293,33 +561,85 @@ static int append_piece(PyObject *out, PyObject *piece) {
     return PyList_Append(out, piece);
 }
 
-/* The finished string from the joined pieces: ``self._symbols(joined)`` where its rules could apply. */
-static PyObject *finish(Core *self, PyObject *joined) {
-    int truth;
-    if (final_symbol(joined))
-        goto python;
-    truth = self->resplit ? PyObject_IsTrue(self->resplit) : 0;
-    if (truth < 0) {
-        Py_DECREF(joined);
+/* The normalized string of the tokens in ``w``: spellings and spans joined, then the last symbol rules. */
+static PyObject *work_string(Core *self, Work *w) {
+    PyObject *spelled = PyTuple_GET_ITEM(w->tables, 1), *out, *joined;
+    Py_ssize_t i = 0, n = w->n;
+    int resplit;
+    if (!w->all_inert && has_code(w->codes, n, HALF))
+        return call_method2(self, str_half, w->tokens, w->tables);
+    out = PyList_New(0);
+    if (!out)
         return NULL;
+    while (i < n) {
+        PyObject *piece;
+        int bad;
+        if (w->all_inert || w->codes[i] == INERT) {
+            /* an inert string: every token's spelling; otherwise an INERT token's */
+            piece = PyDict_GetItemWithError(spelled, PyTuple_GET_ITEM(w->tokens, i));
+            if (!piece) {
+                if (!PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
+                goto error;
+            }
+            if (append_piece(out, piece) < 0)
+                goto error;
+            i++;
+        } else {
+            Py_ssize_t end = i;
+            PyObject *span;
+            while (end < n && w->codes[end] != INERT)
+                end++;
+            span = PyTuple_GetSlice(w->tokens, i, end);
+            if (!span)
+                goto error;
+            piece = memo_or_call(self, self->spans, str_span, span, w->tables);
+            Py_DECREF(span);
+            if (!piece)
+                goto error;
+            bad = append_piece(out, piece);
+            Py_DECREF(piece);
+            if (bad < 0)
+                goto error;
+            i = end;
+        }
     }
-    if (!truth)
-        return joined;
-python : {
-    PyObject *r = call_method1(self, str_symbols, joined);
-    Py_DECREF(joined);
-    return r;
+    joined = PyUnicode_Join(str_space, out);
+    Py_DECREF(out);
+    if (!joined)
+        return NULL;
+    if (final_symbol(joined))
+        resplit = 1;
+    else {
+        resplit = self->resplit ? PyObject_IsTrue(self->resplit) : 0;
+        if (resplit < 0) {
+            Py_DECREF(joined);
+            return NULL;
+        }
+    }
+    if (resplit)
+        Py_SETREF(joined, final_symbols(joined));
+    return joined;
+error:
+    Py_DECREF(out);
+    return NULL;
 }
+
+static PyObject *normalize(Core *self, PyObject *text) {
+    Work w;
+    PyObject *done = NULL;
+    int r;
+    work_init(&w);
+    r = work_start(self, text, &w, &done);
+    if (r == 0)
+        done = work_string(self, &w);
+    work_free(&w);
+    return done;
 }
 
 static PyObject *Core_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     Core *self = (Core *)op;
-    PyObject *text, *s = NULL, *tables = NULL, *tokens = NULL, *out = NULL, *result = NULL;
-    Ranges ranges;
-    unsigned char stack_codes[256], *codes = stack_codes;
-    int flags, all_inert;
-    Py_ssize_t n;
-
+    PyObject *text;
     if (kwargs && PyDict_GET_SIZE(kwargs)) {
         PyErr_SetString(PyExc_TypeError, "the normalizer takes no keyword arguments");
         return NULL;
@@ -331,132 +651,14 @@ static PyObject *Core_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     text = PyTuple_GET_ITEM(args, 0);
     if (!PyUnicode_CheckExact(text))
         return call_method1(self, str_call_py, text);
-    ranges_init(&ranges);
-    s = PyObject_CallMethodNoArgs(text, str_lower);
-    if (!s)
-        goto done;
-    flags = split(s, &ranges);
-    if (flags < 0)
-        goto done;
-    if (flags) {
-        int cross = 0;
-        if (!(flags & HAS_BRACKET)) {
-            cross = cross_token(s);
-            if (cross < 0)
-                goto done;
-        }
-        if ((flags & HAS_BRACKET) || cross) {
-            PyObject *prepared = call_method1(self, str_prepare, s), *next;
-            int finished;
-            if (!prepared)
-                goto done;
-            if (!PyTuple_CheckExact(prepared) || PyTuple_GET_SIZE(prepared) != 2 ||
-                !PyUnicode_CheckExact(PyTuple_GET_ITEM(prepared, 0))) {
-                Py_DECREF(prepared);
-                PyErr_SetString(PyExc_TypeError, "_prepare must return (str, bool)");
-                goto done;
-            }
-            finished = PyObject_IsTrue(PyTuple_GET_ITEM(prepared, 1));
-            next = Py_NewRef(PyTuple_GET_ITEM(prepared, 0));
-            Py_DECREF(prepared);
-            if (finished) {
-                if (finished > 0)
-                    result = next;
-                else
-                    Py_DECREF(next);
-                goto done;
-            }
-            Py_SETREF(s, next);
-            ranges.n = 0;
-            if (split(s, &ranges) < 0)
-                goto done;
-        }
-    }
-    n = ranges.n;
-    if (n > (Py_ssize_t)sizeof(stack_codes)) {
-        codes = PyMem_Malloc((size_t)n);
-        if (!codes) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
-    tables = current_tables(self);
-    if (!tables)
-        goto done;
-    tokens = token_codes(self, s, &ranges, tables, codes);
-    if (!tokens)
-        goto done;
-    all_inert = inert(codes, n);
-    if (!all_inert && has_code(codes, n, HALF)) {
-        result = call_method2(self, str_half, tokens, tables);
-        goto done;
-    }
-    out = PyList_New(0);
-    if (!out)
-        goto done;
-    {
-        PyObject *spelled = PyTuple_GET_ITEM(tables, 1);
-        Py_ssize_t i = 0;
-        while (i < n) {
-            if (all_inert || codes[i] == INERT) {
-                /* inert string: every token's spelling; otherwise an INERT token's */
-                PyObject *piece = PyDict_GetItemWithError(spelled, PyTuple_GET_ITEM(tokens, i));
-                if (!piece) {
-                    if (!PyErr_Occurred())
-                        PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(tokens, i));
-                    goto done;
-                }
-                if (append_piece(out, piece) < 0)
-                    goto done;
-                i++;
-            } else {
-                Py_ssize_t end = i;
-                PyObject *span, *piece;
-                int bad;
-                while (end < n && codes[end] != INERT)
-                    end++;
-                span = span_of(tokens, i, end);
-                if (!span)
-                    goto done;
-                piece = call_method2(self, str_span, span, tables);
-                Py_DECREF(span);
-                if (!piece)
-                    goto done;
-                bad = append_piece(out, piece);
-                Py_DECREF(piece);
-                if (bad < 0)
-                    goto done;
-                i = end;
-            }
-        }
-    }
-    {
-        PyObject *joined = PyUnicode_Join(str_space, out);
-        if (!joined)
-            goto done;
-        result = finish(self, joined);
-    }
-done:
-    Py_XDECREF(s);
-    Py_XDECREF(tables);
-    Py_XDECREF(tokens);
-    Py_XDECREF(out);
-    if (codes != stack_codes)
-        PyMem_Free(codes);
-    ranges_free(&ranges);
-    return result;
+    return normalize(self, text);
 }
 
-/* tuple(self(text).split()). */
-static PyObject *tokens_of_call(Core *self, PyObject *text) {
-    PyObject *joined = PyObject_CallOneArg((PyObject *)self, text), *words, *out;
+/* ``joined.split()`` as a tuple (a new reference; steals ``joined``). */
+static PyObject *split_tuple(PyObject *joined) {
+    PyObject *words, *out;
     if (!joined)
         return NULL;
-    if (!PyUnicode_Check(joined)) {
-        Py_DECREF(joined);
-        PyErr_SetString(PyExc_TypeError, "the normalizer must return a str");
-        return NULL;
-    }
     words = PyUnicode_Split(joined, NULL, -1);
     Py_DECREF(joined);
     if (!words)
@@ -480,114 +682,86 @@ static int extend_words(PyObject *out, PyObject *words) {
     return 0;
 }
 
+/* The words of the tokens in ``w`` from each token's (and span's) final words: a tuple, Py_None where a
+ * piece is one the last symbol rules could read (or the string has "half"), NULL on error. */
+static PyObject *work_words(Core *self, Work *w) {
+    PyObject *final = PyTuple_GET_ITEM(w->tables, 3), *out, *result;
+    Py_ssize_t i = 0, n = w->n;
+    if (!w->all_inert && has_code(w->codes, n, HALF))
+        Py_RETURN_NONE;
+    out = PyList_New(0);
+    if (!out)
+        return NULL;
+    while (i < n) {
+        int r;
+        if (w->all_inert || w->codes[i] == INERT) {
+            PyObject *words = PyDict_GetItemWithError(final, PyTuple_GET_ITEM(w->tokens, i));
+            if (!words) {
+                if (!PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
+                goto error;
+            }
+            r = extend_words(out, words);
+            i++;
+        } else {
+            Py_ssize_t end = i;
+            PyObject *span, *words;
+            while (end < n && w->codes[end] != INERT)
+                end++;
+            span = PyTuple_GetSlice(w->tokens, i, end);
+            if (!span)
+                goto error;
+            words = memo_or_call(self, self->span_finals, str_span_final, span, w->tables);
+            Py_DECREF(span);
+            if (!words)
+                goto error;
+            r = extend_words(out, words);
+            Py_DECREF(words);
+            i = end;
+        }
+        if (r < 0)
+            goto error;
+        if (r > 0) {
+            Py_DECREF(out);
+            Py_RETURN_NONE;
+        }
+    }
+    result = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return result;
+error:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyObject *Core_tokens(PyObject *op, PyObject *text) {
     Core *self = (Core *)op;
-    PyObject *s = NULL, *tables = NULL, *tokens = NULL, *out = NULL, *result = NULL;
-    Ranges ranges;
-    unsigned char stack_codes[256], *codes = stack_codes;
-    int flags, fallback = 0;
-    Py_ssize_t n;
-
+    Work w;
+    PyObject *done = NULL;
+    int r;
     if (!PyUnicode_CheckExact(text))
         return call_method1(self, str_tokens_py, text);
-    ranges_init(&ranges);
-    s = PyObject_CallMethodNoArgs(text, str_lower);
-    if (!s)
-        goto done;
-    flags = split(s, &ranges);
-    if (flags < 0)
-        goto done;
-    if (flags & HAS_BRACKET) {
-        fallback = 1;
-        goto done;
-    }
-    if (flags & HAS_APOSTROPHE) {
-        int cross = cross_token(s);
-        if (cross < 0)
-            goto done;
-        if (cross) {
-            fallback = 1;
-            goto done;
+    work_init(&w);
+    r = work_start(self, text, &w, &done);
+    if (r == 1)
+        done = split_tuple(done);
+    else if (r == 0) {
+        done = work_words(self, &w);
+        if (done == Py_None) { /* the pieces' words are not the output's: the string, split */
+            Py_DECREF(done);
+            done = split_tuple(work_string(self, &w));
         }
     }
-    n = ranges.n;
-    if (n > (Py_ssize_t)sizeof(stack_codes)) {
-        codes = PyMem_Malloc((size_t)n);
-        if (!codes) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
-    tables = current_tables(self);
-    if (!tables)
-        goto done;
-    tokens = token_codes(self, s, &ranges, tables, codes);
-    if (!tokens)
-        goto done;
-    {
-        PyObject *final = PyTuple_GET_ITEM(tables, 3);
-        int all_inert = inert(codes, n);
-        Py_ssize_t i = 0;
-        if (!all_inert && has_code(codes, n, HALF)) {
-            fallback = 1;
-            goto done;
-        }
-        out = PyList_New(0);
-        if (!out)
-            goto done;
-        while (i < n) {
-            int r;
-            if (all_inert || codes[i] == INERT) {
-                PyObject *words = PyDict_GetItemWithError(final, PyTuple_GET_ITEM(tokens, i));
-                if (!words) {
-                    if (!PyErr_Occurred())
-                        PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(tokens, i));
-                    goto done;
-                }
-                r = extend_words(out, words);
-                i++;
-            } else {
-                Py_ssize_t end = i;
-                PyObject *span, *words;
-                while (end < n && codes[end] != INERT)
-                    end++;
-                span = span_of(tokens, i, end);
-                if (!span)
-                    goto done;
-                words = call_method2(self, str_span_final, span, tables);
-                Py_DECREF(span);
-                if (!words)
-                    goto done;
-                r = extend_words(out, words);
-                Py_DECREF(words);
-                i = end;
-            }
-            if (r < 0)
-                goto done;
-            if (r > 0) {
-                fallback = 1;
-                goto done;
-            }
-        }
-        result = PyList_AsTuple(out);
-    }
-done:
-    Py_XDECREF(s);
-    Py_XDECREF(tables);
-    Py_XDECREF(tokens);
-    Py_XDECREF(out);
-    if (codes != stack_codes)
-        PyMem_Free(codes);
-    ranges_free(&ranges);
-    if (fallback && !PyErr_Occurred())
-        result = tokens_of_call(self, text);
-    return result;
+    work_free(&w);
+    return done;
 }
 
 static int Core_traverse(PyObject *op, visitproc visit, void *arg) {
     Core *self = (Core *)op;
     Py_VISIT(self->tables);
     Py_VISIT(self->resplit);
+    Py_VISIT(self->spans);
+    Py_VISIT(self->span_finals);
     return 0;
 }
 
@@ -595,6 +769,8 @@ static int Core_clear(PyObject *op) {
     Core *self = (Core *)op;
     Py_CLEAR(self->tables);
     Py_CLEAR(self->resplit);
+    Py_CLEAR(self->spans);
+    Py_CLEAR(self->span_finals);
     return 0;
 }
 
@@ -609,6 +785,8 @@ static PyMemberDef Core_members[] = {
     {"_tables", OBJECT_MEMBER, offsetof(Core, tables), 0,
      "(code, spelling, words, final words) per token; replaced whole when full"},
     {"_resplit", OBJECT_MEMBER, offsetof(Core, resplit), 0, "whether a spelling value needs a re-split"},
+    {"_spans", OBJECT_MEMBER, offsetof(Core, spans), 0, "span of tokens -> its output"},
+    {"_span_finals", OBJECT_MEMBER, offsetof(Core, span_finals), 0, "span of tokens -> its final words"},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -640,7 +818,26 @@ static PyObject *configure(PyObject *module, PyObject *ns) {
     Py_RETURN_NONE;
 }
 
+static PyObject *py_remove_bracketed(PyObject *module, PyObject *s) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "remove_bracketed takes a str");
+        return NULL;
+    }
+    return remove_bracketed(s);
+}
+
+static PyObject *py_final_symbols(PyObject *module, PyObject *s) {
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "final_symbols takes a str");
+        return NULL;
+    }
+    return final_symbols(s);
+}
+
 static PyMethodDef module_methods[] = {
+    {"remove_bracketed", py_remove_bracketed, METH_O, "symbols.remove_bracketed, in C (for the tests)."},
+    {"final_symbols", py_final_symbols, METH_O,
+     "The last two symbol rules and a re-split: EnglishNormalizer._symbols where it acts (for the tests)."},
     {"configure", configure, METH_O, "Give the module whisper_english's globals (_CACHE_LIMIT, CROSS_TOKEN)."},
     {NULL, NULL, 0, NULL},
 };
@@ -663,6 +860,11 @@ PyMODINIT_FUNC PyInit__whisper_fast(void) {
         intern(&str_tokens_py, "_tokens_py") || intern(&str_half, "_half") || intern(&str_search, "search") ||
         intern(&str_limit, "_CACHE_LIMIT") || intern(&str_cross, "CROSS_TOKEN") || intern(&str_space, " "))
         return NULL;
+    for (int c = 0; c < 256; c++)
+        ucs1_class[c] = Py_UNICODE_ISSPACE((Py_UCS4)c) ? SPACE
+                        : (c == '[' || c == '<' || c == '(') ? BRACKET
+                        : c == '\'' ? APOSTROPHE
+                                     : PLAIN;
     if (PyType_Ready(&CoreType) < 0)
         return NULL;
     m = PyModule_Create(&module_def);
