@@ -53,6 +53,7 @@ from asraudit.text.normalize import (  # noqa: E402
     strip_format_characters,
 )
 from asraudit.text.basic_normalizer import COMPILED, BasicNormalizer, PythonBasicNormalizer  # noqa: E402
+from asraudit.text import whisper_english  # noqa: E402
 from asraudit.text.whisper_english import EnglishNormalizer  # noqa: E402
 
 SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
@@ -131,6 +132,7 @@ def main() -> int:
     print(f"corpus: {len(texts):,} distinct strings ({len(real):,} VoxPopuli and variants, {len(gen):,} rule-pool), "
           f"{sum(map(len, texts)) / len(texts):.0f} characters on average")
 
+    print(f"Whisper English per-string path: {'compiled (asraudit.text._whisper_fast)' if whisper_english.COMPILED else 'Python (the C extension is not built)'}")
     spelling = english_spelling_mapping()
     peers = {"whisper": EnglishTextNormalizer(spelling), "basic": BasicTextNormalizer()}
 

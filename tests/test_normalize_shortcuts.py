@@ -151,38 +151,74 @@ def _split_of_call(normalizer, texts):
     return [tuple(normalizer(s).split()) for s in texts]
 
 
-def test_tokens_are_the_split_of_the_normalized_string(monkeypatch):
-    """``tokens`` builds the words from per-token and per-span pieces instead of joining and splitting: the
-    same words as ``tuple(normalizer(s).split())``, whether the tables are cold, warm or cleared between
-    strings, and each of its branches (pieces, number spans, a piece the symbol rules read, first-seen
-    tokens, brackets and cross-token apostrophes) is taken."""
-    spelling = english_spelling_mapping()
+def _tokens_texts() -> list[str]:
     pieces = ["20", "20.", "$20", "twenty", "twenty percent", "one", "one one", "1st", "and", "a half", "um", "-",
               "the", "colour", "won't", "mr.", "it's been", "[noise]", "(laughs)", "dollars", "5%", "u.s."]
     rng = random.Random(21)
     texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 7))) for _ in range(1500)]
-    texts += HANDMADE + generated(4000, seed=22)
-    plain = _split_of_call(whisper_english.EnglishNormalizer(spelling), texts)
-    cold = whisper_english.EnglishNormalizer(spelling)
+    return texts + HANDMADE + generated(4000, seed=22)
+
+
+def test_tokens_are_the_split_of_the_normalized_string(monkeypatch):
+    """``tokens`` builds the words from per-token and per-span pieces instead of joining and splitting: the
+    same words as ``tuple(normalizer(s).split())``, whether the tables are cold, warm or cleared between
+    strings, and each of its branches (pieces, number spans, a piece the symbol rules read, first-seen
+    tokens, brackets and cross-token apostrophes) is taken.  The Python path (the compiled one below)."""
+    spelling = english_spelling_mapping()
+    cls = whisper_english.PythonEnglishNormalizer
+    texts = _tokens_texts()
+    plain = _split_of_call(cls(spelling), texts)
+    cold = cls(spelling)
     assert [cold.tokens(s) for s in texts] == plain  # first sight of each token inside tokens
     assert [cold.tokens(s) for s in texts] == plain  # every table warm
     fallbacks, spans = [], []
-    original_call, original_span = whisper_english.EnglishNormalizer.__call__, whisper_english.EnglishNormalizer._span_final
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__",
-                        lambda self, s: fallbacks.append(s) or original_call(self, s))
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final",
-                        lambda self, *a: spans.append(original_span(self, *a)) or spans[-1])
+    original_call, original_span = cls.__call__, cls._span_final
+    monkeypatch.setattr(cls, "__call__", lambda self, s: fallbacks.append(s) or original_call(self, s))
+    monkeypatch.setattr(cls, "_span_final", lambda self, *a: spans.append(original_span(self, *a)) or spans[-1])
     warm = [cold.tokens(s) for s in texts]
     assert warm == plain
     # warm tables: only brackets, cross-token apostrophes, "half" and the final symbol rules take __call__
     assert len(fallbacks) > 500 and len(texts) - len(fallbacks) > 1500
     assert any("(" in s for s in fallbacks) and any("%" in s or "$" in s or "." in s for s in fallbacks)
     assert sum(s is not None for s in spans) > 300 and None in spans  # number spans put in, and refused
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__", original_call)
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final", original_span)
+    monkeypatch.setattr(cls, "__call__", original_call)
+    monkeypatch.setattr(cls, "_span_final", original_span)
     monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
-    tiny = whisper_english.EnglishNormalizer(spelling)
+    tiny = cls(spelling)
     assert [tiny.tokens(s) for s in texts] == plain
+
+
+@pytest.mark.skipif(not whisper_english.COMPILED, reason="asraudit.text._whisper_fast is not built")
+def test_compiled_tokens_are_the_split_of_the_normalized_string(monkeypatch):
+    """The same for the compiled path, which calls back into Python for what it does not do itself: on cold
+    tables it learns tokens and number spans, takes the string-level steps for cross-token apostrophes
+    and the "half" path; on warm tables it learns nothing and reads the span memos itself."""
+    from collections import Counter
+
+    spelling = english_spelling_mapping()
+    cls = whisper_english.EnglishNormalizer
+    texts = _tokens_texts()
+    plain = _split_of_call(whisper_english.PythonEnglishNormalizer(spelling), texts)
+    assert _split_of_call(cls(spelling), texts) == plain
+    calls: Counter = Counter()
+
+    def counted(name):
+        original = getattr(cls, name)
+        return lambda self, *a: calls.update([name]) or original(self, *a)
+
+    for name in ("_learn", "_prepare", "_half", "_span", "_span_final"):
+        monkeypatch.setattr(cls, name, counted(name))
+    cold = cls(spelling)
+    assert [cold.tokens(s) for s in texts] == plain
+    assert all(calls[name] > 100 for name in ("_learn", "_prepare", "_half", "_span_final")), calls
+    assert calls["_span"] > 100  # a piece the symbol rules read: the string is built from the spans' strings
+    calls.clear()
+    assert [cold.tokens(s) for s in texts] == plain  # warm
+    assert calls["_learn"] == calls["_span"] == calls["_span_final"] == 0 and calls["_prepare"] > 100, calls
+    monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
+    tiny = cls(spelling)
+    assert [tiny.tokens(s) for s in texts] == plain
+    assert [tiny(s) for s in texts] == [" ".join(w) for w in plain]
 
 
 def test_tokens_share_their_word_objects():
