@@ -255,3 +255,16 @@ def test_the_spelling_table_read_from_the_package_folder_is_the_resource():
         resource = json.load(fh)
     assert spelling_table() == resource and len(resource) > 1000
     assert list(spelling_table()) == list(resource)
+
+
+def test_no_replacement_is_a_word_the_string_level_replacers_change():
+    """Where a perfect-tense text occurs, the whole-word and perfect-tense replacers run on the whole string
+    and the token path then runs the whole cascade per token again; that is exact because no replacement
+    holds a word the ignore list or those replacers would change (nor a perfect-tense text)."""
+    replacers = whisper_english.STRING_REPLACERS
+    assert len(replacers) == 41 and all(" " in literal for _, _, literal in replacers[-6:])
+    for _, replacement, _ in replacers:
+        again = whisper_english.IGNORE.sub("", replacement)
+        for pattern, other, _ in replacers:
+            again = pattern.sub(other, again)
+        assert again == replacement, replacement

@@ -460,9 +460,8 @@ static void work_free(Work *w) {
     ranges_free(&w->ranges);
 }
 
-/* Lowercase, the string-level steps, split, codes.  0: ``w`` holds the tokens; 1: ``*done`` is the
- * finished output (a perfect-tense replacer applied); -1: error. */
-static int work_start(Core *self, PyObject *text, Work *w, PyObject **done) {
+/* Lowercase, the string-level steps, split, codes.  0: ``w`` holds the tokens; -1: error. */
+static int work_start(Core *self, PyObject *text, Work *w) {
     int flags, cross = 0;
     w->s = PyObject_CallMethodNoArgs(text, str_lower);
     if (!w->s)
@@ -505,28 +504,15 @@ static int work_start(Core *self, PyObject *text, Work *w, PyObject **done) {
             return -1;
     }
     if (cross) {
-        PyObject *prepared = call_method1(self, str_prepare, w->s), *next;
-        int finished;
+        PyObject *prepared = call_method1(self, str_prepare, w->s);
         if (!prepared)
             return -1;
-        if (!PyTuple_CheckExact(prepared) || PyTuple_GET_SIZE(prepared) != 2 ||
-            !PyUnicode_CheckExact(PyTuple_GET_ITEM(prepared, 0))) {
+        if (!PyUnicode_CheckExact(prepared)) {
             Py_DECREF(prepared);
-            PyErr_SetString(PyExc_TypeError, "_prepare must return (str, bool)");
+            PyErr_SetString(PyExc_TypeError, "_prepare must return a str");
             return -1;
         }
-        finished = PyObject_IsTrue(PyTuple_GET_ITEM(prepared, 1));
-        next = Py_NewRef(PyTuple_GET_ITEM(prepared, 0));
-        Py_DECREF(prepared);
-        if (finished) {
-            if (finished < 0) {
-                Py_DECREF(next);
-                return -1;
-            }
-            *done = next;
-            return 1;
-        }
-        Py_SETREF(w->s, next);
+        Py_SETREF(w->s, prepared);
         w->ranges.n = 0;
         if (split(w->s, &w->ranges) < 0)
             return -1;
@@ -628,10 +614,8 @@ error:
 static PyObject *normalize(Core *self, PyObject *text) {
     Work w;
     PyObject *done = NULL;
-    int r;
     work_init(&w);
-    r = work_start(self, text, &w, &done);
-    if (r == 0)
+    if (work_start(self, text, &w) == 0)
         done = work_string(self, &w);
     work_free(&w);
     return done;
@@ -738,14 +722,10 @@ static PyObject *Core_tokens(PyObject *op, PyObject *text) {
     Core *self = (Core *)op;
     Work w;
     PyObject *done = NULL;
-    int r;
     if (!PyUnicode_CheckExact(text))
         return call_method1(self, str_tokens_py, text);
     work_init(&w);
-    r = work_start(self, text, &w, &done);
-    if (r == 1)
-        done = split_tuple(done);
-    else if (r == 0) {
+    if (work_start(self, text, &w) == 0) {
         done = work_words(self, &w);
         if (done == Py_None) { /* the pieces' words are not the output's: the string, split */
             Py_DECREF(done);

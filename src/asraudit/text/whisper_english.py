@@ -22,8 +22,12 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
   apostrophe, or one of the literal texts) gets the ignore list and the
   apostrophe join on the whole string first, exactly as transformers does
   (the ignore list removes whole words only, so applying it again per token
-  changes nothing); if a perfect-tense text is then present, the whole
-  cascade runs on the whole string.
+  changes nothing); if a perfect-tense text is then present, the replacers
+  up to the perfect-tense ones run on the whole string too, in order, and
+  the token path goes on from there: per token, the ignore list and the
+  whole-word replacers find nothing left to change (no replacement is an
+  ignored or a replaced word; a test checks), the perfect-tense ones cannot
+  match inside a token, and the rest is token-local as above.
 - The number normalizer is a state machine over words.  A word that is not
   a number word and has no digit ("inert") leaves it empty and is output
   unchanged, and as a neighbour it reads like the start or end of the list.
@@ -82,6 +86,9 @@ _REPLACERS = [
     ]),
 ]
 REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+# The replacers up to the last one that reaches across a space (the perfect tense): run on the whole string
+# where a perfect-tense text occurs (``_prepare``).
+STRING_REPLACERS = REPLACERS[:max(i for i, (_, _, literal) in enumerate(REPLACERS) if " " in literal) + 1]
 # A plain word, maybe followed by punctuation that the symbol step turns into spaces and no
 # other rule reads.  Only the whole-word replacers can touch it, and the ignore list.
 PLAIN_TOKEN = re.compile(r"([a-z]+)[,;:!?\"]*\.?")  # a lone final "." is a space too
@@ -265,10 +272,9 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
 
     # -- per string -----------------------------------------------------------------------------
 
-    def _prepare(self, s: str) -> tuple[str, bool]:
-        """The string-level steps on lowercased ``s`` that holds a bracket or a cross-token apostrophe:
-        (the string the token path goes on with, False), or (the finished output, True) where a
-        perfect-tense replacer applies."""
+    def _prepare(self, s: str) -> str:
+        """The string-level steps on lowercased ``s`` that holds a bracket or a cross-token apostrophe: the
+        string the token path goes on with (see the module docstring)."""
         if "[" in s or "<" in s or "(" in s:
             s = remove_bracketed(s)
         if "'" in s and CROSS_TOKEN.search(s):
@@ -276,9 +282,10 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
             # removes whole words only, so the token path may apply it again unchanged.
             s = SPACE_BEFORE_APOSTROPHE.sub("'", IGNORE.sub("", s))
             if PERFECT_TENSE.search(s):
-                words = _word_cascade(s, ignore=False).split()
-                return self._finish(words, max((self._kind(w) for w in words), default=0)), True
-        return s, False
+                for pattern, replacement, literal in STRING_REPLACERS:
+                    if literal in s:
+                        s = pattern.sub(replacement, s)
+        return s
 
     def _half(self, tokens, tables: tuple[dict, dict, dict, dict]) -> str:
         """A string with the word "half": its tokens' words through ``_finish`` whole."""
@@ -288,9 +295,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         """``__call__`` in Python (the compiled ``Core`` does the same in C, calling back for the rest)."""
         s = text.lower()
         if "[" in s or "<" in s or "(" in s or ("'" in s and CROSS_TOKEN.search(s)):
-            s, finished = self._prepare(s)
-            if finished:
-                return s
+            s = self._prepare(s)
         tokens = s.split()
         tables = self._tables
         if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
