@@ -351,15 +351,32 @@ static PyObject *call_method1(Core *self, PyObject *name, PyObject *a) {
     return PyObject_VectorcallMethod(name, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
 }
 
-/* The tokens of ``s`` (its ``ranges``) as a tuple of new strings, and their codes in ``codes`` (learning
- * unseen tokens through ``self._learn``).  NULL on error. */
-static PyObject *token_codes(Core *self, PyObject *s, Ranges *ranges, PyObject *tables, unsigned char *codes) {
+static Py_UCS1 ascii_lower[128];
+
+/* s[start:end].lower() for ASCII ``s``: a new reference. */
+static PyObject *ascii_lower_substring(PyObject *s, Py_ssize_t start, Py_ssize_t end) {
+    PyObject *out = PyUnicode_New(end - start, 127);
+    const Py_UCS1 *from = PyUnicode_1BYTE_DATA(s) + start;
+    Py_UCS1 *to;
+    if (!out)
+        return NULL;
+    to = PyUnicode_1BYTE_DATA(out);
+    for (Py_ssize_t k = 0; k < end - start; k++)
+        to[k] = ascii_lower[from[k] & 127];
+    return out;
+}
+
+/* The tokens of ``s`` (its ``ranges``; lowercased here where ``lower``, an ASCII ``s``) as a tuple of new
+ * strings, and their codes in ``codes`` (learning unseen tokens through ``self._learn``).  NULL on error. */
+static PyObject *token_codes(Core *self, PyObject *s, int lower, Ranges *ranges, PyObject *tables,
+                             unsigned char *codes) {
     PyObject *code_of = PyTuple_GET_ITEM(tables, 0);
     PyObject *tokens = PyTuple_New(ranges->n);
     if (!tokens)
         return NULL;
     for (Py_ssize_t i = 0; i < ranges->n; i++) {
-        PyObject *token = PyUnicode_Substring(s, ranges->items[i].start, ranges->items[i].end), *code;
+        Py_ssize_t start = ranges->items[i].start, end = ranges->items[i].end;
+        PyObject *token = lower ? ascii_lower_substring(s, start, end) : PyUnicode_Substring(s, start, end), *code;
         long value;
         if (!token)
             goto error;
@@ -439,6 +456,7 @@ typedef struct {
     unsigned char *codes, stack_codes[256];
     Py_ssize_t n;
     int all_inert;
+    int lower; /* ``s`` is the caller's ASCII text, lowercased token by token */
     Ranges ranges;
 } Work;
 
@@ -447,6 +465,7 @@ static void work_init(Work *w) {
     w->codes = w->stack_codes;
     w->n = 0;
     w->all_inert = 0;
+    w->lower = 0;
     ranges_init(&w->ranges);
 }
 
@@ -463,6 +482,18 @@ static void work_free(Work *w) {
 /* Lowercase, the string-level steps, split, codes.  0: ``w`` holds the tokens; -1: error. */
 static int work_start(Core *self, PyObject *text, Work *w) {
     int flags, cross = 0;
+    if (PyUnicode_IS_ASCII(text)) {
+        /* lowercasing ASCII changes no space, bracket or apostrophe: split first, lowercase the tokens */
+        flags = split(text, &w->ranges);
+        if (flags < 0)
+            return -1;
+        if (!flags) {
+            w->s = Py_NewRef(text);
+            w->lower = 1;
+            goto tokens;
+        }
+        w->ranges.n = 0;
+    }
     w->s = PyObject_CallMethodNoArgs(text, str_lower);
     if (!w->s)
         return -1;
@@ -517,6 +548,7 @@ static int work_start(Core *self, PyObject *text, Work *w) {
         if (split(w->s, &w->ranges) < 0)
             return -1;
     }
+tokens:
     w->n = w->ranges.n;
     if (w->n > (Py_ssize_t)sizeof(w->stack_codes)) {
         w->codes = PyMem_Malloc((size_t)w->n);
@@ -529,33 +561,97 @@ static int work_start(Core *self, PyObject *text, Work *w) {
     w->tables = current_tables(self);
     if (!w->tables)
         return -1;
-    w->tokens = token_codes(self, w->s, &w->ranges, w->tables, w->codes);
+    w->tokens = token_codes(self, w->s, w->lower, &w->ranges, w->tables, w->codes);
     if (!w->tokens)
         return -1;
     w->all_inert = inert(w->codes, w->n);
     return 0;
 }
 
-/* Append ``piece`` to ``out`` unless it is empty (filter(None, ...)). */
-static int append_piece(PyObject *out, PyObject *piece) {
+/* Pieces of the output (strong references), on the stack while few. */
+typedef struct {
+    PyObject **items;
+    Py_ssize_t n;
+    PyObject *stack[64];
+} Pieces;
+
+static int pieces_init(Pieces *p, Py_ssize_t most) {
+    p->n = 0;
+    p->items = p->stack;
+    if (most > 64) {
+        p->items = PyMem_Malloc(sizeof(PyObject *) * (size_t)most);
+        if (!p->items) {
+            p->items = p->stack;
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void pieces_free(Pieces *p) {
+    for (Py_ssize_t k = 0; k < p->n; k++)
+        Py_DECREF(p->items[k]);
+    if (p->items != p->stack)
+        PyMem_Free(p->items);
+    p->items = p->stack;
+    p->n = 0;
+}
+
+/* Keep ``piece`` (a new reference taken here) unless it is empty (filter(None, ...)). */
+static int pieces_add(Pieces *p, PyObject *piece) {
     if (!PyUnicode_Check(piece)) {
         PyErr_SetString(PyExc_TypeError, "a token's spelling must be a str");
         return -1;
     }
-    if (PyUnicode_GET_LENGTH(piece) == 0)
-        return 0;
-    return PyList_Append(out, piece);
+    if (PyUnicode_GET_LENGTH(piece) > 0)
+        p->items[p->n++] = Py_NewRef(piece);
+    return 0;
+}
+
+/* " ".join(pieces): a new reference. */
+static PyObject *pieces_join(Pieces *p) {
+    Py_ssize_t total = p->n > 0 ? p->n - 1 : 0, at = 0;
+    Py_UCS4 most = 127;
+    PyObject *out;
+    int kind;
+    void *data;
+    for (Py_ssize_t k = 0; k < p->n; k++) {
+        Py_UCS4 top = PyUnicode_MAX_CHAR_VALUE(p->items[k]);
+        total += PyUnicode_GET_LENGTH(p->items[k]);
+        if (top > most)
+            most = top;
+    }
+    out = PyUnicode_New(total, most);
+    if (!out)
+        return NULL;
+    kind = PyUnicode_KIND(out);
+    data = PyUnicode_DATA(out);
+    for (Py_ssize_t k = 0; k < p->n; k++) {
+        PyObject *piece = p->items[k];
+        Py_ssize_t len = PyUnicode_GET_LENGTH(piece);
+        if (k > 0)
+            PyUnicode_WRITE(kind, data, at++, ' ');
+        if (PyUnicode_KIND(piece) == kind)
+            memcpy((char *)data + (size_t)at * (size_t)kind, PyUnicode_DATA(piece), (size_t)len * (size_t)kind);
+        else if (PyUnicode_CopyCharacters(out, at, piece, 0, len) < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        at += len;
+    }
+    return out;
 }
 
 /* The normalized string of the tokens in ``w``: spellings and spans joined, then the last symbol rules. */
 static PyObject *work_string(Core *self, Work *w) {
-    PyObject *spelled = PyTuple_GET_ITEM(w->tables, 1), *out, *joined;
+    PyObject *spelled = PyTuple_GET_ITEM(w->tables, 1), *joined;
     Py_ssize_t i = 0, n = w->n;
+    Pieces pieces;
     int resplit;
     if (!w->all_inert && has_code(w->codes, n, HALF))
         return call_method2(self, str_half, w->tokens, w->tables);
-    out = PyList_New(0);
-    if (!out)
+    if (pieces_init(&pieces, n) < 0)
         return NULL;
     while (i < n) {
         PyObject *piece;
@@ -568,7 +664,7 @@ static PyObject *work_string(Core *self, Work *w) {
                     PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
                 goto error;
             }
-            if (append_piece(out, piece) < 0)
+            if (pieces_add(&pieces, piece) < 0)
                 goto error;
             i++;
         } else {
@@ -583,15 +679,15 @@ static PyObject *work_string(Core *self, Work *w) {
             Py_DECREF(span);
             if (!piece)
                 goto error;
-            bad = append_piece(out, piece);
+            bad = pieces_add(&pieces, piece);
             Py_DECREF(piece);
             if (bad < 0)
                 goto error;
             i = end;
         }
     }
-    joined = PyUnicode_Join(str_space, out);
-    Py_DECREF(out);
+    joined = pieces_join(&pieces);
+    pieces_free(&pieces);
     if (!joined)
         return NULL;
     if (final_symbol(joined))
@@ -607,7 +703,7 @@ static PyObject *work_string(Core *self, Work *w) {
         Py_SETREF(joined, final_symbols(joined));
     return joined;
 error:
-    Py_DECREF(out);
+    pieces_free(&pieces);
     return NULL;
 }
 
@@ -673,6 +769,43 @@ static PyObject *work_words(Core *self, Work *w) {
     Py_ssize_t i = 0, n = w->n;
     if (!w->all_inert && has_code(w->codes, n, HALF))
         Py_RETURN_NONE;
+    if (w->all_inert) { /* every token's final words, counted first and put straight into the tuple */
+        PyObject *stack[64], **found = stack;
+        Py_ssize_t total = 0, at = 0;
+        if (n > 64) {
+            found = PyMem_Malloc(sizeof(PyObject *) * (size_t)n);
+            if (!found)
+                return PyErr_NoMemory();
+        }
+        result = NULL;
+        for (i = 0; i < n; i++) { /* borrowed: no Python code runs until the tuple holds them */
+            PyObject *words = PyDict_GetItemWithError(final, PyTuple_GET_ITEM(w->tokens, i));
+            if (!words) {
+                if (!PyErr_Occurred())
+                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
+                goto inert_done;
+            }
+            if (words == Py_None) {
+                result = Py_NewRef(Py_None);
+                goto inert_done;
+            }
+            if (!PyTuple_CheckExact(words)) {
+                PyErr_SetString(PyExc_TypeError, "final words must be a tuple or None");
+                goto inert_done;
+            }
+            found[i] = words;
+            total += PyTuple_GET_SIZE(words);
+        }
+        result = PyTuple_New(total);
+        if (result)
+            for (i = 0; i < n; i++)
+                for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(found[i]); k++)
+                    PyTuple_SET_ITEM(result, at++, Py_NewRef(PyTuple_GET_ITEM(found[i], k)));
+    inert_done:
+        if (found != stack)
+            PyMem_Free(found);
+        return result;
+    }
     out = PyList_New(0);
     if (!out)
         return NULL;
@@ -840,6 +973,8 @@ PyMODINIT_FUNC PyInit__whisper_fast(void) {
         intern(&str_tokens_py, "_tokens_py") || intern(&str_half, "_half") || intern(&str_search, "search") ||
         intern(&str_limit, "_CACHE_LIMIT") || intern(&str_cross, "CROSS_TOKEN") || intern(&str_space, " "))
         return NULL;
+    for (int c = 0; c < 128; c++)
+        ascii_lower[c] = (Py_UCS1)((c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c);
     for (int c = 0; c < 256; c++)
         ucs1_class[c] = Py_UNICODE_ISSPACE((Py_UCS4)c) ? SPACE
                         : (c == '[' || c == '<' || c == '(') ? BRACKET
