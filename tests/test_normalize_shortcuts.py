@@ -268,3 +268,34 @@ def test_no_replacement_is_a_word_the_string_level_replacers_change():
         for pattern, other, _ in replacers:
             again = pattern.sub(other, again)
         assert again == replacement, replacement
+
+
+def test_the_replacers_a_token_skips_could_not_have_matched():
+    """``_word_cascade`` runs the replacers without an apostrophe only where a word-character run of the token
+    is one of their texts, and those with one only where the token has an apostrophe: exact because no
+    replacement brings an apostrophe or such a run, and every replacer without an apostrophe is whole-word."""
+    assert len(whisper_english.PLAIN_REPLACERS) + len(whisper_english.APOSTROPHE_REPLACERS) == len(whisper_english.REPLACERS)
+    for pattern, replacement, literal in whisper_english.REPLACERS:
+        assert "'" not in replacement
+        assert whisper_english.PLAIN_KEYS.isdisjoint(whisper_english.WORD_RUN.findall(replacement)), replacement
+    for pattern, _, literal in whisper_english.PLAIN_REPLACERS:
+        assert pattern.pattern == rf"\b{literal}\b" and literal.isalpha()
+    rng = random.Random(31)
+    pieces = [literal for _, _, literal in whisper_english.REPLACERS] + ["x", "-", "'", ".", "5", "é", "_", "mrs.", "st."]
+    tokens = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(20_000)]
+
+    def full(s: str) -> str:  # the cascade with every replacer tried in turn
+        if "mm" in s or "uh" in s or "um" in s or "mhm" in s:
+            s = whisper_english.IGNORE.sub("", s)
+        for pattern, replacement, literal in whisper_english.REPLACERS:
+            if literal in s:
+                s = pattern.sub(replacement, s)
+        if "," in s:
+            s = whisper_english.DIGIT_COMMA.sub(r"\1\2", s)
+        if "." in s:
+            s = whisper_english.PERIOD.sub(r" \1", s)
+        return symbols.remove_symbols_and_diacritics(s)
+
+    assert sum(full(t) != t for t in tokens) > 10_000
+    # (the plain-token shortcut may leave other whitespace: the words are what is kept)
+    assert [t for t in tokens if whisper_english._word_cascade(t).split() != full(t).split()] == []

@@ -86,6 +86,14 @@ _REPLACERS = [
     ]),
 ]
 REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+# The replacers split by whether their text has an apostrophe (those without are all whole-word ones, "mr",
+# "gonna").  No replacement holds an apostrophe or a run of word characters that is the text of one without, so
+# a string with no apostrophe needs none of the first kind, and one none of whose word-character runs is such a
+# text needs none of the second (``\bmr\b`` matches exactly where "mr" is a whole run); a test checks.
+APOSTROPHE_REPLACERS = [r for r in REPLACERS if "'" in r[2]]
+PLAIN_REPLACERS = [r for r in REPLACERS if "'" not in r[2]]
+PLAIN_KEYS = frozenset(literal for _, _, literal in PLAIN_REPLACERS)
+WORD_RUN = re.compile(r"\w+")
 # The replacers up to the last one that reaches across a space (the perfect tense): run on the whole string
 # where a perfect-tense text occurs (``_prepare``).
 STRING_REPLACERS = REPLACERS[:max(i for i, (_, _, literal) in enumerate(REPLACERS) if " " in literal) + 1]
@@ -132,7 +140,11 @@ def _word_cascade(s: str, ignore: bool = True) -> str:
         return "" if word in IGNORED else WHOLE_WORD.get(word, word)
     if ignore and ("mm" in s or "uh" in s or "um" in s or "mhm" in s):
         s = IGNORE.sub("", s)
-    for pattern, replacement, literal in REPLACERS:
+    if PLAIN_KEYS.isdisjoint(WORD_RUN.findall(s)):
+        replacers = APOSTROPHE_REPLACERS if "'" in s else ()
+    else:
+        replacers = REPLACERS if "'" in s else PLAIN_REPLACERS
+    for pattern, replacement, literal in replacers:
         if literal in s:
             s = pattern.sub(replacement, s)
     if "," in s:
