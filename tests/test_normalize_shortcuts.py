@@ -85,7 +85,7 @@ def test_a_normalizer_gives_every_string_what_a_fresh_one_gives():
     fresh = whisper_english.EnglishNormalizer(spelling)
     alone = []
     for s in texts:
-        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = ({}, {}, {}, {}), {}, {}, {}
+        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = whisper_english._empty_tables(), {}, {}, {}
         alone.append(fresh(s))
     assert together == alone
     assert len(shared._span_words) < len(shared._spans)  # the words table did merge spans here

@@ -23,6 +23,9 @@
 
 /* Token codes (whisper_english: INERT, SELF, ACTIVE, EMPTY, DIGITS, SUFFIX, HALF). */
 enum { INERT = 0, SELF = 1, ACTIVE = 2, EMPTY = 3, DIGITS = 4, SUFFIX = 5, HALF = 6 };
+/* The tables tuple: code, spelled, words, final words, and (code, spelled, final words) per token. */
+#define TABLES 5
+#define ENTRIES 4
 
 static PyObject *namespace_ = NULL; /* whisper_english's globals (configure): _CACHE_LIMIT, CROSS_TOKEN */
 static PyObject *str_lower, *str_learn, *str_span, *str_span_final, *str_symbols, *str_prepare, *str_call_py,
@@ -30,7 +33,7 @@ static PyObject *str_lower, *str_learn, *str_span, *str_span_final, *str_symbols
 
 typedef struct {
     PyObject_HEAD
-    PyObject *tables;  /* (code, spelled, words, final words) dicts keyed by token */
+    PyObject *tables;  /* (code, spelled, words, final words, (code, spelled, final words)) dicts by token */
     PyObject *resplit; /* a spelling value that needs the output re-split */
     PyObject *spans;       /* span of tokens -> its output (_span's memo) */
     PyObject *span_finals; /* span of tokens -> its final words (_span_final's memo) */
@@ -90,6 +93,7 @@ static unsigned char ucs1_class[256];
 /* Flags of a lowercased string (before its split). */
 #define HAS_BRACKET 1
 #define HAS_APOSTROPHE 2
+static const int class_flag[4] = {0, 0, HAS_BRACKET, HAS_APOSTROPHE};
 
 static inline int class_of(Py_UCS4 c) {
     if (c < 256)
@@ -105,23 +109,21 @@ static int split(PyObject *s, Ranges *out) {
     Py_ssize_t len = PyUnicode_GET_LENGTH(s), i = 0, start = -1;
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *d = data;
-        for (i = 0; i < len; i++) {
-            int cls = ucs1_class[d[i]];
-            if (cls == SPACE) {
-                if (start >= 0) {
-                    if (ranges_push(out, start, i) < 0)
-                        return -1;
-                    start = -1;
-                }
-                continue;
+        while (i < len) {
+            int cls;
+            while (i < len && ucs1_class[d[i]] == SPACE)
+                i++;
+            if (i == len)
+                break;
+            start = i;
+            while (i < len && (cls = ucs1_class[d[i]]) != SPACE) {
+                flags |= class_flag[cls];
+                i++;
             }
-            if (start < 0)
-                start = i;
-            if (cls == BRACKET)
-                flags |= HAS_BRACKET;
-            else if (cls == APOSTROPHE)
-                flags |= HAS_APOSTROPHE;
+            if (ranges_push(out, start, i) < 0)
+                return -1;
         }
+        return flags;
     } else {
         for (i = 0; i < len; i++) {
             int cls = class_of(PyUnicode_READ(kind, data, i));
@@ -282,12 +284,15 @@ static PyObject *current_tables(Core *self) {
         PyErr_SetString(PyExc_RuntimeError, "_whisper_fast.configure was not called");
         return NULL;
     }
-    if (!tables || !PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != 4 ||
-        !PyDict_CheckExact(PyTuple_GET_ITEM(tables, 0)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tables, 1)) ||
-        !PyDict_CheckExact(PyTuple_GET_ITEM(tables, 2)) || !PyDict_CheckExact(PyTuple_GET_ITEM(tables, 3))) {
-        PyErr_SetString(PyExc_TypeError, "_tables must be a tuple of four dicts");
+    if (!tables || !PyTuple_CheckExact(tables) || PyTuple_GET_SIZE(tables) != TABLES) {
+        PyErr_SetString(PyExc_TypeError, "_tables must be a tuple of five dicts");
         return NULL;
     }
+    for (int k = 0; k < TABLES; k++)
+        if (!PyDict_CheckExact(PyTuple_GET_ITEM(tables, k))) {
+            PyErr_SetString(PyExc_TypeError, "_tables must be a tuple of five dicts");
+            return NULL;
+        }
     limit = PyDict_GetItemWithError(namespace_, str_limit);
     if (!limit) {
         if (!PyErr_Occurred())
@@ -298,10 +303,10 @@ static PyObject *current_tables(Core *self) {
     if (cap == -1 && PyErr_Occurred())
         return NULL;
     if (PyDict_GET_SIZE(PyTuple_GET_ITEM(tables, 0)) >= cap) {
-        PyObject *fresh = PyTuple_New(4), *old;
+        PyObject *fresh = PyTuple_New(TABLES), *old;
         if (!fresh)
             return NULL;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < TABLES; k++) {
             PyObject *d = PyDict_New();
             if (!d) {
                 Py_DECREF(fresh);
@@ -367,22 +372,24 @@ static PyObject *ascii_lower_substring(PyObject *s, Py_ssize_t start, Py_ssize_t
 }
 
 /* The tokens of ``s`` (its ``ranges``; lowercased here where ``lower``, an ASCII ``s``) as a tuple of new
- * strings, and their codes in ``codes`` (learning unseen tokens through ``self._learn``).  NULL on error. */
+ * strings, their entries (code, spelled, final words: new references) in ``entries`` and their codes in
+ * ``codes``, learning unseen tokens through ``self._learn``.  NULL on error (``entries`` then holds none). */
 static PyObject *token_codes(Core *self, PyObject *s, int lower, Ranges *ranges, PyObject *tables,
-                             unsigned char *codes) {
-    PyObject *code_of = PyTuple_GET_ITEM(tables, 0);
+                             PyObject **entries, unsigned char *codes) {
+    PyObject *entry_of = PyTuple_GET_ITEM(tables, ENTRIES);
     PyObject *tokens = PyTuple_New(ranges->n);
+    Py_ssize_t i;
     if (!tokens)
         return NULL;
-    for (Py_ssize_t i = 0; i < ranges->n; i++) {
+    for (i = 0; i < ranges->n; i++) {
         Py_ssize_t start = ranges->items[i].start, end = ranges->items[i].end;
-        PyObject *token = lower ? ascii_lower_substring(s, start, end) : PyUnicode_Substring(s, start, end), *code;
+        PyObject *token = lower ? ascii_lower_substring(s, start, end) : PyUnicode_Substring(s, start, end), *entry;
         long value;
         if (!token)
             goto error;
         PyTuple_SET_ITEM(tokens, i, token);
-        code = PyDict_GetItemWithError(code_of, token);
-        if (!code) {
+        entry = PyDict_GetItemWithError(entry_of, token);
+        if (!entry) {
             PyObject *r;
             if (PyErr_Occurred())
                 goto error;
@@ -390,23 +397,31 @@ static PyObject *token_codes(Core *self, PyObject *s, int lower, Ranges *ranges,
             if (!r)
                 goto error;
             Py_DECREF(r);
-            code = PyDict_GetItemWithError(code_of, token);
-            if (!code) {
+            entry = PyDict_GetItemWithError(entry_of, token);
+            if (!entry) {
                 if (!PyErr_Occurred())
                     PyErr_SetObject(PyExc_KeyError, token);
                 goto error;
             }
         }
-        value = PyLong_AsLong(code);
+        if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 3 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(entry, 1))) {
+            PyErr_SetString(PyExc_TypeError, "a token's entry must be (code, spelling, final words)");
+            goto error;
+        }
+        value = PyLong_AsLong(PyTuple_GET_ITEM(entry, 0));
         if (value < INERT || value > HALF) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "token code %ld out of range", value);
             goto error;
         }
         codes[i] = (unsigned char)value;
+        entries[i] = Py_NewRef(entry);
     }
     return tokens;
 error:
+    while (i > 0)
+        Py_DECREF(entries[--i]);
     Py_DECREF(tokens);
     return NULL;
 }
@@ -454,6 +469,7 @@ typedef struct {
     PyObject *tables; /* the tables tuple */
     PyObject *tokens; /* tuple of token strings */
     unsigned char *codes, stack_codes[256];
+    PyObject **entries, *stack_entries[64]; /* each token's (code, spelled, final words), new references */
     Py_ssize_t n;
     int all_inert;
     int lower; /* ``s`` is the caller's ASCII text, lowercased token by token */
@@ -463,6 +479,7 @@ typedef struct {
 static void work_init(Work *w) {
     w->s = w->tables = w->tokens = NULL;
     w->codes = w->stack_codes;
+    w->entries = w->stack_entries;
     w->n = 0;
     w->all_inert = 0;
     w->lower = 0;
@@ -472,10 +489,16 @@ static void work_init(Work *w) {
 static void work_free(Work *w) {
     Py_CLEAR(w->s);
     Py_CLEAR(w->tables);
+    if (w->tokens)
+        for (Py_ssize_t i = 0; i < w->n; i++)
+            Py_DECREF(w->entries[i]);
     Py_CLEAR(w->tokens);
     if (w->codes != w->stack_codes)
         PyMem_Free(w->codes);
     w->codes = w->stack_codes;
+    if (w->entries != w->stack_entries)
+        PyMem_Free(w->entries);
+    w->entries = w->stack_entries;
     ranges_free(&w->ranges);
 }
 
@@ -558,10 +581,18 @@ tokens:
             return -1;
         }
     }
+    if (w->n > 64) {
+        w->entries = PyMem_Malloc(sizeof(PyObject *) * (size_t)w->n);
+        if (!w->entries) {
+            w->entries = w->stack_entries;
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
     w->tables = current_tables(self);
     if (!w->tables)
         return -1;
-    w->tokens = token_codes(self, w->s, w->lower, &w->ranges, w->tables, w->codes);
+    w->tokens = token_codes(self, w->s, w->lower, &w->ranges, w->tables, w->entries, w->codes);
     if (!w->tokens)
         return -1;
     w->all_inert = inert(w->codes, w->n);
@@ -645,7 +676,7 @@ static PyObject *pieces_join(Pieces *p) {
 
 /* The normalized string of the tokens in ``w``: spellings and spans joined, then the last symbol rules. */
 static PyObject *work_string(Core *self, Work *w) {
-    PyObject *spelled = PyTuple_GET_ITEM(w->tables, 1), *joined;
+    PyObject *joined;
     Py_ssize_t i = 0, n = w->n;
     Pieces pieces;
     int resplit;
@@ -658,12 +689,7 @@ static PyObject *work_string(Core *self, Work *w) {
         int bad;
         if (w->all_inert || w->codes[i] == INERT) {
             /* an inert string: every token's spelling; otherwise an INERT token's */
-            piece = PyDict_GetItemWithError(spelled, PyTuple_GET_ITEM(w->tokens, i));
-            if (!piece) {
-                if (!PyErr_Occurred())
-                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
-                goto error;
-            }
+            piece = PyTuple_GET_ITEM(w->entries[i], 1);
             if (pieces_add(&pieces, piece) < 0)
                 goto error;
             i++;
@@ -765,7 +791,7 @@ static int extend_words(PyObject *out, PyObject *words) {
 /* The words of the tokens in ``w`` from each token's (and span's) final words: a tuple, Py_None where a
  * piece is one the last symbol rules could read (or the string has "half"), NULL on error. */
 static PyObject *work_words(Core *self, Work *w) {
-    PyObject *final = PyTuple_GET_ITEM(w->tables, 3), *out, *result;
+    PyObject *out, *result;
     Py_ssize_t i = 0, n = w->n;
     if (!w->all_inert && has_code(w->codes, n, HALF))
         Py_RETURN_NONE;
@@ -778,13 +804,8 @@ static PyObject *work_words(Core *self, Work *w) {
                 return PyErr_NoMemory();
         }
         result = NULL;
-        for (i = 0; i < n; i++) { /* borrowed: no Python code runs until the tuple holds them */
-            PyObject *words = PyDict_GetItemWithError(final, PyTuple_GET_ITEM(w->tokens, i));
-            if (!words) {
-                if (!PyErr_Occurred())
-                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
-                goto inert_done;
-            }
+        for (i = 0; i < n; i++) {
+            PyObject *words = PyTuple_GET_ITEM(w->entries[i], 2);
             if (words == Py_None) {
                 result = Py_NewRef(Py_None);
                 goto inert_done;
@@ -812,13 +833,7 @@ static PyObject *work_words(Core *self, Work *w) {
     while (i < n) {
         int r;
         if (w->all_inert || w->codes[i] == INERT) {
-            PyObject *words = PyDict_GetItemWithError(final, PyTuple_GET_ITEM(w->tokens, i));
-            if (!words) {
-                if (!PyErr_Occurred())
-                    PyErr_SetObject(PyExc_KeyError, PyTuple_GET_ITEM(w->tokens, i));
-                goto error;
-            }
-            r = extend_words(out, words);
+            r = extend_words(out, PyTuple_GET_ITEM(w->entries[i], 2));
             i++;
         } else {
             Py_ssize_t end = i;

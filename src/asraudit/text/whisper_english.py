@@ -182,6 +182,12 @@ def _inert(codes: bytes) -> bool:
             and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0)))
 
 
+def _empty_tables() -> tuple[dict, dict, dict, dict, dict]:
+    """Per-token tables: code, final spelling, words, final words (``_final_words``), and all three of code,
+    final spelling and final words in one tuple (the compiled path's one lookup per token)."""
+    return {}, {}, {}, {}, {}
+
+
 class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
     """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
 
@@ -210,10 +216,12 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
         # A value with whitespace would need a final re-split; none has one, but stay exact if so.
         self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
-        # Per token: code, final spelling, words, final words (``_final_words``).  Replaced whole (never
-        # cleared in place) when full, so a call in another thread keeps the tables it started with.
+        # Per token: code, final spelling, words, final words (``_final_words``), (code, final spelling,
+        # final words).  Replaced whole (never cleared in place) when full, so a call in another thread keeps
+        # the tables it started with.
         self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]],
-                            dict[str, tuple[str, ...] | None]] = ({}, {}, {}, {})
+                            dict[str, tuple[str, ...] | None],
+                            dict[str, tuple[int, str, tuple[str, ...] | None]]] = _empty_tables()
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._spans: dict[tuple[str, ...], str] = {}
         self._span_finals: dict[tuple[str, ...], tuple[str, ...] | None] = {}
@@ -235,8 +243,8 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
             self._active[word] = kind
         return kind
 
-    def _learn(self, token: str, tables: tuple[dict, dict, dict]) -> None:
-        """Fill the three per-token ``tables`` for ``token``."""
+    def _learn(self, token: str, tables: tuple[dict, dict, dict, dict, dict]) -> None:
+        """Fill the per-token ``tables`` for ``token``."""
         words = tuple(_word_cascade(token).split())
         if len(words) == 1:  # most tokens: the same decisions without the generator expressions below
             word = words[0]
@@ -248,7 +256,8 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
             else:
                 code = SELF if self._run(words) == (spelled,) else ACTIVE
             tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
-            tables[3][token] = _final_words(spelled)
+            tables[3][token] = final = _final_words(spelled)
+            tables[4][token] = code, spelled, final
             return
         kind = max((self._kind(w) for w in words), default=0)
         spelled = " ".join(self._spelling.get(w, w) for w in words)
@@ -265,7 +274,8 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         else:
             code = ACTIVE
         tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
-        tables[3][token] = _final_words(spelled)
+        tables[3][token] = final = _final_words(spelled)
+        tables[4][token] = code, spelled, final
 
     def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
         """A maximal run of non-inert words through the number normalizer, then spelling."""
@@ -299,7 +309,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
                         s = pattern.sub(replacement, s)
         return s
 
-    def _half(self, tokens, tables: tuple[dict, dict, dict, dict]) -> str:
+    def _half(self, tokens, tables: tuple[dict, ...]) -> str:
         """A string with the word "half": its tokens' words through ``_finish`` whole."""
         return self._finish([w for t in tokens for w in tables[2][t]], 2)
 
@@ -311,7 +321,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         tokens = s.split()
         tables = self._tables
         if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
-            tables = self._tables = ({}, {}, {}, {})
+            tables = self._tables = _empty_tables()
         code_of, spelled = tables[0], tables[1]
         try:
             codes = bytes(map(code_of.get, tokens))
@@ -366,7 +376,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
                 pass
         return tuple(self(text).split())
 
-    def _span_final(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> tuple[str, ...] | None:
+    def _span_final(self, span: tuple[str, ...], tables: tuple[dict, ...]) -> tuple[str, ...] | None:
         """``_final_words`` of ``_span`` (memoized alongside it)."""
         try:
             return self._span_finals[span]
@@ -377,7 +387,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
             self._span_finals[span] = out
             return out
 
-    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> str:
+    def _span(self, span: tuple[str, ...], tables: tuple[dict, ...]) -> str:
         """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
         out = self._spans.get(span)
         if out is None:
