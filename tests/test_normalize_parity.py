@@ -287,6 +287,19 @@ def test_one_normalizer_shared_by_threads_with_tiny_caches(monkeypatch, cls):
     assert words == [tuple(e.split()) for e in expected] * 2
 
 
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_a_whisper_normalizer_pickles_and_copies_with_its_tables(cls):
+    import copy
+    import pickle
+
+    ours = cls(english_spelling_mapping())
+    texts = [strip_format_characters(s) for s in CORPUS[:300]]
+    expected = list(map(ours, texts))
+    for twin in (pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)):
+        assert type(twin) is cls and len(twin._tables[0]) == len(ours._tables[0]) > 100
+        assert list(map(twin, texts)) == expected and [twin.tokens(s) for s in texts] == [tuple(e.split()) for e in expected]
+
+
 def test_the_default_whisper_normalizer_is_the_compiled_one_where_built():
     import importlib.util
 

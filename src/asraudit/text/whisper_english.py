@@ -228,6 +228,17 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         self._span_words: dict[tuple[bool, str], str] = {}
         self._active: dict[str, int] = {}
 
+    def __getstate__(self) -> dict:
+        """The attributes to pickle, those the compiled base keeps outside ``__dict__`` included."""
+        state = dict(self.__dict__)
+        for name in ("_tables", "_resplit", "_spans", "_span_finals"):
+            state[name] = getattr(self, name)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
     # -- per word -------------------------------------------------------------------------------
 
     def _kind(self, word: str) -> int:
