@@ -42,6 +42,18 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
 The number state machine itself is the maintained port's
 (``whisper_normalizer.english.EnglishNumberNormalizer``); parity with
 transformers is tested on tens of thousands of strings.
+
+Where the optional C extension ``asraudit.text._whisper_fast`` is built
+(``COMPILED``), it is ``EnglishNormalizer``'s base class and does the
+per-string path of ``__call__`` and ``tokens``: lowercasing, brackets,
+the split, one lookup per token (the fifth table), the inert test, the
+join or the words, the memoized number spans and the last symbol rules.
+It reads the tables this module fills and calls back into it for a token
+seen for the first time (``_learn``), a number span not memoized yet,
+cross-token apostrophes (``_prepare``) and "half" (``_half``).
+``PythonEnglishNormalizer`` keeps the Python path (``_call_py``,
+``_tokens_py``; the whole class without the extension), and the tests
+check both against transformers.
 """
 
 from __future__ import annotations
