@@ -23,10 +23,11 @@ time; ``normalize_many`` keeps the compiled basic normalizer in one
 process, and the line says so).  Medians over ``--repeat`` rounds; the
 ratios are per round, so load on a shared machine hits both sides alike.
 
-The basic normalizer's compiled path (``asraudit.text._basic_fast``) is used
-where it is built, and the first line says whether it is; then its
-pure-Python path is checked for parity too and timed in the same rounds
-(the figures in brackets), so the two are compared on the same load.
+The compiled paths of the basic and the Whisper English normalizers
+(``asraudit.text._basic_fast``, ``asraudit.text._whisper_fast``) are used
+where they are built, and the first lines say whether they are; then each
+one's pure-Python path is checked for parity too and timed in the same
+rounds (the figures in brackets), so the two are compared on the same load.
 
     .venv/bin/python benchmarks/normalizer_speed.py [--preds DIR] [--repeat 3] [--generated 25000] [--only basic]
 """
@@ -132,17 +133,19 @@ def main() -> int:
     print(f"corpus: {len(texts):,} distinct strings ({len(real):,} VoxPopuli and variants, {len(gen):,} rule-pool), "
           f"{sum(map(len, texts)) / len(texts):.0f} characters on average")
 
-    print(f"Whisper English per-string path: {'compiled (asraudit.text._whisper_fast)' if whisper_english.COMPILED else 'Python (the C extension is not built)'}")
     spelling = english_spelling_mapping()
     peers = {"whisper": EnglishTextNormalizer(spelling), "basic": BasicTextNormalizer()}
 
     print(f"basic normalizer: {'compiled (asraudit.text._basic_fast)' if COMPILED else 'pure Python (not built)'}")
+    print(f"Whisper English normalizer: "
+          f"{'compiled (asraudit.text._whisper_fast)' if whisper_english.COMPILED else 'pure Python (not built)'}")
+    compiled = {"basic": COMPILED, "whisper": whisper_english.COMPILED}
 
     def fresh(name: str, python: bool = False):
         if name == "basic":
             basic = PythonBasicNormalizer() if python else BasicNormalizer()
             return lambda s: basic(strip_format_characters(s))
-        ours = EnglishNormalizer(spelling)
+        ours = whisper_english.PythonEnglishNormalizer(spelling) if python else EnglishNormalizer(spelling)
         return lambda s: ours(strip_format_characters(s))
 
     for name, peer in peers.items():
@@ -150,7 +153,7 @@ def main() -> int:
             continue
         ours = fresh(name)
         bad = [s for s in texts if ours(s) != " ".join(peer(strip_format_characters(s)).split())]
-        if name == "basic" and COMPILED:  # the pure-Python path too
+        if compiled[name]:  # the pure-Python path too
             python = fresh(name, python=True)
             bad += [s for s in texts if python(s) != " ".join(peer(strip_format_characters(s)).split())]
         print(f"\n[{name}] parity with transformers on all {len(texts):,} strings: "
@@ -161,8 +164,8 @@ def main() -> int:
                                                           "ratio_real", "peer_gen", "ours_gen", "ratio_gen",
                                                           "wall2", "cpu2", "py", "py_real", "py_gen",
                                                           "ratio_py", "ratio_py_real", "ratio_py_gen")}
-        # With the compiled basic normalizer built, its pure-Python path is timed in the same rounds (A/B).
-        both = name == "basic" and COMPILED
+        # With a compiled normalizer built, its pure-Python path is timed in the same rounds (A/B).
+        both = compiled[name]
         for _ in range(args.repeat):
             for part, sub in (("", texts), ("_real", real), ("_gen", gen)):
                 if not sub:
