@@ -1,13 +1,15 @@
 /* The per-string path of the Whisper English normalizer (asraudit.text.whisper_english), in C.
  *
  * ``Core`` is the base class of ``EnglishNormalizer``: its ``__call__`` and ``tokens`` do what the Python
- * methods ``_call_py`` and ``_tokens_py`` do (lowercase, bracket and apostrophe checks, split, per-token
- * table lookups, the inert test, the join or the words, the final symbol test), reading the same Python
+ * methods ``_call_py`` and ``_tokens_py`` do (lowercase, the bracket rules, the cross-token apostrophe
+ * test, split, one lookup per token in the Python dict of (code, spelling, final words), the inert test,
+ * the memoized number spans, the join or the words, the last two symbol rules), reading the same Python
  * dicts.  Everything else stays in Python and is called back: learning an unseen token (``_learn``), the
- * string-level steps for brackets and cross-token apostrophes (``_prepare``), number spans (``_span``,
- * ``_span_final``), strings with "half" (``_half``), the last symbol rules (``_symbols``).  The tables
- * tuple is read once per string and kept (a strong reference) while the string is in hand, as the Python
- * code does; it is replaced whole, never cleared in place, when it holds ``_CACHE_LIMIT`` tokens.
+ * string-level steps for cross-token apostrophes (``_prepare``), number spans not memoized yet (``_span``,
+ * ``_span_final``), strings with "half" (``_half``).  The tables tuple is read once per string and kept
+ * (a strong reference) while the string is in hand, as the Python code does; it is replaced whole, never
+ * cleared in place, when it holds ``_CACHE_LIMIT`` tokens.  Every object read from a dict is held by a
+ * strong reference before any Python code can run (a callback may re-learn a token in another thread).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -28,7 +30,7 @@ enum { INERT = 0, SELF = 1, ACTIVE = 2, EMPTY = 3, DIGITS = 4, SUFFIX = 5, HALF 
 #define ENTRIES 4
 
 static PyObject *namespace_ = NULL; /* whisper_english's globals (configure): _CACHE_LIMIT, CROSS_TOKEN */
-static PyObject *str_lower, *str_learn, *str_span, *str_span_final, *str_symbols, *str_prepare, *str_call_py,
+static PyObject *str_lower, *str_learn, *str_span, *str_span_final, *str_prepare, *str_call_py,
     *str_tokens_py, *str_half, *str_search, *str_limit, *str_cross, *str_space;
 
 typedef struct {
@@ -529,7 +531,7 @@ static int work_start(Core *self, PyObject *text, Work *w) {
         return -1;
     if (flags & HAS_BRACKET) {
         PyObject *bare = remove_bracketed(w->s);
-        int apostrophe;
+        Py_ssize_t apostrophe;
         if (!bare)
             return -1;
         apostrophe = PyUnicode_FindChar(bare, '\'', 0, PyUnicode_GET_LENGTH(bare), 1);
@@ -983,7 +985,7 @@ static int intern(PyObject **slot, const char *text) {
 PyMODINIT_FUNC PyInit__whisper_fast(void) {
     PyObject *m;
     if (intern(&str_lower, "lower") || intern(&str_learn, "_learn") || intern(&str_span, "_span") ||
-        intern(&str_span_final, "_span_final") || intern(&str_symbols, "_symbols") ||
+        intern(&str_span_final, "_span_final") ||
         intern(&str_prepare, "_prepare") || intern(&str_call_py, "_call_py") ||
         intern(&str_tokens_py, "_tokens_py") || intern(&str_half, "_half") || intern(&str_search, "search") ||
         intern(&str_limit, "_CACHE_LIMIT") || intern(&str_cross, "CROSS_TOKEN") || intern(&str_space, " "))
