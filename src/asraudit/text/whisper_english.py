@@ -257,7 +257,8 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (a digit, "half")."""
         kind = self._active.get(word)
         if kind is None:
-            if DIGIT.search(word) or HALF_WORD.match(word):
+            # a word of letters only has no digit (\d is category Nd, never a letter's)
+            if (not word.isalpha() and DIGIT.search(word)) or (word.startswith("half") and HALF_WORD.match(word)):
                 kind = 2
             else:
                 kind = 1 if word in self._number_words else 0
@@ -271,15 +272,24 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         words = tuple(_word_cascade(token).split())
         if len(words) == 1:  # most tokens: the same decisions without the generator expressions below
             word = words[0]
-            kind, spelled = self._kind(word), self._spelling.get(word, word)
+            kind = self._active.get(word)
+            if kind is None:
+                kind = self._kind(word)
+            spelled = self._spelling.get(word, word)
             if kind == 0:  # "half" is kind 2, so HALF is decided below
                 code = SUFFIX if SUFFIX_WORD.match(word) else INERT
             elif kind == 2:
                 code = HALF if HALF_WORD.match(word) else DIGITS
             else:
                 code = SELF if self._run(words) == (spelled,) else ACTIVE
+            if "." in spelled or "$" in spelled or "%" in spelled or "£" in spelled or "€" in spelled or "¢" in spelled:
+                final = None  # _final_words, inline
+            elif self._resplit:
+                final = tuple(map(sys.intern, spelled.split()))
+            else:  # one word: no spelling value holds whitespace or is empty (_resplit)
+                final = (sys.intern(spelled),)
             tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
-            tables[3][token] = final = _final_words(spelled)
+            tables[3][token] = final
             tables[4][token] = code, spelled, final
             return
         kind = max((self._kind(w) for w in words), default=0)
