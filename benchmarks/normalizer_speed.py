@@ -19,7 +19,7 @@ transformers' normalizer and a *fresh* asraudit normalizer (empty token
 tables, so learning them is paid inside the round) over the whole corpus,
 in CPU seconds (``time.process_time``), and ``normalize_many`` over two
 worker processes (CPU seconds of the workers from ``getrusage``, and wall
-time; ``normalize_many`` keeps the compiled basic normalizer in one
+time; ``normalize_many`` keeps a compiled normalizer in one
 process, and the line says so).  Medians over ``--repeat`` rounds; the
 ratios are per round, so load on a shared machine hits both sides alike.
 
@@ -193,7 +193,7 @@ def main() -> int:
                       f"   ratio {med['ratio' + part]:5.1f}x"
                       + (f"   (pure-Python path {med['py' + part]:>9,.0f}/s, {med['ratio_py' + part]:5.1f}x)"
                          if "py" + part in med else ""))
-        where = ("in one process (normalize_many keeps the compiled basic normalizer here)" if in_one_process(name)
+        where = (f"in one process (normalize_many keeps the compiled {name} normalizer here)" if in_one_process(name)
                  else "two worker processes (normalize_many)")
         print(f"  {where}: transformers' one-core CPU time / asraudit's wall time "
               f"{med['wall2']:.1f}x; per CPU second (workers included) {med['cpu2']:.1f}x")

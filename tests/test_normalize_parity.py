@@ -259,11 +259,15 @@ def test_each_whisper_path_matches_transformers_on_voxpopuli(shared_predictions,
 
 
 @pytest.mark.parametrize("name", ["whisper", "basic", "none"])
-def test_normalize_many_equals_one_at_a_time(name):
+def test_normalize_many_equals_one_at_a_time(name, monkeypatch):
+    import asraudit.text.normalize as normalize
+
     texts = CORPUS[:2500]
     one = get_normalizer(name)
     expected = [one(s) for s in texts]
     assert normalize_many(texts, name, workers=1) == expected
+    assert normalize_many(texts, name, workers=2, threshold=100) == expected  # a compiled one stays here
+    monkeypatch.setattr(normalize, "in_one_process", lambda name: False)
     assert normalize_many(texts, name, workers=2, threshold=100) == expected  # through the process pool
 
 
