@@ -748,17 +748,17 @@ static PyObject *normalize(Core *self, PyObject *text) {
 static PyObject *Core_call(PyObject *op, PyObject *args, PyObject *kwargs) {
     Core *self = (Core *)op;
     PyObject *text;
-    if (kwargs && PyDict_GET_SIZE(kwargs)) {
-        PyErr_SetString(PyExc_TypeError, "the normalizer takes no keyword arguments");
-        return NULL;
-    }
-    if (PyTuple_GET_SIZE(args) != 1) {
-        PyErr_Format(PyExc_TypeError, "the normalizer takes one argument (%zd given)", PyTuple_GET_SIZE(args));
-        return NULL;
+    if ((kwargs && PyDict_GET_SIZE(kwargs)) || PyTuple_GET_SIZE(args) != 1 ||
+        !PyUnicode_CheckExact(PyTuple_GET_ITEM(args, 0))) {
+        /* anything but one str: the Python method, with its own errors */
+        PyObject *method = PyObject_GetAttr(op, str_call_py), *r;
+        if (!method)
+            return NULL;
+        r = PyObject_Call(method, args, kwargs);
+        Py_DECREF(method);
+        return r;
     }
     text = PyTuple_GET_ITEM(args, 0);
-    if (!PyUnicode_CheckExact(text))
-        return call_method1(self, str_call_py, text);
     return normalize(self, text);
 }
 
