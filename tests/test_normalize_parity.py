@@ -370,3 +370,29 @@ def test_the_cross_token_test_fires_where_its_plain_spelling_fires():
     texts = CORPUS + ["".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(20_000)]
     assert sum(bool(plain.search(s.lower())) for s in texts) > 2_000  # both outcomes are well represented
     assert [s for s in texts if bool(whisper_english.CROSS_TOKEN.search(s.lower())) != bool(plain.search(s.lower()))] == []
+
+
+@compiled_only
+def test_compiled_number_runs_and_symbols_equal_the_python_methods(monkeypatch):
+    """The C ``_numbers_and_spelling`` and ``_symbols`` (number spans, "half") against the Python methods, on
+    word lists dense in number words, digits, currencies and spellings, with cold, warm and tiny caches."""
+    import random
+
+    spelling = english_spelling_mapping()
+    pieces = ["one", "two", "twenty", "hundred", "and", "a", "half", "point", "five", "5", "1st", "$3", "£2",
+              "percent", "%", "dollars", "cents", "the", "colour", "oh", "zero", "minus", "1.5", "th", "s", "."]
+    rng = random.Random(41)
+    lists = [[rng.choice(pieces) for _ in range(rng.randint(0, 9))] for _ in range(6000)]
+    strings = [" ".join(words) for words in lists] + ["a. b", "$ 5", "5 %", "x%", "  a  ", "€x"]
+    odd = {**spelling, "colour": "co  lour", "the": "", "five": "5\t"}  # values to re-split (_resplit)
+    for limit, table in ((None, spelling), (5, spelling), (None, odd)):
+        if limit:
+            monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", limit)
+        ours = whisper_english.EnglishNormalizer(table)
+        python = whisper_english.PythonEnglishNormalizer(table)
+        assert ours._resplit == python._resplit == (table is odd)
+        for _ in range(2):  # cold, then warm
+            assert [w for w in lists if ours._numbers_and_spelling(w) != python._numbers_and_spelling(w)] == []
+            assert [s for s in strings if ours._symbols(s) != python._symbols(s)] == []
+            assert [s for s in strings if ours(s) != python(s) or ours.tokens(s) != python.tokens(s)] == []
+    assert sum(python._numbers_and_spelling(w) != w for w in lists) > 2000

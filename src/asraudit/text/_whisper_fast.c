@@ -30,6 +30,7 @@ enum { INERT = 0, SELF = 1, ACTIVE = 2, EMPTY = 3, DIGITS = 4, SUFFIX = 5, HALF 
 #define ENTRIES 4
 
 static PyObject *namespace_ = NULL; /* whisper_english's globals (configure): _CACHE_LIMIT, CROSS_TOKEN */
+static PyObject *str_active, *str_runs, *str_spelling, *str_kind, *str_run;
 static PyObject *str_lower, *str_learn, *str_span, *str_span_final, *str_prepare, *str_call_py,
     *str_tokens_py, *str_half, *str_search, *str_limit, *str_cross, *str_space;
 
@@ -449,7 +450,8 @@ static int has_code(const unsigned char *codes, Py_ssize_t n, unsigned char code
     return n > 0 && memchr(codes, code, (size_t)n) != NULL;
 }
 
-/* ``memo[span]`` (a new reference), or ``self.<method>(span, tables)`` where the memo lacks it. */
+/* ``memo[span]`` (a new reference), or ``self.<method>(span, tables)`` (``self.<method>(span)`` without
+ * ``tables``) where the memo lacks it. */
 static PyObject *memo_or_call(Core *self, PyObject *memo, PyObject *method, PyObject *span, PyObject *tables) {
     if (memo && PyDict_CheckExact(memo)) {
         PyObject *hit;
@@ -462,7 +464,7 @@ static PyObject *memo_or_call(Core *self, PyObject *memo, PyObject *method, PyOb
         if (PyErr_Occurred())
             return NULL;
     }
-    return call_method2(self, method, span, tables);
+    return tables ? call_method2(self, method, span, tables) : call_method1(self, method, span);
 }
 
 /* One string in hand: its tokens, their codes, the tables read for it. */
@@ -886,6 +888,117 @@ static PyObject *Core_tokens(PyObject *op, PyObject *text) {
     return done;
 }
 
+/* EnglishNormalizer._numbers_and_spelling: each word's kind (``self._active``, else ``self._kind``), each
+ * maximal run of non-inert words through ``self._runs`` (else ``self._run``), every other word's spelling
+ * (``self._spelling``).  A new list of str. */
+static PyObject *Core_numbers_and_spelling(PyObject *op, PyObject *arg) {
+    PyObject *words = NULL, *active = NULL, *runs = NULL, *spelling = NULL, *out = NULL, *result = NULL;
+    unsigned char stack_kinds[256], *kinds = stack_kinds;
+    Py_ssize_t n, i;
+    words = PySequence_Tuple(arg); /* a snapshot: callbacks below cannot change it */
+    if (!words)
+        return NULL;
+    n = PyTuple_GET_SIZE(words);
+    if (n > (Py_ssize_t)sizeof(stack_kinds) && !(kinds = PyMem_Malloc((size_t)n))) {
+        kinds = stack_kinds;
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (!(active = PyObject_GetAttr(op, str_active)) || !(runs = PyObject_GetAttr(op, str_runs)) ||
+        !(spelling = PyObject_GetAttr(op, str_spelling)))
+        goto done;
+    if (!PyDict_Check(active) || !PyDict_Check(runs) || !PyDict_Check(spelling)) {
+        PyErr_SetString(PyExc_TypeError, "_active, _runs and _spelling must be dicts");
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *word = PyTuple_GET_ITEM(words, i), *kind = PyDict_GetItemWithError(active, word);
+        long value;
+        if (kind) {
+            value = PyLong_AsLong(kind);
+        } else {
+            if (PyErr_Occurred())
+                goto done;
+            kind = call_method1((Core *)op, str_kind, word);
+            if (!kind)
+                goto done;
+            value = PyLong_AsLong(kind);
+            Py_DECREF(kind);
+        }
+        if (value < 0 || value > 2) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "word kind %ld out of range", value);
+            goto done;
+        }
+        kinds[i] = (unsigned char)value;
+    }
+    out = PyList_New(0);
+    if (!out)
+        goto done;
+    for (i = 0; i < n;) {
+        if (kinds[i] == 0) {
+            PyObject *word = PyTuple_GET_ITEM(words, i), *spelled = PyDict_GetItemWithError(spelling, word);
+            if (!spelled && PyErr_Occurred())
+                goto done;
+            if (PyList_Append(out, spelled ? spelled : word) < 0)
+                goto done;
+            i++;
+        } else {
+            Py_ssize_t end = i;
+            PyObject *run, *got;
+            int bad;
+            while (end < n && kinds[end] != 0)
+                end++;
+            run = PyTuple_GetSlice(words, i, end);
+            if (!run)
+                goto done;
+            got = memo_or_call((Core *)op, runs, str_run, run, NULL);
+            Py_DECREF(run);
+            if (!got)
+                goto done;
+            if (!PyTuple_Check(got)) {
+                Py_DECREF(got);
+                PyErr_SetString(PyExc_TypeError, "_run must return a tuple");
+                goto done;
+            }
+            bad = 0;
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(got) && !bad; k++)
+                bad = PyList_Append(out, PyTuple_GET_ITEM(got, k)) < 0;
+            Py_DECREF(got);
+            if (bad)
+                goto done;
+            i = end;
+        }
+    }
+    result = Py_NewRef(out);
+done:
+    Py_XDECREF(words);
+    Py_XDECREF(active);
+    Py_XDECREF(runs);
+    Py_XDECREF(spelling);
+    Py_XDECREF(out);
+    if (kinds != stack_kinds)
+        PyMem_Free(kinds);
+    return result;
+}
+
+/* EnglishNormalizer._symbols: the last two symbol rules where ``s`` holds one of their symbols, and the
+ * re-split where a spelling value needs it. */
+static PyObject *Core_symbols(PyObject *op, PyObject *s) {
+    Core *self = (Core *)op;
+    int resplit;
+    if (!PyUnicode_Check(s)) {
+        PyErr_SetString(PyExc_TypeError, "_symbols takes a str");
+        return NULL;
+    }
+    if (final_symbol(s))
+        return final_symbols(s);
+    resplit = self->resplit ? PyObject_IsTrue(self->resplit) : 0;
+    if (resplit < 0)
+        return NULL;
+    return resplit ? final_symbols(s) : Py_NewRef(s);
+}
+
 static int Core_traverse(PyObject *op, visitproc visit, void *arg) {
     Core *self = (Core *)op;
     Py_VISIT(self->tables);
@@ -922,6 +1035,9 @@ static PyMemberDef Core_members[] = {
 
 static PyMethodDef Core_methods[] = {
     {"tokens", Core_tokens, METH_O, "tuple(self(text).split()), without the join and the split."},
+    {"_numbers_and_spelling_c", Core_numbers_and_spelling, METH_O,
+     "The number normalizer run by run of non-inert words, and every word's spelling (a list)."},
+    {"_symbols_c", Core_symbols, METH_O, "The last two symbol rules and the re-split, where they apply."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -984,6 +1100,9 @@ static int intern(PyObject **slot, const char *text) {
 
 PyMODINIT_FUNC PyInit__whisper_fast(void) {
     PyObject *m;
+    if (intern(&str_active, "_active") || intern(&str_runs, "_runs") || intern(&str_spelling, "_spelling") ||
+        intern(&str_kind, "_kind") || intern(&str_run, "_run"))
+        return NULL;
     if (intern(&str_lower, "lower") || intern(&str_learn, "_learn") || intern(&str_span, "_span") ||
         intern(&str_span_final, "_span_final") ||
         intern(&str_prepare, "_prepare") || intern(&str_call_py, "_call_py") ||

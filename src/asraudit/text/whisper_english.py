@@ -453,7 +453,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
             words = self._preprocess(" ".join(words)).split()
         return self._symbols(" ".join(self._numbers_and_spelling(words)))
 
-    def _numbers_and_spelling(self, words: list[str]) -> list[str]:
+    def _numbers_and_spelling_py(self, words: list[str]) -> list[str]:
         """The number normalizer run by run of non-inert words, and every word's spelling."""
         try:
             kinds = bytes(map(self._active.get, words))
@@ -470,7 +470,7 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         out.extend(map(spell, words[pos:], words[pos:]))
         return out
 
-    def _symbols(self, s: str) -> str:
+    def _symbols_py(self, s: str) -> str:
         if "." in s or "$" in s or "%" in s or "£" in s or "€" in s or "¢" in s:  # FINAL_SYMBOLS, 10x faster
             s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
             return " ".join(s.split())
@@ -480,7 +480,11 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
 if not COMPILED:  # pragma: no cover - depends on the build
     EnglishNormalizer.__call__ = EnglishNormalizer._call_py  # type: ignore[method-assign]
     EnglishNormalizer.tokens = EnglishNormalizer._tokens_py  # type: ignore[attr-defined]
-else:
+    EnglishNormalizer._numbers_and_spelling = EnglishNormalizer._numbers_and_spelling_py
+    EnglishNormalizer._symbols = EnglishNormalizer._symbols_py
+else:  # the same steps in C, for the number spans and the "half" path
+    EnglishNormalizer._numbers_and_spelling = _whisper_fast.Core._numbers_and_spelling_c
+    EnglishNormalizer._symbols = _whisper_fast.Core._symbols_c
     _whisper_fast.configure(globals())
 
 
@@ -490,3 +494,5 @@ class PythonEnglishNormalizer(EnglishNormalizer):
 
     __call__ = EnglishNormalizer._call_py
     tokens = EnglishNormalizer._tokens_py
+    _numbers_and_spelling = EnglishNormalizer._numbers_and_spelling_py
+    _symbols = EnglishNormalizer._symbols_py
