@@ -19,14 +19,15 @@ transformers' normalizer and a *fresh* asraudit normalizer (empty token
 tables, so learning them is paid inside the round) over the whole corpus,
 in CPU seconds (``time.process_time``), and ``normalize_many`` over two
 worker processes (CPU seconds of the workers from ``getrusage``, and wall
-time; ``normalize_many`` keeps the compiled basic normalizer in one
+time; ``normalize_many`` keeps a compiled normalizer in one
 process, and the line says so).  Medians over ``--repeat`` rounds; the
 ratios are per round, so load on a shared machine hits both sides alike.
 
-The basic normalizer's compiled path (``asraudit.text._basic_fast``) is used
-where it is built, and the first line says whether it is; then its
-pure-Python path is checked for parity too and timed in the same rounds
-(the figures in brackets), so the two are compared on the same load.
+The compiled paths of the basic and the Whisper English normalizers
+(``asraudit.text._basic_fast``, ``asraudit.text._whisper_fast``) are used
+where they are built, and the first lines say whether they are; then each
+one's pure-Python path is checked for parity too and timed in the same
+rounds (the figures in brackets), so the two are compared on the same load.
 
     .venv/bin/python benchmarks/normalizer_speed.py [--preds DIR] [--repeat 3] [--generated 25000] [--only basic]
 """
@@ -53,6 +54,7 @@ from asraudit.text.normalize import (  # noqa: E402
     strip_format_characters,
 )
 from asraudit.text.basic_normalizer import COMPILED, BasicNormalizer, PythonBasicNormalizer  # noqa: E402
+from asraudit.text import whisper_english  # noqa: E402
 from asraudit.text.whisper_english import EnglishNormalizer  # noqa: E402
 
 SHARED_CANDIDATES = [ROOT.parent / "shared", ROOT.parent.parent / "shared"]
@@ -135,12 +137,15 @@ def main() -> int:
     peers = {"whisper": EnglishTextNormalizer(spelling), "basic": BasicTextNormalizer()}
 
     print(f"basic normalizer: {'compiled (asraudit.text._basic_fast)' if COMPILED else 'pure Python (not built)'}")
+    print(f"Whisper English normalizer: "
+          f"{'compiled (asraudit.text._whisper_fast)' if whisper_english.COMPILED else 'pure Python (not built)'}")
+    compiled = {"basic": COMPILED, "whisper": whisper_english.COMPILED}
 
     def fresh(name: str, python: bool = False):
         if name == "basic":
             basic = PythonBasicNormalizer() if python else BasicNormalizer()
             return lambda s: basic(strip_format_characters(s))
-        ours = EnglishNormalizer(spelling)
+        ours = whisper_english.PythonEnglishNormalizer(spelling) if python else EnglishNormalizer(spelling)
         return lambda s: ours(strip_format_characters(s))
 
     for name, peer in peers.items():
@@ -148,7 +153,7 @@ def main() -> int:
             continue
         ours = fresh(name)
         bad = [s for s in texts if ours(s) != " ".join(peer(strip_format_characters(s)).split())]
-        if name == "basic" and COMPILED:  # the pure-Python path too
+        if compiled[name]:  # the pure-Python path too
             python = fresh(name, python=True)
             bad += [s for s in texts if python(s) != " ".join(peer(strip_format_characters(s)).split())]
         print(f"\n[{name}] parity with transformers on all {len(texts):,} strings: "
@@ -159,8 +164,8 @@ def main() -> int:
                                                           "ratio_real", "peer_gen", "ours_gen", "ratio_gen",
                                                           "wall2", "cpu2", "py", "py_real", "py_gen",
                                                           "ratio_py", "ratio_py_real", "ratio_py_gen")}
-        # With the compiled basic normalizer built, its pure-Python path is timed in the same rounds (A/B).
-        both = name == "basic" and COMPILED
+        # With a compiled normalizer built, its pure-Python path is timed in the same rounds (A/B).
+        both = compiled[name]
         for _ in range(args.repeat):
             for part, sub in (("", texts), ("_real", real), ("_gen", gen)):
                 if not sub:
@@ -188,7 +193,7 @@ def main() -> int:
                       f"   ratio {med['ratio' + part]:5.1f}x"
                       + (f"   (pure-Python path {med['py' + part]:>9,.0f}/s, {med['ratio_py' + part]:5.1f}x)"
                          if "py" + part in med else ""))
-        where = ("in one process (normalize_many keeps the compiled basic normalizer here)" if in_one_process(name)
+        where = (f"in one process (normalize_many keeps the compiled {name} normalizer here)" if in_one_process(name)
                  else "two worker processes (normalize_many)")
         print(f"  {where}: transformers' one-core CPU time / asraudit's wall time "
               f"{med['wall2']:.1f}x; per CPU second (workers included) {med['cpu2']:.1f}x")

@@ -32,6 +32,13 @@ english = pytest.importorskip("transformers.models.whisper.english_normalizer")
 
 CORPUS = list(dict.fromkeys(HANDMADE + generated(20_000, seed=15)))
 
+# The Whisper normalizer's per-string path: Python, and C where the extension is built (the default class then).
+WHISPER_CLASSES = [
+    pytest.param(whisper_english.PythonEnglishNormalizer, id="python"),
+    pytest.param(whisper_english.EnglishNormalizer, id="compiled" if whisper_english.COMPILED else "default-python"),
+]
+compiled_only = pytest.mark.skipif(not whisper_english.COMPILED, reason="asraudit.text._whisper_fast is not built")
+
 
 def _transformers(name: str):
     inner = english.EnglishTextNormalizer(english_spelling_mapping()) if name == "whisper" else english.BasicTextNormalizer()
@@ -55,12 +62,32 @@ def test_fast_normalizer_matches_transformers_on_generated_strings(name):
     assert not bad, bad[:5]
 
 
-def test_whisper_normalizer_matches_transformers_with_tiny_caches(monkeypatch):
-    """The per-token tables are cleared when full; results must not depend on what they hold."""
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_each_whisper_path_and_its_tokens_match_transformers(cls):
+    """The Python and the compiled per-string path, each on its own fresh tables: the string, and ``tokens``
+    (the split of the string) on cold and on warm tables."""
+    theirs = _transformers("whisper")
+    expected = [theirs(s) for s in CORPUS]
+    spelling = english_spelling_mapping()
+    ours, tokens = cls(spelling), cls(spelling)
+    texts = [strip_format_characters(s) for s in CORPUS]
+    for _ in range(2):  # cold, then warm
+        assert [s for s, e in zip(CORPUS, map(ours, texts)) if e != expected[CORPUS.index(s)]] == []
+        got = list(map(tokens.tokens, texts))
+        assert [s for s, g, e in zip(CORPUS, got, expected) if g != tuple(e.split())] == []
+
+
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_whisper_normalizer_matches_transformers_with_tiny_caches(monkeypatch, cls):
+    """The per-token tables are replaced when full; results must not depend on what they hold."""
     monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 7)
-    fresh = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    fresh = cls(english_spelling_mapping())
+    tables = fresh._tables
     bad = _mismatches("whisper", CORPUS[:3000], ours=lambda s: fresh(strip_format_characters(s)))
     assert not bad, bad[:5]
+    assert fresh._tables is not tables and len(fresh._tables[0]) <= 7 + 40  # replaced, not grown
+    theirs = _transformers("whisper")
+    assert [s for s in CORPUS[:3000] if fresh.tokens(strip_format_characters(s)) != tuple(theirs(s).split())] == []
 
 
 def test_basic_normalizer_matches_transformers_with_a_tiny_token_table(monkeypatch):
@@ -220,12 +247,27 @@ def test_fast_normalizer_matches_transformers_on_voxpopuli(shared_predictions, n
     assert not bad, bad[:5]
 
 
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_each_whisper_path_matches_transformers_on_voxpopuli(shared_predictions, cls):
+    real = _shared_texts(shared_predictions)
+    texts = real + perturbed(real, 3000, seed=16)
+    ours = cls(english_spelling_mapping())
+    bad = _mismatches("whisper", texts, ours=lambda s: ours(strip_format_characters(s)))
+    assert not bad, bad[:5]
+    theirs = _transformers("whisper")
+    assert [s for s in texts if ours.tokens(strip_format_characters(s)) != tuple(theirs(s).split())] == []
+
+
 @pytest.mark.parametrize("name", ["whisper", "basic", "none"])
-def test_normalize_many_equals_one_at_a_time(name):
+def test_normalize_many_equals_one_at_a_time(name, monkeypatch):
+    import asraudit.text.normalize as normalize
+
     texts = CORPUS[:2500]
     one = get_normalizer(name)
     expected = [one(s) for s in texts]
     assert normalize_many(texts, name, workers=1) == expected
+    assert normalize_many(texts, name, workers=2, threshold=100) == expected  # a compiled one stays here
+    monkeypatch.setattr(normalize, "in_one_process", lambda name: False)
     assert normalize_many(texts, name, workers=2, threshold=100) == expected  # through the process pool
 
 
@@ -233,17 +275,86 @@ def test_normalize_many_of_nothing():
     assert normalize_many([], "whisper", workers=2, threshold=0) == []
 
 
-def test_one_normalizer_shared_by_threads_with_tiny_caches(monkeypatch):
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_one_normalizer_shared_by_threads_with_tiny_caches(monkeypatch, cls):
     """Tables are replaced, never cleared in place, so a call in another thread never loses a token."""
     from concurrent.futures import ThreadPoolExecutor
 
     monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
-    shared = whisper_english.EnglishNormalizer(english_spelling_mapping())
+    shared = cls(english_spelling_mapping())
     texts = CORPUS[:1500]
     expected = [get_normalizer("whisper")(s) for s in texts]
     with ThreadPoolExecutor(4) as pool:
         got = list(pool.map(lambda s: shared(strip_format_characters(s)), texts * 2))
+        words = list(pool.map(lambda s: shared.tokens(strip_format_characters(s)), texts * 2))
     assert got == expected * 2
+    assert words == [tuple(e.split()) for e in expected] * 2
+
+
+@pytest.mark.parametrize("cls", WHISPER_CLASSES)
+def test_a_whisper_normalizer_pickles_and_copies_with_its_tables(cls):
+    import copy
+    import pickle
+
+    ours = cls(english_spelling_mapping())
+    texts = [strip_format_characters(s) for s in CORPUS[:300]]
+    expected = list(map(ours, texts))
+    for twin in (pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)):
+        assert type(twin) is cls and len(twin._tables[0]) == len(ours._tables[0]) > 100
+        assert list(map(twin, texts)) == expected and [twin.tokens(s) for s in texts] == [tuple(e.split()) for e in expected]
+
+
+def test_the_default_whisper_normalizer_is_the_compiled_one_where_built():
+    import importlib.util
+
+    built = importlib.util.find_spec("asraudit.text._whisper_fast") is not None
+    assert whisper_english.COMPILED == built
+    assert issubclass(whisper_english.PythonEnglishNormalizer, whisper_english.EnglishNormalizer)
+    core = whisper_english.EnglishNormalizer.__mro__[1]
+    assert (core.__module__ == "asraudit.text._whisper_fast") == built
+    from asraudit.text.normalize import _fast_english
+
+    assert type(_fast_english()) is whisper_english.EnglishNormalizer  # what get_normalizer("whisper") runs
+
+
+@compiled_only
+def test_compiled_bracket_removal_equals_the_regular_expressions():
+    """The C form of ``remove_bracketed`` (used inside the compiled path) against ``symbols.remove_bracketed``,
+    on strings dense in nested, unclosed, empty and mismatched brackets, with non-ASCII text around them."""
+    import random
+
+    from asraudit.text import _whisper_fast
+    from asraudit.text.symbols import remove_bracketed
+
+    rng = random.Random(17)
+    pieces = list("[]<>()()") + ["a", "bc", " ", "\t", "é", "日", "🙂", "'", "(x)", "[noise]", "<unk>", "()", "[]", "))", "(("]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 14))) for _ in range(30_000)]
+    texts += [s for s in CORPUS if "(" in s or "[" in s or "<" in s]
+    assert sum(remove_bracketed(s) != s for s in texts) > 10_000
+    bad = [s for s in texts if _whisper_fast.remove_bracketed(s) != remove_bracketed(s)]
+    assert bad == []
+    # the result is a canonical str: a removed non-ASCII character leaves an ASCII string
+    assert _whisper_fast.remove_bracketed("a[é]b") == "ab" and _whisper_fast.remove_bracketed("a[é]b").isascii()
+
+
+@compiled_only
+def test_compiled_symbol_rules_equal_the_regular_expressions():
+    """The C form of the last two symbol rules and the re-split against the regular expressions, on strings
+    dense in the symbols, digits, odd whitespace and non-ASCII letters."""
+    import random
+
+    from asraudit.text import _whisper_fast
+
+    def regex_form(s: str) -> str:
+        s = whisper_english.TRAILING_PERCENT.sub(r"\1 ", whisper_english.LEADING_SYMBOL.sub(r" \1", s))
+        return " ".join(s.split())
+
+    rng = random.Random(19)
+    pieces = list(".$¢€£%") * 3 + ["5", "12", "a", "x", " ", "  ", "\t", "\u00a0", "\u3000", "é", "日", "🙂", "%%", ".."]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 12))) for _ in range(30_000)]
+    assert sum(regex_form(s) != " ".join(s.split()) for s in texts) > 10_000
+    assert [s for s in texts if _whisper_fast.final_symbols(s) != regex_form(s)] == []
+    assert _whisper_fast.final_symbols("€ a").isascii()
 
 
 def test_the_cross_token_test_fires_where_its_plain_spelling_fires():
@@ -259,3 +370,29 @@ def test_the_cross_token_test_fires_where_its_plain_spelling_fires():
     texts = CORPUS + ["".join(rng.choices(pieces, k=rng.randint(1, 8))) for _ in range(20_000)]
     assert sum(bool(plain.search(s.lower())) for s in texts) > 2_000  # both outcomes are well represented
     assert [s for s in texts if bool(whisper_english.CROSS_TOKEN.search(s.lower())) != bool(plain.search(s.lower()))] == []
+
+
+@compiled_only
+def test_compiled_number_runs_and_symbols_equal_the_python_methods(monkeypatch):
+    """The C ``_numbers_and_spelling`` and ``_symbols`` (number spans, "half") against the Python methods, on
+    word lists dense in number words, digits, currencies and spellings, with cold, warm and tiny caches."""
+    import random
+
+    spelling = english_spelling_mapping()
+    pieces = ["one", "two", "twenty", "hundred", "and", "a", "half", "point", "five", "5", "1st", "$3", "£2",
+              "percent", "%", "dollars", "cents", "the", "colour", "oh", "zero", "minus", "1.5", "th", "s", "."]
+    rng = random.Random(41)
+    lists = [[rng.choice(pieces) for _ in range(rng.randint(0, 9))] for _ in range(6000)]
+    strings = [" ".join(words) for words in lists] + ["a. b", "$ 5", "5 %", "x%", "  a  ", "€x"]
+    odd = {**spelling, "colour": "co  lour", "the": "", "five": "5\t"}  # values to re-split (_resplit)
+    for limit, table in ((None, spelling), (5, spelling), (None, odd)):
+        if limit:
+            monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", limit)
+        ours = whisper_english.EnglishNormalizer(table)
+        python = whisper_english.PythonEnglishNormalizer(table)
+        assert ours._resplit == python._resplit == (table is odd)
+        for _ in range(2):  # cold, then warm
+            assert [w for w in lists if ours._numbers_and_spelling(w) != python._numbers_and_spelling(w)] == []
+            assert [s for s in strings if ours._symbols(s) != python._symbols(s)] == []
+            assert [s for s in strings if ours(s) != python(s) or ours.tokens(s) != python.tokens(s)] == []
+    assert sum(python._numbers_and_spelling(w) != w for w in lists) > 2000

@@ -85,7 +85,7 @@ def test_a_normalizer_gives_every_string_what_a_fresh_one_gives():
     fresh = whisper_english.EnglishNormalizer(spelling)
     alone = []
     for s in texts:
-        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = ({}, {}, {}, {}), {}, {}, {}
+        fresh._tables, fresh._runs, fresh._spans, fresh._span_words = whisper_english._empty_tables(), {}, {}, {}
         alone.append(fresh(s))
     assert together == alone
     assert len(shared._span_words) < len(shared._spans)  # the words table did merge spans here
@@ -151,38 +151,74 @@ def _split_of_call(normalizer, texts):
     return [tuple(normalizer(s).split()) for s in texts]
 
 
-def test_tokens_are_the_split_of_the_normalized_string(monkeypatch):
-    """``tokens`` builds the words from per-token and per-span pieces instead of joining and splitting: the
-    same words as ``tuple(normalizer(s).split())``, whether the tables are cold, warm or cleared between
-    strings, and each of its branches (pieces, number spans, a piece the symbol rules read, first-seen
-    tokens, brackets and cross-token apostrophes) is taken."""
-    spelling = english_spelling_mapping()
+def _tokens_texts() -> list[str]:
     pieces = ["20", "20.", "$20", "twenty", "twenty percent", "one", "one one", "1st", "and", "a half", "um", "-",
               "the", "colour", "won't", "mr.", "it's been", "[noise]", "(laughs)", "dollars", "5%", "u.s."]
     rng = random.Random(21)
     texts = [" ".join(rng.choice(pieces) for _ in range(rng.randint(0, 7))) for _ in range(1500)]
-    texts += HANDMADE + generated(4000, seed=22)
-    plain = _split_of_call(whisper_english.EnglishNormalizer(spelling), texts)
-    cold = whisper_english.EnglishNormalizer(spelling)
+    return texts + HANDMADE + generated(4000, seed=22)
+
+
+def test_tokens_are_the_split_of_the_normalized_string(monkeypatch):
+    """``tokens`` builds the words from per-token and per-span pieces instead of joining and splitting: the
+    same words as ``tuple(normalizer(s).split())``, whether the tables are cold, warm or cleared between
+    strings, and each of its branches (pieces, number spans, a piece the symbol rules read, first-seen
+    tokens, brackets and cross-token apostrophes) is taken.  The Python path (the compiled one below)."""
+    spelling = english_spelling_mapping()
+    cls = whisper_english.PythonEnglishNormalizer
+    texts = _tokens_texts()
+    plain = _split_of_call(cls(spelling), texts)
+    cold = cls(spelling)
     assert [cold.tokens(s) for s in texts] == plain  # first sight of each token inside tokens
     assert [cold.tokens(s) for s in texts] == plain  # every table warm
     fallbacks, spans = [], []
-    original_call, original_span = whisper_english.EnglishNormalizer.__call__, whisper_english.EnglishNormalizer._span_final
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__",
-                        lambda self, s: fallbacks.append(s) or original_call(self, s))
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final",
-                        lambda self, *a: spans.append(original_span(self, *a)) or spans[-1])
+    original_call, original_span = cls.__call__, cls._span_final
+    monkeypatch.setattr(cls, "__call__", lambda self, s: fallbacks.append(s) or original_call(self, s))
+    monkeypatch.setattr(cls, "_span_final", lambda self, *a: spans.append(original_span(self, *a)) or spans[-1])
     warm = [cold.tokens(s) for s in texts]
     assert warm == plain
     # warm tables: only brackets, cross-token apostrophes, "half" and the final symbol rules take __call__
     assert len(fallbacks) > 500 and len(texts) - len(fallbacks) > 1500
     assert any("(" in s for s in fallbacks) and any("%" in s or "$" in s or "." in s for s in fallbacks)
     assert sum(s is not None for s in spans) > 300 and None in spans  # number spans put in, and refused
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "__call__", original_call)
-    monkeypatch.setattr(whisper_english.EnglishNormalizer, "_span_final", original_span)
+    monkeypatch.setattr(cls, "__call__", original_call)
+    monkeypatch.setattr(cls, "_span_final", original_span)
     monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
-    tiny = whisper_english.EnglishNormalizer(spelling)
+    tiny = cls(spelling)
     assert [tiny.tokens(s) for s in texts] == plain
+
+
+@pytest.mark.skipif(not whisper_english.COMPILED, reason="asraudit.text._whisper_fast is not built")
+def test_compiled_tokens_are_the_split_of_the_normalized_string(monkeypatch):
+    """The same for the compiled path, which calls back into Python for what it does not do itself: on cold
+    tables it learns tokens and number spans, takes the string-level steps for cross-token apostrophes
+    and the "half" path; on warm tables it learns nothing and reads the span memos itself."""
+    from collections import Counter
+
+    spelling = english_spelling_mapping()
+    cls = whisper_english.EnglishNormalizer
+    texts = _tokens_texts()
+    plain = _split_of_call(whisper_english.PythonEnglishNormalizer(spelling), texts)
+    assert _split_of_call(cls(spelling), texts) == plain
+    calls: Counter = Counter()
+
+    def counted(name):
+        original = getattr(cls, name)
+        return lambda self, *a: calls.update([name]) or original(self, *a)
+
+    for name in ("_learn", "_prepare", "_half", "_span", "_span_final"):
+        monkeypatch.setattr(cls, name, counted(name))
+    cold = cls(spelling)
+    assert [cold.tokens(s) for s in texts] == plain
+    assert all(calls[name] > 100 for name in ("_learn", "_prepare", "_half", "_span_final")), calls
+    assert calls["_span"] > 100  # a piece the symbol rules read: the string is built from the spans' strings
+    calls.clear()
+    assert [cold.tokens(s) for s in texts] == plain  # warm
+    assert calls["_learn"] == calls["_span"] == calls["_span_final"] == 0 and calls["_prepare"] > 100, calls
+    monkeypatch.setattr(whisper_english, "_CACHE_LIMIT", 5)
+    tiny = cls(spelling)
+    assert [tiny.tokens(s) for s in texts] == plain
+    assert [tiny(s) for s in texts] == [" ".join(w) for w in plain]
 
 
 def test_tokens_share_their_word_objects():
@@ -219,3 +255,47 @@ def test_the_spelling_table_read_from_the_package_folder_is_the_resource():
         resource = json.load(fh)
     assert spelling_table() == resource and len(resource) > 1000
     assert list(spelling_table()) == list(resource)
+
+
+def test_no_replacement_is_a_word_the_string_level_replacers_change():
+    """Where a perfect-tense text occurs, the whole-word and perfect-tense replacers run on the whole string
+    and the token path then runs the whole cascade per token again; that is exact because no replacement
+    holds a word the ignore list or those replacers would change (nor a perfect-tense text)."""
+    replacers = whisper_english.STRING_REPLACERS
+    assert len(replacers) == 41 and all(" " in literal for _, _, literal in replacers[-6:])
+    for _, replacement, _ in replacers:
+        again = whisper_english.IGNORE.sub("", replacement)
+        for pattern, other, _ in replacers:
+            again = pattern.sub(other, again)
+        assert again == replacement, replacement
+
+
+def test_the_replacers_a_token_skips_could_not_have_matched():
+    """``_word_cascade`` runs the replacers without an apostrophe only where a word-character run of the token
+    is one of their texts, and those with one only where the token has an apostrophe: exact because no
+    replacement brings an apostrophe or such a run, and every replacer without an apostrophe is whole-word."""
+    assert len(whisper_english.PLAIN_REPLACERS) + len(whisper_english.APOSTROPHE_REPLACERS) == len(whisper_english.REPLACERS)
+    for pattern, replacement, literal in whisper_english.REPLACERS:
+        assert "'" not in replacement
+        assert whisper_english.PLAIN_KEYS.isdisjoint(whisper_english.WORD_RUN.findall(replacement)), replacement
+    for pattern, _, literal in whisper_english.PLAIN_REPLACERS:
+        assert pattern.pattern == rf"\b{literal}\b" and literal.isalpha()
+    rng = random.Random(31)
+    pieces = [literal for _, _, literal in whisper_english.REPLACERS] + ["x", "-", "'", ".", "5", "é", "_", "mrs.", "st."]
+    tokens = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(20_000)]
+
+    def full(s: str) -> str:  # the cascade with every replacer tried in turn
+        if "mm" in s or "uh" in s or "um" in s or "mhm" in s:
+            s = whisper_english.IGNORE.sub("", s)
+        for pattern, replacement, literal in whisper_english.REPLACERS:
+            if literal in s:
+                s = pattern.sub(replacement, s)
+        if "," in s:
+            s = whisper_english.DIGIT_COMMA.sub(r"\1\2", s)
+        if "." in s:
+            s = whisper_english.PERIOD.sub(r" \1", s)
+        return symbols.remove_symbols_and_diacritics(s)
+
+    assert sum(full(t) != t for t in tokens) > 10_000
+    # (the plain-token shortcut may leave other whitespace: the words are what is kept)
+    assert [t for t in tokens if whisper_english._word_cascade(t).split() != full(t).split()] == []

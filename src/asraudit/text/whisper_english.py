@@ -22,8 +22,12 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
   apostrophe, or one of the literal texts) gets the ignore list and the
   apostrophe join on the whole string first, exactly as transformers does
   (the ignore list removes whole words only, so applying it again per token
-  changes nothing); if a perfect-tense text is then present, the whole
-  cascade runs on the whole string.
+  changes nothing); if a perfect-tense text is then present, the replacers
+  up to the perfect-tense ones run on the whole string too, in order, and
+  the token path goes on from there: per token, the ignore list and the
+  whole-word replacers find nothing left to change (no replacement is an
+  ignored or a replaced word; a test checks), the perfect-tense ones cannot
+  match inside a token, and the rest is token-local as above.
 - The number normalizer is a state machine over words.  A word that is not
   a number word and has no digit ("inert") leaves it empty and is output
   unchanged, and as a neighbour it reads like the start or end of the list.
@@ -38,6 +42,18 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
 The number state machine itself is the maintained port's
 (``whisper_normalizer.english.EnglishNumberNormalizer``); parity with
 transformers is tested on tens of thousands of strings.
+
+Where the optional C extension ``asraudit.text._whisper_fast`` is built
+(``COMPILED``), it is ``EnglishNormalizer``'s base class and does the
+per-string path of ``__call__`` and ``tokens``: lowercasing, brackets,
+the split, one lookup per token (the fifth table), the inert test, the
+join or the words, the memoized number spans and the last symbol rules.
+It reads the tables this module fills and calls back into it for a token
+seen for the first time (``_learn``), a number span not memoized yet,
+cross-token apostrophes (``_prepare``) and "half" (``_half``).
+``PythonEnglishNormalizer`` keeps the Python path (``_call_py``,
+``_tokens_py``; the whole class without the extension), and the tests
+check both against transformers.
 """
 
 from __future__ import annotations
@@ -49,6 +65,13 @@ from itertools import chain
 
 from asraudit.text.english_numbers import EnglishNumberNormalizer
 from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
+
+try:  # the per-string path in C (``_whisper_fast.c``), optional: without it the Python methods below run
+    from asraudit.text import _whisper_fast
+except ImportError:  # pragma: no cover - depends on the build
+    _whisper_fast = None
+
+COMPILED = _whisper_fast is not None
 
 IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
 SPACE_BEFORE_APOSTROPHE = re.compile(r"\s+'")
@@ -75,6 +98,17 @@ _REPLACERS = [
     ]),
 ]
 REPLACERS = [(re.compile(p), r, p.replace(r"\b", "")) for p, r in _REPLACERS]
+# The replacers split by whether their text has an apostrophe (those without are all whole-word ones, "mr",
+# "gonna").  No replacement holds an apostrophe or a run of word characters that is the text of one without, so
+# a string with no apostrophe needs none of the first kind, and one none of whose word-character runs is such a
+# text needs none of the second (``\bmr\b`` matches exactly where "mr" is a whole run); a test checks.
+APOSTROPHE_REPLACERS = [r for r in REPLACERS if "'" in r[2]]
+PLAIN_REPLACERS = [r for r in REPLACERS if "'" not in r[2]]
+PLAIN_KEYS = frozenset(literal for _, _, literal in PLAIN_REPLACERS)
+WORD_RUN = re.compile(r"\w+")
+# The replacers up to the last one that reaches across a space (the perfect tense): run on the whole string
+# where a perfect-tense text occurs (``_prepare``).
+STRING_REPLACERS = REPLACERS[:max(i for i, (_, _, literal) in enumerate(REPLACERS) if " " in literal) + 1]
 # A plain word, maybe followed by punctuation that the symbol step turns into spaces and no
 # other rule reads.  Only the whole-word replacers can touch it, and the ignore list.
 PLAIN_TOKEN = re.compile(r"([a-z]+)[,;:!?\"]*\.?")  # a lone final "." is a space too
@@ -118,7 +152,11 @@ def _word_cascade(s: str, ignore: bool = True) -> str:
         return "" if word in IGNORED else WHOLE_WORD.get(word, word)
     if ignore and ("mm" in s or "uh" in s or "um" in s or "mhm" in s):
         s = IGNORE.sub("", s)
-    for pattern, replacement, literal in REPLACERS:
+    if PLAIN_KEYS.isdisjoint(WORD_RUN.findall(s)):
+        replacers = APOSTROPHE_REPLACERS if "'" in s else ()
+    else:
+        replacers = REPLACERS if "'" in s else PLAIN_REPLACERS
+    for pattern, replacement, literal in replacers:
         if literal in s:
             s = pattern.sub(replacement, s)
     if "," in s:
@@ -156,7 +194,13 @@ def _inert(codes: bytes) -> bool:
             and (SELF not in codes or (EMPTY not in codes and codes.find(b"\x01\x01") < 0)))
 
 
-class EnglishNormalizer:
+def _empty_tables() -> tuple[dict, dict, dict, dict, dict]:
+    """Per-token tables: code, final spelling, words, final words (``_final_words``), and all three of code,
+    final spelling and final words in one tuple (the compiled path's one lookup per token)."""
+    return {}, {}, {}, {}, {}
+
+
+class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
     """Callable: raw string -> Whisper-normalized string (single spaces, no edge spaces).
 
     Per distinct token it keeps its words after the word-level steps, their
@@ -184,15 +228,28 @@ class EnglishNormalizer:
         self._spelling = {k: v for k, v in spelling.items() if k and not any(c.isspace() for c in k)}
         # A value with whitespace would need a final re-split; none has one, but stay exact if so.
         self._resplit = any(not v or " ".join(v.split()) != v for v in self._spelling.values())
-        # Per token: code, final spelling, words, final words (``_final_words``).  Replaced whole (never
-        # cleared in place) when full, so a call in another thread keeps the tables it started with.
+        # Per token: code, final spelling, words, final words (``_final_words``), (code, final spelling,
+        # final words).  Replaced whole (never cleared in place) when full, so a call in another thread keeps
+        # the tables it started with.
         self._tables: tuple[dict[str, int], dict[str, str], dict[str, tuple[str, ...]],
-                            dict[str, tuple[str, ...] | None]] = ({}, {}, {}, {})
+                            dict[str, tuple[str, ...] | None],
+                            dict[str, tuple[int, str, tuple[str, ...] | None]]] = _empty_tables()
         self._runs: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._spans: dict[tuple[str, ...], str] = {}
         self._span_finals: dict[tuple[str, ...], tuple[str, ...] | None] = {}
         self._span_words: dict[tuple[bool, str], str] = {}
         self._active: dict[str, int] = {}
+
+    def __getstate__(self) -> dict:
+        """The attributes to pickle, those the compiled base keeps outside ``__dict__`` included."""
+        state = dict(self.__dict__)
+        for name in ("_tables", "_resplit", "_spans", "_span_finals"):
+            state[name] = getattr(self, name)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     # -- per word -------------------------------------------------------------------------------
 
@@ -200,7 +257,8 @@ class EnglishNormalizer:
         """0: inert to the number normalizer; 1: a number word; 2: needs its preprocess (a digit, "half")."""
         kind = self._active.get(word)
         if kind is None:
-            if DIGIT.search(word) or HALF_WORD.match(word):
+            # a word of letters only has no digit (\d is category Nd, never a letter's)
+            if (not word.isalpha() and DIGIT.search(word)) or (word.startswith("half") and HALF_WORD.match(word)):
                 kind = 2
             else:
                 kind = 1 if word in self._number_words else 0
@@ -209,20 +267,30 @@ class EnglishNormalizer:
             self._active[word] = kind
         return kind
 
-    def _learn(self, token: str, tables: tuple[dict, dict, dict]) -> None:
-        """Fill the three per-token ``tables`` for ``token``."""
+    def _learn(self, token: str, tables: tuple[dict, dict, dict, dict, dict]) -> None:
+        """Fill the per-token ``tables`` for ``token``."""
         words = tuple(_word_cascade(token).split())
         if len(words) == 1:  # most tokens: the same decisions without the generator expressions below
             word = words[0]
-            kind, spelled = self._kind(word), self._spelling.get(word, word)
+            kind = self._active.get(word)
+            if kind is None:
+                kind = self._kind(word)
+            spelled = self._spelling.get(word, word)
             if kind == 0:  # "half" is kind 2, so HALF is decided below
                 code = SUFFIX if SUFFIX_WORD.match(word) else INERT
             elif kind == 2:
                 code = HALF if HALF_WORD.match(word) else DIGITS
             else:
                 code = SELF if self._run(words) == (spelled,) else ACTIVE
+            if "." in spelled or "$" in spelled or "%" in spelled or "£" in spelled or "€" in spelled or "¢" in spelled:
+                final = None  # _final_words, inline
+            elif self._resplit:
+                final = tuple(map(sys.intern, spelled.split()))
+            else:  # one word: no spelling value holds whitespace or is empty (_resplit)
+                final = (sys.intern(spelled),)
             tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
-            tables[3][token] = _final_words(spelled)
+            tables[3][token] = final
+            tables[4][token] = code, spelled, final
             return
         kind = max((self._kind(w) for w in words), default=0)
         spelled = " ".join(self._spelling.get(w, w) for w in words)
@@ -239,7 +307,8 @@ class EnglishNormalizer:
         else:
             code = ACTIVE
         tables[0][token], tables[1][token], tables[2][token] = code, spelled, words
-        tables[3][token] = _final_words(spelled)
+        tables[3][token] = final = _final_words(spelled)
+        tables[4][token] = code, spelled, final
 
     def _run(self, run: tuple[str, ...]) -> tuple[str, ...]:
         """A maximal run of non-inert words through the number normalizer, then spelling."""
@@ -258,8 +327,9 @@ class EnglishNormalizer:
 
     # -- per string -----------------------------------------------------------------------------
 
-    def __call__(self, text: str) -> str:
-        s = text.lower()
+    def _prepare(self, s: str) -> str:
+        """The string-level steps on lowercased ``s`` that holds a bracket or a cross-token apostrophe: the
+        string the token path goes on with (see the module docstring)."""
         if "[" in s or "<" in s or "(" in s:
             s = remove_bracketed(s)
         if "'" in s and CROSS_TOKEN.search(s):
@@ -267,13 +337,25 @@ class EnglishNormalizer:
             # removes whole words only, so the token path may apply it again unchanged.
             s = SPACE_BEFORE_APOSTROPHE.sub("'", IGNORE.sub("", s))
             if PERFECT_TENSE.search(s):
-                words = _word_cascade(s, ignore=False).split()
-                return self._finish(words, max((self._kind(w) for w in words), default=0))
+                for pattern, replacement, literal in STRING_REPLACERS:
+                    if literal in s:
+                        s = pattern.sub(replacement, s)
+        return s
+
+    def _half(self, tokens, tables: tuple[dict, ...]) -> str:
+        """A string with the word "half": its tokens' words through ``_finish`` whole."""
+        return self._finish([w for t in tokens for w in tables[2][t]], 2)
+
+    def _call_py(self, text: str) -> str:
+        """``__call__`` in Python (the compiled ``Core`` does the same in C, calling back for the rest)."""
+        s = text.lower()
+        if "[" in s or "<" in s or "(" in s or ("'" in s and CROSS_TOKEN.search(s)):
+            s = self._prepare(s)
         tokens = s.split()
         tables = self._tables
         if len(tables[0]) >= _CACHE_LIMIT:  # forget between strings, never while one is in hand
-            tables = self._tables = ({}, {}, {}, {})
-        code_of, spelled, words, _ = tables
+            tables = self._tables = _empty_tables()
+        code_of, spelled = tables[0], tables[1]
         try:
             codes = bytes(map(code_of.get, tokens))
         except TypeError:  # a token seen for the first time
@@ -286,7 +368,7 @@ class EnglishNormalizer:
                 return self._symbols(" ".join(filter(None, map(spelled.get, tokens))))
             return self._symbols(" ".join(map(spelled.get, tokens)))
         if HALF in codes:
-            return self._finish([w for t in tokens for w in words[t]], 2)
+            return self._half(tokens, tables)
         out: list[str] = []
         pos = 0
         for m in NOT_INERT.finditer(codes):
@@ -297,7 +379,7 @@ class EnglishNormalizer:
         out.extend(map(spelled.get, tokens[pos:]))
         return self._symbols(" ".join(filter(None, out)))
 
-    def tokens(self, text: str) -> tuple[str, ...]:
+    def _tokens_py(self, text: str) -> tuple[str, ...]:
         """``tuple(self(text).split())``, without joining the words and splitting them again.
 
         A string of tokens seen before, with no bracket and no cross-token apostrophe, is put together from
@@ -327,7 +409,7 @@ class EnglishNormalizer:
                 pass
         return tuple(self(text).split())
 
-    def _span_final(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> tuple[str, ...] | None:
+    def _span_final(self, span: tuple[str, ...], tables: tuple[dict, ...]) -> tuple[str, ...] | None:
         """``_final_words`` of ``_span`` (memoized alongside it)."""
         try:
             return self._span_finals[span]
@@ -338,7 +420,7 @@ class EnglishNormalizer:
             self._span_finals[span] = out
             return out
 
-    def _span(self, span: tuple[str, ...], tables: tuple[dict, dict, dict, dict]) -> str:
+    def _span(self, span: tuple[str, ...], tables: tuple[dict, ...]) -> str:
         """A maximal span of non-INERT tokens through the number step and spelling (memoized)."""
         out = self._spans.get(span)
         if out is None:
@@ -371,7 +453,7 @@ class EnglishNormalizer:
             words = self._preprocess(" ".join(words)).split()
         return self._symbols(" ".join(self._numbers_and_spelling(words)))
 
-    def _numbers_and_spelling(self, words: list[str]) -> list[str]:
+    def _numbers_and_spelling_py(self, words: list[str]) -> list[str]:
         """The number normalizer run by run of non-inert words, and every word's spelling."""
         try:
             kinds = bytes(map(self._active.get, words))
@@ -388,8 +470,29 @@ class EnglishNormalizer:
         out.extend(map(spell, words[pos:], words[pos:]))
         return out
 
-    def _symbols(self, s: str) -> str:
+    def _symbols_py(self, s: str) -> str:
         if "." in s or "$" in s or "%" in s or "£" in s or "€" in s or "¢" in s:  # FINAL_SYMBOLS, 10x faster
             s = TRAILING_PERCENT.sub(r"\1 ", LEADING_SYMBOL.sub(r" \1", s))
             return " ".join(s.split())
         return " ".join(s.split()) if self._resplit else s
+
+
+if not COMPILED:  # pragma: no cover - depends on the build
+    EnglishNormalizer.__call__ = EnglishNormalizer._call_py  # type: ignore[method-assign]
+    EnglishNormalizer.tokens = EnglishNormalizer._tokens_py  # type: ignore[attr-defined]
+    EnglishNormalizer._numbers_and_spelling = EnglishNormalizer._numbers_and_spelling_py
+    EnglishNormalizer._symbols = EnglishNormalizer._symbols_py
+else:  # the same steps in C, for the number spans and the "half" path
+    EnglishNormalizer._numbers_and_spelling = _whisper_fast.Core._numbers_and_spelling_c
+    EnglishNormalizer._symbols = _whisper_fast.Core._symbols_c
+    _whisper_fast.configure(globals())
+
+
+class PythonEnglishNormalizer(EnglishNormalizer):
+    """``EnglishNormalizer`` with its per-string path in Python even where the compiled one is built
+    (what the parity tests and benchmarks compare the compiled path with)."""
+
+    __call__ = EnglishNormalizer._call_py
+    tokens = EnglishNormalizer._tokens_py
+    _numbers_and_spelling = EnglishNormalizer._numbers_and_spelling_py
+    _symbols = EnglishNormalizer._symbols_py
