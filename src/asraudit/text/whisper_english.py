@@ -39,9 +39,11 @@ distinct token's result once (``_Tokens``).  Why that is exact, rule by rule
 - Spelling is a per-word map; the last two symbol rules are applied to the
   whole string when it holds one of their symbols.
 
-The number state machine itself is the maintained port's
-(``whisper_normalizer.english.EnglishNumberNormalizer``); parity with
-transformers is tested on tens of thousands of strings.
+The number state machine is asraudit's own rewrite of the maintained
+port's (``text/english_numbers.py``: the same outputs, one table lookup per
+word; tested against ``whisper_normalizer.english.EnglishNumberNormalizer``
+call by call); parity of the whole normalizer with transformers is tested
+on tens of thousands of strings.
 
 Where the optional C extension ``asraudit.text._whisper_fast`` is built
 (``COMPILED``), it is ``EnglishNormalizer``'s base class and does the
