@@ -4,9 +4,10 @@
  * methods ``_call_py`` and ``_tokens_py`` do (lowercase, the bracket rules, the cross-token apostrophe
  * test, split, one lookup per token in the Python dict of (code, spelling, final words), the inert test,
  * the memoized number spans, the join or the words, the last two symbol rules), reading the same Python
- * dicts.  Everything else stays in Python and is called back: learning an unseen token (``_learn``), the
- * string-level steps for cross-token apostrophes (``_prepare``), number spans not memoized yet (``_span``,
- * ``_span_final``), strings with "half" (``_half``).  The tables tuple is read once per string and kept
+ * dicts, and the number step's walk over words (``_numbers_and_spelling_c``, ``_symbols_c``).  Everything
+ * else stays in Python and is called back: learning an unseen token (``_learn``), the string-level steps
+ * for cross-token apostrophes (``_prepare``), number spans not memoized yet (``_span``, ``_span_final``),
+ * words and runs not seen yet (``_kind``, ``_run``), strings with "half" (``_half``).  The tables tuple is read once per string and kept
  * (a strong reference) while the string is in hand, as the Python code does; it is replaced whole, never
  * cleared in place, when it holds ``_CACHE_LIMIT`` tokens.  Every object read from a dict is held by a
  * strong reference before any Python code can run (a callback may re-learn a token in another thread).

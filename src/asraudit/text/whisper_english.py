@@ -49,10 +49,12 @@ Where the optional C extension ``asraudit.text._whisper_fast`` is built
 (``COMPILED``), it is ``EnglishNormalizer``'s base class and does the
 per-string path of ``__call__`` and ``tokens``: lowercasing, brackets,
 the split, one lookup per token (the fifth table), the inert test, the
-join or the words, the memoized number spans and the last symbol rules.
-It reads the tables this module fills and calls back into it for a token
-seen for the first time (``_learn``), a number span not memoized yet,
-cross-token apostrophes (``_prepare``) and "half" (``_half``).
+join or the words, the memoized number spans and the last symbol rules,
+and the number step's walk over words, kinds and runs
+(``_numbers_and_spelling``).  It reads the tables this module fills and
+calls back into it for a token seen for the first time (``_learn``), a
+number span not memoized yet, a word or run not seen yet (``_kind``,
+``_run``), cross-token apostrophes (``_prepare``) and "half" (``_half``).
 ``PythonEnglishNormalizer`` keeps the Python path (``_call_py``,
 ``_tokens_py``; the whole class without the extension), and the tests
 check both against transformers.
