@@ -84,20 +84,22 @@ def corpus(folder: Path | None, n_generated: int) -> tuple[list[str], list[str]]
     """(real text and its variants, rule-pool strings): distinct, ``TARGET`` in all at least."""
     real = real_texts(folder)
     gen = list(dict.fromkeys(HANDMADE + generated(n_generated, seed=2026)))
-    want = max(0, TARGET - len(gen))
     sentences = list(real)
     if real:
         seed = 0
-        while len(sentences) < want:
-            sentences = list(dict.fromkeys(sentences + perturbed(real, want - len(sentences), seed=seed)))
+        while True:  # counted after the rule-pool strings that are also sentences are left out of their pool
+            seen = set(sentences)
+            rest = [s for s in gen if s not in seen]
+            if len(sentences) + len(rest) >= TARGET:
+                return sentences, rest
+            more = perturbed(real, TARGET - len(sentences) - len(rest), seed=seed)
+            sentences = list(dict.fromkeys(sentences + more))
             seed += 1
-    else:  # no shared text: the rule pools make up the whole corpus
-        seed = 1
-        while len(gen) < TARGET:
-            gen = list(dict.fromkeys(gen + generated(TARGET - len(gen), seed=seed)))
-            seed += 1
-    seen = set(sentences)
-    return sentences, [s for s in gen if s not in seen]
+    seed = 1  # no shared text: the rule pools make up the whole corpus
+    while len(gen) < TARGET:
+        gen = list(dict.fromkeys(gen + generated(TARGET - len(gen), seed=seed)))
+        seed += 1
+    return sentences, gen
 
 
 def cpu(fn) -> float:
