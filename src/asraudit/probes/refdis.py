@@ -184,7 +184,15 @@ def mine_clip(
     need = params.min_ref_match * n
     # The panel's cells first: the other models' are aligned only when the panel chose an edit here (about
     # half the clips of a leaderboard) or the caller keeps them.
-    panel_cells = {m: HypCells(ref, hyps[m]) for m in panel if m in hyps}
+    made: dict[tuple[str, ...], HypCells] = {}  # words -> their cells (cells depend on the words only)
+    panel_cells: dict[str, HypCells] = {}
+    for m in panel:
+        h = hyps.get(m)
+        if h is not None:
+            c = made.get(h)
+            if c is None:
+                c = made[h] = HypCells(ref, h)
+            panel_cells[m] = c
     members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
         return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
@@ -201,12 +209,20 @@ def mine_clip(
 
     if not chosen:
         return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
-    cells = _all_cells(clip, panel_cells)
+    # Models that wrote the same words share one cells object: each edit's text and verdict is read once per
+    # distinct object (``uniq``), and each model's entry is its object's (``slots``: its place in ``uniq``).
+    cells, uniq, slots = _clip_cells(clip, made)
+    names = list(cells)
+    slot_of = dict(zip(names, slots))
     member_set = set(members)
-    # Each scored model with its cells and the panel it is judged against (None: the whole panel; a panel
+    # Each scored model's place in ``uniq`` and the panel it is judged against (None: the whole panel; a panel
     # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
-    judged = [(m, cells[m], m if (params.leave_one_out and m in member_set) else None)
-              for m in (scored if scored is not None else cells) if m in cells]
+    judged = [(m, slot_of[m], m if (params.leave_one_out and m in member_set) else None)
+              for m in (scored if scored is not None else names) if m in slot_of]
+    judged_names = [m for m, _, _ in judged]
+    judged_slots = [k for _, k, _ in judged]
+    judges = {by for _, _, by in judged}
+    eligible = [mc.hits >= need for mc in uniq]
     threshold = params.threshold(len(members))
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
@@ -221,33 +237,32 @@ def mine_clip(
             in_full_panel=None in labels,
             loo_for=tuple(m for m in members if m in labels),
         )
-        said: dict[int, str] = {}  # by cells object: models sharing their words share their text
         # ``text_at(mc, key)`` is the words in cells 2 * start .. 2 * end (an insertion's gap, or the span with
-        # the gaps on both sides): the slice read here directly, once per edit
+        # the gaps on both sides): the slice read here directly, once per edit and cells object
         lo_t, hi_t = 2 * start, 2 * end + 1
-        for m, mc in cells.items():
-            text = said.get(id(mc))
-            if text is None:
-                text = said[id(mc)] = " ".join(mc.text(lo_t, hi_t))
-            edit.texts[m] = text
+        said = [" ".join(mc.text(lo_t, hi_t)) for mc in uniq]
+        edit.texts = dict(zip(names, map(said.__getitem__, slots)))
         place = c.place
         # Most models write the same words at an edit: one verdict per cells object, one reading per words.
+        if judges <= labels:  # every scored model judged by a panel that mined the edit: most edits
+            names_here, slots_here = judged_names, judged_slots
+        else:
+            here = [(m, k) for m, k, by in judged if by in labels]
+            names_here, slots_here = [m for m, _ in here], [k for _, k in here]
         verdict_of: dict[int, str] = {}
         read: dict[tuple[str, ...], str] = {}
-        for m, mc, judged_by in judged:
-            if judged_by not in labels:
-                continue  # not mined by the panel this model is judged against
-            verdict = verdict_of.get(id(mc))
+        for k in slots_here:
+            if k in verdict_of:
+                continue
+            if not eligible[k]:
+                verdict_of[k] = "ineligible"
+                continue
+            words = uniq[k].text(place.lo, place.hi)
+            verdict = read.get(words)
             if verdict is None:
-                if mc.hits < need:
-                    verdict = "ineligible"
-                else:
-                    words = mc.text(place.lo, place.hi)
-                    verdict = read.get(words)
-                    if verdict is None:
-                        verdict = read[words] = reading_of(words, place)
-                verdict_of[id(mc)] = verdict
-            edit.verdicts[m] = verdict
+                verdict = read[words] = reading_of(words, place)
+            verdict_of[k] = verdict
+        edit.verdicts = dict(zip(names_here, map(verdict_of.__getitem__, slots_here)))
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
 
@@ -273,16 +288,26 @@ def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells
     Models that wrote the same words share one cells object (cells depend on the reference and the words
     only): on a leaderboard a third or more of the hypotheses on a clip repeat another model's (37% of the
     non-reference ones in the VoxPopuli-150 predictions of five models)."""
-    by_words = {c.hyp: c for c in made.values()}
-    out = {}
-    for m, h in clip.hyps.items():
-        c = made.get(m)
+    return _clip_cells(clip, {c.hyp: c for c in made.values()})[0]
+
+
+def _clip_cells(clip: ClipInput, made: dict[tuple[str, ...], HypCells]) \
+        -> tuple[dict[str, HypCells], list[HypCells], list[int]]:
+    """``_all_cells`` from ``made`` (words -> cells, filled in here), with the distinct cells objects in order
+    of first use and each model's place among them (in the clip's model order).
+
+    One pass in Python over the distinct hypotheses; the models' entries are mapped in C."""
+    hyps = clip.hyps
+    uniq: list[HypCells] = []
+    at: dict[tuple[str, ...], int] = {}  # words -> their place in uniq
+    for h in dict.fromkeys(hyps.values()):
+        c = made.get(h)
         if c is None:
-            c = by_words.get(h)
-            if c is None:
-                c = by_words[h] = HypCells(clip.ref, h)
-        out[m] = c
-    return out
+            c = made[h] = HypCells(clip.ref, h)
+        at[h] = len(uniq)
+        uniq.append(c)
+    slots = list(map(at.__getitem__, hyps.values()))
+    return dict(zip(hyps, map(uniq.__getitem__, slots))), uniq, slots
 
 
 # ---------------------------------------------------------------- whole runs
