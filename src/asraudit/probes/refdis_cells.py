@@ -13,6 +13,13 @@ from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
+try:  # the cell layout's loops in C (optional, built with the package): the same values as the Python below
+    from asraudit.probes import _refdis_fast as _fast
+except ImportError:  # not built (no compiler at install): the Python code, which stays the reference
+    _fast = None
+
+COMPILED = _fast is not None  # whether HypCells lays out its cells with the compiled module
+
 
 class HypCells:
     """A hypothesis cut into 2n+1 cells against an n-token reference.
@@ -41,6 +48,9 @@ class HypCells:
         # reads most of them only for their hits, and their words only on clips where the panel chose an
         # edit, so the cell bounds are built on first use (``bounds``).
         self._ops = ops = Levenshtein.opcodes(ref, hyp).as_list()
+        if _fast is not None:  # hits and bounds in one compiled pass (bounds are wanted for nearly every cells)
+            self.hits, self._bounds = _fast.layout(ops, len(hyp))
+            return
         hits = 0
         for tag, i1, i2, _, _ in ops:
             if tag == "equal":
@@ -53,6 +63,8 @@ class HypCells:
 
         An unequal replace block is split as ``text.align.align`` splits it: its first min(a, b) tokens get one
         hypothesis word each, further tokens none (deleted), further words fall in the gap after it."""
+        if self._bounds is None and _fast is not None:
+            self._bounds = _fast.layout(self._ops, len(self.hyp))[1]
         if self._bounds is None:
             # Token i's bounds s_i, e_i come in order, opcode after opcode: a block's first k tokens read one
             # word each from hypothesis position j1 on (j1, j1+1, j1+1, j1+2, ..., j1+k: the ladder's slice
@@ -81,6 +93,8 @@ class HypCells:
         """Per cell, whether the hypothesis differs there: a gap with words in it, a token not matched.
 
         Built on first use: the miner reads it for panel members only (their votes)."""
+        if self._diff is None and _fast is not None:
+            self._diff = _fast.diff(self._ops, self.bounds)
         if self._diff is None:
             b = self.bounds
             diff = [True] * (len(b) - 1)
@@ -103,6 +117,8 @@ class HypCells:
 
     def regions(self) -> list[tuple[int, int]]:
         """Maximal stretches of differing cells, as ``(first cell, last cell + 1)``."""
+        if _fast is not None:
+            return _fast.regions(self.diff)
         out: list[tuple[int, int]] = []
         diff = self.diff
         c, n = 0, len(diff)

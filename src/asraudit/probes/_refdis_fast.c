@@ -1,0 +1,244 @@
+/* The reference-error miner's cell layout in C: what refdis_cells.HypCells computes from one alignment.
+ *
+ * A hypothesis aligned to an n-token reference is cut into 2n+1 cells (gap 0, token 0, gap 1, ..., token n-1,
+ * gap n); refdis_cells.py says why.  The alignment is rapidfuzz's opcodes as a list of 5-tuples
+ * (tag, i1, i2, j1, j2), which the Python class reads in three loops this module runs instead:
+ *
+ *   layout(ops, n_hyp) -> (hits, bounds)
+ *       hits: the reference tokens in "equal" blocks;
+ *       bounds: 2n+2 hypothesis positions, cell c holding hyp[bounds[c]:bounds[c+1]].  Opcode after opcode,
+ *       a block of a reference tokens against b hypothesis words gives its first min(a, b) tokens one word
+ *       each (bounds j1, j1+1, j1+1, j1+2, ..., j1+k), its further a - b tokens (where a > b) none (both
+ *       bounds j1+b); further words fall in the gap after it.  The list ends with n_hyp.
+ *   diff(ops, bounds) -> list of bools, one per cell: a gap holding words, a token outside an "equal" block.
+ *   regions(diff) -> [(lo, hi), ...]: the maximal runs of true cells.
+ *
+ * The Python code stays the reference and the fallback where this module is not built; tests compare them
+ * (tests/test_refdis_fast.py).  Values are checked as the Python code's slices would need them to be; ops that
+ * are not 5-tuples of a str and four ints in range raise.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+typedef struct {
+    int equal;
+    Py_ssize_t i1, i2, j1, j2;
+} Op;
+
+/* One opcode read into *op; -1 with an exception set when it is not (str, int, int, int, int) in order. */
+static int
+read_op(PyObject *item, Op *op)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 5) {
+        PyErr_SetString(PyExc_TypeError, "an opcode is a 5-tuple (tag, i1, i2, j1, j2)");
+        return -1;
+    }
+    PyObject *tag = PyTuple_GET_ITEM(item, 0);
+    if (!PyUnicode_Check(tag)) {
+        PyErr_SetString(PyExc_TypeError, "an opcode's tag is a str");
+        return -1;
+    }
+    op->equal = PyUnicode_CompareWithASCIIString(tag, "equal") == 0;
+    Py_ssize_t v[4];
+    for (int k = 0; k < 4; k++) {
+        v[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, k + 1));
+        if (v[k] == -1 && PyErr_Occurred())
+            return -1;
+    }
+    op->i1 = v[0];
+    op->i2 = v[1];
+    op->j1 = v[2];
+    op->j2 = v[3];
+    if (op->i1 < 0 || op->i2 < op->i1 || op->j1 < 0 || op->j2 < op->j1) {
+        PyErr_SetString(PyExc_ValueError, "an opcode's spans run backwards");
+        return -1;
+    }
+    return 0;
+}
+
+/* Append the int v to list; -1 on failure. */
+static int
+append_int(PyObject *list, Py_ssize_t v)
+{
+    PyObject *x = PyLong_FromSsize_t(v);
+    if (x == NULL)
+        return -1;
+    int rc = PyList_Append(list, x);
+    Py_DECREF(x);
+    return rc;
+}
+
+static PyObject *
+layout(PyObject *self, PyObject *args)
+{
+    PyObject *ops;
+    Py_ssize_t n_hyp;
+    if (!PyArg_ParseTuple(args, "On:layout", &ops, &n_hyp))
+        return NULL;
+    PyObject *seq = PySequence_Fast(ops, "ops is a sequence of opcodes");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n_ops = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *bounds = PyList_New(0);
+    if (bounds == NULL)
+        goto fail;
+    Py_ssize_t hits = 0;
+    if (append_int(bounds, 0) < 0)
+        goto fail;
+    for (Py_ssize_t k = 0; k < n_ops; k++) {
+        Op op;
+        if (read_op(items[k], &op) < 0)
+            goto fail;
+        Py_ssize_t a = op.i2 - op.i1, b = op.j2 - op.j1;
+        if (op.equal)
+            hits += a;
+        Py_ssize_t one = a <= b ? a : b; /* tokens that get one word each */
+        if (op.j1 + one > n_hyp) {
+            PyErr_SetString(PyExc_ValueError, "an opcode reaches past the hypothesis");
+            goto fail;
+        }
+        for (Py_ssize_t t = 0; t < one; t++) {
+            if (append_int(bounds, op.j1 + t) < 0 || append_int(bounds, op.j1 + t + 1) < 0)
+                goto fail;
+        }
+        for (Py_ssize_t t = 0; t < 2 * (a - one); t++) { /* deleted tokens: empty, at j1 + b */
+            if (append_int(bounds, op.j1 + b) < 0)
+                goto fail;
+        }
+    }
+    if (append_int(bounds, n_hyp) < 0)
+        goto fail;
+    Py_DECREF(seq);
+    PyObject *out = Py_BuildValue("(nN)", hits, bounds);
+    return out;
+fail:
+    Py_XDECREF(bounds);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyObject *
+diff(PyObject *self, PyObject *args)
+{
+    PyObject *ops, *bounds;
+    if (!PyArg_ParseTuple(args, "OO!:diff", &ops, &PyList_Type, &bounds))
+        return NULL;
+    Py_ssize_t n_cells = PyList_GET_SIZE(bounds) - 1;
+    if (n_cells < 0) {
+        PyErr_SetString(PyExc_ValueError, "bounds is empty");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(ops, "ops is a sequence of opcodes");
+    if (seq == NULL)
+        return NULL;
+    PyObject *out = PyList_New(n_cells);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    /* gaps: words in them; tokens: true until an "equal" block says otherwise */
+    for (Py_ssize_t c = 0; c < n_cells; c++) {
+        int value = 1;
+        if (c % 2 == 0) {
+            Py_ssize_t lo = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, c));
+            if (lo == -1 && PyErr_Occurred())
+                goto fail;
+            Py_ssize_t hi = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, c + 1));
+            if (hi == -1 && PyErr_Occurred())
+                goto fail;
+            value = lo < hi;
+        }
+        PyObject *v = value ? Py_True : Py_False;
+        Py_INCREF(v);
+        PyList_SET_ITEM(out, c, v);
+    }
+    Py_ssize_t n_ops = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    for (Py_ssize_t k = 0; k < n_ops; k++) {
+        Op op;
+        if (read_op(items[k], &op) < 0)
+            goto fail;
+        if (!op.equal)
+            continue;
+        if (op.i2 > op.i1 && 2 * op.i2 > n_cells) { /* the last token cell, 2 * i2 - 1, past the end */
+            PyErr_SetString(PyExc_ValueError, "an opcode reaches past the reference");
+            goto fail;
+        }
+        for (Py_ssize_t i = op.i1; i < op.i2; i++) {
+            PyObject *old = PyList_GET_ITEM(out, 2 * i + 1);
+            Py_INCREF(Py_False);
+            PyList_SET_ITEM(out, 2 * i + 1, Py_False);
+            Py_DECREF(old);
+        }
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_DECREF(out);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyObject *
+regions(PyObject *self, PyObject *arg)
+{
+    PyObject *seq = PySequence_Fast(arg, "diff is a sequence of bools");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t c = 0;
+    while (c < n) {
+        int t = PyObject_IsTrue(items[c]);
+        if (t < 0)
+            goto fail;
+        if (!t) {
+            c++;
+            continue;
+        }
+        Py_ssize_t lo = c++;
+        while (c < n) {
+            t = PyObject_IsTrue(items[c]);
+            if (t < 0)
+                goto fail;
+            if (!t)
+                break;
+            c++;
+        }
+        PyObject *pair = Py_BuildValue("(nn)", lo, c);
+        if (pair == NULL)
+            goto fail;
+        int rc = PyList_Append(out, pair);
+        Py_DECREF(pair);
+        if (rc < 0)
+            goto fail;
+    }
+    Py_DECREF(seq);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"layout", layout, METH_VARARGS, "layout(ops, n_hyp) -> (hits, bounds): HypCells' hits and cell bounds."},
+    {"diff", diff, METH_VARARGS, "diff(ops, bounds) -> per cell, whether the hypothesis differs there."},
+    {"regions", regions, METH_O, "regions(diff) -> maximal runs of differing cells, as (lo, hi)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_refdis_fast", "The miner's cell layout in C (see refdis_cells.py).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__refdis_fast(void)
+{
+    return PyModule_Create(&module);
+}

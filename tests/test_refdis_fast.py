@@ -1,0 +1,109 @@
+"""The miner's cells laid out by the compiled module (``asraudit.probes._refdis_fast``, when built) and by the
+Python code it replaces, both against the cells of the alignment; the whole miner the same either way; each
+edit's verdicts as read one model at a time."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from asraudit.probes import refdis_cells
+from asraudit.probes.refdis import MinerParams, mine
+from asraudit.probes.refdis_cells import HypCells, place_of, reading
+
+from test_refdis_shortcuts import _clips_with_repeats
+from test_speed_paths import _cells_from_alignment, _seqs
+
+PATHS = ["python"] + (["compiled"] if refdis_cells.COMPILED else [])
+
+
+@pytest.fixture(params=PATHS)
+def path(request, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(refdis_cells, "_fast", None)
+    return request.param
+
+
+def _regions_of(diff: list[bool]) -> list[tuple[int, int]]:
+    out, c = [], 0
+    while c < len(diff):
+        if diff[c]:
+            lo = c
+            while c < len(diff) and diff[c]:
+                c += 1
+            out.append((lo, c))
+        else:
+            c += 1
+    return out
+
+
+def test_cells_are_the_cells_of_the_alignment(path):
+    equal = [(a, list(a)) for a, _ in _seqs(random.Random(19), 300)]
+    rng = random.Random(4)
+    for a, b in [*_seqs(random.Random(11)), *equal]:
+        cells = HypCells(a, b)
+        bounds, diff = _cells_from_alignment(a, b)
+        assert (cells.bounds, cells.diff, cells.hits) == (bounds, diff, len(a) - sum(diff[1::2]))
+        assert cells.regions() == _regions_of(diff)
+        lo = rng.randint(0, 2 * len(a) + 1)
+        hi = rng.randint(lo, 2 * len(a) + 1)
+        assert cells.text(lo, hi) == tuple(b[bounds[lo]:bounds[hi]])
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_compiled_layout_refuses_what_is_not_opcodes():
+    fast = refdis_cells._fast
+    assert fast.layout([("equal", 0, 2, 0, 2)], 2) == (2, [0, 0, 1, 1, 2, 2])
+    assert fast.layout([], 3) == (0, [0, 3])
+    assert fast.layout([("delete", 0, 2, 0, 0), ("insert", 2, 2, 0, 1)], 1) == (0, [0, 0, 0, 0, 0, 1])
+    for ops, n_hyp, error in (([("equal", 0, 1, 0)], 1, TypeError), ([["equal", 0, 1, 0, 1]], 1, TypeError),
+                              ([(b"equal", 0, 1, 0, 1)], 1, TypeError), ([("equal", 0, 1, 0, 1.0)], 1, TypeError),
+                              ([("equal", 1, 0, 0, 1)], 1, ValueError), ([("equal", 0, 2, 0, 2)], 1, ValueError),
+                              (None, 1, TypeError)):
+        with pytest.raises(error):
+            fast.layout(ops, n_hyp)
+    with pytest.raises(ValueError):
+        fast.diff([("equal", 0, 3, 0, 3)], [0, 0, 1, 1, 2])
+    assert fast.regions([False, True, True, False, 1, 0, "x"]) == [(1, 3), (4, 5), (6, 7)]
+
+
+def test_the_miner_mines_the_same_with_either_layout(monkeypatch):
+    clips = _clips_with_repeats(21, 400)
+    panel = ["m0", "m1", "m2", "m3", "m4"]
+    runs = []
+    for off in (False, True):
+        if off:
+            monkeypatch.setattr(refdis_cells, "_fast", None)
+        runs.append([[e.to_json() for e in mine(clips, panel, MinerParams(**settings)).edits]
+                     for settings in (dict(majority=0.6, include_middle=True),
+                                      dict(majority=0.75, include_middle=True, min_panel=2, leave_one_out=False))])
+    assert runs[0] == runs[1]
+    assert sum(map(len, runs[0])) > 50
+
+
+@pytest.mark.parametrize("leave_one_out", [True, False])
+def test_each_verdict_is_the_models_own_reading(path, leave_one_out):
+    """The miner reads a verdict once per distinct cells object and words; each is the reading of that model's
+    own cells, for exactly the models judged by a panel that mined the edit, in the order they were named."""
+    clips = {c.clip_id: c for c in _clips_with_repeats(5, 300)}
+    panel = ["m0", "m1", "m2", "m3", "m4"]
+    scored = ["m6", "m1", "m5", "m0", "absent", "m3", "m2", "m4"]
+    params = MinerParams(majority=0.6, include_middle=True, min_panel=3, leave_one_out=leave_one_out)
+    result = mine(list(clips.values()), panel, params, scored=scored)
+    partial = 0
+    for e in result.edits:
+        clip = clips[e.clip_id]
+        place = place_of(clip.ref, e.key)
+        need = params.min_ref_match * len(clip.ref)
+        members = [m for m in panel if m in clip.hyps and HypCells(clip.ref, clip.hyps[m]).hits >= need]
+        labels = ({None} if e.in_full_panel else set()) | set(e.loo_for)
+        want = {}
+        for m in scored:
+            if m not in clip.hyps or (m if leave_one_out and m in members else None) not in labels:
+                continue
+            cells = HypCells(clip.ref, clip.hyps[m])
+            want[m] = "ineligible" if cells.hits < need else reading(cells, place)
+        partial += len(want) < sum(m in clip.hyps for m in scored)
+        assert list(e.verdicts.items()) == list(want.items())
+    assert len(result.edits) > 50 and (partial > 0 or not leave_one_out)
