@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from asraudit.probes.refdis_cells import (
+    WINDOW,
     EditKey,
     HypCells,
     Place,
@@ -19,7 +20,7 @@ from asraudit.probes.refdis_cells import (
     classify,
     interior_cells,
     place_of,
-    reading,
+    reading_of,
 )
 from asraudit.probes.refdis_params import MinerParams
 
@@ -86,20 +87,31 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
             cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
             if kind == "substitute" and cer < params.min_consensus_cer:
                 continue  # spelling or spacing, not the audio
-        place = place_of(ref, key)
+        # The place (the edited version of the reference around the edit and its distance) is built on the
+        # first reading that needs it: a member whose words over the window are the reference's refuses the
+        # edit without it (``reading_of`` reads those words as "ref" once they are not the edited version,
+        # which they are not when the edit changes the reference), and most proposals are refused so.
+        ws, we = max(0, start - WINDOW), min(n, end + WINDOW)
+        w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
+        as_written = tuple(ref[ws:we]) if tuple(ref[start:end]) != audio else None
+        place = None
         voters = set()
         refusals_left = len(members) - min_votes  # non-followers it can have and still reach min_votes
         for m in [m for m in members if m not in props] + [m for m in members if m in props]:
-            if reading(cells[m], place) == "audio":
-                voters.add(m)
-            else:
-                refusals_left -= 1
-                if refusals_left < 0:
-                    break
+            words = cells[m].text(w_lo, w_hi)
+            if words != as_written:
+                if place is None:
+                    place = place_of(ref, key)
+                if reading_of(words, place) == "audio":
+                    voters.add(m)
+                    continue
+            refusals_left -= 1
+            if refusals_left < 0:
+                break
         if len(voters) < min_votes or refusals_left < 0:
             continue
         lo, hi = interior_cells(start, end)
-        out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place)
+        out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place or place_of(ref, key))
     return out
 
 
