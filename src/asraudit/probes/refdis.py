@@ -72,6 +72,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -391,7 +392,7 @@ def prepare_clips(
             out = tokens[text] = split(text)
         return out
 
-    by_columns = _clips_by_columns(refs, names, rows_of, tokenized)
+    by_columns = _clips_by_columns(refs, names, rows_of, tokens, split)
     if by_columns is not None:
         return by_columns
     clips = []
@@ -405,17 +406,22 @@ def prepare_clips(
 _HYPOTHESIS = attrgetter("hypothesis")
 
 
-def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokenized) -> list[ClipInput] | None:
+def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokens: dict[str, tuple[str, ...]],
+                      split: Callable[[str], tuple[str, ...]]) -> list[ClipInput] | None:
     """``prepare_clips``'s clips where every model ran every clip, in the clips' order (a leaderboard's files,
     usually), else None.
 
-    Then each model's hypotheses are one pass over its rows, and each clip's models one ``zip`` of those
-    columns: the clips the clip-by-clip lookups build (the same models in the same order, the same token
-    tuples: ``tokenized`` is memoized and the normalizer's output does not depend on the order it is called
-    in), without two dictionary lookups per clip and model."""
+    Then each model's hypotheses are one pass over its rows, each distinct text (``tokens``: text -> its
+    tokens, filled in) is split once, and each column is mapped to tokens in C: the clips the clip-by-clip
+    lookups build (the same models in the same order, the same token tuples: the normalizer's output does not
+    depend on the order it is called in), without a dictionary lookup and a Python call per clip and model."""
     order = list(refs)
     if not names or not all(len(rows) == len(order) and list(rows) == order for _, rows in rows_of):
         return None
-    columns = [list(map(tokenized, map(_HYPOTHESIS, rows.values()))) for _, rows in rows_of]
-    return [ClipInput(cid, tokenized(ref), dict(zip(names, hyps)))
-            for (cid, ref), *hyps in zip(refs.items(), *columns)]
+    texts = [list(map(_HYPOTHESIS, rows.values())) for _, rows in rows_of]
+    ref_texts = list(refs.values())
+    new = [text for text in dict.fromkeys(chain(*texts, ref_texts)) if text not in tokens]
+    tokens.update(zip(new, map(split, new)))
+    columns = [list(map(tokens.__getitem__, column)) for column in texts]
+    return [ClipInput(cid, ref, dict(zip(names, hyps)))
+            for cid, ref, *hyps in zip(order, map(tokens.__getitem__, ref_texts), *columns)]
