@@ -107,3 +107,40 @@ def test_each_verdict_is_the_models_own_reading(path, leave_one_out):
         partial += len(want) < sum(m in clip.hyps for m in scored)
         assert list(e.verdicts.items()) == list(want.items())
     assert len(result.edits) > 50 and (partial > 0 or not leave_one_out)
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_compiled_reading_is_reading_of_the_words_in_the_cells():
+    """Random places over a small vocabulary (one-character words, a non-ASCII one, repeats): the compiled
+    reading of a hypothesis's cells is ``reading_of`` of its words, with the versions' distance given or
+    computed; its distance is rapidfuzz's, which compares a one-character str by its code point and anything
+    else by its hash (so the int 97 is the word "a" to both)."""
+    from rapidfuzz.distance import Levenshtein
+
+    fast = refdis_cells._fast
+    rng = random.Random(6)
+    vocab = ["a", "b", "the", "cat", "sat", "é", "ab", "x"]
+    seen = set()
+    for _ in range(20000):
+        ref = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 10)))
+        hyp = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 12)))
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, len(ref))
+        audio = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 3)))
+        place = place_of(ref, (start, end, audio))
+        cells = HypCells(ref, hyp)
+        want = refdis_cells.reading_of(cells.text(place.lo, place.hi), place)
+        for apart in (place.apart, -1):
+            assert fast.reading(cells.hyp, cells.bounds, place.lo, place.hi, place.ref_words, place.audio_words,
+                                apart) == want
+        assert reading(cells, place) == want
+        assert fast.distance(place.ref_words, place.audio_words) == place.apart
+        seen.add(want)
+    assert seen == {"audio", "ref", "other"}
+    long_a, long_b = tuple("ab"[i % 2] * 2 for i in range(90)), tuple("ba"[i % 3 == 0] * 2 for i in range(70))
+    for a, b in ((("a",), (97,)), (("ab",), (hash("ab"),)), ((b"a",), (97,)), (("a", "b"), ()), (long_a, long_b)):
+        assert fast.distance(a, b) == Levenshtein.distance(a, b)
+    with pytest.raises(TypeError):
+        fast.reading(["a"], [0, 1], 0, 1, ("a",), ("b",), -1)
+    with pytest.raises(IndexError):
+        fast.reading(("a",), [0, 0, 1], 0, 3, ("a",), ("b",), -1)

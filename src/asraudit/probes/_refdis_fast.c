@@ -12,6 +12,12 @@
  *       bounds j1+b); further words fall in the gap after it.  The list ends with n_hyp.
  *   diff(ops, bounds) -> list of bools, one per cell: a gap holding words, a token outside an "equal" block.
  *   regions(diff) -> [(lo, hi), ...]: the maximal runs of true cells.
+ *   reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> "audio", "ref" or "other":
+ *       refdis_cells.reading_of of the words hyp[bounds[lo]:bounds[hi]] at a place whose two versions are
+ *       ref_words and audio_words, apart their distance (-1: computed here).  The words are compared with
+ *       the versions as Python compares tuples (==), and the distances are rapidfuzz's Levenshtein.distance
+ *       of word sequences: it compares words by a key, a one-character str's code point and anything else's
+ *       hash(), and so does this module (a test checks the two on words whose keys collide on purpose).
  *
  * The Python code stays the reference and the fallback where this module is not built; tests compare them
  * (tests/test_refdis_fast.py).  Values are checked as the Python code's slices would need them to be; ops that
@@ -226,10 +232,206 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ reading */
+
+static PyObject *s_audio, *s_ref, *s_other; /* the verdicts, interned */
+
+/* rapidfuzz's key of a word in a sequence: a one-character str is its code point, anything else its hash. */
+static int
+word_key(PyObject *w, unsigned long long *key)
+{
+    if (PyUnicode_Check(w) && PyUnicode_GET_LENGTH(w) == 1) {
+        *key = (unsigned long long)PyUnicode_READ_CHAR(w, 0);
+        return 0;
+    }
+    Py_hash_t h = PyObject_Hash(w);
+    if (h == -1 && PyErr_Occurred())
+        return -1;
+    *key = (unsigned long long)h;
+    return 0;
+}
+
+#define SMALL 64
+
+/* Levenshtein distance (unit costs) of two key arrays; -1 when out of memory (exception set). */
+static Py_ssize_t
+key_distance(const unsigned long long *a, Py_ssize_t na, const unsigned long long *b, Py_ssize_t nb)
+{
+    if (na == 0)
+        return nb;
+    if (nb == 0)
+        return na;
+    Py_ssize_t small[SMALL + 1] = {0};
+    Py_ssize_t *row = small;
+    if (nb + 1 > SMALL + 1) {
+        row = PyMem_New(Py_ssize_t, nb + 1);
+        if (row == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    for (Py_ssize_t j = 0; j <= nb; j++)
+        row[j] = j;
+    for (Py_ssize_t i = 1; i <= na; i++) {
+        Py_ssize_t diag = row[0];
+        row[0] = i;
+        for (Py_ssize_t j = 1; j <= nb; j++) {
+            Py_ssize_t up = row[j];
+            Py_ssize_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    Py_ssize_t d = row[nb];
+    if (row != small)
+        PyMem_Free(row);
+    return d;
+}
+
+/* The keys of items[0:n] into *out (a caller buffer of SMALL, or allocated); -1 on failure. */
+static int
+keys_of(PyObject **items, Py_ssize_t n, unsigned long long *buffer, unsigned long long **out)
+{
+    unsigned long long *keys = buffer;
+    if (n > SMALL) {
+        keys = PyMem_New(unsigned long long, n);
+        if (keys == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (word_key(items[i], &keys[i]) < 0) {
+            if (keys != buffer)
+                PyMem_Free(keys);
+            return -1;
+        }
+    }
+    *out = keys;
+    return 0;
+}
+
+/* items[0:n] == tuple, as Python compares tuples: 1, 0, or -1 with an exception set. */
+static int
+same_words(PyObject **items, Py_ssize_t n, PyObject *tuple)
+{
+    if (PyTuple_GET_SIZE(tuple) != n)
+        return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int eq = PyObject_RichCompareBool(items[i], PyTuple_GET_ITEM(tuple, i), Py_EQ);
+        if (eq <= 0)
+            return eq;
+    }
+    return 1;
+}
+
+static PyObject *
+reading(PyObject *self, PyObject *args)
+{
+    PyObject *hyp, *bounds, *ref_words, *audio_words;
+    Py_ssize_t lo, hi, apart;
+    if (!PyArg_ParseTuple(args, "O!O!nnO!O!n:reading", &PyTuple_Type, &hyp, &PyList_Type, &bounds, &lo, &hi,
+                          &PyTuple_Type, &ref_words, &PyTuple_Type, &audio_words, &apart))
+        return NULL;
+    Py_ssize_t n_bounds = PyList_GET_SIZE(bounds);
+    if (lo < 0 || hi < lo || hi >= n_bounds) {
+        PyErr_SetString(PyExc_IndexError, "cells out of range");
+        return NULL;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, lo));
+    if (start == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, hi));
+    if (end == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t n_hyp = PyTuple_GET_SIZE(hyp);
+    /* hyp[start:end] as a slice takes it: clamped, empty when reversed */
+    if (start < 0)
+        start = 0;
+    if (end > n_hyp)
+        end = n_hyp;
+    if (end < start)
+        end = start;
+    PyObject **words = &PyTuple_GET_ITEM(hyp, start);
+    Py_ssize_t n = end - start;
+    int eq = same_words(words, n, audio_words);
+    if (eq < 0)
+        return NULL;
+    if (eq)
+        return Py_NewRef(s_audio);
+    eq = same_words(words, n, ref_words);
+    if (eq < 0)
+        return NULL;
+    if (eq)
+        return Py_NewRef(s_ref);
+    unsigned long long wb[SMALL], rb[SMALL], ab[SMALL];
+    unsigned long long *wk = NULL, *rk = NULL, *ak = NULL;
+    PyObject *out = NULL;
+    Py_ssize_t n_ref = PyTuple_GET_SIZE(ref_words), n_audio = PyTuple_GET_SIZE(audio_words);
+    if (keys_of(words, n, wb, &wk) < 0)
+        goto done;
+    if (keys_of(&PyTuple_GET_ITEM(ref_words, 0), n_ref, rb, &rk) < 0)
+        goto done;
+    if (keys_of(&PyTuple_GET_ITEM(audio_words, 0), n_audio, ab, &ak) < 0)
+        goto done;
+    Py_ssize_t to_ref = key_distance(wk, n, rk, n_ref);
+    Py_ssize_t to_audio = key_distance(wk, n, ak, n_audio);
+    if (apart < 0)
+        apart = key_distance(rk, n_ref, ak, n_audio);
+    if (to_ref < 0 || to_audio < 0 || apart < 0)
+        goto done;
+    if (to_ref == to_audio + apart)
+        out = Py_NewRef(s_audio);
+    else if (to_audio == to_ref + apart)
+        out = Py_NewRef(s_ref);
+    else
+        out = Py_NewRef(s_other);
+done:
+    if (wk != NULL && wk != wb)
+        PyMem_Free(wk);
+    if (rk != NULL && rk != rb)
+        PyMem_Free(rk);
+    if (ak != NULL && ak != ab)
+        PyMem_Free(ak);
+    return out;
+}
+
+static PyObject *
+distance(PyObject *self, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "O!O!:distance", &PyTuple_Type, &a, &PyTuple_Type, &b))
+        return NULL;
+    unsigned long long ab_[SMALL], bb_[SMALL];
+    unsigned long long *ak = NULL, *bk = NULL;
+    PyObject *out = NULL;
+    Py_ssize_t na = PyTuple_GET_SIZE(a), nb = PyTuple_GET_SIZE(b);
+    if (keys_of(&PyTuple_GET_ITEM(a, 0), na, ab_, &ak) < 0)
+        goto done;
+    if (keys_of(&PyTuple_GET_ITEM(b, 0), nb, bb_, &bk) < 0)
+        goto done;
+    Py_ssize_t d = key_distance(ak, na, bk, nb);
+    if (d >= 0)
+        out = PyLong_FromSsize_t(d);
+done:
+    if (ak != NULL && ak != ab_)
+        PyMem_Free(ak);
+    if (bk != NULL && bk != bb_)
+        PyMem_Free(bk);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"layout", layout, METH_VARARGS, "layout(ops, n_hyp) -> (hits, bounds): HypCells' hits and cell bounds."},
     {"diff", diff, METH_VARARGS, "diff(ops, bounds) -> per cell, whether the hypothesis differs there."},
     {"regions", regions, METH_O, "regions(diff) -> maximal runs of differing cells, as (lo, hi)."},
+    {"reading", reading, METH_VARARGS,
+     "reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> reading_of of the words in cells lo..hi."},
+    {"distance", distance, METH_VARARGS, "distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -240,5 +442,10 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__refdis_fast(void)
 {
+    s_audio = PyUnicode_InternFromString("audio");
+    s_ref = PyUnicode_InternFromString("ref");
+    s_other = PyUnicode_InternFromString("other");
+    if (s_audio == NULL || s_ref == NULL || s_other == NULL)
+        return NULL;
     return PyModule_Create(&module);
 }

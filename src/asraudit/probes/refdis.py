@@ -79,7 +79,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of
+from asraudit.probes.refdis_cells import EditKey, HypCells, compiled_reading, reading_of
 from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -224,6 +224,7 @@ def mine_clip(
     judged_slots = [k for _, k, _ in judged]
     judges = {by for _, _, by in judged}
     eligible = [mc.hits >= need for mc in uniq]
+    fast_read = compiled_reading()
     threshold = params.threshold(len(members))
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
@@ -258,7 +259,12 @@ def mine_clip(
             if not eligible[k]:
                 verdict_of[k] = "ineligible"
                 continue
-            words = uniq[k].text(place.lo, place.hi)
+            mc = uniq[k]
+            if fast_read is not None:  # compiled: cheaper than looking the words up
+                verdict_of[k] = fast_read(mc.hyp, mc.bounds, place.lo, place.hi, place.ref_words, place.audio_words,
+                                          place.apart)
+                continue
+            words = mc.text(place.lo, place.hi)
             verdict = read.get(words)
             if verdict is None:
                 verdict = read[words] = reading_of(words, place)

@@ -238,7 +238,16 @@ def reading(cells: HypCells, place: Place) -> str:
     alignment operations makes the answer independent of where an aligner
     happens to put a repeated word ("as as" against "as").
     """
+    if _fast is not None and type(place.ref_words) is tuple and type(place.audio_words) is tuple:
+        return _fast.reading(cells.hyp, cells._bounds or cells.bounds, place.lo, place.hi, place.ref_words,
+                             place.audio_words, place.apart)
     return reading_of(cells.text(place.lo, place.hi), place)
+
+
+def compiled_reading():
+    """The compiled ``reading`` of words in cells (``_refdis_fast.reading``: hyp, bounds, lo, hi, the two
+    versions as tuples and their distance, -1 to have it computed), or None where the module is not built."""
+    return _fast.reading if _fast is not None else None
 
 
 def reading_of(words: tuple[str, ...], place: Place) -> str:

@@ -18,6 +18,7 @@ from asraudit.probes.refdis_cells import (
     Place,
     char_distance,
     classify,
+    compiled_reading,
     interior_cells,
     place_of,
     reading_of,
@@ -68,6 +69,7 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
     member's own error), and the members that did not propose it are read first, as the likeliest
     to refuse it.  What ``select`` takes from the rest is unchanged: it never takes one below ``min_votes``."""
     n = len(ref)
+    read = compiled_reading()
     proposers: dict[EditKey, set[str]] = {}
     for m in members:
         c = cells[m]
@@ -93,21 +95,34 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
         # which they are not when the edit changes the reference), and most proposals are refused so.
         ws, we = max(0, start - WINDOW), min(n, end + WINDOW)
         w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
-        as_written = tuple(ref[ws:we]) if tuple(ref[start:end]) != audio else None
         place = None
         voters = set()
         refusals_left = len(members) - min_votes  # non-followers it can have and still reach min_votes
-        for m in [m for m in members if m not in props] + [m for m in members if m in props]:
-            words = cells[m].text(w_lo, w_hi)
-            if words != as_written:
-                if place is None:
-                    place = place_of(ref, key)
-                if reading_of(words, place) == "audio":
+        order = [m for m in members if m not in props] + [m for m in members if m in props]
+        if read is not None:  # compiled: each reading from the cells, the versions' distance computed there
+            as_written = tuple(ref[ws:we])
+            edited = tuple(ref[ws:start]) + tuple(audio) + tuple(ref[end:we])  # place_of's audio_words
+            for m in order:
+                c = cells[m]
+                if read(c.hyp, c.bounds, w_lo, w_hi, as_written, edited, -1) == "audio":
                     voters.add(m)
                     continue
-            refusals_left -= 1
-            if refusals_left < 0:
-                break
+                refusals_left -= 1
+                if refusals_left < 0:
+                    break
+        else:
+            as_written = tuple(ref[ws:we]) if tuple(ref[start:end]) != audio else None
+            for m in order:
+                words = cells[m].text(w_lo, w_hi)
+                if words != as_written:
+                    if place is None:
+                        place = place_of(ref, key)
+                    if reading_of(words, place) == "audio":
+                        voters.add(m)
+                        continue
+                refusals_left -= 1
+                if refusals_left < 0:
+                    break
         if len(voters) < min_votes or refusals_left < 0:
             continue
         lo, hi = interior_cells(start, end)
