@@ -84,11 +84,6 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
             continue
         if (len(audio) if kind == "insert" else end - start) < params.min_run_len:
             continue
-        cer = None
-        if kind != "insert":
-            cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
-            if kind == "substitute" and cer < params.min_consensus_cer:
-                continue  # spelling or spacing, not the audio
         # The place (the edited version of the reference around the edit and its distance) is built on the
         # first reading that needs it: a member whose words over the window are the reference's refuses the
         # edit without it (``reading_of`` reads those words as "ref" once they are not the edited version,
@@ -125,6 +120,13 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
                     break
         if len(voters) < min_votes or refusals_left < 0:
             continue
+        # The character distance last: a filter like the votes (the candidates are those passing both), read
+        # for the few proposals enough members follow rather than for every proposal.
+        cer = None
+        if kind != "insert":
+            cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
+            if kind == "substitute" and cer < params.min_consensus_cer:
+                continue  # spelling or spacing, not the audio
         lo, hi = interior_cells(start, end)
         out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place or place_of(ref, key))
     return out
