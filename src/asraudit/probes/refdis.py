@@ -197,16 +197,19 @@ def mine_clip(
     members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
         return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
-    # label None = the whole panel; a member's name = the panel without it.
-    panels: list[tuple[str | None, list[str]]] = [(None, members)]
+    # label None = the whole panel; a member's name = the panel without it (one member fewer: one threshold).
+    threshold = params.threshold(len(members))
+    member_set = set(members)
+    panels: list[tuple[str | None, set[str], int]] = [(None, member_set, threshold)]
     if params.leave_one_out and len(members) - 1 >= params.min_panel:
-        panels += [(m, [x for x in members if x != m]) for m in members]
-    cands = candidates(ref, panel_cells, members, params,
-                       min_votes=min(params.threshold(len(group)) for _, group in panels))
+        loo_threshold = params.threshold(len(members) - 1)
+        panels += [(m, member_set - {m}, loo_threshold) for m in members]
+    cands = candidates(ref, panel_cells, members, params, min_votes=min(t for _, _, t in panels))
     chosen: dict[EditKey, set[str | None]] = {}
-    for label, group in panels:
-        for key in select(cands, set(group), params.threshold(len(group))):
-            chosen.setdefault(key, set()).add(label)
+    if cands:  # no panel selects from none
+        for label, group, at_least in panels:
+            for key in select(cands, group, at_least):
+                chosen.setdefault(key, set()).add(label)
 
     if not chosen:
         return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
@@ -215,7 +218,6 @@ def mine_clip(
     cells, uniq, slots = _clip_cells(clip, made)
     names = list(cells)
     slot_of = dict(zip(names, slots))
-    member_set = set(members)
     # Each scored model's place in ``uniq`` and the panel it is judged against (None: the whole panel; a panel
     # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
     judged = [(m, slot_of[m], m if (params.leave_one_out and m in member_set) else None)
@@ -225,7 +227,6 @@ def mine_clip(
     judges = {by for _, _, by in judged}
     eligible = [mc.hits >= need for mc in uniq]
     fast_read = compiled_reading()
-    threshold = params.threshold(len(members))
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
         labels = chosen[key]
