@@ -17,7 +17,6 @@ from asraudit.probes.refdis_cells import (
     HypCells,
     Place,
     char_distance,
-    classify,
     compiled_reading,
     interior_cells,
     place_of,
@@ -70,19 +69,31 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
     to refuse it.  What ``select`` takes from the rest is unchanged: it never takes one below ``min_votes``."""
     n = len(ref)
     read = compiled_reading()
+    words_of = {}  # member -> (hypothesis, cell bounds): its words in cells lo..hi are hyp[bounds[lo]:bounds[hi]]
     proposers: dict[EditKey, set[str]] = {}
     for m in members:
         c = cells[m]
+        hyp, bounds = words_of[m] = c.hyp, c.bounds
         for lo, hi in _proposals(c):
-            key = canonical(ref, (lo // 2, hi // 2, c.text(lo, hi)))
+            key = canonical(ref, (lo // 2, hi // 2, hyp[bounds[lo]:bounds[hi]]))
             proposers.setdefault(key, set()).add(m)
+    # the reading order of a proposal of one member (most are): the others first, as the likeliest to refuse it
+    others_first = {m: [x for x in members if x != m] + [m] for m in members}
+    allowed = len(members) - min_votes  # non-followers a proposal can have and still reach min_votes
+    include_middle, min_run_len = params.include_middle, params.min_run_len
     out: dict[EditKey, Candidate] = {}
     for key, props in proposers.items():
         start, end, audio = key
-        kind, position = classify(start, end, audio, n)
-        if position == "middle" and not params.include_middle:
+        # ``classify`` (the same rules, inline: this runs for every proposal)
+        if start == end:
+            kind, size = "insert", len(audio)
+            position = "start" if start == 0 else ("end" if start == n else "middle")
+        else:
+            kind, size = ("substitute" if audio else "delete"), end - start
+            position = "start" if start == 0 else ("end" if end == n else "middle")
+        if position == "middle" and not include_middle:
             continue
-        if (len(audio) if kind == "insert" else end - start) < params.min_run_len:
+        if size < min_run_len:
             continue
         # The place (the edited version of the reference around the edit and its distance) is built on the
         # first reading that needs it: a member whose words over the window are the reference's refuses the
@@ -92,14 +103,18 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
         w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
         place = None
         voters = set()
-        refusals_left = len(members) - min_votes  # non-followers it can have and still reach min_votes
-        order = [m for m in members if m not in props] + [m for m in members if m in props]
+        refusals_left = allowed
+        if len(props) == 1:
+            for m in props:
+                order = others_first[m]
+        else:
+            order = [m for m in members if m not in props] + [m for m in members if m in props]
         if read is not None:  # compiled: each reading from the cells, the versions' distance computed there
             as_written = tuple(ref[ws:we])
             edited = tuple(ref[ws:start]) + tuple(audio) + tuple(ref[end:we])  # place_of's audio_words
             for m in order:
-                c = cells[m]
-                if read(c.hyp, c.bounds, w_lo, w_hi, as_written, edited, -1) == "audio":
+                hyp, bounds = words_of[m]
+                if read(hyp, bounds, w_lo, w_hi, as_written, edited, -1) == "audio":
                     voters.add(m)
                     continue
                 refusals_left -= 1
