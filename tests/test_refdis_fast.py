@@ -144,3 +144,27 @@ def test_the_compiled_reading_is_reading_of_the_words_in_the_cells():
         fast.reading(["a"], [0, 1], 0, 1, ("a",), ("b",), -1)
     with pytest.raises(IndexError):
         fast.reading(("a",), [0, 0, 1], 0, 3, ("a",), ("b",), -1)
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_compiled_texts_and_verdicts_of_many_cells_are_each_ones():
+    fast = refdis_cells._fast
+    rng = random.Random(12)
+    vocab = ["a", "b", "the", "cat", "sat", "é"]
+    for _ in range(3000):
+        ref = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 9)))
+        many = [HypCells(ref, tuple(rng.choice(vocab) for _ in range(rng.randint(0, 10)))) for _ in range(4)]
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, len(ref))
+        place = place_of(ref, (start, end, tuple(rng.choice(vocab) for _ in range(rng.randint(0, 2)))))
+        eligible = [rng.random() < 0.8 for _ in many]
+        hyps, bounds = [c.hyp for c in many], [c.bounds for c in many]
+        assert fast.texts(hyps, bounds, 2 * start, 2 * end + 1) == \
+            [" ".join(c.text(2 * start, 2 * end + 1)) for c in many]
+        assert fast.verdicts(hyps, bounds, eligible, place.lo, place.hi, place.ref_words, place.audio_words,
+                             place.apart) == [refdis_cells.reading_of(c.text(place.lo, place.hi), place) if ok
+                                              else "ineligible" for c, ok in zip(many, eligible)]
+    with pytest.raises(ValueError):
+        fast.texts([("a",)], [], 0, 1)
+    with pytest.raises(IndexError):
+        fast.texts([("a",)], [[0, 0, 1, 1]], 0, 4)

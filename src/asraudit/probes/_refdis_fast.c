@@ -12,6 +12,9 @@
  *       bounds j1+b); further words fall in the gap after it.  The list ends with n_hyp.
  *   diff(ops, bounds) -> list of bools, one per cell: a gap holding words, a token outside an "equal" block.
  *   regions(diff) -> [(lo, hi), ...]: the maximal runs of true cells.
+ *   texts(hyps, bounds, lo, hi) -> [" ".join(hyp[b[lo]:b[hi]]) for each hyp, b]: what the models wrote there.
+ *   verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (below) of each, or
+ *       "ineligible" where eligible is false.
  *   reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> "audio", "ref" or "other":
  *       refdis_cells.reading_of of the words hyp[bounds[lo]:bounds[hi]] at a place whose two versions are
  *       ref_words and audio_words, apart their distance (-1: computed here).  The words are compared with
@@ -234,7 +237,7 @@ fail:
 
 /* ------------------------------------------------------------------ reading */
 
-static PyObject *s_audio, *s_ref, *s_other; /* the verdicts, interned */
+static PyObject *s_audio, *s_ref, *s_other, *s_ineligible, *s_space; /* the verdicts, interned; " " */
 
 /* rapidfuzz's key of a word in a sequence: a one-character str is its code point, anything else its hash. */
 static int
@@ -329,14 +332,15 @@ same_words(PyObject **items, Py_ssize_t n, PyObject *tuple)
     return 1;
 }
 
+/* reading_of of hyp[bounds[lo]:bounds[hi]] (a new reference to a verdict, or NULL with an exception set) */
 static PyObject *
-reading(PyObject *self, PyObject *args)
+read_one(PyObject *hyp, PyObject *bounds, Py_ssize_t lo, Py_ssize_t hi, PyObject *ref_words, PyObject *audio_words,
+         Py_ssize_t apart)
 {
-    PyObject *hyp, *bounds, *ref_words, *audio_words;
-    Py_ssize_t lo, hi, apart;
-    if (!PyArg_ParseTuple(args, "O!O!nnO!O!n:reading", &PyTuple_Type, &hyp, &PyList_Type, &bounds, &lo, &hi,
-                          &PyTuple_Type, &ref_words, &PyTuple_Type, &audio_words, &apart))
+    if (!PyTuple_Check(hyp) || !PyList_Check(bounds) || !PyTuple_Check(ref_words) || !PyTuple_Check(audio_words)) {
+        PyErr_SetString(PyExc_TypeError, "reading takes a tuple hyp, a list of bounds and two tuples of words");
         return NULL;
+    }
     Py_ssize_t n_bounds = PyList_GET_SIZE(bounds);
     if (lo < 0 || hi < lo || hi >= n_bounds) {
         PyErr_SetString(PyExc_IndexError, "cells out of range");
@@ -401,6 +405,102 @@ done:
 }
 
 static PyObject *
+reading(PyObject *self, PyObject *args)
+{
+    PyObject *hyp, *bounds, *ref_words, *audio_words;
+    Py_ssize_t lo, hi, apart;
+    if (!PyArg_ParseTuple(args, "OOnnOOn:reading", &hyp, &bounds, &lo, &hi, &ref_words, &audio_words, &apart))
+        return NULL;
+    return read_one(hyp, bounds, lo, hi, ref_words, audio_words, apart);
+}
+
+/* verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> one verdict per hypothesis:
+ * "ineligible" where eligible[i] is false, else read_one of hyps[i], bounds[i]. */
+static PyObject *
+verdicts(PyObject *self, PyObject *args)
+{
+    PyObject *hyps, *bounds, *eligible, *ref_words, *audio_words;
+    Py_ssize_t lo, hi, apart;
+    if (!PyArg_ParseTuple(args, "O!O!O!nnOOn:verdicts", &PyList_Type, &hyps, &PyList_Type, &bounds, &PyList_Type,
+                          &eligible, &lo, &hi, &ref_words, &audio_words, &apart))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(hyps);
+    if (PyList_GET_SIZE(bounds) != n || PyList_GET_SIZE(eligible) != n) {
+        PyErr_SetString(PyExc_ValueError, "hyps, bounds and eligible differ in length");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int ok = PyObject_IsTrue(PyList_GET_ITEM(eligible, i));
+        PyObject *v;
+        if (ok < 0) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        if (!ok)
+            v = Py_NewRef(s_ineligible);
+        else
+            v = read_one(PyList_GET_ITEM(hyps, i), PyList_GET_ITEM(bounds, i), lo, hi, ref_words, audio_words,
+                         apart);
+        if (v == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+/* texts(hyps, bounds, lo, hi) -> " ".join(hyps[i][bounds[i][lo]:bounds[i][hi]]) for each i */
+static PyObject *
+texts(PyObject *self, PyObject *args)
+{
+    PyObject *hyps, *bounds;
+    Py_ssize_t lo, hi;
+    if (!PyArg_ParseTuple(args, "O!O!nn:texts", &PyList_Type, &hyps, &PyList_Type, &bounds, &lo, &hi))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(hyps);
+    if (PyList_GET_SIZE(bounds) != n) {
+        PyErr_SetString(PyExc_ValueError, "hyps and bounds differ in length");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *hyp = PyList_GET_ITEM(hyps, i), *b = PyList_GET_ITEM(bounds, i);
+        if (!PyTuple_Check(hyp) || !PyList_Check(b)) {
+            PyErr_SetString(PyExc_TypeError, "texts takes tuples of words and lists of bounds");
+            goto fail;
+        }
+        if (lo < 0 || hi < lo || hi >= PyList_GET_SIZE(b)) {
+            PyErr_SetString(PyExc_IndexError, "cells out of range");
+            goto fail;
+        }
+        Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(b, lo));
+        if (start == -1 && PyErr_Occurred())
+            goto fail;
+        Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(b, hi));
+        if (end == -1 && PyErr_Occurred())
+            goto fail;
+        PyObject *words = PyTuple_GetSlice(hyp, start, end);
+        if (words == NULL)
+            goto fail;
+        PyObject *text = PyUnicode_Join(s_space, words);
+        Py_DECREF(words);
+        if (text == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, i, text);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *
 distance(PyObject *self, PyObject *args)
 {
     PyObject *a, *b;
@@ -431,6 +531,9 @@ static PyMethodDef methods[] = {
     {"regions", regions, METH_O, "regions(diff) -> maximal runs of differing cells, as (lo, hi)."},
     {"reading", reading, METH_VARARGS,
      "reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> reading_of of the words in cells lo..hi."},
+    {"verdicts", verdicts, METH_VARARGS,
+     "verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (or \"ineligible\") of each."},
+    {"texts", texts, METH_VARARGS, "texts(hyps, bounds, lo, hi) -> each hypothesis's words in cells lo..hi, joined."},
     {"distance", distance, METH_VARARGS, "distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples."},
     {NULL, NULL, 0, NULL},
 };
@@ -445,7 +548,9 @@ PyInit__refdis_fast(void)
     s_audio = PyUnicode_InternFromString("audio");
     s_ref = PyUnicode_InternFromString("ref");
     s_other = PyUnicode_InternFromString("other");
-    if (s_audio == NULL || s_ref == NULL || s_other == NULL)
+    s_ineligible = PyUnicode_InternFromString("ineligible");
+    s_space = PyUnicode_InternFromString(" ");
+    if (s_audio == NULL || s_ref == NULL || s_other == NULL || s_ineligible == NULL || s_space == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

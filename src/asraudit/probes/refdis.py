@@ -79,7 +79,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, compiled_reading, reading_of
+from asraudit.probes.refdis_cells import EditKey, HypCells, compiled_cells, reading_of
 from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -226,7 +226,9 @@ def mine_clip(
     judged_slots = [k for _, k, _ in judged]
     judges = {by for _, _, by in judged}
     eligible = [mc.hits >= need for mc in uniq]
-    fast_read = compiled_reading()
+    fast = compiled_cells()
+    if fast is not None:  # compiled: each edit's texts and verdicts of every cells object in one call each
+        uniq_hyps, uniq_bounds = [mc.hyp for mc in uniq], [mc.bounds for mc in uniq]
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
         labels = chosen[key]
@@ -243,7 +245,10 @@ def mine_clip(
         # ``text_at(mc, key)`` is the words in cells 2 * start .. 2 * end (an insertion's gap, or the span with
         # the gaps on both sides): the slice read here directly, once per edit and cells object
         lo_t, hi_t = 2 * start, 2 * end + 1
-        said = [" ".join(mc.text(lo_t, hi_t)) for mc in uniq]
+        if fast is not None:
+            said = fast.texts(uniq_hyps, uniq_bounds, lo_t, hi_t)
+        else:
+            said = [" ".join(mc.text(lo_t, hi_t)) for mc in uniq]
         edit.texts = dict(zip(names, map(said.__getitem__, slots)))
         place = c.place
         # Most models write the same words at an edit: one verdict per cells object, one reading per words.
@@ -252,6 +257,12 @@ def mine_clip(
         else:
             here = [(m, k) for m, k, by in judged if by in labels]
             names_here, slots_here = [m for m, _ in here], [k for _, k in here]
+        if fast is not None:  # every cells object's verdict (a reading is pure: those no model here needs too)
+            read_all = fast.verdicts(uniq_hyps, uniq_bounds, eligible, place.lo, place.hi, place.ref_words,
+                                     place.audio_words, place.apart)
+            edit.verdicts = dict(zip(names_here, map(read_all.__getitem__, slots_here)))
+            edits.append(edit)
+            continue
         verdict_of: dict[int, str] = {}
         read: dict[tuple[str, ...], str] = {}
         for k in slots_here:
@@ -260,12 +271,7 @@ def mine_clip(
             if not eligible[k]:
                 verdict_of[k] = "ineligible"
                 continue
-            mc = uniq[k]
-            if fast_read is not None:  # compiled: cheaper than looking the words up
-                verdict_of[k] = fast_read(mc.hyp, mc.bounds, place.lo, place.hi, place.ref_words, place.audio_words,
-                                          place.apart)
-                continue
-            words = mc.text(place.lo, place.hi)
+            words = uniq[k].text(place.lo, place.hi)
             verdict = read.get(words)
             if verdict is None:
                 verdict = read[words] = reading_of(words, place)

@@ -244,6 +244,12 @@ def reading(cells: HypCells, place: Place) -> str:
     return reading_of(cells.text(place.lo, place.hi), place)
 
 
+def compiled_cells():
+    """The compiled module (``texts``, ``verdicts`` and ``reading`` of words in cells), or None where it is not
+    built (or switched off: tests set ``_fast`` to None to run the Python path)."""
+    return _fast
+
+
 def compiled_reading():
     """The compiled ``reading`` of words in cells (``_refdis_fast.reading``: hyp, bounds, lo, hi, the two
     versions as tuples and their distance, -1 to have it computed), or None where the module is not built."""
