@@ -168,32 +168,3 @@ def test_the_compiled_texts_and_verdicts_of_many_cells_are_each_ones():
         fast.texts([("a",)], [], 0, 1)
     with pytest.raises(IndexError):
         fast.texts([("a",)], [[0, 0, 1, 1]], 0, 4)
-
-
-@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
-def test_the_compiled_distances_are_rapidfuzzs():
-    from rapidfuzz.distance import Levenshtein
-
-    fast = refdis_cells._fast
-    rng = random.Random(13)
-    vocab = ["a", "b", "cc", "dd", "é"]
-    for _ in range(5000):
-        ref = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 80)))
-        hyps = [tuple(rng.choice(vocab) for _ in range(rng.randint(0, 90))) for _ in range(rng.randint(0, 3))]
-        assert fast.distances(ref, hyps) == [Levenshtein.distance(ref, h) for h in hyps]
-    with pytest.raises(TypeError):
-        fast.distances(("a",), [["a"]])
-
-
-def test_wer_cost_is_the_same_with_either_distances(monkeypatch):
-    from asraudit.probes.corrected import corrected_references
-    from asraudit.probes.inflation import wer_cost
-
-    clips = _clips_with_repeats(17, 300)
-    models = [f"m{k}" for k in range(7)]
-    result = mine(clips, models[:5], MinerParams(majority=0.6), scored=models)
-    fixed = corrected_references(result, None)
-    assert any(fixed.get(c.clip_id, c.ref) != c.ref for c in clips)
-    got = wer_cost(clips, fixed, result.edits, models, n_boot=50, seed=3)
-    monkeypatch.setattr(refdis_cells, "_fast", None)
-    assert repr(wer_cost(clips, fixed, result.edits, models, n_boot=50, seed=3)) == repr(got)

@@ -15,7 +15,6 @@
  *   texts(hyps, bounds, lo, hi) -> [" ".join(hyp[b[lo]:b[hi]]) for each hyp, b]: what the models wrote there.
  *   verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (below) of each, or
  *       "ineligible" where eligible is false.
- *   distance(a, b), distances(ref, hyps): rapidfuzz's Levenshtein.distance of word tuples (keys as below).
  *   reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> "audio", "ref" or "other":
  *       refdis_cells.reading_of of the words hyp[bounds[lo]:bounds[hi]] at a place whose two versions are
  *       ref_words and audio_words, apart their distance (-1: computed here).  The words are compared with
@@ -526,49 +525,6 @@ done:
     return out;
 }
 
-/* distances(ref, hyps) -> [distance(ref, hyp) for hyp in hyps]: the reference's keys made once */
-static PyObject *
-distances(PyObject *self, PyObject *args)
-{
-    PyObject *ref, *hyps;
-    if (!PyArg_ParseTuple(args, "O!O!:distances", &PyTuple_Type, &ref, &PyList_Type, &hyps))
-        return NULL;
-    unsigned long long rb[SMALL], hb[SMALL];
-    unsigned long long *rk = NULL;
-    Py_ssize_t n_ref = PyTuple_GET_SIZE(ref), n = PyList_GET_SIZE(hyps);
-    if (keys_of(&PyTuple_GET_ITEM(ref, 0), n_ref, rb, &rk) < 0)
-        return NULL;
-    PyObject *out = PyList_New(n);
-    if (out == NULL)
-        goto fail;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *hyp = PyList_GET_ITEM(hyps, i);
-        if (!PyTuple_Check(hyp)) {
-            PyErr_SetString(PyExc_TypeError, "distances takes a list of tuples of words");
-            goto fail;
-        }
-        unsigned long long *hk = NULL;
-        Py_ssize_t n_hyp = PyTuple_GET_SIZE(hyp);
-        if (keys_of(&PyTuple_GET_ITEM(hyp, 0), n_hyp, hb, &hk) < 0)
-            goto fail;
-        Py_ssize_t d = key_distance(rk, n_ref, hk, n_hyp);
-        if (hk != hb)
-            PyMem_Free(hk);
-        PyObject *v = d < 0 ? NULL : PyLong_FromSsize_t(d);
-        if (v == NULL)
-            goto fail;
-        PyList_SET_ITEM(out, i, v);
-    }
-    if (rk != rb)
-        PyMem_Free(rk);
-    return out;
-fail:
-    Py_XDECREF(out);
-    if (rk != rb)
-        PyMem_Free(rk);
-    return NULL;
-}
-
 static PyMethodDef methods[] = {
     {"layout", layout, METH_VARARGS, "layout(ops, n_hyp) -> (hits, bounds): HypCells' hits and cell bounds."},
     {"diff", diff, METH_VARARGS, "diff(ops, bounds) -> per cell, whether the hypothesis differs there."},
@@ -578,7 +534,6 @@ static PyMethodDef methods[] = {
     {"verdicts", verdicts, METH_VARARGS,
      "verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (or \"ineligible\") of each."},
     {"texts", texts, METH_VARARGS, "texts(hyps, bounds, lo, hi) -> each hypothesis's words in cells lo..hi, joined."},
-    {"distances", distances, METH_VARARGS, "distances(ref, hyps) -> distance(ref, hyp) of each hyp."},
     {"distance", distance, METH_VARARGS, "distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples."},
     {NULL, NULL, 0, NULL},
 };

@@ -27,7 +27,6 @@ from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bo
 from asraudit.metrics.wer import ClipCounts, clip_counts, word_errors
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
-from asraudit.probes.refdis_cells import compiled_cells
 
 
 @dataclass(frozen=True)
@@ -155,23 +154,16 @@ def wer_cost(
 def _errors_of_clip(ref, fixed, unchanged: bool, row) -> tuple[list, list]:
     """``word_errors(ref, hyp)`` and ``word_errors(fixed, hyp)`` of each hypothesis of ``row`` (None where it is
     None: a model that did not run the clip), each distinct one counted once, all by one ``cdist`` of
-    rapidfuzz's ``Levenshtein.distance``, the scorer ``word_errors`` calls (or, where built, two calls of the
-    compiled module's ``distances``, which gives rapidfuzz's distances without cdist's set-up): the same
-    distances, without a Python call per hypothesis (``unchanged``: ``fixed == ref``, the second list is the
-    first)."""
+    rapidfuzz's ``Levenshtein.distance``, the scorer ``word_errors`` calls: the same distances, without a
+    Python call per hypothesis (``unchanged``: ``fixed == ref``, the second list is the first)."""
     slot = {None: 0}  # hypothesis -> its place among the distinct ones, counted from 1
     at = [slot.setdefault(hyp, len(slot)) for hyp in row]
     if len(slot) == 1:  # no scored model ran the clip
         return [None] * len(at), [None] * len(at)
     distinct = list(slot)
     del distinct[0]
-    fast = compiled_cells()
-    if fast is not None and type(ref) is tuple and type(fixed) is tuple and set(map(type, distinct)) == {tuple}:
-        rows = [fast.distances(ref, distinct)] if unchanged else \
-            [fast.distances(ref, distinct), fast.distances(fixed, distinct)]
-    else:
-        rows = cdist([ref] if unchanged else [ref, fixed], distinct, scorer=Levenshtein.distance,
-                     dtype=np.int32).tolist()
+    rows = cdist([ref] if unchanged else [ref, fixed], distinct, scorer=Levenshtein.distance,
+                 dtype=np.int32).tolist()
     first = [None, *rows[0]]
     err = list(map(first.__getitem__, at))
     if unchanged:
