@@ -156,11 +156,15 @@ def _errors_of_clip(ref, fixed, unchanged: bool, row) -> tuple[list, list]:
     None: a model that did not run the clip), each distinct one counted once, all by one ``cdist`` of
     rapidfuzz's ``Levenshtein.distance``, the scorer ``word_errors`` calls: the same distances, without a
     Python call per hypothesis (``unchanged``: ``fixed == ref``, the second list is the first)."""
-    slot = {None: 0}  # hypothesis -> its place among the distinct ones, counted from 1
-    at = [slot.setdefault(hyp, len(slot)) for hyp in row]
-    if len(slot) == 1:  # no scored model ran the clip
+    # Hypotheses told apart by identity (prepare_clips makes equal ones one object; equal ones that are not are
+    # counted each, equally), in C: id -> hypothesis in order of first use, then each one's place from 1.
+    ids = list(map(id, row))
+    first = {id(None): None}
+    first.update(zip(ids, row))
+    at = list(map(dict(zip(first, range(len(first)))).__getitem__, ids))
+    if len(first) == 1:  # no scored model ran the clip
         return [None] * len(at), [None] * len(at)
-    distinct = list(slot)
+    distinct = list(first.values())
     del distinct[0]
     rows = cdist([ref] if unchanged else [ref, fixed], distinct, scorer=Levenshtein.distance,
                  dtype=np.int32).tolist()

@@ -185,14 +185,16 @@ def mine_clip(
     need = params.min_ref_match * n
     # The panel's cells first: the other models' are aligned only when the panel chose an edit here (about
     # half the clips of a leaderboard) or the caller keeps them.
-    made: dict[tuple[str, ...], HypCells] = {}  # words -> their cells (cells depend on the words only)
+    # id of a hypothesis -> its cells (cells depend on the words only: one object per distinct hypothesis object;
+    # prepare_clips makes equal hypotheses one object)
+    made: dict[int, HypCells] = {}
     panel_cells: dict[str, HypCells] = {}
     for m in panel:
         h = hyps.get(m)
         if h is not None:
-            c = made.get(h)
+            c = made.get(id(h))
             if c is None:
-                c = made[h] = HypCells(ref, h)
+                c = made[id(h)] = HypCells(ref, h)
             panel_cells[m] = c
     members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
@@ -302,25 +304,26 @@ def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells
     Models that wrote the same words share one cells object (cells depend on the reference and the words
     only): on a leaderboard a third or more of the hypotheses on a clip repeat another model's (37% of the
     non-reference ones in the VoxPopuli-150 predictions of five models)."""
-    return _clip_cells(clip, {c.hyp: c for c in made.values()})[0]
+    return _clip_cells(clip, {id(c.hyp): c for c in made.values()})[0]
 
 
-def _clip_cells(clip: ClipInput, made: dict[tuple[str, ...], HypCells]) \
-        -> tuple[dict[str, HypCells], list[HypCells], list[int]]:
-    """``_all_cells`` from ``made`` (words -> cells, filled in here), with the distinct cells objects in order
-    of first use and each model's place among them (in the clip's model order).
+def _clip_cells(clip: ClipInput, made: dict[int, HypCells]) -> tuple[dict[str, HypCells], list[HypCells], list[int]]:
+    """``_all_cells`` from ``made`` (id of a hypothesis -> its cells, filled in here), with the distinct cells
+    objects in order of first use and each model's place among them (in the clip's model order).
 
-    One pass in Python over the distinct hypotheses; the models' entries are mapped in C."""
+    Hypotheses are told apart by identity (prepare_clips makes equal ones one object; equal ones that are
+    not get cells each, equal too): one pass in Python over the distinct ones, the models mapped in C."""
     hyps = clip.hyps
+    ids = list(map(id, hyps.values()))
+    first = dict(zip(ids, hyps.values()))  # id -> hypothesis, in order of first use
     uniq: list[HypCells] = []
-    at: dict[tuple[str, ...], int] = {}  # words -> their place in uniq
-    for h in dict.fromkeys(hyps.values()):
-        c = made.get(h)
+    for key, h in first.items():
+        c = made.get(key)
         if c is None:
-            c = made[h] = HypCells(clip.ref, h)
-        at[h] = len(uniq)
+            c = made[key] = HypCells(clip.ref, h)
         uniq.append(c)
-    slots = list(map(at.__getitem__, hyps.values()))
+    at = dict(zip(first, range(len(uniq))))
+    slots = list(map(at.__getitem__, ids))
     return dict(zip(hyps, map(uniq.__getitem__, slots))), uniq, slots
 
 
@@ -397,7 +400,14 @@ def prepare_clips(
     # many hypotheses recur too (the same words from several models or versions of one).
     tokens: dict[str, tuple[str, ...]] = {}
     # ``tuple(normalize(text).split())``, by the normalizer's own token path where it has one (text/normalize.py)
-    split = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
+    words_of = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
+    # Equal token tuples (from different raw texts: "Hello." and "hello") are one object, so the miner and the
+    # WER cost can tell equal hypotheses apart from different ones by identity, without hashing their words.
+    one_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def split(text: str) -> tuple[str, ...]:
+        words = words_of(text)
+        return one_of.setdefault(words, words)
 
     def tokenized(text: str) -> tuple[str, ...]:
         out = tokens.get(text)
