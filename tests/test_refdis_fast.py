@@ -168,3 +168,28 @@ def test_the_compiled_texts_and_verdicts_of_many_cells_are_each_ones():
         fast.texts([("a",)], [], 0, 1)
     with pytest.raises(IndexError):
         fast.texts([("a",)], [[0, 0, 1, 1]], 0, 4)
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_compiled_proposals_are_the_canonical_proposals():
+    """Small vocabularies make repeated words (insertions and deletions that shift left) and long groups of
+    regions (more than MAX_JOIN); equal words that are distinct objects shift as equal ones do."""
+    from asraudit.probes.refdis_votes import MAX_JOIN, _proposals, canonical
+
+    fast = refdis_cells._fast
+    rng = random.Random(14)
+    long_groups = shifted = 0
+    for _ in range(6000):
+        vocab = ["a", "b", "c"] if rng.random() < 0.5 else ["a", "b", "the", "cat", "sat", "é"]
+        ref = tuple("".join(list(rng.choice(vocab))) for _ in range(rng.randint(0, 14)))  # new str objects
+        hyp = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 16)))
+        cells = HypCells(ref, hyp)
+        want = [canonical(ref, (lo // 2, hi // 2, cells.text(lo, hi))) for lo, hi in _proposals(cells)]
+        got = fast.proposals(cells.diff, cells.bounds, cells.hyp, ref, MAX_JOIN)
+        assert got == want
+        assert [tuple(map(id, k[2])) for k in got] == [tuple(map(id, k[2])) for k in want]  # the same objects
+        long_groups += any(len(g) > MAX_JOIN for g in cells.region_groups())
+        shifted += any(k[:2] != (lo // 2, hi // 2) for k, (lo, hi) in zip(got, _proposals(cells)))
+    assert long_groups > 10 and shifted > 100
+    with pytest.raises(TypeError):
+        fast.proposals([True], [0, 1], ["a"], ("a",), MAX_JOIN)

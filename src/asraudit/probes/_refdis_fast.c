@@ -12,9 +12,12 @@
  *       bounds j1+b); further words fall in the gap after it.  The list ends with n_hyp.
  *   diff(ops, bounds) -> list of bools, one per cell: a gap holding words, a token outside an "equal" block.
  *   regions(diff) -> [(lo, hi), ...]: the maximal runs of true cells.
+ *   proposals(diff, bounds, hyp, ref, max_join) -> the edits a panel member proposes (refdis_votes._proposals),
+ *       each as its canonical key (refdis_votes.canonical): (start, end, audio words).
  *   texts(hyps, bounds, lo, hi) -> [" ".join(hyp[b[lo]:b[hi]]) for each hyp, b]: what the models wrote there.
  *   verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (below) of each, or
  *       "ineligible" where eligible is false.
+ *   distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples (keyed as below).
  *   reading(hyp, bounds, lo, hi, ref_words, audio_words, apart) -> "audio", "ref" or "other":
  *       refdis_cells.reading_of of the words hyp[bounds[lo]:bounds[hi]] at a place whose two versions are
  *       ref_words and audio_words, apart their distance (-1: computed here).  The words are compared with
@@ -525,6 +528,163 @@ done:
     return out;
 }
 
+/* ---------------------------------------------------------------- proposals */
+
+/* refdis_votes.canonical of (start, end, audio[0:n_audio]) as a new (start, end, audio) tuple; NULL on error.
+ * An insertion moves left while its last word equals the reference word before it (each step puts that
+ * reference word in front and drops the last: the objects canonical's tuples hold), a deletion while the
+ * reference word before it equals its last one. */
+static PyObject *
+canonical_key(PyObject *ref, Py_ssize_t start, Py_ssize_t end, PyObject **audio, Py_ssize_t n_audio)
+{
+    if (start > PyTuple_GET_SIZE(ref) || end > PyTuple_GET_SIZE(ref)) {
+        PyErr_SetString(PyExc_IndexError, "a proposal reaches past the reference");
+        return NULL;
+    }
+    PyObject *small[SMALL];
+    PyObject **cur = small;
+    if (n_audio > SMALL) {
+        cur = PyMem_New(PyObject *, n_audio);
+        if (cur == NULL)
+            return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n_audio; i++)
+        cur[i] = audio[i];
+    PyObject *out = NULL, *words = NULL;
+    if (start == end) {
+        while (start > 0 && n_audio > 0) {
+            int eq = PyObject_RichCompareBool(cur[n_audio - 1], PyTuple_GET_ITEM(ref, start - 1), Py_EQ);
+            if (eq < 0)
+                goto done;
+            if (!eq)
+                break;
+            for (Py_ssize_t i = n_audio - 1; i > 0; i--)
+                cur[i] = cur[i - 1];
+            cur[0] = PyTuple_GET_ITEM(ref, start - 1);
+            start--;
+        }
+        end = start;
+    }
+    else if (n_audio == 0) {
+        while (start > 0) {
+            int eq = PyObject_RichCompareBool(PyTuple_GET_ITEM(ref, start - 1), PyTuple_GET_ITEM(ref, end - 1), Py_EQ);
+            if (eq < 0)
+                goto done;
+            if (!eq)
+                break;
+            start--;
+            end--;
+        }
+    }
+    words = PyTuple_New(n_audio);
+    if (words == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < n_audio; i++)
+        PyTuple_SET_ITEM(words, i, Py_NewRef(cur[i]));
+    out = Py_BuildValue("(nnN)", start, end, words);
+done:
+    if (cur != small)
+        PyMem_Free(cur);
+    return out;
+}
+
+/* Append canonical_key of cells lo..hi to out; -1 on error. */
+static int
+add_proposal(PyObject *out, PyObject *hyp, PyObject *bounds, PyObject *ref, Py_ssize_t lo, Py_ssize_t hi)
+{
+    Py_ssize_t n_hyp = PyTuple_GET_SIZE(hyp);
+    Py_ssize_t a = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, lo));
+    if (a == -1 && PyErr_Occurred())
+        return -1;
+    Py_ssize_t b = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, hi));
+    if (b == -1 && PyErr_Occurred())
+        return -1;
+    /* hyp[a:b] as a slice takes it */
+    if (a < 0)
+        a = 0;
+    if (b > n_hyp)
+        b = n_hyp;
+    if (b < a)
+        b = a;
+    PyObject *key = canonical_key(ref, lo / 2, hi / 2, &PyTuple_GET_ITEM(hyp, a), b - a);
+    if (key == NULL)
+        return -1;
+    int rc = PyList_Append(out, key);
+    Py_DECREF(key);
+    return rc;
+}
+
+/* proposals(diff, bounds, hyp, ref, max_join) -> refdis_votes._proposals of the cells, each as its canonical
+ * key (start, end, audio): the regions (runs of differing cells), grouped where only an empty gap separates
+ * two differing tokens (a region starting at a token cell right after the previous one ends), and per group
+ * each run of up to max_join neighbouring regions, then the whole group where it has more. */
+static PyObject *
+proposals(PyObject *self, PyObject *args)
+{
+    PyObject *diff, *bounds, *hyp, *ref;
+    Py_ssize_t max_join;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!n:proposals", &PyList_Type, &diff, &PyList_Type, &bounds, &PyTuple_Type,
+                          &hyp, &PyTuple_Type, &ref, &max_join))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(diff);
+    if (PyList_GET_SIZE(bounds) < n + 1) {
+        PyErr_SetString(PyExc_ValueError, "bounds is shorter than the cells");
+        return NULL;
+    }
+    /* the regions, as (lo, hi) pairs */
+    Py_ssize_t *reg = PyMem_New(Py_ssize_t, n + 2);
+    if (reg == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t n_reg = 0, c = 0;
+    PyObject *out = NULL;
+    while (c < n) {
+        int t = PyObject_IsTrue(PyList_GET_ITEM(diff, c));
+        if (t < 0)
+            goto done;
+        if (!t) {
+            c++;
+            continue;
+        }
+        Py_ssize_t lo = c++;
+        while (c < n) {
+            t = PyObject_IsTrue(PyList_GET_ITEM(diff, c));
+            if (t < 0)
+                goto done;
+            if (!t)
+                break;
+            c++;
+        }
+        reg[n_reg++] = lo;
+        reg[n_reg++] = c;
+    }
+    n_reg /= 2;
+    out = PyList_New(0);
+    if (out == NULL)
+        goto done;
+    Py_ssize_t g = 0;
+    while (g < n_reg) {
+        Py_ssize_t k = 1; /* the group: regions g .. g + k - 1 */
+        while (g + k < n_reg && reg[2 * (g + k - 1) + 1] + 1 == reg[2 * (g + k)] && reg[2 * (g + k)] % 2 == 1)
+            k++;
+        for (Py_ssize_t i = 0; i < k; i++) {
+            Py_ssize_t last = i + max_join < k ? i + max_join : k;
+            for (Py_ssize_t j = i; j < last; j++) {
+                if (add_proposal(out, hyp, bounds, ref, reg[2 * (g + i)], reg[2 * (g + j) + 1]) < 0)
+                    goto fail;
+            }
+        }
+        if (k > max_join && add_proposal(out, hyp, bounds, ref, reg[2 * g], reg[2 * (g + k - 1) + 1]) < 0)
+            goto fail;
+        g += k;
+    }
+done:
+    PyMem_Free(reg);
+    return out;
+fail:
+    Py_CLEAR(out);
+    goto done;
+}
+
 static PyMethodDef methods[] = {
     {"layout", layout, METH_VARARGS, "layout(ops, n_hyp) -> (hits, bounds): HypCells' hits and cell bounds."},
     {"diff", diff, METH_VARARGS, "diff(ops, bounds) -> per cell, whether the hypothesis differs there."},
@@ -534,6 +694,8 @@ static PyMethodDef methods[] = {
     {"verdicts", verdicts, METH_VARARGS,
      "verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (or \"ineligible\") of each."},
     {"texts", texts, METH_VARARGS, "texts(hyps, bounds, lo, hi) -> each hypothesis's words in cells lo..hi, joined."},
+    {"proposals", proposals, METH_VARARGS,
+     "proposals(diff, bounds, hyp, ref, max_join) -> refdis_votes._proposals of the cells as canonical keys."},
     {"distance", distance, METH_VARARGS, "distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples."},
     {NULL, NULL, 0, NULL},
 };

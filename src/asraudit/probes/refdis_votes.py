@@ -17,6 +17,7 @@ from asraudit.probes.refdis_cells import (
     HypCells,
     Place,
     char_distance,
+    compiled_cells,
     compiled_reading,
     interior_cells,
     place_of,
@@ -71,9 +72,15 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
     read = compiled_reading()
     words_of = {}  # member -> (hypothesis, cell bounds): its words in cells lo..hi are hyp[bounds[lo]:bounds[hi]]
     proposers: dict[EditKey, set[str]] = {}
+    fast = compiled_cells()
+    ref_words = ref if type(ref) is tuple else tuple(ref)
     for m in members:
         c = cells[m]
         hyp, bounds = words_of[m] = c.hyp, c.bounds
+        if fast is not None:  # compiled: the member's proposals, each canonical, in one call
+            for key in fast.proposals(c.diff, bounds, hyp, ref_words, MAX_JOIN):
+                proposers.setdefault(key, set()).add(m)
+            continue
         for lo, hi in _proposals(c):
             key = canonical(ref, (lo // 2, hi // 2, hyp[bounds[lo]:bounds[hi]]))
             proposers.setdefault(key, set()).add(m)
