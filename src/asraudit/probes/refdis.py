@@ -415,7 +415,7 @@ def prepare_clips(
             out = tokens[text] = split(text)
         return out
 
-    by_columns = _clips_by_columns(refs, names, rows_of, tokens, split)
+    by_columns = _clips_by_columns(refs, names, rows_of, tokens, words_of, one_of)
     if by_columns is not None:
         return by_columns
     clips = []
@@ -430,12 +430,13 @@ _HYPOTHESIS = attrgetter("hypothesis")
 
 
 def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokens: dict[str, tuple[str, ...]],
-                      split: Callable[[str], tuple[str, ...]]) -> list[ClipInput] | None:
+                      words_of: Callable[[str], tuple[str, ...]], one_of: dict) -> list[ClipInput] | None:
     """``prepare_clips``'s clips where every model ran every clip, in the clips' order (a leaderboard's files,
     usually), else None.
 
     Then each model's hypotheses are one pass over its rows, each distinct text (``tokens``: text -> its
-    tokens, filled in) is split once, and each column is mapped to tokens in C: the clips the clip-by-clip
+    tokens, filled in) is split once (``words_of``, equal tuples made one by ``one_of``, as ``prepare_clips``'s
+    ``split`` does), and each column is mapped to tokens in C: the clips the clip-by-clip
     lookups build (the same models in the same order, the same token tuples: the normalizer's output does not
     depend on the order it is called in), without a dictionary lookup and a Python call per clip and model."""
     order = list(refs)
@@ -444,7 +445,8 @@ def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tok
     texts = [list(map(_HYPOTHESIS, rows.values())) for _, rows in rows_of]
     ref_texts = list(refs.values())
     new = [text for text in dict.fromkeys(chain(*texts, ref_texts)) if text not in tokens]
-    tokens.update(zip(new, map(split, new)))
+    words = list(map(words_of, new))
+    tokens.update(zip(new, map(one_of.setdefault, words, words)))
     columns = [list(map(tokens.__getitem__, column)) for column in texts]
     return [ClipInput(cid, ref, dict(zip(names, hyps)))
             for cid, ref, *hyps in zip(order, map(tokens.__getitem__, ref_texts), *columns)]
