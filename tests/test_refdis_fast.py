@@ -193,3 +193,42 @@ def test_the_compiled_proposals_are_the_canonical_proposals():
     assert long_groups > 10 and shifted > 100
     with pytest.raises(TypeError):
         fast.proposals([True], [0, 1], ["a"], ("a",), MAX_JOIN)
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_compiled_followers_are_the_reading_loops():
+    """Members read in order until more than ``allowed`` refuse: the followers, or None, as the Python loop
+    of ``candidates`` finds them with ``reading``."""
+    from asraudit.probes.refdis_cells import WINDOW
+
+    fast = refdis_cells._fast
+    rng = random.Random(15)
+    vocab = ["a", "b", "the", "cat", "é"]
+    outcomes = set()
+    for _ in range(5000):
+        ref = tuple(rng.choice(vocab) for _ in range(rng.randint(1, 12)))
+        start = rng.randint(0, len(ref))
+        end = rng.randint(start, len(ref))
+        audio = tuple(rng.choice(vocab) for _ in range(rng.randint(0 if end > start else 1, 3)))
+        truth = ref[:start] + audio + ref[end:]
+        members = [HypCells(ref, truth if rng.random() < 0.5 else tuple(rng.choice(vocab) for _ in range(len(ref))))
+                   for _ in range(rng.randint(1, 5))]
+        order = rng.sample(range(len(members)), len(members))
+        allowed = rng.randint(-1, len(members))
+        place = place_of(ref, (start, end, audio))
+        want, refused = [], 0
+        for i in order:
+            if reading(members[i], place) == "audio":
+                want.append(i)
+            else:
+                refused += 1
+                if refused > allowed:
+                    want = None
+                    break
+        got = fast.followers(ref, start, end, audio, [c.hyp for c in members], [c.bounds for c in members], order,
+                             allowed, WINDOW)
+        assert got == want
+        outcomes.add(None if want is None else len(want) > 0)
+    assert outcomes == {None, True, False}
+    with pytest.raises(IndexError):
+        fast.followers(("a",), 0, 2, (), [], [], [], 0, WINDOW)

@@ -14,6 +14,9 @@
  *   regions(diff) -> [(lo, hi), ...]: the maximal runs of true cells.
  *   proposals(diff, bounds, hyp, ref, max_join) -> the edits a panel member proposes (refdis_votes._proposals),
  *       each as its canonical key (refdis_votes.canonical): (start, end, audio words).
+ *   followers(ref, start, end, audio, hyps, bounds, order, allowed, window) -> the members that follow an edit
+ *       (reading "audio" over the edit and window reference tokens each side), read in order, or None once
+ *       more than allowed have not (refdis_votes.candidates' votes).
  *   texts(hyps, bounds, lo, hi) -> [" ".join(hyp[b[lo]:b[hi]]) for each hyp, b]: what the models wrote there.
  *   verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (below) of each, or
  *       "ineligible" where eligible is false.
@@ -321,56 +324,33 @@ keys_of(PyObject **items, Py_ssize_t n, unsigned long long *buffer, unsigned lon
     return 0;
 }
 
-/* items[0:n] == tuple, as Python compares tuples: 1, 0, or -1 with an exception set. */
+/* a[0:na] == b[0:nb], as Python compares tuples: 1, 0, or -1 with an exception set. */
 static int
-same_words(PyObject **items, Py_ssize_t n, PyObject *tuple)
+same_words(PyObject **a, Py_ssize_t na, PyObject **b, Py_ssize_t nb)
 {
-    if (PyTuple_GET_SIZE(tuple) != n)
+    if (na != nb)
         return 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int eq = PyObject_RichCompareBool(items[i], PyTuple_GET_ITEM(tuple, i), Py_EQ);
+    for (Py_ssize_t i = 0; i < na; i++) {
+        int eq = PyObject_RichCompareBool(a[i], b[i], Py_EQ);
         if (eq <= 0)
             return eq;
     }
     return 1;
 }
 
-/* reading_of of hyp[bounds[lo]:bounds[hi]] (a new reference to a verdict, or NULL with an exception set) */
+/* reading_of of words[0:n] at a place whose versions are rw[0:n_rw] (as written) and aw[0:n_aw] (edited),
+ * *apart their distance (computed and stored here when negative and needed): a new reference to the
+ * verdict, or NULL with an exception set. */
 static PyObject *
-read_one(PyObject *hyp, PyObject *bounds, Py_ssize_t lo, Py_ssize_t hi, PyObject *ref_words, PyObject *audio_words,
-         Py_ssize_t apart)
+read_words(PyObject **words, Py_ssize_t n, PyObject **rw, Py_ssize_t n_rw, PyObject **aw, Py_ssize_t n_aw,
+           Py_ssize_t *apart)
 {
-    if (!PyTuple_Check(hyp) || !PyList_Check(bounds) || !PyTuple_Check(ref_words) || !PyTuple_Check(audio_words)) {
-        PyErr_SetString(PyExc_TypeError, "reading takes a tuple hyp, a list of bounds and two tuples of words");
-        return NULL;
-    }
-    Py_ssize_t n_bounds = PyList_GET_SIZE(bounds);
-    if (lo < 0 || hi < lo || hi >= n_bounds) {
-        PyErr_SetString(PyExc_IndexError, "cells out of range");
-        return NULL;
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, lo));
-    if (start == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, hi));
-    if (end == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t n_hyp = PyTuple_GET_SIZE(hyp);
-    /* hyp[start:end] as a slice takes it: clamped, empty when reversed */
-    if (start < 0)
-        start = 0;
-    if (end > n_hyp)
-        end = n_hyp;
-    if (end < start)
-        end = start;
-    PyObject **words = &PyTuple_GET_ITEM(hyp, start);
-    Py_ssize_t n = end - start;
-    int eq = same_words(words, n, audio_words);
+    int eq = same_words(words, n, aw, n_aw);
     if (eq < 0)
         return NULL;
     if (eq)
         return Py_NewRef(s_audio);
-    eq = same_words(words, n, ref_words);
+    eq = same_words(words, n, rw, n_rw);
     if (eq < 0)
         return NULL;
     if (eq)
@@ -378,22 +358,21 @@ read_one(PyObject *hyp, PyObject *bounds, Py_ssize_t lo, Py_ssize_t hi, PyObject
     unsigned long long wb[SMALL], rb[SMALL], ab[SMALL];
     unsigned long long *wk = NULL, *rk = NULL, *ak = NULL;
     PyObject *out = NULL;
-    Py_ssize_t n_ref = PyTuple_GET_SIZE(ref_words), n_audio = PyTuple_GET_SIZE(audio_words);
     if (keys_of(words, n, wb, &wk) < 0)
         goto done;
-    if (keys_of(&PyTuple_GET_ITEM(ref_words, 0), n_ref, rb, &rk) < 0)
+    if (keys_of(rw, n_rw, rb, &rk) < 0)
         goto done;
-    if (keys_of(&PyTuple_GET_ITEM(audio_words, 0), n_audio, ab, &ak) < 0)
+    if (keys_of(aw, n_aw, ab, &ak) < 0)
         goto done;
-    Py_ssize_t to_ref = key_distance(wk, n, rk, n_ref);
-    Py_ssize_t to_audio = key_distance(wk, n, ak, n_audio);
-    if (apart < 0)
-        apart = key_distance(rk, n_ref, ak, n_audio);
-    if (to_ref < 0 || to_audio < 0 || apart < 0)
+    Py_ssize_t to_ref = key_distance(wk, n, rk, n_rw);
+    Py_ssize_t to_audio = key_distance(wk, n, ak, n_aw);
+    if (*apart < 0)
+        *apart = key_distance(rk, n_rw, ak, n_aw);
+    if (to_ref < 0 || to_audio < 0 || *apart < 0)
         goto done;
-    if (to_ref == to_audio + apart)
+    if (to_ref == to_audio + *apart)
         out = Py_NewRef(s_audio);
-    else if (to_audio == to_ref + apart)
+    else if (to_audio == to_ref + *apart)
         out = Py_NewRef(s_ref);
     else
         out = Py_NewRef(s_other);
@@ -404,6 +383,132 @@ done:
         PyMem_Free(rk);
     if (ak != NULL && ak != ab)
         PyMem_Free(ak);
+    return out;
+}
+
+/* The words hyp[bounds[lo]:bounds[hi]] as *words, *n (borrowed from the tuple); -1 with an exception set. */
+static int
+cell_words(PyObject *hyp, PyObject *bounds, Py_ssize_t lo, Py_ssize_t hi, PyObject ***words, Py_ssize_t *n)
+{
+    if (!PyTuple_Check(hyp) || !PyList_Check(bounds)) {
+        PyErr_SetString(PyExc_TypeError, "a hypothesis is a tuple of words and its bounds a list");
+        return -1;
+    }
+    if (lo < 0 || hi < lo || hi >= PyList_GET_SIZE(bounds)) {
+        PyErr_SetString(PyExc_IndexError, "cells out of range");
+        return -1;
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, lo));
+    if (start == -1 && PyErr_Occurred())
+        return -1;
+    Py_ssize_t end = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, hi));
+    if (end == -1 && PyErr_Occurred())
+        return -1;
+    Py_ssize_t n_hyp = PyTuple_GET_SIZE(hyp);
+    /* hyp[start:end] as a slice takes it: clamped, empty when reversed */
+    if (start < 0)
+        start = 0;
+    if (end > n_hyp)
+        end = n_hyp;
+    if (end < start)
+        end = start;
+    *words = &PyTuple_GET_ITEM(hyp, start);
+    *n = end - start;
+    return 0;
+}
+
+/* reading_of of hyp[bounds[lo]:bounds[hi]] (a new reference to a verdict, or NULL with an exception set) */
+static PyObject *
+read_one(PyObject *hyp, PyObject *bounds, Py_ssize_t lo, Py_ssize_t hi, PyObject *ref_words, PyObject *audio_words,
+         Py_ssize_t apart)
+{
+    if (!PyTuple_Check(ref_words) || !PyTuple_Check(audio_words)) {
+        PyErr_SetString(PyExc_TypeError, "reading takes a tuple hyp, a list of bounds and two tuples of words");
+        return NULL;
+    }
+    PyObject **words;
+    Py_ssize_t n;
+    if (cell_words(hyp, bounds, lo, hi, &words, &n) < 0)
+        return NULL;
+    return read_words(words, n, &PyTuple_GET_ITEM(ref_words, 0), PyTuple_GET_SIZE(ref_words),
+                      &PyTuple_GET_ITEM(audio_words, 0), PyTuple_GET_SIZE(audio_words), &apart);
+}
+
+/* followers(ref, start, end, audio, hyps, bounds, order, allowed, window) -> the members (indices into hyps and
+ * bounds) that follow the edit (start, end, audio), read in ``order``, or None once more than ``allowed`` have
+ * not: refdis_votes.candidates' reading loop over the window of ``window`` reference tokens each side. */
+static PyObject *
+followers(PyObject *self, PyObject *args)
+{
+    PyObject *ref, *audio, *hyps, *bounds, *order;
+    Py_ssize_t start, end, allowed, window;
+    if (!PyArg_ParseTuple(args, "O!nnO!O!O!O!nn:followers", &PyTuple_Type, &ref, &start, &end, &PyTuple_Type, &audio,
+                          &PyList_Type, &hyps, &PyList_Type, &bounds, &PyList_Type, &order, &allowed, &window))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(ref), n_audio = PyTuple_GET_SIZE(audio);
+    if (start < 0 || end < start || end > n || window < 0) {
+        PyErr_SetString(PyExc_IndexError, "the edit is not within the reference");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(bounds) != PyList_GET_SIZE(hyps)) {
+        PyErr_SetString(PyExc_ValueError, "hyps and bounds differ in length");
+        return NULL;
+    }
+    Py_ssize_t ws = start - window > 0 ? start - window : 0, we = end + window < n ? end + window : n;
+    Py_ssize_t lo = ws == 0 ? 0 : 2 * ws + 1, hi = we == n ? 2 * n + 1 : 2 * we;
+    PyObject **rw = &PyTuple_GET_ITEM(ref, ws);
+    Py_ssize_t n_rw = we - ws, n_aw = (start - ws) + n_audio + (we - end);
+    PyObject *small[SMALL];
+    PyObject **aw = small;
+    if (n_aw > SMALL) {
+        aw = PyMem_New(PyObject *, n_aw);
+        if (aw == NULL)
+            return PyErr_NoMemory();
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = ws; i < start; i++)
+        aw[k++] = PyTuple_GET_ITEM(ref, i);
+    for (Py_ssize_t i = 0; i < n_audio; i++)
+        aw[k++] = PyTuple_GET_ITEM(audio, i);
+    for (Py_ssize_t i = end; i < we; i++)
+        aw[k++] = PyTuple_GET_ITEM(ref, i);
+    PyObject *out = PyList_New(0);
+    Py_ssize_t apart = -1, refused = 0;
+    if (out == NULL)
+        goto done;
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(order); j++) {
+        Py_ssize_t m = PyLong_AsSsize_t(PyList_GET_ITEM(order, j));
+        if (m == -1 && PyErr_Occurred())
+            goto fail;
+        if (m < 0 || m >= PyList_GET_SIZE(hyps)) {
+            PyErr_SetString(PyExc_IndexError, "a member out of range");
+            goto fail;
+        }
+        PyObject **words;
+        Py_ssize_t n_words;
+        if (cell_words(PyList_GET_ITEM(hyps, m), PyList_GET_ITEM(bounds, m), lo, hi, &words, &n_words) < 0)
+            goto fail;
+        PyObject *v = read_words(words, n_words, rw, n_rw, aw, n_aw, &apart);
+        if (v == NULL)
+            goto fail;
+        int follows = v == s_audio;
+        Py_DECREF(v);
+        if (follows) {
+            if (PyList_Append(out, PyList_GET_ITEM(order, j)) < 0)
+                goto fail;
+        }
+        else if (++refused > allowed) {
+            Py_DECREF(out);
+            out = Py_NewRef(Py_None);
+            goto done;
+        }
+    }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
+    if (aw != small)
+        PyMem_Free(aw);
     return out;
 }
 
@@ -694,6 +799,8 @@ static PyMethodDef methods[] = {
     {"verdicts", verdicts, METH_VARARGS,
      "verdicts(hyps, bounds, eligible, lo, hi, ref_words, audio_words, apart) -> reading (or \"ineligible\") of each."},
     {"texts", texts, METH_VARARGS, "texts(hyps, bounds, lo, hi) -> each hypothesis's words in cells lo..hi, joined."},
+    {"followers", followers, METH_VARARGS,
+     "followers(ref, start, end, audio, hyps, bounds, order, allowed, window) -> the members following an edit."},
     {"proposals", proposals, METH_VARARGS,
      "proposals(diff, bounds, hyp, ref, max_join) -> refdis_votes._proposals of the cells as canonical keys."},
     {"distance", distance, METH_VARARGS, "distance(a, b) -> rapidfuzz's Levenshtein.distance of two word tuples."},

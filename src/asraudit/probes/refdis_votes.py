@@ -18,7 +18,6 @@ from asraudit.probes.refdis_cells import (
     Place,
     char_distance,
     compiled_cells,
-    compiled_reading,
     interior_cells,
     place_of,
     reading_of,
@@ -69,7 +68,6 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
     member's own error), and the members that did not propose it are read first, as the likeliest
     to refuse it.  What ``select`` takes from the rest is unchanged: it never takes one below ``min_votes``."""
     n = len(ref)
-    read = compiled_reading()
     words_of = {}  # member -> (hypothesis, cell bounds): its words in cells lo..hi are hyp[bounds[lo]:bounds[hi]]
     proposers: dict[EditKey, set[str]] = {}
     fast = compiled_cells()
@@ -86,6 +84,10 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
             proposers.setdefault(key, set()).add(m)
     # the reading order of a proposal of one member (most are): the others first, as the likeliest to refuse it
     others_first = {m: [x for x in members if x != m] + [m] for m in members}
+    if fast is not None:  # compiled: members as their places in these lists
+        at = {m: i for i, m in enumerate(members)}
+        hyps_at, bounds_at = [words_of[m][0] for m in members], [words_of[m][1] for m in members]
+        others_first_at = {m: [at[x] for x in order] for m, order in others_first.items()}
     allowed = len(members) - min_votes  # non-followers a proposal can have and still reach min_votes
     include_middle, min_run_len = params.include_middle, params.min_run_len
     out: dict[EditKey, Candidate] = {}
@@ -102,32 +104,31 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
             continue
         if size < min_run_len:
             continue
-        # The place (the edited version of the reference around the edit and its distance) is built on the
-        # first reading that needs it: a member whose words over the window are the reference's refuses the
-        # edit without it (``reading_of`` reads those words as "ref" once they are not the edited version,
-        # which they are not when the edit changes the reference), and most proposals are refused so.
-        ws, we = max(0, start - WINDOW), min(n, end + WINDOW)
-        w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
+        # The votes.  In Python the place (the edited version of the reference around the edit and its distance)
+        # is built on the first reading that needs it: a member whose words over the window are the reference's
+        # refuses the edit without it (``reading_of`` reads those words as "ref" once they are not the edited
+        # version, which they are not when the edit changes the reference), and most proposals are refused so.
         place = None
-        voters = set()
-        refusals_left = allowed
-        if len(props) == 1:
-            for m in props:
-                order = others_first[m]
+        if fast is not None:  # compiled: the same readings in the same order, stopping at the same refusal
+            if len(props) == 1:
+                for m in props:
+                    order_at = others_first_at[m]
+            else:
+                order_at = [at[m] for m in members if m not in props] + [at[m] for m in members if m in props]
+            got = fast.followers(ref_words, start, end, audio, hyps_at, bounds_at, order_at, allowed, WINDOW)
+            if got is None or len(got) < min_votes:
+                continue
+            voters = {members[i] for i in got}
         else:
-            order = [m for m in members if m not in props] + [m for m in members if m in props]
-        if read is not None:  # compiled: each reading from the cells, the versions' distance computed there
-            as_written = tuple(ref[ws:we])
-            edited = tuple(ref[ws:start]) + tuple(audio) + tuple(ref[end:we])  # place_of's audio_words
-            for m in order:
-                hyp, bounds = words_of[m]
-                if read(hyp, bounds, w_lo, w_hi, as_written, edited, -1) == "audio":
-                    voters.add(m)
-                    continue
-                refusals_left -= 1
-                if refusals_left < 0:
-                    break
-        else:
+            ws, we = max(0, start - WINDOW), min(n, end + WINDOW)
+            w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
+            voters = set()
+            refusals_left = allowed
+            if len(props) == 1:
+                for m in props:
+                    order = others_first[m]
+            else:
+                order = [m for m in members if m not in props] + [m for m in members if m in props]
             as_written = tuple(ref[ws:we]) if tuple(ref[start:end]) != audio else None
             for m in order:
                 words = cells[m].text(w_lo, w_hi)
@@ -140,8 +141,8 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
                 refusals_left -= 1
                 if refusals_left < 0:
                     break
-        if len(voters) < min_votes or refusals_left < 0:
-            continue
+            if len(voters) < min_votes or refusals_left < 0:
+                continue
         # The character distance last: a filter like the votes (the candidates are those passing both), read
         # for the few proposals enough members follow rather than for every proposal.
         cer = None
