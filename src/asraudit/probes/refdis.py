@@ -375,8 +375,8 @@ def mine(
     for clip in clips:
         n += 1
         refs[clip.clip_id] = clip.ref
-        for m in clip.hyps:
-            seen_models.setdefault(m, None)
+        if scored is None:  # the models, in order of first appearance (a model per clip and model, in C)
+            seen_models.update(dict.fromkeys(clip.hyps))
         result = mine_clip(clip, panel, params, scored)
         status[result.status] += 1
         edits.extend(result.edits)
