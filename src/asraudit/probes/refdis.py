@@ -222,11 +222,11 @@ def mine_clip(
     slot_of = dict(zip(names, slots))
     # Each scored model's place in ``uniq`` and the panel it is judged against (None: the whole panel; a panel
     # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
-    judged = [(m, slot_of[m], m if (params.leave_one_out and m in member_set) else None)
-              for m in (scored if scored is not None else names) if m in slot_of]
-    judged_names = [m for m, _, _ in judged]
-    judged_slots = [k for _, k, _ in judged]
-    judges = {by for _, _, by in judged}
+    judged_names = [m for m in (scored if scored is not None else names) if m in slot_of]
+    judged_slots = list(map(slot_of.__getitem__, judged_names))
+    judged_by = [m if m in member_set else None for m in judged_names] if params.leave_one_out else \
+        [None] * len(judged_names)
+    judges = set(judged_by)
     eligible = [mc.hits >= need for mc in uniq]
     fast = compiled_cells()
     if fast is not None:  # compiled: each edit's texts and verdicts of every cells object in one call each
@@ -239,10 +239,10 @@ def mine_clip(
         ref_span = ref[start:end]
         edit = Edit(
             clip.clip_id, c.kind, c.position, start, end, " ".join(ref_span), " ".join(audio),
-            len(c.voters), len(members), threshold, tuple(m for m in members if m in c.voters),
+            len(c.voters), len(members), threshold, tuple(filter(c.voters.__contains__, members)),
             None if c.cer is None else round(c.cer, 3),
             in_full_panel=None in labels,
-            loo_for=tuple(m for m in members if m in labels),
+            loo_for=tuple(filter(labels.__contains__, members)),
         )
         # ``text_at(mc, key)`` is the words in cells 2 * start .. 2 * end (an insertion's gap, or the span with
         # the gaps on both sides): the slice read here directly, once per edit and cells object
@@ -257,7 +257,7 @@ def mine_clip(
         if judges <= labels:  # every scored model judged by a panel that mined the edit: most edits
             names_here, slots_here = judged_names, judged_slots
         else:
-            here = [(m, k) for m, k, by in judged if by in labels]
+            here = [(m, k) for m, k, by in zip(judged_names, judged_slots, judged_by) if by in labels]
             names_here, slots_here = [m for m, _ in here], [k for _, k in here]
         if fast is not None:  # every cells object's verdict (a reading is pure: those no model here needs too)
             read_all = fast.verdicts(uniq_hyps, uniq_bounds, eligible, place.lo, place.hi, place.ref_words,
