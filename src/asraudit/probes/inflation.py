@@ -17,6 +17,8 @@ clips:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -82,9 +84,9 @@ def wer_cost(
     errors = word_errors if counts is clip_counts else (lambda r, h: counts(r, h).errors)
     echoed: dict[str, dict[str, list[Edit]]] = {}  # model -> clip -> the edits it echoed there
     for e in edits:
-        for m, v in e.verdicts.items():
-            if v == "ref":
-                echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
+        verdicts = e.verdicts
+        for m in compress(verdicts, map(eq, verdicts.values(), repeat("ref"))):  # verdict "ref", found in C
+            echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
     # Clip by clip (each clip's words stay in the cache while every model is counted on them), each distinct
     # hypothesis counted once against the reference and the corrected one: models writing the same words on a
     # clip (a third or more of a leaderboard's hypotheses) have the same counts.

@@ -193,6 +193,11 @@ def select(cands: dict[EditKey, Candidate], panel: set[str], threshold: int) -> 
 
     Greedy: most followers first, then the longer edit, then left to right.
     """
+    if len(cands) == 1:  # one candidate (most clips that have any): nothing to order, nothing to conflict with
+        for key, c in cands.items():
+            if len(c.voters & panel) >= threshold and not c.proposers.isdisjoint(panel):
+                return [key]
+        return []
     passing = []
     for key, c in cands.items():
         votes = len(c.voters & panel)
