@@ -444,7 +444,9 @@ def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tok
         return None
     texts = [list(map(_HYPOTHESIS, rows.values())) for _, rows in rows_of]
     ref_texts = list(refs.values())
-    new = [text for text in dict.fromkeys(chain(*texts, ref_texts)) if text not in tokens]
+    new = list(dict.fromkeys(chain(*texts, ref_texts)))
+    if tokens:  # texts split before (prepare_clips calls this first, with none)
+        new = [text for text in new if text not in tokens]
     words = list(map(words_of, new))
     tokens.update(zip(new, map(one_of.setdefault, words, words)))
     columns = [list(map(tokens.__getitem__, column)) for column in texts]
