@@ -201,14 +201,15 @@ def mine_clip(
         return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
     # label None = the whole panel; a member's name = the panel without it (one member fewer: one threshold).
     threshold = params.threshold(len(members))
-    member_set = set(members)
-    panels: list[tuple[str | None, set[str], int]] = [(None, member_set, threshold)]
-    if params.leave_one_out and len(members) - 1 >= params.min_panel:
-        loo_threshold = params.threshold(len(members) - 1)
-        panels += [(m, member_set - {m}, loo_threshold) for m in members]
-    cands = candidates(ref, panel_cells, members, params, min_votes=min(t for _, _, t in panels))
+    loo = params.leave_one_out and len(members) - 1 >= params.min_panel
+    loo_threshold = params.threshold(len(members) - 1) if loo else threshold
+    cands = candidates(ref, panel_cells, members, params, min_votes=min(threshold, loo_threshold))
     chosen: dict[EditKey, set[str | None]] = {}
-    if cands:  # no panel selects from none
+    member_set = set(members)
+    if cands:  # no panel selects from none; the panels' sets are made only here
+        panels: list[tuple[str | None, set[str], int]] = [(None, member_set, threshold)]
+        if loo:
+            panels += [(m, member_set - {m}, loo_threshold) for m in members]
         for label, group, at_least in panels:
             for key in select(cands, group, at_least):
                 chosen.setdefault(key, set()).add(label)
