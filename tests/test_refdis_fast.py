@@ -232,3 +232,34 @@ def test_the_compiled_followers_are_the_reading_loops():
     assert outcomes == {None, True, False}
     with pytest.raises(IndexError):
         fast.followers(("a",), 0, 2, (), [], [], [], 0, WINDOW)
+
+
+@pytest.mark.skipif(not refdis_cells.COMPILED, reason="asraudit.probes._refdis_fast is not built")
+def test_the_layout_of_the_editops_is_the_layout_of_the_opcodes(monkeypatch):
+    """rapidfuzz's opcodes are its editops' ``as_opcodes()``: laid out from either, the same hits, bounds and
+    cells; cells made by the compiled path answer the Python code too (the opcodes made when it asks)."""
+    from rapidfuzz.distance import Levenshtein
+
+    fast = refdis_cells._fast
+    rng = random.Random(16)
+    made = []
+    for _ in range(20000):
+        vocab = ["a", "b", "c", "dd", "é"][:rng.randint(1, 5)]
+        ref = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 15)))
+        hyp = tuple(rng.choice(vocab) for _ in range(rng.randint(0, 18)))
+        ops, edits = Levenshtein.opcodes(ref, hyp).as_list(), Levenshtein.editops(ref, hyp).as_list()
+        laid = fast.layout(ops, len(hyp))
+        assert fast.layout_edits(edits, len(ref), len(hyp)) == laid
+        assert fast.diff_edits(edits, laid[1]) == fast.diff(ops, laid[1])
+        if len(made) < 500:
+            made.append((ref, hyp, HypCells(ref, hyp)))
+    monkeypatch.setattr(refdis_cells, "_fast", None)  # the same cells objects, now read by the Python code
+    for ref, hyp, cells in made:
+        plain = HypCells(ref, hyp)
+        assert (cells.bounds, cells.hits, cells.diff, cells.regions()) == \
+            (plain.bounds, plain.hits, plain.diff, plain.regions())
+        assert cells._opcodes() == plain._opcodes()
+    for edits, n_ref, n_hyp in (([("replace", 0, 0)], 0, 1), ([("insert", 0, 1)], 1, 1), ([("delete", 1, 0)], 1, 1),
+                                ([("equal", 0, 0)], 1, 1), ([("replace", 0, 0, 0)], 1, 1), ([], 2, 1)):
+        with pytest.raises((ValueError, TypeError)):
+            fast.layout_edits(edits, n_ref, n_hyp)

@@ -134,6 +134,157 @@ fail:
     return NULL;
 }
 
+/* One editop (tag, src_pos, dest_pos) into *kind ('r'eplace, 'i'nsert, 'd'elete), *src, *dest; -1 on error. */
+static int
+read_edit(PyObject *item, char *kind, Py_ssize_t *src, Py_ssize_t *dest)
+{
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3) {
+        PyErr_SetString(PyExc_TypeError, "an editop is a 3-tuple (tag, src_pos, dest_pos)");
+        return -1;
+    }
+    PyObject *tag = PyTuple_GET_ITEM(item, 0);
+    if (!PyUnicode_Check(tag)) {
+        PyErr_SetString(PyExc_TypeError, "an editop's tag is a str");
+        return -1;
+    }
+    if (PyUnicode_CompareWithASCIIString(tag, "replace") == 0)
+        *kind = 'r';
+    else if (PyUnicode_CompareWithASCIIString(tag, "insert") == 0)
+        *kind = 'i';
+    else if (PyUnicode_CompareWithASCIIString(tag, "delete") == 0)
+        *kind = 'd';
+    else {
+        PyErr_SetString(PyExc_ValueError, "an editop's tag is replace, insert or delete");
+        return -1;
+    }
+    *src = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 1));
+    if (*src == -1 && PyErr_Occurred())
+        return -1;
+    *dest = PyLong_AsSsize_t(PyTuple_GET_ITEM(item, 2));
+    if (*dest == -1 && PyErr_Occurred())
+        return -1;
+    return 0;
+}
+
+/* layout_edits(editops, n_ref, n_hyp) -> (hits, bounds): ``layout`` of the opcodes these editops make
+ * (rapidfuzz's Levenshtein.opcodes is its editops' as_opcodes(): the stretches between editops equal, runs of
+ * one kind merged), read from the editops themselves: a token between editops and a replaced token get one
+ * word each, a deleted token none, an inserted word falls in the gap before the token it precedes. */
+static PyObject *
+layout_edits(PyObject *self, PyObject *args)
+{
+    PyObject *edits;
+    Py_ssize_t n_ref, n_hyp;
+    if (!PyArg_ParseTuple(args, "O!nn:layout_edits", &PyList_Type, &edits, &n_ref, &n_hyp))
+        return NULL;
+    if (n_ref < 0 || n_hyp < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative lengths");
+        return NULL;
+    }
+    PyObject *bounds = PyList_New(2 * n_ref + 2);
+    if (bounds == NULL)
+        return NULL;
+    Py_ssize_t i = 0, j = 0, hits = 0, c = 0, n_edits = PyList_GET_SIZE(edits);
+#define PUT(v)                                                                                                        \
+    do {                                                                                                              \
+        PyObject *x_ = PyLong_FromSsize_t(v);                                                                         \
+        if (x_ == NULL)                                                                                               \
+            goto fail;                                                                                                \
+        PyList_SET_ITEM(bounds, c++, x_);                                                                             \
+    } while (0)
+    PUT(0);
+    for (Py_ssize_t k = 0; k <= n_edits; k++) {
+        char kind = 0;
+        Py_ssize_t src = n_ref, dest = n_hyp;
+        if (k < n_edits && read_edit(PyList_GET_ITEM(edits, k), &kind, &src, &dest) < 0)
+            goto fail;
+        /* the equal stretch before it: as many tokens as words, or the editops do not describe these lengths */
+        if (src < i || dest < j || src - i != dest - j || src > n_ref || dest > n_hyp) {
+            PyErr_SetString(PyExc_ValueError, "the editops do not fit the reference and hypothesis");
+            goto fail;
+        }
+        hits += src - i;
+        for (; i < src; i++, j++) {
+            PUT(j);
+            PUT(j + 1);
+        }
+        if (kind == 'r' || kind == 'd') {
+            if (i >= n_ref || (kind == 'r' && j >= n_hyp)) {
+                PyErr_SetString(PyExc_ValueError, "the editops do not fit the reference and hypothesis");
+                goto fail;
+            }
+            PUT(j);
+            PUT(kind == 'r' ? j + 1 : j);
+            i++;
+            if (kind == 'r')
+                j++;
+        }
+        else if (kind == 'i') {
+            if (j >= n_hyp) {
+                PyErr_SetString(PyExc_ValueError, "the editops do not fit the reference and hypothesis");
+                goto fail;
+            }
+            j++;
+        }
+    }
+    PUT(n_hyp);
+#undef PUT
+    return Py_BuildValue("(nN)", hits, bounds);
+fail:
+    /* the list's unset items are NULL, which its deallocation skips */
+    Py_DECREF(bounds);
+    return NULL;
+}
+
+/* diff_edits(editops, bounds) -> ``diff`` of the cells: a gap holding words, a token replaced or deleted. */
+static PyObject *
+diff_edits(PyObject *self, PyObject *args)
+{
+    PyObject *edits, *bounds;
+    if (!PyArg_ParseTuple(args, "O!O!:diff_edits", &PyList_Type, &edits, &PyList_Type, &bounds))
+        return NULL;
+    Py_ssize_t n_cells = PyList_GET_SIZE(bounds) - 1;
+    if (n_cells < 1 || n_cells % 2 == 0) {
+        PyErr_SetString(PyExc_ValueError, "bounds is not a layout's (2n+2 entries)");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n_cells);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t c = 0; c < n_cells; c++) {
+        int value = 0;
+        if (c % 2 == 0) {
+            Py_ssize_t lo = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, c));
+            if (lo == -1 && PyErr_Occurred())
+                goto fail;
+            Py_ssize_t hi = PyLong_AsSsize_t(PyList_GET_ITEM(bounds, c + 1));
+            if (hi == -1 && PyErr_Occurred())
+                goto fail;
+            value = lo < hi;
+        }
+        PyList_SET_ITEM(out, c, Py_NewRef(value ? Py_True : Py_False));
+    }
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(edits); k++) {
+        char kind;
+        Py_ssize_t src, dest;
+        if (read_edit(PyList_GET_ITEM(edits, k), &kind, &src, &dest) < 0)
+            goto fail;
+        if (kind == 'i')
+            continue;
+        if (src < 0 || 2 * src + 1 >= n_cells) {
+            PyErr_SetString(PyExc_ValueError, "an editop reaches past the reference");
+            goto fail;
+        }
+        PyObject *old = PyList_GET_ITEM(out, 2 * src + 1);
+        PyList_SET_ITEM(out, 2 * src + 1, Py_NewRef(Py_True));
+        Py_DECREF(old);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyObject *
 diff(PyObject *self, PyObject *args)
 {
@@ -792,6 +943,9 @@ fail:
 
 static PyMethodDef methods[] = {
     {"layout", layout, METH_VARARGS, "layout(ops, n_hyp) -> (hits, bounds): HypCells' hits and cell bounds."},
+    {"layout_edits", layout_edits, METH_VARARGS,
+     "layout_edits(editops, n_ref, n_hyp) -> (hits, bounds): layout of the opcodes these editops make."},
+    {"diff_edits", diff_edits, METH_VARARGS, "diff_edits(editops, bounds) -> diff of the cells."},
     {"diff", diff, METH_VARARGS, "diff(ops, bounds) -> per cell, whether the hypothesis differs there."},
     {"regions", regions, METH_O, "regions(diff) -> maximal runs of differing cells, as (lo, hi)."},
     {"reading", reading, METH_VARARGS,

@@ -31,7 +31,7 @@ class HypCells:
     model on a clip is read from here.
     """
 
-    __slots__ = ("hyp", "hits", "_n", "_ops", "_bounds", "_diff")
+    __slots__ = ("hyp", "hits", "_n", "_ref", "_ops", "_edits", "_bounds", "_diff")
 
     def __init__(self, ref: Sequence[str], hyp: Sequence[str]):
         n = len(ref)
@@ -40,17 +40,24 @@ class HypCells:
         ref = tuple(ref)
         self._bounds: list[int] | None = None
         self._diff: list[bool] | None = None
+        self._edits: list | None = None
         if hyp == ref:  # the aligner's answer for equal sequences (one equal block), without asking it
             self._ops = [("equal", 0, n, 0, n)] if n else []
             self.hits = n
+            return
+        if _fast is not None:
+            # Compiled: the aligner's editops (rapidfuzz's opcodes are their ``as_opcodes()``, so they are the same
+            # alignment, without the opcodes built) laid out in one pass, hits and bounds (wanted for nearly every
+            # cells); the opcodes are made only if the Python code asks for them (``_opcodes``).
+            self._ref = ref
+            self._ops = None
+            self._edits = edits = Levenshtein.editops(ref, hyp).as_list()
+            self.hits, self._bounds = _fast.layout_edits(edits, n, len(hyp))
             return
         # The aligner's opcodes, kept as they come: a miner builds cells for every model on every clip but
         # reads most of them only for their hits, and their words only on clips where the panel chose an
         # edit, so the cell bounds are built on first use (``bounds``).
         self._ops = ops = Levenshtein.opcodes(ref, hyp).as_list()
-        if _fast is not None:  # hits and bounds in one compiled pass (bounds are wanted for nearly every cells)
-            self.hits, self._bounds = _fast.layout(ops, len(hyp))
-            return
         hits = 0
         for tag, i1, i2, _, _ in ops:
             if tag == "equal":
@@ -64,7 +71,7 @@ class HypCells:
         An unequal replace block is split as ``text.align.align`` splits it: its first min(a, b) tokens get one
         hypothesis word each, further tokens none (deleted), further words fall in the gap after it."""
         if self._bounds is None and _fast is not None:
-            self._bounds = _fast.layout(self._ops, len(self.hyp))[1]
+            self._bounds = _fast.layout(self._opcodes(), len(self.hyp))[1]
         if self._bounds is None:
             # Token i's bounds s_i, e_i come in order, opcode after opcode: a block's first k tokens read one
             # word each from hypothesis position j1 on (j1, j1+1, j1+1, j1+2, ..., j1+k: the ladder's slice
@@ -73,7 +80,7 @@ class HypCells:
             ladder = _ladder(j_end)
             bounds = [0]
             extend = bounds.extend
-            for _, i1, i2, j1, j2 in self._ops:
+            for _, i1, i2, j1, j2 in self._opcodes():
                 a, b = i2 - i1, j2 - j1
                 # the first min(a, b) tokens get one hypothesis word each (none for a deletion, an insertion),
                 # the further a - b (where a > b) none; written out, not min(): this runs for every opcode
@@ -94,16 +101,23 @@ class HypCells:
 
         Built on first use: the miner reads it for panel members only (their votes)."""
         if self._diff is None and _fast is not None:
-            self._diff = _fast.diff(self._ops, self.bounds)
+            self._diff = _fast.diff_edits(self._edits, self.bounds) if self._edits is not None else \
+                _fast.diff(self._opcodes(), self.bounds)
         if self._diff is None:
             b = self.bounds
             diff = [True] * (len(b) - 1)
             diff[0::2] = [lo < hi for lo, hi in zip(b[0::2], b[1::2])]
-            for tag, i1, i2, _, _ in self._ops:
+            for tag, i1, i2, _, _ in self._opcodes():
                 if tag == "equal":
                     diff[2 * i1 + 1:2 * i2 + 1:2] = [False] * (i2 - i1)
             self._diff = diff
         return self._diff
+
+    def _opcodes(self) -> list:
+        """The aligner's opcodes (made from the reference where the compiled path kept only its editops)."""
+        if self._ops is None:
+            self._ops = Levenshtein.opcodes(self._ref, self.hyp).as_list()
+        return self._ops
 
     def text(self, lo: int, hi: int) -> tuple[str, ...]:
         """Hypothesis words in cells ``lo`` .. ``hi - 1``."""
