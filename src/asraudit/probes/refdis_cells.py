@@ -264,12 +264,6 @@ def compiled_cells():
     return _fast
 
 
-def compiled_reading():
-    """The compiled ``reading`` of words in cells (``_refdis_fast.reading``: hyp, bounds, lo, hi, the two
-    versions as tuples and their distance, -1 to have it computed), or None where the module is not built."""
-    return _fast.reading if _fast is not None else None
-
-
 def reading_of(words: tuple[str, ...], place: Place) -> str:
     """``reading`` of the words a hypothesis wrote at ``place`` (models writing the same words read the same).
 
