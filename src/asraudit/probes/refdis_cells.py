@@ -259,8 +259,8 @@ def reading(cells: HypCells, place: Place) -> str:
 
 
 def compiled_cells():
-    """The compiled module (``texts``, ``verdicts`` and ``reading`` of words in cells), or None where it is not
-    built (or switched off: tests set ``_fast`` to None to run the Python path)."""
+    """The compiled module (``_refdis_fast``: proposals, followers, texts, verdicts and readings of words in
+    cells), or None where it is not built (or switched off: tests set ``_fast`` to None for the Python path)."""
     return _fast
 
 
