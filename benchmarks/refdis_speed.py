@@ -52,6 +52,7 @@ from asraudit.data.predictions import load_predictions
 from asraudit.metrics.model_wer import NormalizedCache
 from asraudit.probes.refdis import MinerParams, prepare_clips
 from asraudit.probes.refdis_compat import HumeParams
+from asraudit.probes.refdis_cells import COMPILED as CELLS_COMPILED
 from asraudit.probes.refdis_compat_run import run_hume
 from asraudit.probes.refdis_probe import measure_refdis
 from asraudit.text.normalize import get_normalizer
@@ -191,6 +192,8 @@ def _run(args, tmp: Path) -> int:
     n_models = write_replicas(args.preds, args.clips, folder)
     print(f"{args.clips} clips x {n_models} models = {args.clips * n_models:,} clip-model pairs "
           f"(panel {len(PANEL)}, majority {MAJORITY}, interior edits on), files in {folder}")
+    print("full miner's cell layout and readings: " + ("compiled (asraudit.probes._refdis_fast)" if CELLS_COMPILED
+                                                       else "Python (asraudit.probes._refdis_fast is not built)"))
     asraudit = [sys.executable, "-m", "asraudit", "refdis", "--preds", str(folder), "--panel", ",".join(PANEL),
                 "--majority", str(MAJORITY), "--include-middle"]
     compat_json, full_json = tmp / "compat.json", tmp / "full.json"

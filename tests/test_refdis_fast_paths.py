@@ -150,6 +150,29 @@ def test_resample_sums_by_matrix_product_are_exact_at_the_limit(monkeypatch):
         assert np.array_equal(sums[c], exact.astype(np.float64)) and np.all(np.abs(exact) < 2**53)
 
 
+@pytest.mark.parametrize("margin", [-1, 0])
+def test_resample_sums_in_float32_are_exact_below_two_to_the_24(monkeypatch, margin):
+    """Where every column's largest magnitude times the units is below 2**24 the product runs in float32 (whole
+    numbers below 2**24 are exact there in any order); at the bound it stays float64.  Exact either way."""
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
+    n_units = 256
+    top = 2**24 // n_units + margin  # the largest magnitude: top * n_units is 2**24 - 256 or 2**24
+    rng = np.random.default_rng(9)
+    columns = [rng.integers(top - 50, top + 1, n_units).astype(np.float64),
+               -rng.integers(0, top + 1, n_units).astype(np.float64),
+               rng.integers(0, 3, n_units).astype(np.float64)]
+    columns[0][0], columns[1][0] = top, -top
+    shared = stats._SharedColumns(columns, n_units)
+    assert shared.matrix.dtype == (np.float32 if margin < 0 else np.float64)
+    idx = np.zeros((40, n_units), np.intp)  # a resample drawing one unit every time: the largest sums
+    idx[1:] = rng.integers(0, n_units, size=(39, n_units))
+    sums = shared.sums(idx, {})
+    for c, col in enumerate(columns):
+        exact = col.astype(np.int64)[idx].sum(axis=1)
+        assert sums[c].dtype == np.float64 and np.array_equal(sums[c], exact.astype(np.float64))
+    assert abs(sums[0][0]) == top * n_units
+
+
 # ------------------------------------------------------------ cells read where asked
 
 

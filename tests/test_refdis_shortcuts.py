@@ -97,6 +97,14 @@ def _plain_cells(clip, made):
     return {m: made[m] if m in made else HypCells(clip.ref, h) for m, h in clip.hyps.items()}
 
 
+def _plain_clip_cells(clip, made):
+    """``refdis._clip_cells`` without sharing: a cells object of its own for every model."""
+    from asraudit.probes.refdis_cells import HypCells
+
+    cells = {m: HypCells(clip.ref, h) for m, h in clip.hyps.items()}
+    return cells, list(cells.values()), list(range(len(cells)))
+
+
 def _clips_with_repeats(seed: int, n_clips: int) -> list:
     """Clips whose seven models share planted edits, write their own errors, and often repeat each other's words."""
     from asraudit.probes.refdis import ClipInput
@@ -156,6 +164,7 @@ def test_shared_cells_and_pruned_candidates_mine_what_the_plain_path_mines(monke
     fast = [mine(clips, panel, params) for clips, panel in runs]
     every = refdis_votes.candidates
     monkeypatch.setattr(refdis, "_all_cells", _plain_cells)
+    monkeypatch.setattr(refdis, "_clip_cells", _plain_clip_cells)
     monkeypatch.setattr(refdis, "candidates", lambda *a, min_votes=0: every(*a))
     for (clips, panel), got in zip(runs, fast):
         plain = mine(clips, panel, params)

@@ -1,5 +1,6 @@
-"""The WER cost's counts of a clip's distinct hypotheses in one ``cdist`` call, checked against the plain path
-(``word_errors`` called per hypothesis): the same distances, columns and intervals, exactly."""
+"""The WER cost's counts of a clip's distinct hypotheses in one ``cdist`` call, and its columns transposed
+from per-clip rows, checked against the plain path (``word_errors`` called per hypothesis): the same
+distances, columns and intervals, exactly."""
 
 from __future__ import annotations
 
@@ -35,17 +36,26 @@ def _clips(seed: int, n: int = 60, models: int = 7, holes: bool = True) -> list[
 
 def test_one_call_gives_word_errors_of_each_distinct_hypothesis():
     rng = random.Random(3)
-    scored = dict.fromkeys(["m0", "m1", "m2"])
+    calls = []
+
+    def counted(r, h):
+        calls.append(h)
+        return word_errors(r, h)
+
+    plain_row = inflation._counter_of_clip(counted)
     for _ in range(300):
         ref = _words(rng, 1, 8)
         fixed = ref if rng.random() < 0.5 else _words(rng, 0, 8)
-        hyps = {m: _words(rng, 0, 9) if rng.random() < 0.7 else ref for m in ("m0", "m1", "m2", "panel")}
-        if rng.random() < 0.3:
-            del hyps["panel"]  # every model of the clip scored: all its hypotheses
-        got = inflation._distances_of_clip(ref, fixed, fixed == ref, hyps, scored)
-        want = {h: (word_errors(ref, h), word_errors(fixed, h)) for m, h in hyps.items() if m in scored}
+        row = [_words(rng, 0, 9) if rng.random() < 0.6 else (ref if rng.random() < 0.7 else None)
+               for _ in range(rng.randint(0, 6))]
+        got = inflation._errors_of_clip(ref, fixed, fixed == ref, row)
+        want = ([None if h is None else word_errors(ref, h) for h in row],
+                [None if h is None else word_errors(fixed, h) for h in row])
         assert got == want
-        assert list(got) == list(dict.fromkeys(h for m, h in hyps.items() if m in scored))
+        calls.clear()
+        assert plain_row(ref, fixed, fixed == ref, row) == want
+        distinct = list(dict.fromkeys(h for h in row if h is not None))
+        assert calls == ([h for h in distinct for _ in (0, 1)] if fixed != ref else distinct)  # once each
 
 
 @pytest.mark.parametrize("holes", [True, False])
@@ -58,7 +68,8 @@ def test_wer_cost_is_the_plain_paths(monkeypatch, seed, holes):
     for scored in (models, models[2:], models[::-1]):
         fast = inflation.wer_cost(clips, fixed, mined.edits, scored, n_boot=200, seed=seed)
         with monkeypatch.context() as mp:
-            mp.setattr(inflation, "_distances_of_clip", lambda *a: {})  # every count by word_errors, one by one
+            # every count by word_errors, one by one
+            mp.setattr(inflation, "_errors_of_clip", inflation._counter_of_clip(word_errors))
             plain = inflation.wer_cost(clips, fixed, mined.edits, scored, n_boot=200, seed=seed)
         assert repr(fast) == repr(plain)
     assert any(c.n_echoed for c in fast.values())  # the gains' own path ran too
@@ -72,7 +83,7 @@ def test_another_scorer_keeps_its_own_counts(monkeypatch):
         return clip_counts(r, h)
 
     clips = _clips(5, n=20)
-    monkeypatch.setattr(inflation, "_distances_of_clip", lambda *a: pytest.fail("cdist used for another scorer"))
+    monkeypatch.setattr(inflation, "_errors_of_clip", lambda *a: pytest.fail("cdist used for another scorer"))
     result = measure_refdis(clips, ["m0", "m1", "m2", "m3"], MinerParams(majority=0.5), scored=["m0", "m4"],
                             n_boot=50, counts=counts)
     assert calls and set(result.cost) == {"m0", "m4"}

@@ -200,13 +200,16 @@ class _RatioResamples:
         total = self.den.sum()
         self.estimate = float(self.num.sum() / total) if total > 0 else float("nan")
         self.drawn = len(self.num) > 0 and total != 0 and n_boot > 0
-        self.packed = _packed_counts(self.num, self.den) if self.drawn else None
+        self.packed: np.ndarray | None = None
+        self._packing = self.drawn  # packed on the first ``add``: ratios summed elsewhere (add_sums) never are
         self.ratios: list[np.ndarray] = []
 
     def add(self, idx: np.ndarray, buffers: dict) -> None:
         """Sum one chunk of resamples.  Gathers go into a buffer the caller reuses: a fresh megabyte-sized
         array per chunk is mapped and unmapped by the allocator each time, and the page faults cost more than
         the gather; mode="clip" because numpy buffers ``out`` again under "raise" (every index is in range)."""
+        if self._packing:
+            self.packed, self._packing = _packed_counts(self.num, self.den), False
         dtype = np.int64 if self.packed is not None else np.float64
         buffer = buffers.get(dtype)
         if buffer is None or buffer.shape != idx.shape:
@@ -362,7 +365,12 @@ class _SharedColumns:
         if not distinct:
             return
         if n_units * len(distinct) <= _PRODUCT_MAX and blas_on_calling_thread():
-            self.matrix = np.column_stack([col.astype(np.float64, copy=False) for col, _ in distinct])
+            # In float32 where every column's largest magnitude times the units is below 2**24: its counts,
+            # products and partial sums are whole numbers below 2**24 too, exact in float32 in any order (half
+            # the product's work); the float64 bound above otherwise.
+            small = all(max(-offset, int(col.max())) * n_units < 2**24 for col, offset in distinct)
+            dtype = np.float32 if small else np.float64
+            self.matrix = np.column_stack([col.astype(dtype) for col, _ in distinct])
             return
         words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
         used = 0
@@ -385,8 +393,8 @@ class _SharedColumns:
             k, n = idx.shape
             # counts[r, u]: how often resample r drew unit u (each row's indices offset into its own stretch)
             flat = (idx + np.arange(0, k * n, n, dtype=np.intp)[:, None]).ravel()
-            counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
-            totals = counts @ self.matrix
+            counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(self.matrix.dtype)
+            totals = (counts @ self.matrix).astype(np.float64, copy=False)  # whole numbers: exact either way
             return {c: totals[:, j] for c, j in self.slot.items()}
         buffer = buffers.get(np.int64)
         if buffer is None or buffer.shape != idx.shape:

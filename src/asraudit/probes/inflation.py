@@ -17,6 +17,8 @@ clips:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import eq
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -82,47 +84,59 @@ def wer_cost(
     errors = word_errors if counts is clip_counts else (lambda r, h: counts(r, h).errors)
     echoed: dict[str, dict[str, list[Edit]]] = {}  # model -> clip -> the edits it echoed there
     for e in edits:
-        for m, v in e.verdicts.items():
-            if v == "ref":
-                echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
+        verdicts = e.verdicts
+        for m in compress(verdicts, map(eq, verdicts.values(), repeat("ref"))):  # verdict "ref", found in C
+            echoed.setdefault(m, {}).setdefault(e.clip_id, []).append(e)
     # Clip by clip (each clip's words stay in the cache while every model is counted on them), each distinct
     # hypothesis counted once against the reference and the corrected one: models writing the same words on a
     # clip (a third or more of a leaderboard's hypotheses) have the same counts.
-    columns = {m: ([], [], [], [], []) for m in models}  # errors, words, corrected errors, corrected words, gain
-    n_echoed = dict.fromkeys(models, 0)
-    none_echoed: dict[str, list[Edit]] = {}
-    many = _distances_of_clip if counts is clip_counts else None
-    for clip in clips:
-        ref = clip.ref
-        if not ref:
-            continue
-        fixed = corrected.get(clip.clip_id, ref)
-        unchanged = fixed == ref  # most clips: no edit
-        n_ref, n_fixed = len(ref), len(fixed)
-        hyps = clip.hyps
-        # the plain alignment's counts of the clip's distinct hypotheses in one call (those the loop below
-        # would count one by one: the same edit distances)
-        counted: dict[tuple[str, ...], tuple[int, int]] = \
-            many(ref, fixed, unchanged, hyps, columns) if many is not None else {}
-        for m in columns:  # each model once, in order
-            hyp = hyps.get(m)
-            if hyp is None:
-                continue
-            both = counted.get(hyp)
-            if both is None:
-                base = errors(ref, hyp)
-                both = counted[hyp] = (base, base if unchanged else errors(fixed, hyp))
-            orig_err, orig_n, corr_err, corr_n, gain = columns[m]
-            orig_err.append(both[0])
-            orig_n.append(n_ref)
-            corr_err.append(both[1])
-            corr_n.append(n_fixed)
-            mine = echoed.get(m, none_echoed).get(clip.clip_id)
-            if mine:  # most clips: the model echoed no reference error there
-                n_echoed[m] += len(mine)
-                gain.append(errors(ref, follow_audio(ref, hyp, mine)) - both[0])
-            else:
-                gain.append(0)
+    names = list(dict.fromkeys(models))  # each model once, in order
+    kept = [clip for clip in clips if clip.ref]
+    fixed_of = [corrected.get(clip.clip_id, clip.ref) for clip in kept]
+    count_row = _errors_of_clip if counts is clip_counts else _counter_of_clip(errors)
+    # per clip, in ``names`` order: the models' hypotheses (None: the model did not run the clip) and their
+    # errors against the reference and against the corrected one
+    hyp_rows, err_rows, fixed_rows = [], [], []
+    for clip, fixed in zip(kept, fixed_of):
+        row = list(map(clip.hyps.get, names))
+        err, fixed_err = count_row(clip.ref, fixed, fixed == clip.ref, row)
+        hyp_rows.append(row)
+        err_rows.append(err)
+        fixed_rows.append(fixed_err)
+    # Then model by model, each column one transposition (in C) of those rows: the values, in the order, that
+    # the model's own loop over its clips appends.
+    n_ref_all = [len(clip.ref) for clip in kept]
+    n_fixed_all = [len(fixed) for fixed in fixed_of]
+    at_all: dict[str, list[int]] | None = None
+    columns: dict[str, tuple[list[int], ...]] = {}  # errors, words, corrected errors, corrected words, gain
+    n_echoed = dict.fromkeys(names, 0)
+    by_model = zip(names, zip(*hyp_rows), zip(*err_rows), zip(*fixed_rows)) if kept else \
+        ((m, (), (), ()) for m in names)
+    for m, hyps, orig_err, corr_err in by_model:
+        if None in orig_err:  # a model that did not run every clip: its clips only
+            ran = [i for i, e in enumerate(orig_err) if e is not None]
+            hyps, its_clips = [hyps[i] for i in ran], [kept[i] for i in ran]
+            orig_err, corr_err = [orig_err[i] for i in ran], [corr_err[i] for i in ran]
+            orig_n, corr_n = [n_ref_all[i] for i in ran], [n_fixed_all[i] for i in ran]
+            at = None
+        else:
+            orig_err, corr_err = list(orig_err), list(corr_err)
+            its_clips, orig_n, corr_n, at = kept, n_ref_all, n_fixed_all, at_all
+        gain = [0] * len(orig_err)
+        echoes = echoed.get(m)
+        if echoes:  # the clips where the model echoed a reference error: the rest gain nothing
+            if at is None:
+                at = {}
+                for k, clip in enumerate(its_clips):
+                    at.setdefault(clip.clip_id, []).append(k)
+                if its_clips is kept:
+                    at_all = at
+            for clip_id, mine in echoes.items():
+                for k in at.get(clip_id, ()):
+                    n_echoed[m] += len(mine)
+                    ref = its_clips[k].ref
+                    gain[k] = errors(ref, follow_audio(ref, hyps[k], mine)) - orig_err[k]
+        columns[m] = (orig_err, orig_n, corr_err, corr_n, gain)
     # Models that ran the same clips have equal words columns: one list object each (the bootstrap converts an
     # object once), the values unchanged.
     same: dict[tuple[int, ...], list[int]] = {}
@@ -139,14 +153,44 @@ def wer_cost(
             for m, (n_clips, n_words, n_corrected, n_echoed, _) in sums.items()}
 
 
-def _distances_of_clip(ref, fixed, unchanged: bool, hyps, scored) -> dict[tuple[str, ...], tuple[int, int]]:
-    """``(word_errors(ref, hyp), word_errors(fixed, hyp))`` of each distinct hypothesis of the scored models (of
-    every model of the clip where none other ran it), by one ``cdist`` of rapidfuzz's ``Levenshtein.distance``,
-    the scorer ``word_errors`` calls: the same distances, without a Python call per hypothesis."""
-    distinct = list(dict.fromkeys(hyps.values() if hyps.keys() <= scored.keys()
-                                  else (h for m, h in hyps.items() if m in scored)))
-    if not distinct:
-        return {}
+def _errors_of_clip(ref, fixed, unchanged: bool, row) -> tuple[list, list]:
+    """``word_errors(ref, hyp)`` and ``word_errors(fixed, hyp)`` of each hypothesis of ``row`` (None where it is
+    None: a model that did not run the clip), each distinct one counted once, all by one ``cdist`` of
+    rapidfuzz's ``Levenshtein.distance``, the scorer ``word_errors`` calls: the same distances, without a
+    Python call per hypothesis (``unchanged``: ``fixed == ref``, the second list is the first)."""
+    # Hypotheses told apart by identity (prepare_clips makes equal ones one object; equal ones that are not are
+    # counted each, equally), in C: id -> hypothesis in order of first use, then each one's place from 1.
+    ids = list(map(id, row))
+    first = {id(None): None}
+    first.update(zip(ids, row))
+    at = list(map(dict(zip(first, range(len(first)))).__getitem__, ids))
+    if len(first) == 1:  # no scored model ran the clip
+        return [None] * len(at), [None] * len(at)
+    distinct = list(first.values())
+    del distinct[0]
     rows = cdist([ref] if unchanged else [ref, fixed], distinct, scorer=Levenshtein.distance,
                  dtype=np.int32).tolist()
-    return dict(zip(distinct, zip(rows[0], rows[0] if unchanged else rows[1])))
+    first = [None, *rows[0]]
+    err = list(map(first.__getitem__, at))
+    if unchanged:
+        return err, err
+    second = [None, *rows[1]]
+    return err, list(map(second.__getitem__, at))
+
+
+def _counter_of_clip(errors: Callable[[Sequence[str], Sequence[str]], int]):
+    """``_errors_of_clip`` for another scorer: ``errors`` called once per distinct hypothesis (and once more
+    against ``fixed`` where the clip has a correction), in the order the models first wrote them."""
+
+    def count_row(ref, fixed, unchanged: bool, row) -> tuple[list, list]:
+        slot = {None: 0}
+        at = [slot.setdefault(hyp, len(slot)) for hyp in row]
+        first, second = [None], [None]
+        for hyp in list(slot)[1:]:
+            base = errors(ref, hyp)
+            first.append(base)
+            second.append(base if unchanged else errors(fixed, hyp))
+        err = list(map(first.__getitem__, at))
+        return err, (err if unchanged else list(map(second.__getitem__, at)))
+
+    return count_row

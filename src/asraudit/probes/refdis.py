@@ -72,13 +72,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from operator import attrgetter
 from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.bulk import builds_in_bulk
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
-from asraudit.probes.refdis_cells import EditKey, HypCells, reading_of
+from asraudit.probes.refdis_cells import EditKey, HypCells, compiled_cells, reading_of
 from asraudit.probes.refdis_params import MinerParams, distinct_panel
 from asraudit.probes.refdis_votes import candidates, select
 
@@ -184,30 +185,53 @@ def mine_clip(
     need = params.min_ref_match * n
     # The panel's cells first: the other models' are aligned only when the panel chose an edit here (about
     # half the clips of a leaderboard) or the caller keeps them.
-    panel_cells = {m: HypCells(ref, hyps[m]) for m in panel if m in hyps}
+    # id of a hypothesis -> its cells (cells depend on the words only: one object per distinct hypothesis object;
+    # prepare_clips makes equal hypotheses one object)
+    made: dict[int, HypCells] = {}
+    panel_cells: dict[str, HypCells] = {}
+    for m in panel:
+        h = hyps.get(m)
+        if h is not None:
+            c = made.get(id(h))
+            if c is None:
+                c = made[id(h)] = HypCells(ref, h)
+            panel_cells[m] = c
     members = [m for m in panel if m in panel_cells and panel_cells[m].hits >= need]
     if len(members) < params.min_panel:
         return ClipMining([], "small_panel", _all_cells(clip, panel_cells) if keep_cells else {})
-    # label None = the whole panel; a member's name = the panel without it.
-    panels: list[tuple[str | None, list[str]]] = [(None, members)]
-    if params.leave_one_out and len(members) - 1 >= params.min_panel:
-        panels += [(m, [x for x in members if x != m]) for m in members]
-    cands = candidates(ref, panel_cells, members, params,
-                       min_votes=min(params.threshold(len(group)) for _, group in panels))
+    # label None = the whole panel; a member's name = the panel without it (one member fewer: one threshold).
+    threshold = params.threshold(len(members))
+    loo = params.leave_one_out and len(members) - 1 >= params.min_panel
+    loo_threshold = params.threshold(len(members) - 1) if loo else threshold
+    cands = candidates(ref, panel_cells, members, params, min_votes=min(threshold, loo_threshold))
     chosen: dict[EditKey, set[str | None]] = {}
-    for label, group in panels:
-        for key in select(cands, set(group), params.threshold(len(group))):
-            chosen.setdefault(key, set()).add(label)
+    member_set = set(members)
+    if cands:  # no panel selects from none; the panels' sets are made only here
+        panels: list[tuple[str | None, set[str], int]] = [(None, member_set, threshold)]
+        if loo:
+            panels += [(m, member_set - {m}, loo_threshold) for m in members]
+        for label, group, at_least in panels:
+            for key in select(cands, group, at_least):
+                chosen.setdefault(key, set()).add(label)
 
     if not chosen:
         return ClipMining([], "mined", _all_cells(clip, panel_cells) if keep_cells else {})
-    cells = _all_cells(clip, panel_cells)
-    member_set = set(members)
-    # Each scored model with its cells and the panel it is judged against (None: the whole panel; a panel
+    # Models that wrote the same words share one cells object: each edit's text and verdict is read once per
+    # distinct object (``uniq``), and each model's entry is its object's (``slots``: its place in ``uniq``).
+    cells, uniq, slots = _clip_cells(clip, made)
+    names = list(cells)
+    slot_of = dict(zip(names, slots))
+    # Each scored model's place in ``uniq`` and the panel it is judged against (None: the whole panel; a panel
     # member, leave-one-out: the panel without it), worked out once per clip rather than once per edit.
-    judged = [(m, cells[m], m if (params.leave_one_out and m in member_set) else None)
-              for m in (scored if scored is not None else cells) if m in cells]
-    threshold = params.threshold(len(members))
+    judged_names = [m for m in (scored if scored is not None else names) if m in slot_of]
+    judged_slots = list(map(slot_of.__getitem__, judged_names))
+    judged_by = [m if m in member_set else None for m in judged_names] if params.leave_one_out else \
+        [None] * len(judged_names)
+    judges = set(judged_by)
+    eligible = [mc.hits >= need for mc in uniq]
+    fast = compiled_cells()
+    if fast is not None:  # compiled: each edit's texts and verdicts of every cells object in one call each
+        uniq_hyps, uniq_bounds = [mc.hyp for mc in uniq], [mc.bounds for mc in uniq]
     edits: list[Edit] = []
     for key in sorted(chosen, key=lambda k: (cands[k].lo, cands[k].hi, k[2])):
         labels = chosen[key]
@@ -216,38 +240,46 @@ def mine_clip(
         ref_span = ref[start:end]
         edit = Edit(
             clip.clip_id, c.kind, c.position, start, end, " ".join(ref_span), " ".join(audio),
-            len(c.voters), len(members), threshold, tuple(m for m in members if m in c.voters),
+            len(c.voters), len(members), threshold, tuple(filter(c.voters.__contains__, members)),
             None if c.cer is None else round(c.cer, 3),
             in_full_panel=None in labels,
-            loo_for=tuple(m for m in members if m in labels),
+            loo_for=tuple(filter(labels.__contains__, members)),
         )
-        said: dict[int, str] = {}  # by cells object: models sharing their words share their text
         # ``text_at(mc, key)`` is the words in cells 2 * start .. 2 * end (an insertion's gap, or the span with
-        # the gaps on both sides): the slice read here directly, once per edit
+        # the gaps on both sides): the slice read here directly, once per edit and cells object
         lo_t, hi_t = 2 * start, 2 * end + 1
-        for m, mc in cells.items():
-            text = said.get(id(mc))
-            if text is None:
-                text = said[id(mc)] = " ".join(mc.text(lo_t, hi_t))
-            edit.texts[m] = text
+        if fast is not None:
+            said = fast.texts(uniq_hyps, uniq_bounds, lo_t, hi_t)
+        else:
+            said = [" ".join(mc.text(lo_t, hi_t)) for mc in uniq]
+        edit.texts = dict(zip(names, map(said.__getitem__, slots)))
         place = c.place
         # Most models write the same words at an edit: one verdict per cells object, one reading per words.
+        if judges <= labels:  # every scored model judged by a panel that mined the edit: most edits
+            names_here, slots_here = judged_names, judged_slots
+        else:
+            here = [(m, k) for m, k, by in zip(judged_names, judged_slots, judged_by) if by in labels]
+            names_here, slots_here = [m for m, _ in here], [k for _, k in here]
+        if fast is not None:  # every cells object's verdict (a reading is pure: those no model here needs too)
+            read_all = fast.verdicts(uniq_hyps, uniq_bounds, eligible, place.lo, place.hi, place.ref_words,
+                                     place.audio_words, place.apart)
+            edit.verdicts = dict(zip(names_here, map(read_all.__getitem__, slots_here)))
+            edits.append(edit)
+            continue
         verdict_of: dict[int, str] = {}
         read: dict[tuple[str, ...], str] = {}
-        for m, mc, judged_by in judged:
-            if judged_by not in labels:
-                continue  # not mined by the panel this model is judged against
-            verdict = verdict_of.get(id(mc))
+        for k in slots_here:
+            if k in verdict_of:
+                continue
+            if not eligible[k]:
+                verdict_of[k] = "ineligible"
+                continue
+            words = uniq[k].text(place.lo, place.hi)
+            verdict = read.get(words)
             if verdict is None:
-                if mc.hits < need:
-                    verdict = "ineligible"
-                else:
-                    words = mc.text(place.lo, place.hi)
-                    verdict = read.get(words)
-                    if verdict is None:
-                        verdict = read[words] = reading_of(words, place)
-                verdict_of[id(mc)] = verdict
-            edit.verdicts[m] = verdict
+                verdict = read[words] = reading_of(words, place)
+            verdict_of[k] = verdict
+        edit.verdicts = dict(zip(names_here, map(verdict_of.__getitem__, slots_here)))
         edits.append(edit)
     return ClipMining(edits, "mined", cells if keep_cells else {})
 
@@ -273,16 +305,27 @@ def _all_cells(clip: ClipInput, made: dict[str, HypCells]) -> dict[str, HypCells
     Models that wrote the same words share one cells object (cells depend on the reference and the words
     only): on a leaderboard a third or more of the hypotheses on a clip repeat another model's (37% of the
     non-reference ones in the VoxPopuli-150 predictions of five models)."""
-    by_words = {c.hyp: c for c in made.values()}
-    out = {}
-    for m, h in clip.hyps.items():
-        c = made.get(m)
+    return _clip_cells(clip, {id(c.hyp): c for c in made.values()})[0]
+
+
+def _clip_cells(clip: ClipInput, made: dict[int, HypCells]) -> tuple[dict[str, HypCells], list[HypCells], list[int]]:
+    """``_all_cells`` from ``made`` (id of a hypothesis -> its cells, filled in here), with the distinct cells
+    objects in order of first use and each model's place among them (in the clip's model order).
+
+    Hypotheses are told apart by identity (prepare_clips makes equal ones one object; equal ones that are
+    not get cells each, equal too): one pass in Python over the distinct ones, the models mapped in C."""
+    hyps = clip.hyps
+    ids = list(map(id, hyps.values()))
+    first = dict(zip(ids, hyps.values()))  # id -> hypothesis, in order of first use
+    uniq: list[HypCells] = []
+    for key, h in first.items():
+        c = made.get(key)
         if c is None:
-            c = by_words.get(h)
-            if c is None:
-                c = by_words[h] = HypCells(clip.ref, h)
-        out[m] = c
-    return out
+            c = made[key] = HypCells(clip.ref, h)
+        uniq.append(c)
+    at = dict(zip(first, range(len(uniq))))
+    slots = list(map(at.__getitem__, ids))
+    return dict(zip(hyps, map(uniq.__getitem__, slots))), uniq, slots
 
 
 # ---------------------------------------------------------------- whole runs
@@ -333,8 +376,8 @@ def mine(
     for clip in clips:
         n += 1
         refs[clip.clip_id] = clip.ref
-        for m in clip.hyps:
-            seen_models.setdefault(m, None)
+        if scored is None:  # the models, in order of first appearance (a model per clip and model, in C)
+            seen_models.update(dict.fromkeys(clip.hyps))
         result = mine_clip(clip, panel, params, scored)
         status[result.status] += 1
         edits.extend(result.edits)
@@ -358,7 +401,14 @@ def prepare_clips(
     # many hypotheses recur too (the same words from several models or versions of one).
     tokens: dict[str, tuple[str, ...]] = {}
     # ``tuple(normalize(text).split())``, by the normalizer's own token path where it has one (text/normalize.py)
-    split = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
+    words_of = getattr(normalize, "tokens", None) or (lambda text: tuple(normalize(text).split()))
+    # Equal token tuples (from different raw texts: "Hello." and "hello") are one object, so the miner and the
+    # WER cost can tell equal hypotheses apart from different ones by identity, without hashing their words.
+    one_of: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def split(text: str) -> tuple[str, ...]:
+        words = words_of(text)
+        return one_of.setdefault(words, words)
 
     def tokenized(text: str) -> tuple[str, ...]:
         out = tokens.get(text)
@@ -366,7 +416,7 @@ def prepare_clips(
             out = tokens[text] = split(text)
         return out
 
-    by_columns = _clips_by_columns(refs, names, rows_of, tokenized)
+    by_columns = _clips_by_columns(refs, names, rows_of, tokens, words_of, one_of)
     if by_columns is not None:
         return by_columns
     clips = []
@@ -380,17 +430,26 @@ def prepare_clips(
 _HYPOTHESIS = attrgetter("hypothesis")
 
 
-def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokenized) -> list[ClipInput] | None:
+def _clips_by_columns(refs: dict[str, str], names: list[str], rows_of: list, tokens: dict[str, tuple[str, ...]],
+                      words_of: Callable[[str], tuple[str, ...]], one_of: dict) -> list[ClipInput] | None:
     """``prepare_clips``'s clips where every model ran every clip, in the clips' order (a leaderboard's files,
     usually), else None.
 
-    Then each model's hypotheses are one pass over its rows, and each clip's models one ``zip`` of those
-    columns: the clips the clip-by-clip lookups build (the same models in the same order, the same token
-    tuples: ``tokenized`` is memoized and the normalizer's output does not depend on the order it is called
-    in), without two dictionary lookups per clip and model."""
+    Then each model's hypotheses are one pass over its rows, each distinct text (``tokens``: text -> its
+    tokens, filled in) is split once (``words_of``, equal tuples made one by ``one_of``, as ``prepare_clips``'s
+    ``split`` does), and each column is mapped to tokens in C: the clips the clip-by-clip
+    lookups build (the same models in the same order, the same token tuples: the normalizer's output does not
+    depend on the order it is called in), without a dictionary lookup and a Python call per clip and model."""
     order = list(refs)
     if not names or not all(len(rows) == len(order) and list(rows) == order for _, rows in rows_of):
         return None
-    columns = [list(map(tokenized, map(_HYPOTHESIS, rows.values()))) for _, rows in rows_of]
-    return [ClipInput(cid, tokenized(ref), dict(zip(names, hyps)))
-            for (cid, ref), *hyps in zip(refs.items(), *columns)]
+    texts = [list(map(_HYPOTHESIS, rows.values())) for _, rows in rows_of]
+    ref_texts = list(refs.values())
+    new = list(dict.fromkeys(chain(*texts, ref_texts)))
+    if tokens:  # texts split before (prepare_clips calls this first, with none)
+        new = [text for text in new if text not in tokens]
+    words = list(map(words_of, new))
+    tokens.update(zip(new, map(one_of.setdefault, words, words)))
+    columns = [list(map(tokens.__getitem__, column)) for column in texts]
+    return [ClipInput(cid, ref, dict(zip(names, hyps)))
+            for cid, ref, *hyps in zip(order, map(tokens.__getitem__, ref_texts), *columns)]

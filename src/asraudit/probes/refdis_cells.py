@@ -13,6 +13,13 @@ from typing import Sequence
 
 from rapidfuzz.distance import Levenshtein
 
+try:  # the cell layout's loops in C (optional, built with the package): the same values as the Python below
+    from asraudit.probes import _refdis_fast as _fast
+except ImportError:  # not built (no compiler at install): the Python code, which stays the reference
+    _fast = None
+
+COMPILED = _fast is not None  # whether HypCells lays out its cells with the compiled module
+
 
 class HypCells:
     """A hypothesis cut into 2n+1 cells against an n-token reference.
@@ -24,7 +31,7 @@ class HypCells:
     model on a clip is read from here.
     """
 
-    __slots__ = ("hyp", "hits", "_n", "_ops", "_bounds", "_diff")
+    __slots__ = ("hyp", "hits", "_n", "_ref", "_ops", "_edits", "_bounds", "_diff")
 
     def __init__(self, ref: Sequence[str], hyp: Sequence[str]):
         n = len(ref)
@@ -33,9 +40,19 @@ class HypCells:
         ref = tuple(ref)
         self._bounds: list[int] | None = None
         self._diff: list[bool] | None = None
+        self._edits: list | None = None
         if hyp == ref:  # the aligner's answer for equal sequences (one equal block), without asking it
             self._ops = [("equal", 0, n, 0, n)] if n else []
             self.hits = n
+            return
+        if _fast is not None:
+            # Compiled: the aligner's editops (rapidfuzz's opcodes are their ``as_opcodes()``, so they are the same
+            # alignment, without the opcodes built) laid out in one pass, hits and bounds (wanted for nearly every
+            # cells); the opcodes are made only if the Python code asks for them (``_opcodes``).
+            self._ref = ref
+            self._ops = None
+            self._edits = edits = Levenshtein.editops(ref, hyp).as_list()
+            self.hits, self._bounds = _fast.layout_edits(edits, n, len(hyp))
             return
         # The aligner's opcodes, kept as they come: a miner builds cells for every model on every clip but
         # reads most of them only for their hits, and their words only on clips where the panel chose an
@@ -53,6 +70,8 @@ class HypCells:
 
         An unequal replace block is split as ``text.align.align`` splits it: its first min(a, b) tokens get one
         hypothesis word each, further tokens none (deleted), further words fall in the gap after it."""
+        if self._bounds is None and _fast is not None:
+            self._bounds = _fast.layout(self._opcodes(), len(self.hyp))[1]
         if self._bounds is None:
             # Token i's bounds s_i, e_i come in order, opcode after opcode: a block's first k tokens read one
             # word each from hypothesis position j1 on (j1, j1+1, j1+1, j1+2, ..., j1+k: the ladder's slice
@@ -61,7 +80,7 @@ class HypCells:
             ladder = _ladder(j_end)
             bounds = [0]
             extend = bounds.extend
-            for _, i1, i2, j1, j2 in self._ops:
+            for _, i1, i2, j1, j2 in self._opcodes():
                 a, b = i2 - i1, j2 - j1
                 # the first min(a, b) tokens get one hypothesis word each (none for a deletion, an insertion),
                 # the further a - b (where a > b) none; written out, not min(): this runs for every opcode
@@ -81,15 +100,24 @@ class HypCells:
         """Per cell, whether the hypothesis differs there: a gap with words in it, a token not matched.
 
         Built on first use: the miner reads it for panel members only (their votes)."""
+        if self._diff is None and _fast is not None:
+            self._diff = _fast.diff_edits(self._edits, self.bounds) if self._edits is not None else \
+                _fast.diff(self._opcodes(), self.bounds)
         if self._diff is None:
             b = self.bounds
             diff = [True] * (len(b) - 1)
             diff[0::2] = [lo < hi for lo, hi in zip(b[0::2], b[1::2])]
-            for tag, i1, i2, _, _ in self._ops:
+            for tag, i1, i2, _, _ in self._opcodes():
                 if tag == "equal":
                     diff[2 * i1 + 1:2 * i2 + 1:2] = [False] * (i2 - i1)
             self._diff = diff
         return self._diff
+
+    def _opcodes(self) -> list:
+        """The aligner's opcodes (made from the reference where the compiled path kept only its editops)."""
+        if self._ops is None:
+            self._ops = Levenshtein.opcodes(self._ref, self.hyp).as_list()
+        return self._ops
 
     def text(self, lo: int, hi: int) -> tuple[str, ...]:
         """Hypothesis words in cells ``lo`` .. ``hi - 1``."""
@@ -103,6 +131,8 @@ class HypCells:
 
     def regions(self) -> list[tuple[int, int]]:
         """Maximal stretches of differing cells, as ``(first cell, last cell + 1)``."""
+        if _fast is not None:
+            return _fast.regions(self.diff)
         out: list[tuple[int, int]] = []
         diff = self.diff
         c, n = 0, len(diff)
@@ -222,7 +252,16 @@ def reading(cells: HypCells, place: Place) -> str:
     alignment operations makes the answer independent of where an aligner
     happens to put a repeated word ("as as" against "as").
     """
+    if _fast is not None and type(place.ref_words) is tuple and type(place.audio_words) is tuple:
+        return _fast.reading(cells.hyp, cells._bounds or cells.bounds, place.lo, place.hi, place.ref_words,
+                             place.audio_words, place.apart)
     return reading_of(cells.text(place.lo, place.hi), place)
+
+
+def compiled_cells():
+    """The compiled module (``_refdis_fast``: proposals, followers, texts, verdicts and readings of words in
+    cells), or None where it is not built (or switched off: tests set ``_fast`` to None for the Python path)."""
+    return _fast
 
 
 def reading_of(words: tuple[str, ...], place: Place) -> str:

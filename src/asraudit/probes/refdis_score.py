@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import compress
-from operator import methodcaller
 from typing import Callable, Iterable, Sequence
 
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, bootstrap_ratio, wilson_interval
@@ -132,11 +131,12 @@ def accept_ref_tables(
     per_cell: dict[tuple[str, ...], dict[str, tuple[int, int, int, int, set[str]]]] = {}
     eligible = frozenset(("ref", "audio")).__contains__
     for key, members in cells.items():
-        verdicts = [e.verdicts for e in members]
         clip_ids = [e.clip_id for e in members]
         counted = per_cell[key] = {}
-        for m in models:
-            col = list(map(methodcaller("get", m), verdicts))  # None: not judged on that edit
+        # each edit's verdict of every model (None: not judged on that edit), turned into one column per model
+        # by a transposition in C
+        columns = zip(*[list(map(e.verdicts.get, models)) for e in members])
+        for m, col in zip(models, columns):
             counted[m] = (col.count("ref"), col.count("audio"), col.count("other"), col.count("ineligible"),
                           set(compress(clip_ids, map(eligible, col))))
     empty = (0, 0, 0, 0, set())

@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from asraudit.probes.refdis_cells import (
+    WINDOW,
     EditKey,
     HypCells,
     Place,
     char_distance,
-    classify,
+    compiled_cells,
     interior_cells,
     place_of,
-    reading,
+    reading_of,
 )
 from asraudit.probes.refdis_params import MinerParams
 
@@ -67,39 +68,90 @@ def candidates(ref, cells, members, params: "MinerParams", min_votes: int = 0) -
     member's own error), and the members that did not propose it are read first, as the likeliest
     to refuse it.  What ``select`` takes from the rest is unchanged: it never takes one below ``min_votes``."""
     n = len(ref)
+    words_of = {}  # member -> (hypothesis, cell bounds): its words in cells lo..hi are hyp[bounds[lo]:bounds[hi]]
     proposers: dict[EditKey, set[str]] = {}
+    fast = compiled_cells()
+    ref_words = ref if type(ref) is tuple else tuple(ref)
     for m in members:
         c = cells[m]
+        hyp, bounds = words_of[m] = c.hyp, c.bounds
+        if fast is not None:  # compiled: the member's proposals, each canonical, in one call
+            for key in fast.proposals(c.diff, bounds, hyp, ref_words, MAX_JOIN):
+                proposers.setdefault(key, set()).add(m)
+            continue
         for lo, hi in _proposals(c):
-            key = canonical(ref, (lo // 2, hi // 2, c.text(lo, hi)))
+            key = canonical(ref, (lo // 2, hi // 2, hyp[bounds[lo]:bounds[hi]]))
             proposers.setdefault(key, set()).add(m)
+    # the reading order of a proposal of one member (most are): the others first, as the likeliest to refuse it
+    others_first = {m: [x for x in members if x != m] + [m] for m in members}
+    if fast is not None:  # compiled: members as their places in these lists
+        at = {m: i for i, m in enumerate(members)}
+        hyps_at, bounds_at = [words_of[m][0] for m in members], [words_of[m][1] for m in members]
+        others_first_at = {m: [at[x] for x in order] for m, order in others_first.items()}
+    allowed = len(members) - min_votes  # non-followers a proposal can have and still reach min_votes
+    include_middle, min_run_len = params.include_middle, params.min_run_len
     out: dict[EditKey, Candidate] = {}
     for key, props in proposers.items():
         start, end, audio = key
-        kind, position = classify(start, end, audio, n)
-        if position == "middle" and not params.include_middle:
+        # ``classify`` (the same rules, inline: this runs for every proposal)
+        if start == end:
+            kind, size = "insert", len(audio)
+            position = "start" if start == 0 else ("end" if start == n else "middle")
+        else:
+            kind, size = ("substitute" if audio else "delete"), end - start
+            position = "start" if start == 0 else ("end" if end == n else "middle")
+        if position == "middle" and not include_middle:
             continue
-        if (len(audio) if kind == "insert" else end - start) < params.min_run_len:
+        if size < min_run_len:
             continue
+        # The votes.  In Python the place (the edited version of the reference around the edit and its distance)
+        # is built on the first reading that needs it: a member whose words over the window are the reference's
+        # refuses the edit without it (``reading_of`` reads those words as "ref" once they are not the edited
+        # version, which they are not when the edit changes the reference), and most proposals are refused so.
+        place = None
+        if fast is not None:  # compiled: the same readings in the same order, stopping at the same refusal
+            if len(props) == 1:
+                for m in props:
+                    order_at = others_first_at[m]
+            else:
+                order_at = [at[m] for m in members if m not in props] + [at[m] for m in members if m in props]
+            got = fast.followers(ref_words, start, end, audio, hyps_at, bounds_at, order_at, allowed, WINDOW)
+            if got is None or len(got) < min_votes:
+                continue
+            voters = {members[i] for i in got}
+        else:
+            ws, we = max(0, start - WINDOW), min(n, end + WINDOW)
+            w_lo, w_hi = (0 if ws == 0 else 2 * ws + 1), (2 * n + 1 if we == n else 2 * we)
+            voters = set()
+            refusals_left = allowed
+            if len(props) == 1:
+                for m in props:
+                    order = others_first[m]
+            else:
+                order = [m for m in members if m not in props] + [m for m in members if m in props]
+            as_written = tuple(ref[ws:we]) if tuple(ref[start:end]) != audio else None
+            for m in order:
+                words = cells[m].text(w_lo, w_hi)
+                if words != as_written:
+                    if place is None:
+                        place = place_of(ref, key)
+                    if reading_of(words, place) == "audio":
+                        voters.add(m)
+                        continue
+                refusals_left -= 1
+                if refusals_left < 0:
+                    break
+            if len(voters) < min_votes or refusals_left < 0:
+                continue
+        # The character distance last: a filter like the votes (the candidates are those passing both), read
+        # for the few proposals enough members follow rather than for every proposal.
         cer = None
         if kind != "insert":
             cer = char_distance(" ".join(ref[start:end]), " ".join(audio))
             if kind == "substitute" and cer < params.min_consensus_cer:
                 continue  # spelling or spacing, not the audio
-        place = place_of(ref, key)
-        voters = set()
-        refusals_left = len(members) - min_votes  # non-followers it can have and still reach min_votes
-        for m in [m for m in members if m not in props] + [m for m in members if m in props]:
-            if reading(cells[m], place) == "audio":
-                voters.add(m)
-            else:
-                refusals_left -= 1
-                if refusals_left < 0:
-                    break
-        if len(voters) < min_votes or refusals_left < 0:
-            continue
         lo, hi = interior_cells(start, end)
-        out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place)
+        out[key] = Candidate(kind, position, lo, hi, props, voters, cer, place or place_of(ref, key))
     return out
 
 
@@ -141,6 +193,11 @@ def select(cands: dict[EditKey, Candidate], panel: set[str], threshold: int) -> 
 
     Greedy: most followers first, then the longer edit, then left to right.
     """
+    if len(cands) == 1:  # one candidate (most clips that have any): nothing to order, nothing to conflict with
+        for key, c in cands.items():
+            if len(c.voters & panel) >= threshold and not c.proposers.isdisjoint(panel):
+                return [key]
+        return []
     passing = []
     for key, c in cands.items():
         votes = len(c.voters & panel)
