@@ -22,7 +22,7 @@ def ticking(monkeypatch):
 
     Its own clock names are replaced, not ``time.perf_counter``: any other thread of the test process
     (a test worker's I/O thread) reading the time module would advance a replaced global clock, and
-    the count with it: the first test below failed once in a full run, most likely that way)."""
+    the count with it (the first test below failed once in a full run, most likely that way)."""
     wall, cpu = itertools.count(), itertools.count()
     monkeypatch.setattr(model_clock, "_wall_clock", lambda: float(next(wall)))
     monkeypatch.setattr(model_clock, "_cpu_clock", lambda: float(next(cpu)))
