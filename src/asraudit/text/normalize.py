@@ -8,7 +8,8 @@ to transformers' ``EnglishTextNormalizer``; tests prove parity on tens of
 thousands of generated and real strings.  ``reference_normalizer`` keeps the
 slow path (the ``whisper-normalizer`` package's port, as transformers does
 it) for those tests and the benchmark.  ``normalize_many`` spreads a large
-corpus over the CPU cores.
+corpus over the CPU cores, except where the compiled normalizers are built:
+shipping strings to workers costs more than they take to normalize.
 
 Unicode format characters (category Cf: zero-width space U+200B, zero-width
 (non-)joiner U+200C/U+200D, word joiner U+2060, BOM U+FEFF, soft hyphen
