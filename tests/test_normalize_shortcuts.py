@@ -123,7 +123,8 @@ def test_number_preprocess_equals_the_ports():
     texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
     assert sum(_port_rules(t) != t for t in texts) > 1000  # the rules fire often here
     for t in texts:
-        assert shared._preprocess(t) == _port_rules(t), repr(t)
+        # (the port's preprocess keeps no whitespace-only segment: such a string becomes "")
+        assert shared._preprocess(t) == (_port_rules(t) if t.strip() else ""), repr(t)
         words = " ".join(t.split())
         if words and "half" not in words:  # "half" goes to the port's preprocess itself
             assert shared._preprocess(words) == numbers.preprocess(words), repr(words)

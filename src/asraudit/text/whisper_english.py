@@ -175,13 +175,6 @@ def _number_normalizer():
     return EnglishNumberNormalizer()
 
 
-# The number preprocess's three rules, ([a-z])([0-9]) -> "\1 \2", ([0-9])([a-z]) -> "\1 \2" and
-# ([0-9])\s+(st|nd|rd|th|s)\b -> "\1\2", written with lookarounds so the replacement is a plain
-# string (a group reference costs a Python call per match).  The same matches: letters and digits
-# are disjoint, so no character a match consumes could have started or ended another one.
-LETTER_DIGIT = re.compile(r"(?<=[a-z])(?=[0-9])")
-DIGIT_LETTER = re.compile(r"(?<=[0-9])(?=[a-z])")
-NUMBER_SUFFIX = re.compile(r"(?<=[0-9])\s+(?=(?:st|nd|rd|th|s)\b)")
 NON_INERT_RUN = re.compile(rb"[\x01\x02]+")  # over a string of word kinds
 
 # Token codes: what a token's words are to the number normalizer.
@@ -444,10 +437,9 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
         return out
 
     def _preprocess(self, s: str) -> str:
-        """The number normalizer's ``preprocess`` (its "and a half" step only where "half" occurs)."""
-        if "half" in s:
-            return self._numbers.preprocess(s)
-        return NUMBER_SUFFIX.sub("", DIGIT_LETTER.sub(" ", LETTER_DIGIT.sub(" ", s)))
+        """The number normalizer's ``preprocess`` (``english_numbers``: its "and a half" step only where "half"
+        occurs, its digit rules only where a digit does)."""
+        return self._numbers.preprocess(s)
 
     def _finish(self, words: list[str], kind: int) -> str:
         """Numbers (run by run), spelling and the last symbol rules, from the word-level output.
