@@ -1,4 +1,4 @@
-"""Case 81: a WAV file cut short inside its samples (a partial copy or download).
+"""Case 73: a WAV file cut short inside its samples (a partial copy or download).
 
 libsndfile read it as the shorter clip it found: the clip was transcribed
 without its missing part, and the words in it counted as the model's
