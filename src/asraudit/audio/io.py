@@ -115,16 +115,38 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
     if samples.dtype.kind not in "fiu":
         raise _fail(f"samples of type {samples.dtype} are no audio: give float samples in [-1, 1] or integer PCM",
                     name, origin)
-    samples = integer_pcm_to_float(samples)
-    samples = samples.astype(np.float32, copy=False)
+    samples = _checked_mono(integer_pcm_to_float(samples).astype(np.float32, copy=False), name, origin)
+    out = resample(samples, int(rate))
+    return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def _checked_mono(samples: np.ndarray, name: str | Path, origin: Origin | None) -> np.ndarray:
+    """Float samples, 1-D or (frames, channels), checked (finite, channels that do not cancel, a float scale)
+    and mixed to mono: what every decoded clip goes through, at load for the files that can fail it."""
     if not np.isfinite(samples).all():
         raise _fail("audio contains NaN or infinite samples", name, origin)
     if samples.ndim == 2 and samples.shape[1] > 1:
         check_channels_mix(samples, name, origin)
     samples = to_mono(samples)
     check_float_scale(samples, name, origin)
-    out = resample(samples, int(rate))
-    return np.ascontiguousarray(out, dtype=np.float32)
+    return samples
+
+
+# Samples only these can hold wrong: NaN, infinities and values at integer scale need float samples (libsndfile
+# scales integer PCM into [-1, 1]); cancelling channels need two or more.  A corpus of integer mono files (most
+# speech corpora) is read at load by its headers alone; other files are decoded once more there, so a bad one is
+# refused before any model runs instead of where the run reaches it.
+_FLOAT_SUBTYPES = ("FLOAT", "DOUBLE")
+
+
+def _samples_can_fail(info) -> bool:
+    return info.subtype in _FLOAT_SUBTYPES or info.channels > 1
+
+
+def _check_samples(handle, name: str | Path, origin: Origin | None) -> None:
+    """Decode a file whose samples could fail the decode checks, and check them (no resampling)."""
+    samples, _ = _read(handle, name, origin, None)
+    _checked_mono(np.asarray(samples, dtype=np.float32), name, origin)
 
 
 # A mix this far below its loudest channel has cancelled: two channels in opposite phase (a balanced cable wired
@@ -242,15 +264,17 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
 
 
 def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float | None:
-    """Check, from its header alone, that ``path`` is audio a model can be given; raise InputError naming it.
+    """Check that ``path`` is audio a model can be given; raise InputError naming it.
     Returns its length in seconds as the header gives it (None for raw PCM, whose header there is none).
 
     Corpus loaders call this for every clip before any model runs: clips are
     decoded chunk by chunk while the models run, so a text file named
     ``.wav``, an empty file or a header without samples at row 90,000 would
     otherwise stop the run after the models had worked through the rows
-    before it.  A header is a few hundred bytes; the samples (NaN, float
-    scale) are checked when they are decoded."""
+    before it.  A header is a few hundred bytes.  The samples are read too
+    where the header says they could fail the decode checks (float samples:
+    NaN, integer scale; two or more channels: channels that cancel), see
+    ``_samples_can_fail``; integer mono files are checked by header alone."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -273,12 +297,14 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
     _check_rate(int(info.samplerate), path, origin)
-    if info.format in ("WAV", "WAVEX"):
-        try:
+    try:
+        if info.format in ("WAV", "WAVEX"):
             with open(path, "rb") as handle:
                 _check_complete(handle, size, path, origin)
-        except OSError as exc:
-            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+        if _samples_can_fail(info):
+            _check_samples(str(path), path, origin)
+    except OSError as exc:
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
     return info.frames / info.samplerate if info.frames > 0 else None
 
 
@@ -295,6 +321,8 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     _check_rate(int(info.samplerate), name, origin)
     if info.format in ("WAV", "WAVEX"):
         _check_complete(io.BytesIO(data), len(data), name, origin)
+    if _samples_can_fail(info):
+        _check_samples(io.BytesIO(data), name, origin)
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:
