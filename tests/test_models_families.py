@@ -54,11 +54,21 @@ def test_every_model_type_belongs_to_one_family_only():
 
 
 @pytest.fixture()
-def bad_corpus(tmp_path):
-    """A clip whose header is fine (the corpus loads) and whose samples are refused when decoded."""
-    sf.write(tmp_path / "broken.wav", np.full(160, np.nan, dtype=np.float32), 16_000, subtype="FLOAT")
+def bad_corpus(tmp_path, monkeypatch):
+    """A clip that loads (integer mono: its header is read, not its samples) and whose decoding is refused.
+
+    (A clip of NaN samples was the canary before; such a float file is now decoded and refused when the
+    corpus is read, fault case 74, so decoding itself is made to fail here.)"""
+    from asraudit.audio import io as audio_io
+
+    sf.write(tmp_path / "broken.wav", np.zeros(160, dtype=np.float32), 16_000, subtype="PCM_16")
     manifest = tmp_path / "corpus.jsonl"
     manifest.write_text(json.dumps({"audio_filepath": "broken.wav", "text": "hello"}) + "\n")
+
+    def refused(samples, rate, *, name="<array>", origin=None):
+        raise InputError(f"{name}: decoded before the model was refused")
+
+    monkeypatch.setattr(audio_io, "prepare", refused)
     return manifest
 
 
