@@ -1,8 +1,8 @@
 """`asraudit demo --print-spec` prints a spec that runs where it is saved.
 
-The embedded spec names its corpus and battery relative to its own folder
-inside the package; printed as it ships, a copy saved elsewhere failed
-``--check`` until both paths were edited.  The printed copy names them by
+The embedded spec names its corpus, battery, truth file and a splice's other
+speech relative to its own folder inside the package; printed as it ships, a
+copy saved elsewhere failed ``--check`` until each path was edited.  The printed copy names them by
 absolute path and is otherwise the shipped file, comments included.
 """
 
@@ -30,4 +30,8 @@ def test_the_printed_spec_checks_from_another_folder(tmp_path, capsys, monkeypat
     shipped = SHIPPED.read_text(encoding="utf-8").splitlines()
     changed = [(a, b) for a, b in zip(shipped, printed.splitlines()) if a != b]
     assert len(printed.splitlines()) == len(shipped)
-    assert [a for a, _ in changed] == ['manifest = "parliament_mini/test.jsonl"', 'spec = "demo_battery.toml"']
+    assert [a for a, _ in changed] == ['manifest = "parliament_mini/test.jsonl"', 'spec = "demo_battery.toml"',
+                                       'truth = "parliament_mini/truth.json"',
+                                       'splice = { other = "corpus:other_speech/manifest.jsonl", donors = { field = '
+                                       '"voice_role", value = "benchmark" }, seconds = 6 }']
+    assert spec["mechanism"][-1]["splice"]["other"] == "corpus:" + str(SHIPPED.parent / "other_speech/manifest.jsonl")

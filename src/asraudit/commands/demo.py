@@ -2,8 +2,9 @@
 
 ``asraudit demo`` runs the embedded audit spec (``demo/data/demo_audit.toml``:
 parliament-mini, the embedded clean models and pocketsphinx as the panel, the
-model organism, every probe) and prints the per-model summary and the path
-of the report.  ``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
+model organisms, every probe) with the calibration's truth readouts
+(``asraudit.demo.demo_audit``), and prints the per-model summary, one row per
+detector read on the organism built for it, and the path of the report.  ``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
 its sentences (needs the TTS engines); ``asraudit demo build-organism``
 fine-tunes the model organism from it (needs the ``hf`` extra).  Both write
 into the package's data folder, which is what the repository ships.
@@ -18,11 +19,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from asraudit.commands.common import at_least
+from asraudit.display_paths import display_path
 from asraudit.audit.outputs import print_summary
-from asraudit.audit.pipeline import run_audit
-from asraudit.audit.spec import load_spec
-from asraudit.audit.results import build_summary
 from asraudit.commands.audit import print_outputs
+from asraudit.demo.calibration_report import print_detectors
+from asraudit.demo import demo_audit
 from asraudit.demo.build_benchmark import DATA_DIR, build
 from asraudit.demo.organism import BENCHMARK_DIR, build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
@@ -54,37 +55,38 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_run_demo)
 
 
-DEMO_SPEC = "demo_audit.toml"
-
-
 def printable_spec(path: Path) -> str:
     """The spec at ``path`` with each quoted value that names a file beside it made absolute.
 
-    A spec reads relative paths from its own folder, and the embedded one names its corpus and its battery
-    beside it, inside the installed package: a copy saved elsewhere failed ``--check`` ("manifest: no such
-    file") until both were edited.  Absolute, the copy runs from any folder as it is; everything else (the
-    comments, the layout) is printed unchanged."""
+    A spec reads relative paths from its own folder, and the embedded one names its corpus, its battery, the
+    truth file and a splice's other speech (``corpus:`` in an inline table) beside it, inside the installed
+    package: a copy saved elsewhere failed ``--check`` ("manifest: no such file") until each was edited.
+    Absolute, the copy runs from any folder as it is; everything else (the comments, the layout) is printed
+    unchanged."""
     folder = path.parent
 
     def absolute(match: re.Match) -> str:
-        target = folder / match.group(2)
-        if Path(match.group(2)).is_absolute() or not target.exists():
+        lead, key, prefix, value = match.groups()
+        target = folder / value
+        if Path(value).is_absolute() or not target.exists():
             return match.group(0)
-        return match.group(1) + json.dumps(str(target.resolve()))  # a JSON string is a TOML basic string
+        # a JSON string is a TOML basic string
+        return lead + key + json.dumps((prefix or "") + str(target.resolve()))
 
-    return re.sub(r'^(\s*[A-Za-z_][A-Za-z0-9_]*\s*=\s*)"([^"\\]+)"', absolute, path.read_text(encoding="utf-8"),
-                  flags=re.M)
+    return re.sub(r'(^\s*|[{,]\s*)([A-Za-z_][A-Za-z0-9_]*\s*=\s*)"(corpus:)?([^"\\]+)"', absolute,
+                  path.read_text(encoding="utf-8"), flags=re.M)
 
 
 def _run_demo(args: argparse.Namespace) -> int:
 
-    path = BENCHMARK_DIR.parent / DEMO_SPEC
     if args.print_spec:
-        print(printable_spec(path), end="")
+        print(printable_spec(demo_audit.DEMO_SPEC), end="")
         return 0
-    result = run_audit(load_spec(path, out=args.demo_out), progress=not args.no_progress)
-    print_summary(build_summary(result))
+    result, summary = demo_audit.run_demo_audit(args.demo_out, progress=not args.no_progress)
+    print_summary(summary)
+    print_detectors(summary.detectors or [])
     print_outputs(result)
+    print(f"detector rows: {display_path(args.demo_out / 'detectors.md', Path.cwd())}")
     return 0
 
 

@@ -141,17 +141,24 @@ def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID) -> Sum
     return summary
 
 
+def write_detector_outputs(result: AuditResult, out: Path, json_name: str, markdown_name: str) -> Summary:
+    """The summary with its detector rows as <out>/<json_name> (summary.json's layout plus the rows) and the
+    rows as the Markdown table the documents quote, <out>/<markdown_name>; each written atomically."""
+    summary = calibration_summary(result)
+    write_json(plain_summary(summary), out / json_name)
+    markdown = unique_temp_path(out / markdown_name)
+    markdown.write_text(detectors_markdown(summary.detectors or []), encoding="utf-8")
+    markdown.replace(out / markdown_name)
+    return summary
+
+
 def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> AuditResult:
     """The calibration audit; writes <out>/calibration.json (summary.json's layout plus the detector rows)
     and <out>/calibration.md (the detector rows as the Markdown table the documents quote)."""
     spec = spec or calibration_spec(out, sentences)
     result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
                        extra=truth_stage)
-    summary = calibration_summary(result)
-    write_json(plain_summary(summary), out / "calibration.json")
-    markdown = unique_temp_path(out / "calibration.md")  # atomic, like calibration.json
-    markdown.write_text(detectors_markdown(summary.detectors or []), encoding="utf-8")
-    markdown.replace(out / "calibration.md")
+    write_detector_outputs(result, out, "calibration.json", "calibration.md")
     return result
 
 
