@@ -36,6 +36,7 @@ def test_the_demo_audits_every_organism_on_the_stages_its_row_reads():
     assert [m.spec for m in spec.models if m.panel] == ["whisper-tiny.en", "whisper-base", "pocketsphinx"]
     assert spec.corpus.group_field == "voice_role"           # the voice gate's two roles
     assert spec.masked is not None and spec.masked.params.lift  # the masked row's λ of the hidden word
+    assert {PROVEN_ON["masked recovery"], "whisper-tiny.en", "whisper-base", "pocketsphinx"} <= set(spec.masked.models)
     assert set(spec.translation.models) == {"whisper-base", PROVEN_ON["translation"]}
     encoder = [e for e in spec.mechanism if e.model == PROVEN_ON["encoder-layer mechanism"]]
     assert encoder and all(e.site == "encoder" and e.splice is not None and e.ablate is not None for e in encoder)
@@ -91,5 +92,9 @@ def test_the_demo_command_prints_and_writes_one_row_per_detector(stand_in_spec, 
     assert list(rows)[:2] == ["accept-ref", "masked recovery"] and len(rows) == 8
     assert rows["accept-ref"]["status"] == "pass"  # the echo is far above three faithful members
     assert rows["masked recovery"]["status"] == "not run"  # no masked stage in the stand-in: said, not hidden
+    jsonschema = pytest.importorskip("jsonschema")
+    from asraudit.report.schema import summary_schema
+
+    jsonschema.validate(summary, summary_schema())  # the rows ride in summary.json's published layout
     table = (out / "detectors.md").read_text(encoding="utf-8")
     assert sum(line.startswith("| ") for line in table.splitlines()) == 1 + len(rows) and "| accept-ref | whisper-tiny.en-organism |" in table

@@ -35,3 +35,9 @@ def test_the_printed_spec_checks_from_another_folder(tmp_path, capsys, monkeypat
                                        'splice = { other = "corpus:other_speech/manifest.jsonl", donors = { field = '
                                        '"voice_role", value = "benchmark" }, seconds = 6 }']
     assert spec["mechanism"][-1]["splice"]["other"] == "corpus:" + str(SHIPPED.parent / "other_speech/manifest.jsonl")
+
+
+def test_the_documented_complete_example_is_the_shipped_spec():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "audit-spec.md").read_text(encoding="utf-8")
+    example = doc.split("## A complete example", 1)[1].split("```toml\n", 1)[1].split("\n```", 1)[0]
+    assert example + "\n" == SHIPPED.read_text(encoding="utf-8")
