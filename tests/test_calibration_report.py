@@ -227,3 +227,15 @@ def test_the_hidden_words_lift_prints_in_nats_per_char_not_as_a_share():
     out = io.StringIO()
     print_detectors(detector_rows(s, ORG, {"masked recovery": LEAKED}), file=out)
     assert "benchmark λ masked (nats/char) +0.800 [+0.500, +1.100]" in out.getvalue()
+
+
+def test_the_terminal_form_keeps_lines_short_and_lists_every_readout():
+    s = _with_organisms(leak_travels=False)
+    rows = detector_rows(s, ORG, {"masked recovery": LEAKED})
+    out = io.StringIO()
+    print_detectors(rows, file=out)
+    lines = out.getvalue().splitlines()
+    readouts = [ln for ln in lines if ln.startswith("    ")]
+    assert len(readouts) == sum(len(r.organism_readouts) + len(r.clean_readouts) for r in rows)
+    table = lines[:lines.index(next(ln for ln in lines if ln.startswith(rows[0].detector + " (")))]
+    assert max(len(ln) for ln in table) < 200  # no readout inside the table

@@ -399,13 +399,16 @@ def _series(names: list[str]) -> str:
 
 
 def print_detectors(rows: list[DetectorRow], file=None) -> None:
-    """The rows as a table (status, readouts, why), then each detector's organism and target in words."""
+    """The rows for a terminal: a narrow table (detector, organism, status, why), then each detector's target
+    and readouts one per line.  The readouts of eight models in one table cell ran to hundreds of columns;
+    the documents' wide table is ``detectors_markdown``."""
     out = file or sys.stdout
-    table = []
+    render_table(["detector", "proven on", "status", "why"],
+                 [[r.detector, r.organism or "the panel", r.status, r.reason] for r in rows],
+                 title="Calibration: one row per detector (issue 17's targets)", file=out)
     for r in rows:
-        clean = "; ".join(f"{c.model}: {_cell(c)}" for c in r.clean_readouts) or "–"
-        table.append([r.detector, r.status, "; ".join(_cell(o) for o in r.organism_readouts) or "–", clean, r.reason])
-    render_table(["detector", "status", "organism readout [95% CI]", "clean models", "why"],
-                 table, title="Calibration: one row per detector (issue 17's targets)", file=out)
-    for r in rows:
-        print(f"  {r.detector}: proven on {r.organism or 'the panel'}; target: {r.target}", file=out)
+        print(f"{r.detector} ({r.organism or 'the panel'}): {r.status}; target: {r.target}", file=out)
+        for o in r.organism_readouts:
+            print(f"    {_cell(o)}", file=out)
+        for c in r.clean_readouts:  # the organism's own rows here are its random controls (the encoder row)
+            print(f"    {_cell(c)}" if c.model == r.organism else f"    clean {c.model}: {_cell(c)}", file=out)
