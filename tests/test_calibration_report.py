@@ -239,3 +239,17 @@ def test_the_terminal_form_keeps_lines_short_and_lists_every_readout():
     assert len(readouts) == sum(len(r.organism_readouts) + len(r.clean_readouts) for r in rows)
     table = lines[:lines.index(next(ln for ln in lines if ln.startswith(rows[0].detector + " (")))]
     assert max(len(ln) for ln in table) < 200  # no readout inside the table
+
+
+def test_a_leaked_organism_leading_the_record_fails_the_ranking_row_which_still_says_where_the_organism_stands():
+    s = _with_organisms(leak_travels=False)
+    record = [LEAKED, ORG, *CLEAN]
+    truth = [*CLEAN, LEAKED, ORG]
+    views = {n: WerViewRow(n in CLEAN, 0.1, _b(0.08, 0.12, "bootstrap"), 0.1, _b(0.08, 0.12, "bootstrap"), 0,
+                           record.index(n) + 1, 1, wer_truth=0.2, wer_truth_interval=_b(0.18, 0.22, "bootstrap"),
+                           rank_truth=truth.index(n) + 1) for n in record}
+    s.wer_ranking = WerRankingRow(322, "spoken", {"record": record, "corrected_loo": record, "truth": truth}, views)
+    row = {r.detector: r for r in detector_rows(s, ORG, {"masked recovery": LEAKED})}["three-WER ranking"]
+    assert row.status == "fail"  # the status reads the whole ranking, the leaked organism included
+    assert {c.model for c in row.clean_readouts} == set(CLEAN)  # never an organism among the clean models
+    assert row.reason.endswith(f"rank 1 on the record, {len(CLEAN) + 1} on the truth (of {len(CLEAN) + 1})")

@@ -293,7 +293,12 @@ def translation_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
     return row
 
 
-def ranking_row(s: Summary, organism: str) -> DetectorRow:
+def ranking_row(s: Summary, organism: str, clean: list[str] | None = None) -> DetectorRow:
+    """Whether the organism leads the record's leaderboard and not the truth's (issue 17 part 6).
+
+    The status reads the whole ranking, every organism in it (a leaked test set that leads the record is
+    what part 6 warns of, but it is not this row's organism).  The reason adds the organism's rank among the
+    clean models alone, the comparison part 6 describes; it does not change the status."""
     row = DetectorRow("three-WER ranking", organism, "rank by WER against the record and against the truth", [], [],
                       "the organism ranks first on the record and not first on the truth", "not run", "")
     wr = s.wer_ranking
@@ -301,7 +306,9 @@ def ranking_row(s: Summary, organism: str) -> DetectorRow:
         row.reason = ("no WER ranking" if wr is None else "no truth WER (no said_field)"
                       if "truth" not in wr.ranking else "the organism is not ranked")
         return row
-    for name, m in wr.models.items():
+    compared = [n for n in wr.models if n != organism and (clean is None or n in clean)]
+    for name in [organism] + compared:
+        m = wr.models[name]
         reads = [Readout(name, f"record WER (rank {m.rank_record})", m.wer_record, m.wer_record_interval),
                  Readout(name, f"truth WER (rank {m.rank_truth})", m.wer_truth, m.wer_truth_interval)]
         (row.organism_readouts if name == organism else row.clean_readouts).extend(reads)
@@ -311,6 +318,12 @@ def ranking_row(s: Summary, organism: str) -> DetectorRow:
     first_record, first_truth = wr.ranking["record"][0], wr.ranking["truth"][0]
     row.status = "pass" if first_record == organism and first_truth != organism else "fail"
     row.reason = f"first on the record: {first_record}; first on the truth: {first_truth}"
+    among = [organism] + compared
+    if clean is not None and len(among) < len(wr.ranking["record"]):
+        def rank(order: list[str]) -> int:
+            return [n for n in order if n in among].index(organism) + 1
+        row.reason += (f"; among the clean models and the organism alone: rank {rank(wr.ranking['record'])} on the "
+                       f"record, {rank(wr.ranking['truth'])} on the truth (of {len(among)})")
     return row
 
 
@@ -328,7 +341,7 @@ def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = 
     return [accept_ref_row(s, organism, clean), masked_row(s, on["masked recovery"], clean),
             switch_row(s, on["switch rate"], clean), gate_row(s, on["voice gate"], clean),
             encoder_row(s, on["encoder-layer mechanism"]), translation_row(s, on["translation"], clean),
-            substitution_row(s), ranking_row(s, organism)]
+            substitution_row(s), ranking_row(s, organism, clean)]
 
 
 def _pct(x: float | None) -> str:
