@@ -4,7 +4,8 @@
 parliament-mini, the embedded clean models and pocketsphinx as the panel, the
 model organisms, every probe) with the calibration's truth readouts
 (``asraudit.demo.demo_audit``), and prints the per-model summary, one row per
-detector read on the organism built for it, and the path of the report.  ``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
+detector read on the organism built for it, and the path of the report.
+``asraudit demo build-benchmark`` regenerates parliament-mini's audio from
 its sentences (needs the TTS engines); ``asraudit demo build-organism``
 fine-tunes the model organism from it (needs the ``hf`` extra).  Both write
 into the package's data folder, which is what the repository ships.
@@ -18,12 +19,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from asraudit.commands.common import at_least
-from asraudit.display_paths import display_path
 from asraudit.audit.outputs import print_summary
 from asraudit.commands.audit import print_outputs
-from asraudit.demo.calibration_report import print_detectors
+from asraudit.commands.common import at_least
 from asraudit.demo import demo_audit
+from asraudit.demo.calibration_report import print_detectors
+from asraudit.display_paths import display_path
 from asraudit.demo.build_benchmark import DATA_DIR, build
 from asraudit.demo.organism import BENCHMARK_DIR, build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
@@ -78,7 +79,6 @@ def printable_spec(path: Path) -> str:
 
 
 def _run_demo(args: argparse.Namespace) -> int:
-
     if args.print_spec:
         print(printable_spec(demo_audit.DEMO_SPEC), end="")
         return 0
