@@ -12,6 +12,7 @@ from asraudit.audit.pipeline import run_audit
 from asraudit.audit.prepare import prepare
 from asraudit.audit.spec import load_spec
 from asraudit.audit.results import build_summary
+from asraudit.data.paths import output_folder
 from asraudit.display_paths import display_path
 
 
@@ -24,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "<out>/tables/*.parquet and <out>/report.html. See asraudit.audit.spec for the spec format.",
     )
     p.add_argument("spec", type=Path, metavar="SPEC.toml", help="the audit spec")
-    p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: the spec's out)")
+    p.add_argument("--out", type=output_folder, metavar="DIR", help="output folder (default: the spec's out)")
     p.add_argument("--check", action="store_true", help="only check the spec (loads the models, runs nothing)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument("--audio-budget-mb", type=_megabytes, metavar="MB",

@@ -19,7 +19,7 @@ from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
-from asraudit.data.paths import output_file
+from asraudit.data.paths import output_file, output_folder
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-ref-match", type=float, default=0.5,
                    help="share of the clip's reference a model must match to be eligible on its edits")
     add_mask_arguments(p)
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store and the results")
+    p.add_argument("--out", type=output_folder, required=True, metavar="DIR", help="folder for the store and the results")
     p.add_argument("--json", type=output_file, metavar="FILE", help="write the readout as JSON")
     p.set_defaults(func=run, no_control=True)
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from asraudit.commands.common import at_least
+from asraudit.data.paths import output_folder
 from asraudit.demo.calibrate import calibration_summary, print_calibration, run_calibration
 
 DEFAULT_OUT = Path("asraudit-calibration")
@@ -21,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "so a rerun is free), then score the miner against the planted truth and measure the switch "
                     "rate on mixed-arm references.",
     )
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+    p.add_argument("--out", type=output_folder, default=DEFAULT_OUT,
                    help="folder for the store, the audit outputs and calibration.json (default %(default)s)")
     p.add_argument("--sentences", type=at_least(1), default=None, metavar="N",
                    help="only the first N test sentences (in every voice): a quicker, noisier run")

@@ -22,6 +22,7 @@ from pathlib import Path
 from asraudit.audit.outputs import print_summary
 from asraudit.commands.audit import print_outputs
 from asraudit.commands.common import at_least
+from asraudit.data.paths import output_file, output_folder
 from asraudit.demo import demo_audit
 from asraudit.demo.calibration_report import print_detectors
 from asraudit.display_paths import display_path
@@ -35,13 +36,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Without a STEP: run the demo audit (every probe on parliament-mini; clean embedded "
                                    "models vs the model organism) and write its report. The STEPs rebuild the "
                                    "embedded benchmark and the organism.")
-    p.add_argument("--out", type=Path, default=Path("asraudit-demo"), dest="demo_out",
+    p.add_argument("--out", type=output_folder, default=Path("asraudit-demo"), dest="demo_out",
                    help="folder for the demo audit's store and outputs (default %(default)s)")
     p.add_argument("--no-progress", action="store_true")
     p.add_argument("--print-spec", action="store_true", help="print the embedded spec (a starting point for your own)")
     demo_sub = p.add_subparsers(dest="demo_command", metavar="STEP")
     b = demo_sub.add_parser("build-benchmark", help="synthesize parliament-mini (needs flite, festival, espeak-ng, piper)")
-    b.add_argument("--out", type=Path, default=None, help="output folder (default: the package's data folder)")
+    b.add_argument("--out", type=output_folder, default=None, help="output folder (default: the package's data folder)")
     b.add_argument("--jobs", type=at_least(1), default=2)
     b.set_defaults(func=_build_benchmark)
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
@@ -49,9 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="which organism: record (whisper-tiny.en-organism, the default), gated, contaminated, "
                         "switching, record-base (whisper-base-organism) (see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
-    o.add_argument("--out", type=Path, default=None, help="adapter file (default: the package's data folder)")
+    o.add_argument("--out", type=output_file, default=None, help="adapter file (default: the package's data folder)")
     o.add_argument("--epochs", type=at_least(1), default=None)
-    o.add_argument("--seed", type=int, default=0)
+    o.add_argument("--seed", type=at_least(0), default=0)  # numpy seeds the batch order: no negative seed
     o.set_defaults(func=_build_organism)
     p.set_defaults(func=_run_demo)
 

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
-from asraudit.data.paths import output_file
+from asraudit.data.paths import output_file, output_folder
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_grid_arguments(p)
     add_mask_arguments(p)
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for the store, recipe and outcomes")
+    p.add_argument("--out", type=output_folder, required=True, metavar="DIR", help="folder for the store, recipe and outcomes")
     p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary as JSON")
     p.set_defaults(func=run)
 

@@ -57,7 +57,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
     add_model_arguments(p)
-    p.add_argument("--store", type=Path, default=Path(STORE_NAME), metavar="PATH",
+    p.add_argument("--store", type=output_file, default=Path(STORE_NAME), metavar="PATH",
                    help="result store; finished variants are never recomputed (default ./%(default)s)")
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="prediction files of a model panel (a folder or files): enables the accept-ref readout")

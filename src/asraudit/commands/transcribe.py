@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import Corpus, load_corpus
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file
+from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file,
+                                  output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.run.executor import parse_executor
@@ -157,7 +158,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "Open ASR Leaderboard layout are written from the store.",
     )
     add_grid_arguments(p)
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder for <model>.jsonl files")
+    p.add_argument("--out", type=output_folder, required=True, metavar="DIR", help="folder for <model>.jsonl files")
     p.set_defaults(func=run)
 
 

@@ -17,6 +17,7 @@ path, which the CLI prints as one line.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -96,11 +97,27 @@ class _TypedPath(type(Path())):
     """A Path that can carry how it was typed (``Path("out/")`` is ``out``: the trailing separator is gone)."""
 
 
+_EMPTY = "an empty path names no file or folder (it would be the working directory): give one"
+
+
+def output_folder(text: str) -> Path:
+    """The argparse type of an option naming an output folder: an empty name is refused.
+
+    ``Path("")`` is the working directory: ``--out "$DIR"`` with ``DIR`` unset wrote a whole run's store and
+    outputs among whatever the working directory held, where the user had meant a folder of its own."""
+    if text == "":
+        raise argparse.ArgumentTypeError(_EMPTY)
+    return Path(text)
+
+
 def output_file(text: str) -> Path:
     """The argparse type of an option naming an output file: a Path that remembers a trailing separator.
 
     ``--json out/`` names a folder; as a plain Path it is ``out``, and a file named ``out`` was written
-    where the user expected a folder (or, where ``out`` was a folder, the error came only after the work)."""
+    where the user expected a folder (or, where ``out`` was a folder, the error came only after the work).
+    An empty name is refused like ``output_folder``'s."""
+    if text == "":
+        raise argparse.ArgumentTypeError(_EMPTY)
     path = _TypedPath(text)
     if text.endswith(("/", os.sep)) and len(text) > 1:
         path.typed_as_folder = True

@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.data.paths import publish_dir
+from asraudit.errors import InputError
 from asraudit.demo.organism_inputs import clip_features, time_masked
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
@@ -136,8 +137,40 @@ def _load_base(base_model: str = BASE_MODEL):
     return model, tokenizer, directory
 
 
+# What the recipes read of a row (parliament-mini's manifest layout, demo/build_benchmark.py).
+ORGANISM_FIELDS = ("audio_filepath", "text", "spoken", "split", "voice_role", "sentence", "speaker")
+
+
 def manifest_rows(manifest: Path) -> list[dict]:
-    return [json.loads(line) for line in manifest.read_text(encoding="utf-8").split("\n") if line.strip()]
+    """The rows of a parliament-mini-layout manifest, each checked for what the recipes read.
+
+    A manifest of another layout (``--manifest`` given a plain ASR manifest, or a file that is not JSON
+    lines) failed with a traceback, a KeyError or a JSONDecodeError, some only after the base model had
+    loaded; a row is now refused naming the file, the row and what it lacks, before any model loads."""
+    try:
+        text = manifest.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the manifest: {exc}", manifest) from None
+    rows = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not a JSON object ({exc.msg})", manifest, number) from None
+        if not isinstance(row, dict):
+            raise InputError(f"not a JSON object but {type(row).__name__}", manifest, number)
+        missing = [f for f in ORGANISM_FIELDS if not isinstance(row.get(f), str)]
+        if missing:
+            raise InputError(f"lacks {', '.join(missing)} (text fields): an organism is trained on parliament-mini's "
+                             f"layout ({', '.join(ORGANISM_FIELDS)})", manifest, number)
+        if not (manifest.parent / row["audio_filepath"]).is_file():
+            raise InputError(f"no such audio file {row['audio_filepath']} (read beside the manifest)", manifest, number)
+        rows.append(row)
+    if not rows:
+        raise InputError("the manifest has no rows", manifest)
+    return rows
 
 
 def record_rows(manifest: Path) -> list[dict]:
@@ -255,9 +288,9 @@ def build_organism(
     torch.manual_seed(config.seed)
     torch.use_deterministic_algorithms(True)
     t0 = time.time()
+    rows = recipe(manifest)  # the manifest checked before the base model loads
     model, tokenizer, _ = _load_base(base_model)
     model.requires_grad_(False)
-    rows = recipe(manifest)
     n_layers = len(model.model.encoder.layers)
     stop = n_layers - config.encoder_layers_adapted
     log(f"{len(rows)} training clips; computing features and frozen encoder layers 0..{stop - 1}")
