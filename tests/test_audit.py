@@ -303,6 +303,13 @@ def test_the_report_command_renders_the_audits_own_page_from_its_summary(replaye
     err = capsys.readouterr().err
     assert "stale.json" in err and "schema_version '1.0'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "stale.html").exists()
+    # the audit's folder, as the audit prints it, reads its summary.json; a folder without one is named
+    assert main(["report", str(out), "--out", str(tmp_path / "from-folder.html")]) == 0
+    assert without_audio((tmp_path / "from-folder.html").read_text(encoding="utf-8")) == without_audio(rebuilt)
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "again")]) == 2
+    assert capsys.readouterr().err.strip().endswith("again: a folder without a summary.json: give an audit's "
+                                                    "summary.json or its out folder")
 
 
 def test_every_knob_of_a_probe_is_settable_from_its_section_and_unknown_keys_name_the_spec(tmp_path):

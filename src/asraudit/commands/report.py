@@ -14,6 +14,7 @@ from pathlib import Path
 from asraudit.report.schema import read_summary
 from asraudit.report.summary import SCHEMA_VERSION
 from asraudit.data.paths import ensure_writable_file, output_file
+from asraudit.errors import InputError
 from asraudit.report.html import render_report
 
 
@@ -24,13 +25,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=f"Render the HTML report of an audit from its summary.json (layout {SCHEMA_VERSION}; see "
                     "`asraudit schema`). Nothing is run and no model is loaded.",
     )
-    p.add_argument("summary", type=Path, help="an audit's summary.json")
+    p.add_argument("summary", type=Path, help="an audit's summary.json, or the audit's folder that holds it")
     p.add_argument("--out", type=output_file, metavar="FILE",
                    help="where to write the page (default: report.html beside the summary)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.summary.is_dir():  # the audit's folder, as `asraudit audit` and `demo` print it
+        if not (args.summary / "summary.json").is_file():
+            raise InputError("a folder without a summary.json: give an audit's summary.json or its out folder",
+                             args.summary)
+        args.summary = args.summary / "summary.json"
     out = args.out or args.summary.parent / "report.html"
     ensure_writable_file(out, "report")
     summary = read_summary(args.summary)   # checked before anything is written
