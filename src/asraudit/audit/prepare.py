@@ -189,7 +189,8 @@ def prepare(spec: AuditSpec) -> Prepared:
 
 def _check_fields(spec: AuditSpec, corpus) -> None:
     """A ``group_field`` or ``said_field`` no clip has (a misspelt column) would report every clip in one group
-    ``None``, or read nothing as said: refused before any model runs."""
+    ``None``, or read nothing as said; a translation ``cluster_field`` a clip lacks stopped that stage: each
+    refused before any model runs."""
     for key in ("group_field", "said_field"):
         name = getattr(spec.corpus, key)
         if name and all(clip.field(name) is None for clip in corpus):
@@ -197,6 +198,14 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
                            | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
                             spec.source)
+    # The translation probe counts its intervals over this field's values and stops at a clip without it, which
+    # was found only when the audit reached that stage, after every earlier stage had run.
+    cluster = spec.translation.params.cluster_field if spec.translation is not None else None
+    if cluster:
+        lacking = next((clip for clip in corpus if clip.field(cluster) is None), None)
+        if lacking is not None:
+            raise InputError(f"clip {lacking.id!r} has no field {cluster!r} ([translation] cluster_field, the unit "
+                             "of its intervals): every clip needs it", lacking.source, lacking.row)
 
 
 def _check_out_outside_folder_corpus(spec: AuditSpec) -> None:
