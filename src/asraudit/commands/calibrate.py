@@ -15,10 +15,10 @@ DEFAULT_OUT = Path("asraudit-calibration")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate",
-        help="asraudit's own validation: every probe on parliament-mini, clean models vs the model organism, "
+        help="asraudit's own validation: every probe on parliament-mini, clean models vs the model organisms, "
              "one row per detector with its target, pass or fail",
         description="Audit parliament-mini's test split with the embedded calibration spec (clean embedded models "
-                    "as the panel, the model organism under suspicion, every probe; all through the result store, "
+                    "as the panel, the model organisms under suspicion, every probe; all through the result store, "
                     "so a rerun is free), then score the miner against the planted truth and measure the switch "
                     "rate on mixed-arm references.",
     )

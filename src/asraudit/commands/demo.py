@@ -32,10 +32,10 @@ from asraudit.demo.organism_kinds import KINDS, organism_kind
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("demo", help="the demo audit on the embedded benchmark (parliament-mini) and its model organism",
+    p = sub.add_parser("demo", help="the demo audit on the embedded benchmark (parliament-mini) and its model organisms",
                        description="Without a STEP: run the demo audit (every probe on parliament-mini; clean embedded "
-                                   "models vs the model organism) and write its report. The STEPs rebuild the "
-                                   "embedded benchmark and the organism.")
+                                   "models vs the model organisms, one row per detector) and write its report. The "
+                                   "STEPs rebuild the embedded benchmark and an organism.")
     p.add_argument("--out", type=output_folder, default=Path("asraudit-demo"), dest="demo_out",
                    help="folder for the demo audit's store and outputs (default %(default)s)")
     p.add_argument("--no-progress", action="store_true")
