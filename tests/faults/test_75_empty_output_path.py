@@ -28,6 +28,8 @@ REFUSED = "an empty path names no file or folder (it would be the working direct
     ["steer", "learn", "--out", ""],
     ["wer", "--preds", "p", "--json", ""],
     ["demo", "build-organism", "--out", ""],
+    ["preds", "--preds", "p", "--export", ""],
+    ["whitebox", "convert", "whisper-tiny.en", "--cache", ""],
 ], ids=lambda argv: " ".join(a or "''" for a in argv[:2]))
 def test_an_empty_output_path_is_refused_before_anything_runs(tmp_path, monkeypatch, capsys, argv):
     monkeypatch.chdir(tmp_path)

@@ -8,10 +8,9 @@ so, and can rewrite every file in the Open ASR Leaderboard's JSONL layout.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings, prediction_inputs
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
 from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
 from asraudit.errors import InputError
 from asraudit.report.tables import render_table
@@ -25,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "disagree across models) and optionally export them as leaderboard JSONL.",
     )
     add_preds_argument(p)
-    p.add_argument("--export", type=Path, metavar="DIR",
+    p.add_argument("--export", type=output_folder, metavar="DIR",
                    help="write <DIR>/<model>.jsonl with audio_filepath, text, pred_text, duration")
     p.add_argument("--show-conflicts", type=int, default=5, metavar="N",
                    help="print up to N clips whose references disagree (default %(default)s)")

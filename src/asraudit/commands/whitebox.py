@@ -12,6 +12,7 @@ import argparse
 import json
 from pathlib import Path
 
+from asraudit.data.paths import output_folder
 from asraudit.errors import InputError
 
 
@@ -25,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="whitebox_action", metavar="ACTION", required=True)
     c = actions.add_parser("convert", help="convert (or find in the cache) and report the strict-load check")
     c.add_argument("model", help="embedded model name (whisper-tiny.en, whisper-base) or a CTranslate2 directory")
-    c.add_argument("--cache", type=Path, metavar="DIR", help="cache root (default: $ASRAUDIT_CACHE or ~/.cache/asraudit)")
+    c.add_argument("--cache", type=output_folder, metavar="DIR", help="cache root (default: $ASRAUDIT_CACHE or ~/.cache/asraudit)")
     c.add_argument("--force", action="store_true", help="convert again even if a matching conversion is cached")
     c.add_argument("--json", action="store_true", help="print the report as JSON")
     c.set_defaults(func=run_convert)
