@@ -92,6 +92,19 @@ class WhisperDecodeOptions:
             raise InputError(f"option language must be a language code such as \"en\", or \"auto\", got {self.language!r}")
 
 
+def english_only_options(language: str | None, task: str) -> None:
+    """An English-only Whisper (tiny.en, base.en...) has no language or task tokens: its prompt is the same
+    whatever the options say, so ``language=fr`` or ``task=translate`` were accepted and silently ignored (the
+    transcripts English, the run reported as French).  Refused, naming the option."""
+    if language not in (None, "auto", "en"):
+        raise InputError(f"option language {language!r}: this Whisper is English-only (its vocabulary has no "
+                         "language token), so it transcribes English whatever the option says: leave the option "
+                         "out, or choose a multilingual model")
+    if task != "transcribe":
+        raise InputError(f"option task {task!r}: this Whisper is English-only (its vocabulary has no task token), "
+                         "so it can only transcribe: leave the option out, or choose a multilingual model")
+
+
 def model_fingerprint(model_dir: Path) -> str:
     """The identity of the weights: the whole content of model.bin, its config and vocabulary.
 
@@ -181,6 +194,8 @@ class CT2Whisper:
                 self.tokenizer.language_token(self.options.language)
             except ValueError as exc:
                 raise InputError(f"option language: {exc}") from None
+        elif not self.is_multilingual:
+            english_only_options(self.options.language, self.options.task)
         self.n_mels = self._n_mels()
         self._fingerprint = model_fingerprint(self.model_dir)
 
