@@ -67,6 +67,9 @@ def _spec_file(tmp_path, text: str):
      "[[model]] #1: panel must be true or false"),
     (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n[refdis]\nmajority = 2\n',
      "[refdis]: majority must be in [0.0, 1.0]"),
+    # the check shared with the CLI names its flag (--majority); in a spec the knob is the key
+    (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n[refdis]\nmajority = 0\n',
+     "[refdis]: majority must be in (0, 1], got 0"),
     (f'[corpus]\nmanifest = "{MANIFEST}"\n[[model]]\nspec = "pocketsphinx"\n[masked]\ntargets = "listed"\n',
      'targets = "listed" needs words'),
 ])

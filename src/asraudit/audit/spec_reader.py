@@ -11,6 +11,7 @@ and an unknown key is still an error naming the spec and the key.
 from __future__ import annotations
 
 import dataclasses
+import re
 import typing
 from pathlib import Path, PurePath
 from typing import Any
@@ -148,5 +149,14 @@ def read_params(s: Section, cls: type, given: dict[str, Any] | None = None):
         try:
             params.validate()
         except InputError as exc:
-            raise s.fail(exc.message) from None
+            raise s.fail(_as_spec_keys(exc.message, {f.name for f in dataclasses.fields(cls)})) from None
     return params
+
+
+def _as_spec_keys(message: str, keys: set[str]) -> str:
+    """A Params complaint in the spec's words: validation shared with the CLI names its flags
+    (``--min-run-len``); in a spec the same knob is the key ``min_run_len``."""
+    def key(match: re.Match) -> str:
+        name = match.group(1).replace("-", "_")
+        return name if name in keys else match.group(0)
+    return re.sub(r"--([a-z][a-z0-9-]*)", key, message)
