@@ -1,7 +1,7 @@
 """The audit's own overhead: the share of each stage's time spent outside model calls (goal: at most 5%).
 
 Runs the demo audit (``asraudit demo``'s spec: the embedded Whisper panel,
-pocketsphinx, the model organism; every probe, the mechanism experiments
+pocketsphinx, the model organisms; every probe, the mechanism experiments
 included) on fewer sentences, into a fresh folder, so every model call is
 made and nothing comes from a store.  The split is the one the audit writes
 into summary.json's ``timing``: model time is loading models, transcribing,
@@ -9,7 +9,7 @@ scoring, forced alignment and learning steering directions; the overhead is
 the rest (the store, planning, decoding and conditioning audio, normalizing,
 readouts, statistics, tables and the report).
 
-The whole demo (eight sentences) takes about 15 minutes on two cores; two
+The whole demo (ten sentences) takes about 10 minutes on two cores; two
 sentences take a few.  The share shrinks as the corpus grows where the
 overhead is fixed (loading the report's libraries, writing files) and stays
 where it grows with the clips.
@@ -23,32 +23,28 @@ import argparse
 import json
 import sys
 import tempfile
-import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from asraudit.audit.pipeline import run_audit
-from asraudit.demo.organism import BENCHMARK_DIR
+from asraudit.audit.spec import load_spec
+from asraudit.demo.demo_audit import DEMO_SPEC
 
 GOAL = 0.05
-DEMO_SPEC = BENCHMARK_DIR.parent / "demo_audit.toml"
 
 
-def demo_spec(sentences: list[str], mechanism: bool, out: Path) -> dict:
-    """The demo's spec as a dict with absolute paths, narrowed to ``sentences``."""
-    spec = tomllib.loads(DEMO_SPEC.read_text(encoding="utf-8"))
-    spec["out"] = str(out)
-    spec["corpus"]["manifest"] = str(DEMO_SPEC.parent / spec["corpus"]["manifest"])
-    spec["corpus"]["select"] = {"field": "sentence", "values": sentences}
-    spec["battery"]["spec"] = str(DEMO_SPEC.parent / spec["battery"]["spec"])
-    if not mechanism:
-        spec.pop("mechanism", None)
-    return spec
+def demo_spec(sentences: list[str], mechanism: bool, out: Path):
+    """The demo's spec, read as `asraudit demo` reads it (its files beside it), narrowed to ``sentences``."""
+    spec = load_spec(DEMO_SPEC, out=out)
+    spec = replace(spec, corpus=replace(spec.corpus, select_field="sentence", select_values=tuple(sentences),
+                                        select_first=None))
+    return spec if mechanism else replace(spec, mechanism=())
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sentences", default="s001,s013",
-                    help="comma-separated demo sentences (each in seven voices; the demo has eight)")
+                    help="comma-separated demo sentences (each in seven voices; the demo has ten)")
     ap.add_argument("--no-mechanism", action="store_true", help="leave out the white-box experiments (torch)")
     ap.add_argument("--keep", type=Path, default=None, help="write the audit here instead of a temporary folder")
     args = ap.parse_args()
@@ -69,7 +65,7 @@ def main() -> int:
     total = timing["total"]
     met = "met" if total["overhead_share"] <= GOAL else "MISSED"
     print(f"RATIO audit overhead: {100 * total['overhead_share']:.1f}% of {total['wall_s']:.1f} s outside model calls "
-          f"(goal <= {100 * GOAL:.0f}%, {met}; {len(sentences)} of the demo's 8 sentences)")
+          f"(goal <= {100 * GOAL:.0f}%, {met}; {len(sentences)} of the demo's 10 sentences)")
     return 0
 
 
