@@ -285,13 +285,23 @@ def _read_transcript(path: Path) -> str:
     return " ".join(decode_text(raw, path).split())
 
 
+def _hidden(path: Path, folder: Path) -> bool:
+    """A file or folder whose name starts with a dot, under ``folder``: not a clip.
+
+    A corpus copied from a Mac holds an AppleDouble ``._a.wav`` (resource fork, not audio) beside every
+    ``a.wav``; it was read as a clip and the whole corpus refused ("cannot decode audio").  Hidden names
+    (``.git``, ``.ipynb_checkpoints``, ``.Trash``) are never a corpus's data."""
+    return any(part.startswith(".") for part in path.relative_to(folder).parts)
+
+
 def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
-    """Every audio file under ``folder`` (recursively, sorted by path), with
-    the transcript in the ``.txt`` file of the same name when there is one."""
+    """Every audio file under ``folder`` (recursively, sorted by path; hidden files and folders, whose names
+    start with a dot, left out), with the transcript in the ``.txt`` file of the same name when there is one."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError("no such folder", folder)
-    files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES)
+    files = sorted(p for p in folder.rglob("*")
+                   if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES and not _hidden(p, folder))
     if not files:
         raise InputError(f"no audio files ({', '.join(AUDIO_SUFFIXES)}) in folder", folder)
     clips = []
