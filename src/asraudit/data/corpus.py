@@ -184,6 +184,9 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
     value = rec.get(name)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         if required:
+            if name in rec:  # "missing 'text' (found fields [..., 'text'])" named a field that is there
+                raise InputError(f"{name!r} is empty ({'null' if value is None else 'NaN'}): give it as a string",
+                                 path, row)
             raise InputError(f"missing {name!r} (found fields {sorted(rec)})", path, row)
         return None
     if numbers_ok and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -226,6 +229,17 @@ def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
 
 
+def _refuse_segment(rec: dict, path: Path, row: int) -> None:
+    """A row whose ``offset`` is not 0 is a segment of a longer file (NeMo's manifests: ``offset`` and
+    ``duration`` in seconds).  asraudit decodes each row's whole file, so the offset was ignored and the
+    segment's reference scored against a transcript of the whole recording, exit 0: refused instead."""
+    offset = optional_seconds(rec.get("offset"), "offset", path, row)
+    if offset:
+        raise InputError(f"offset {offset:g} s: the row is a segment of a longer audio file (NeMo's offset and "
+                         "duration), and asraudit reads each row's whole file, so the segment's reference would be "
+                         "scored against the whole recording: cut the segments into files of their own", path, row)
+
+
 def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True) -> Corpus:
     """Read a JSONL/CSV/Parquet manifest with ``audio_filepath`` and ``text``.
 
@@ -247,6 +261,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         if not clip_id.strip():
             raise InputError("empty audio_filepath", path, row)
         reference = _string_field(rec, "text", path, row, required=True)
+        _refuse_segment(rec, path, row)
         speaker_field = next((f for f in SPEAKER_FIELDS if rec.get(f) is not None), None)
         speaker = _string_field(rec, speaker_field, path, row, required=False, numbers_ok=True) if speaker_field else None
         audio_path = Path(os.path.expanduser(clip_id))
