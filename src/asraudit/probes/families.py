@@ -194,11 +194,17 @@ def _parse(text: str, suffix: str, label: str) -> dict:
     return data
 
 
+CATALOGUE_SCHEMA = 1  # the layout of family files (and of the shipped catalogues, which say so)
+
+
 def _merge(cat: Catalogue, data: dict, label: str) -> None:
     cat.sources.append(label)
     unknown = set(data) - {"schema", "language", "pool", "family", "rejected", "description"}
     if unknown:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected pool, family, rejected", label)
+    if data.get("schema", CATALOGUE_SCHEMA) != CATALOGUE_SCHEMA:  # a later layout may mean other things by the keys
+        raise InputError(f"schema {data['schema']!r}: this asraudit reads family files of schema {CATALOGUE_SCHEMA}",
+                         label)
     for i, raw in enumerate(_list(data.get("pool", []), "pool", label), start=1):
         where = f"pool #{i}"
         name = _str(raw, "name", where, label)

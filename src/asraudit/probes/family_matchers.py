@@ -47,9 +47,13 @@ def _row(row, arms: tuple[str, ...], where: str, what: str, label: str, i: int) 
 
 def compile_pattern(source: str, flags: int, where: str, label: str) -> regex.Pattern:
     try:
-        return regex.compile(source, flags)
+        pattern = regex.compile(source, flags)
     except regex.error as exc:
         raise InputError(f"{where}: bad regular expression {source!r}: {exc}", label) from None
+    if pattern.fullmatch(""):  # "" or "x*": an arm it "renders" holds no text, so the family matched nothing
+        raise InputError(f"{where}: regular expression {source!r} matches the empty string: an arm's pattern must "
+                         "match the words of its rendering", label)
+    return pattern
 
 
 def literal_matchers(rows, arms, suffixes, case_sensitive, where, label) -> list[Matcher]:
