@@ -1,10 +1,11 @@
-"""Case 81: a family file whose pattern matches the empty string, or of a later schema, is refused.
+"""Case 81: a family file whose pattern matches the empty string, or a family file or lexicon of a later schema, is
+refused.
 
 ``patterns = [["", ""]]`` or ``[["x*", "y*"]]`` (a quantifier left on its own)
 loaded, matched no rendering and the run said "No reference uses any family
 of the catalogue: nothing to measure", exit 0, as if the references held no
-convention.  ``schema = 2`` was read as schema 1.  Both are now refused when
-the file is read, naming it and the family.
+convention.  ``schema = 2`` was read as schema 1, in a family file and in a translation
+lexicon.  Each is now refused when the file is read, naming it (and the family).
 """
 
 from __future__ import annotations
@@ -41,3 +42,15 @@ def test_the_same_family_written_well_is_measured(tmp_path, cli):
     families.write_text(FAMILY.format(schema=1, a='"colour"', b='"color"'), encoding="utf-8")
     ran = cli("conventions", "--preds", preds, "--families", families)
     assert ran.code == 0 and "nothing to measure" not in ran.out
+
+
+def test_a_lexicon_of_a_later_schema_is_refused(tmp_path):
+    from asraudit.errors import InputError
+    from asraudit.probes.translation_lexicon import load_lexicon
+
+    lexicon = tmp_path / "lex.toml"
+    lexicon.write_text('schema = 2\ntarget = "es"\n[[span]]\nen = "Well"\npatterns = ["bueno"]\nmatch = ["bueno"]\n'
+                       'no_match = ["malo"]\n', encoding="utf-8")
+    with pytest.raises(InputError) as refused:
+        load_lexicon(lexicon)
+    assert str(refused.value) == f"{lexicon}: schema 2: this asraudit reads lexicons of schema 1"

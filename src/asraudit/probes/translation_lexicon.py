@@ -33,6 +33,7 @@ from asraudit.text.basic_languages import BASIC_LANGUAGES
 from asraudit.text.normalize import get_normalizer
 
 BUILTIN = {"es": "translation_es.toml"}
+LEXICON_SCHEMA = 1
 _KEYS = {"schema", "source", "target", "span"}
 _SPAN_KEYS = {"en", "patterns", "clash", "match", "no_match"}
 
@@ -135,6 +136,8 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
     unknown = set(data) - _KEYS
     if unknown:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
+    if data.get("schema", LEXICON_SCHEMA) != LEXICON_SCHEMA:  # a later layout may mean other things by the keys
+        raise InputError(f"schema {data['schema']!r}: this asraudit reads lexicons of schema {LEXICON_SCHEMA}", label)
     target, source_language = data.get("target"), data.get("source", "en")
     if not isinstance(target, str) or not target:
         raise InputError("the lexicon needs target = \"<language code>\"", label)
