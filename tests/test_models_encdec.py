@@ -202,3 +202,19 @@ def test_canary_takes_its_prompt_from_the_processors_chat_template_when_the_fold
     model = load_model(str(folder), punctuation=False)
     assert model.prompt_ids() == model.tokenizer.convert_tokens_to_ids(tokens)
     assert model.config_hash != load_model(str(folder)).config_hash
+
+
+def test_a_transformers_whisper_refuses_a_language_or_task_its_prompt_cannot_carry(tmp_path):
+    """The prompt's tokens are looked up by name: an unknown code became the unknown token (<|endoftext|>), and an
+    English-only Whisper ignored the options (fault case 78 for the CTranslate2 backend)."""
+    folder = encdec_tiny.whisper_multilingual(tmp_path / "whisper-ml")
+    model = load_model(str(folder), language="de", max_new_tokens=6)
+    assert model.prompt_ids()[1] == model.tokenizer.convert_tokens_to_ids("<|de|>")
+    with pytest.raises(InputError, match=r"option language 'fr' is not a language of this Whisper \(its codes: de, "
+                                         r"en\); this backend does not detect the language"):
+        load_model(str(folder), language="fr")
+    with pytest.raises(InputError, match="option language 'auto' is not a language of this Whisper"):
+        load_model(str(folder), language="auto")
+    with pytest.raises(InputError, match="option task 'summarize': one of transcribe, translate"):
+        load_model(str(folder), task="summarize")
+

@@ -178,3 +178,14 @@ def test_a_model_fine_tuned_into_the_same_folder_gets_a_new_config_hash(tiny_ctc
         model.lm_head.weight.add_(0.01)
     model.save_pretrained(folder)
     assert HFCTC(str(folder)).config_hash != before
+
+
+def test_an_english_only_transformers_whisper_refuses_another_language_or_task(tiny_whisper_dir):
+    """No language or task token in its vocabulary: the options were ignored (fault case 78, CTranslate2 too)."""
+    from asraudit.errors import InputError
+
+    assert load_model(f"hf:{tiny_whisper_dir}", language="en", max_new_tokens=6).multilingual is False
+    with pytest.raises(InputError, match="option language 'fr': this Whisper is English-only"):
+        load_model(f"hf:{tiny_whisper_dir}", language="fr")
+    with pytest.raises(InputError, match="option task 'translate': this Whisper is English-only"):
+        load_model(f"hf:{tiny_whisper_dir}", task="translate")

@@ -37,7 +37,7 @@ from asraudit.models.base import TokenScores, backend_options, score_arguments
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
-from asraudit.models.whisper_tokenizer import WhisperTokenizer
+from asraudit.models.whisper_tokenizer import WhisperTokenizer, english_only_options
 
 SCORE_PRECISION = "float32"
 WHISPER_TASKS = ("transcribe", "translate")
@@ -90,19 +90,6 @@ class WhisperDecodeOptions:
             raise InputError(f"option task must be one of {', '.join(WHISPER_TASKS)}, got {self.task!r}")
         if self.language is not None and not isinstance(self.language, str):
             raise InputError(f"option language must be a language code such as \"en\", or \"auto\", got {self.language!r}")
-
-
-def english_only_options(language: str | None, task: str) -> None:
-    """An English-only Whisper (tiny.en, base.en...) has no language or task tokens: its prompt is the same
-    whatever the options say, so ``language=fr`` or ``task=translate`` were accepted and silently ignored (the
-    transcripts English, the run reported as French).  Refused, naming the option."""
-    if language not in (None, "auto", "en"):
-        raise InputError(f"option language {language!r}: this Whisper is English-only (its vocabulary has no "
-                         "language token), so it transcribes English whatever the option says: leave the option "
-                         "out, or choose a multilingual model")
-    if task != "transcribe":
-        raise InputError(f"option task {task!r}: this Whisper is English-only (its vocabulary has no task token), "
-                         "so it can only transcribe: leave the option out, or choose a multilingual model")
 
 
 def model_fingerprint(model_dir: Path) -> str:

@@ -25,12 +25,14 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
+from asraudit.models.whisper_tokenizer import english_only_options
 
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
@@ -140,10 +142,30 @@ class HFSeq2Seq(_HFModel):
         self.is_whisper = self.model.config.model_type == "whisper"
         generation = self.model.generation_config
         self.multilingual = self.is_whisper and bool(getattr(generation, "lang_to_id", None))
+        if self.is_whisper:
+            self._check_whisper_options(generation)
         self.recipe = recipe_for(self.model, self.processor)
         self.window_seconds = check_window(self.model_id, self.recipe, self.options.window_seconds)
         self._prompt = self._build_prompt()
         check_decoder_length(self.model_id, self.model, len(self._prompt), self.options.max_new_tokens)
+
+    def _check_whisper_options(self, generation) -> None:
+        """The language and task a Whisper prompt can carry, checked when the model loads.
+
+        The prompt's tokens are looked up by name: an unknown code (``xx``, or ``auto``: this backend does not
+        detect) became the tokenizer's unknown token, and an English-only model ignored the options."""
+        opts = self.options
+        if not self.multilingual:
+            english_only_options(opts.language, opts.task)
+            return
+        if opts.language is not None and f"<|{opts.language}|>" not in generation.lang_to_id:
+            codes = sorted(t.strip("<|>") for t in generation.lang_to_id)
+            raise InputError(f"option language {opts.language!r} is not a language of this Whisper (its codes: "
+                             f"{', '.join(codes[:12])}{', ...' if len(codes) > 12 else ''}); this backend does not "
+                             "detect the language")
+        tasks = getattr(generation, "task_to_id", None) or {"transcribe": None, "translate": None}
+        if opts.task not in tasks:
+            raise InputError(f"option task {opts.task!r}: one of {', '.join(sorted(tasks))}")
 
     # -- inputs -----------------------------------------------------------
 

@@ -153,3 +153,17 @@ class WhisperTokenizer:
 
     def id_to_token(self, token_id: int) -> str | None:
         return self._tok.id_to_token(token_id)
+
+
+def english_only_options(language: str | None, task: str) -> None:
+    """An English-only Whisper (tiny.en, base.en...) has no language or task tokens: its prompt is the same
+    whatever the options say, so ``language=fr`` or ``task=translate`` were accepted and silently ignored (the
+    transcripts English, the run reported as French).  Refused, naming the option; both Whisper backends
+    (CTranslate2 and transformers) ask this."""
+    if language not in (None, "auto", "en"):
+        raise InputError(f"option language {language!r}: this Whisper is English-only (its vocabulary has no "
+                         "language token), so it transcribes English whatever the option says: leave the option "
+                         "out, or choose a multilingual model")
+    if task != "transcribe":
+        raise InputError(f"option task {task!r}: this Whisper is English-only (its vocabulary has no task token), "
+                         "so it can only transcribe: leave the option out, or choose a multilingual model")
