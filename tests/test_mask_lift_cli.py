@@ -134,3 +134,15 @@ def test_an_edit_that_does_not_match_the_reference_is_an_input_error(corpus, tmp
     code, _, stderr = _cli("lift", "--model", "whisper-tiny.en", "--corpus", corpus, "--edits", edits,
                            "--out", tmp_path / "x.jsonl", "--no-progress")
     assert code == 2 and "row 1" in stderr and "does not match the reference" in stderr
+
+
+def test_edits_of_another_benchmark_are_named_as_such_not_as_an_empty_file(corpus, tmp_path):
+    edits = tmp_path / "edits.jsonl"
+    edits.write_text("".join(json.dumps({**_edit(0, 2, "madam president", "", "delete"), "clip": f"other/{i}.wav"})
+                             + "\n" for i in range(3)))
+    code, _, stderr = _cli("lift", "--model", "whisper-tiny.en", "--corpus", corpus, "--edits", edits,
+                           "--out", tmp_path / "x.jsonl", "--no-progress")
+    assert code == 2 and "no edits in the file" not in stderr
+    assert stderr.strip().splitlines()[-1].endswith(
+        "none of its 3 edit(s) is on a clip of the corpus (e.g. 'other/0.wav'): edits and corpus of different "
+        "benchmarks, or clip ids written differently?")

@@ -68,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
     if outside:
         print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
               f"e.g. {outside[0]}", file=sys.stderr)
+    if not items and outside:  # "no edits in the file" said of a file that held some
+        raise InputError(f"none of its {len(outside)} edit(s) is on a clip of the corpus (e.g. {outside[0]!r}): "
+                         "edits and corpus of different benchmarks, or clip ids written differently?", args.edits)
     if not items:
         raise InputError("no edits in the file", args.edits)
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
