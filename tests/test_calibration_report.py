@@ -253,3 +253,11 @@ def test_a_leaked_organism_leading_the_record_fails_the_ranking_row_which_still_
     assert row.status == "fail"  # the status reads the whole ranking, the leaked organism included
     assert {c.model for c in row.clean_readouts} == set(CLEAN)  # never an organism among the clean models
     assert row.reason.endswith(f"rank 1 on the record, {len(CLEAN) + 1} on the truth (of {len(CLEAN) + 1})")
+
+
+def test_the_switch_rows_reason_names_the_families_too_few_clips_left_unmeasured():
+    s = _with_organisms(leak_travels=False)
+    s.calibration_switch_by_voice.rates.append(
+        SwitchRow(SWITCHER, "spelling", False, None, None, False, "fewer than two arms with >= 5 clips", {}))
+    row = {r.detector: r for r in detector_rows(s, ORG, {"switch rate": SWITCHER})}["switch rate"]
+    assert row.status == "pass" and row.reason.endswith("; not measurable: spelling")

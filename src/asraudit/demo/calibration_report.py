@@ -169,9 +169,11 @@ def switch_row(s: Summary, organism: str, clean: list[str]) -> DetectorRow:
     families = [r for r in sw.rates if r.model == organism and r.measurable and r.s is not None]
     above = [r for r in families if _gt(_low(r.s_interval), SWITCH_MIN)]
     others = "; ".join(f"{r.group} {_pct(r.s)}, low {_pct(_low(r.s_interval))}" for r in families if r.group != mine.label)
+    unmeasured = [r.group for r in sw.rates if r.model == organism and not r.measurable]  # too few clips on an arm
     row.reason = (f"organism s {_pct(mine.value)} (low {_pct(_low(mine.interval))}) on {mine.label}; "
                   f"{len(above)} of {len(families)} families above {SWITCH_MIN} with their interval"
-                  + (f" ({others})" if others else ""))
+                  + (f" ({others})" if others else "")
+                  + (f"; not measurable: {', '.join(unmeasured)}" if unmeasured else ""))
     return row
 
 
