@@ -24,11 +24,11 @@ from asraudit.commands.audit import print_outputs
 from asraudit.commands.common import at_least
 from asraudit.data.paths import output_file, output_folder
 from asraudit.demo import demo_audit
-from asraudit.demo.calibration_report import print_detectors
-from asraudit.display_paths import display_path
 from asraudit.demo.build_benchmark import DATA_DIR, build
+from asraudit.demo.calibration_report import print_detectors
 from asraudit.demo.organism import BENCHMARK_DIR, build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
+from asraudit.display_paths import display_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
