@@ -24,6 +24,9 @@ from typing import Any
 from asraudit.errors import InputError
 
 ENV_VAR = "ASRAUDIT_PAPER_RESULTS"
+# The release rounds accept-ref to four decimals (every row of its aggregates is within 5e-5 of its counts'
+# arithmetic); a published rate further from its counts than that was not computed from them.
+RATE_ROUNDING = 5e-5 + 1e-12
 AGGREGATE_SUFFIX = "_aggregate.json"
 SWITCH_FILE = "ortho_switch.json"
 
@@ -205,8 +208,12 @@ def _leaderboard_row(r: Any, path: Path, where: str) -> PublishedAcceptRef:
     if ref + audio > eligible:
         raise InputError(f"{where}: accepted_ref {ref} + followed_consensus {audio} exceed eligible_runs {eligible}",
                          path)
+    published = float(_field(r, "benchmaxx_score", (int, float), path, where))
+    if ref + audio and not abs(published - ref / (ref + audio)) <= RATE_ROUNDING:
+        raise InputError(f"{where}: benchmaxx_score {published} is not its counts' rate: accepted_ref {ref} of "
+                         f"{ref + audio} verdicts is {ref / (ref + audio):.4f}", path)
     return PublishedAcceptRef(_field(r, "model", str, path, where), bool(r.get("in_whitelist", False)), ref, audio,
-                              eligible, float(_field(r, "benchmaxx_score", (int, float), path, where)))
+                              eligible, published)
 
 
 def _published_set(path: Path, d: dict) -> PublishedSet:
@@ -220,9 +227,14 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
         float(_field(p, "min_consensus_cer", (int, float), path, "params")),
     )
     prominence = _field(d, "prominence", dict, path, name)
-    rows = []
+    rows, first_row = [], {}
     for i, r in enumerate(_field(d, "benchmaxx_leaderboard", list, path, name), start=1):
-        rows.append(_leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]"))
+        row = _leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]")
+        if row.model in first_row:  # two count sets for one model: which one the paper meant is unknowable
+            raise InputError(f"benchmaxx_leaderboard[{i}]: model {row.model!r} is listed again "
+                             f"(first at benchmaxx_leaderboard[{first_row[row.model]}])", path)
+        first_row[row.model] = i
+        rows.append(row)
     return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
                         str(d.get("split", "")), tuple(_field(d, "whitelist", list, path, name)), settings,
                         _field(prominence, "clips_analyzed", int, path, "prominence"),
@@ -241,8 +253,12 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     for model, r in _field(g, "results", dict, path, name).items():
         where = f"{name}.results.{model}"
         arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
-        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where),
-                                    float(_field(r, "switch", (int, float), path, where)),
+        switch = float(_field(r, "switch", (int, float), path, where))
+        rates = [a.hits / a.n for a in arms.values() if a.n]
+        if rates and not abs(switch - min(rates)) <= RATE_ROUNDING:
+            raise InputError(f"{where}: switch {switch} is not its arms' rate: the lowest arm's hits/n is "
+                             f"{min(rates):.4f}", path)
+        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where), switch,
                                     float(_field(r, "lo", (int, float), path, where)),
                                     float(_field(r, "hi", (int, float), path, where))))
     scope = str(g.get("scope", ""))
