@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+from asraudit.data.corpus import Clip
 from asraudit.demo.calibrate import load_truth
 from asraudit.demo.calibration_groups import masked_by_group, switch_against, voice_cue_references
 from asraudit.demo.mixed_arm import SPOKEN_ARM_VOICES
@@ -13,8 +14,8 @@ from asraudit.demo.organism import BENCHMARK_DIR
 
 def _ctx(group_field="voice_role"):
     rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()]
-    clips = [SimpleNamespace(id=r["audio_filepath"], reference=r["text"], speaker=r["speaker"],
-                             metadata={"voice_role": r["voice_role"], "spoken": r["spoken"]}) for r in rows]
+    clips = [Clip(r["audio_filepath"], BENCHMARK_DIR / r["audio_filepath"], r["text"], r["speaker"],
+                  metadata={"voice_role": r["voice_role"], "spoken": r["spoken"]}) for r in rows]
     spec = SimpleNamespace(corpus=SimpleNamespace(group_field=group_field), bootstrap=200, seed=0)
     return SimpleNamespace(corpus=clips, spec=spec), rows
 

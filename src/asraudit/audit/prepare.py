@@ -18,6 +18,7 @@ from asraudit.audit.mechanism import check_mechanism
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
+from asraudit.data.group_values import group_label
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.data.predictions import SUFFIXES
@@ -198,6 +199,9 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
                            | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
                             spec.source)
+    if spec.corpus.group_field:  # a value that names no group (a list) stopped the mining stage, after transcription
+        for clip in corpus:
+            group_label(clip.field(spec.corpus.group_field), spec.corpus.group_field, clip.source, clip.row)
     # The translation probe counts its intervals over this field's values and stops at a clip without it, which
     # was found only when the audit reached that stage, after every earlier stage had run.
     cluster = spec.translation.params.cluster_field if spec.translation is not None else None

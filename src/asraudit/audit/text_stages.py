@@ -21,6 +21,7 @@ from asraudit.audit.results import (
 )
 from asraudit.report.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, bounds, finite
 from asraudit.display_paths import display_model_spec
+from asraudit.data.group_values import group_label
 from asraudit.data.paths import safe_stems
 from asraudit.data.prediction_writer import write_corpus_predictions
 from asraudit.metrics.scorers import get_scorer
@@ -88,7 +89,8 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
     transcripts = done.transcribe.transcripts
     clips = clip_inputs(references(ctx), transcripts, ctx.normalize, names)
     group_field = ctx.spec.corpus.group_field
-    groups = {c.id: str(c.field(group_field)) for c in ctx.corpus} if group_field else None
+    groups = {c.id: group_label(c.field(group_field), group_field, c.source, c.row)
+              for c in ctx.corpus} if group_field else None
     counts = get_scorer(ctx.spec.scorer, ctx.spec.normalizer).counts
     result = measure_refdis(clips, ctx.panel, ctx.spec.refdis, scored=names, groups=groups,
                             n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, counts=counts)

@@ -46,7 +46,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import (AUDIO_SUFFIXES, Origin, check_audio_bytes, check_audio_file, decode_audio_bytes,
                                load_audio, prepare)
 from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, not_a_file,
-                                 number_id, optional_seconds, read_rows)
+                                 number_id, number_text, optional_seconds, read_rows)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -190,7 +190,7 @@ def _string_field(rec: dict, name: str, path: Path, row: int, *, required: bool,
             raise InputError(f"missing {name!r} (found fields {sorted(rec)})", path, row)
         return None
     if numbers_ok and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
+        return number_text(value)
     if not isinstance(value, str):
         raise InputError(f"{name!r} must be a string, got {type(value).__name__}", path, row)
     at = lone_surrogate(value)
@@ -415,7 +415,12 @@ def load_hf_dataset(
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
         metadata = {k: v for k, v in rec.items() if k not in (audio_column, text_column, id_column, speaker_column, "duration")}
-        speaker = None if speaker_column is None or rec[speaker_column] is None else str(rec[speaker_column])
+        speaker = rec[speaker_column] if speaker_column is not None else None
+        if isinstance(speaker, float) and math.isnan(speaker):
+            speaker = None
+        elif speaker is not None:
+            speaker = number_text(speaker) if isinstance(speaker, (int, float)) and not isinstance(speaker, bool) \
+                else str(speaker)
         duration = rec.get("duration")
         clips.append(
             Clip(clip_id, clip_audio, text, speaker, float(duration) if duration is not None else None, metadata, source, row)

@@ -3,19 +3,41 @@
 Kept apart from the prediction reader because any column may be asked for
 (speaker, voice, sub-corpus, ...), while the reader keeps only the fields
 every prediction file has.  Values are compared as text: a number column
-groups by its printed value.
+groups by its printed value, a whole number the same whether it was stored
+as ``3`` or ``3.0``.  ``group_label`` is the one rule for every caller (the
+``wer`` command, the audit's per-group accept-ref, the calibration's groups).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from asraudit.data.prediction_rows import ID_FIELDS
-from asraudit.data.rows import number_id, pick_field, read_rows
+from asraudit.data.rows import number_id, number_text, pick_field, read_rows
 from asraudit.errors import InputError
 
 # The group of a row that lacks the column (or holds null there).
 MISSING_GROUP = "(none)"
+
+
+def group_label(value, field: str, path: Path | None, row: int | None) -> str:
+    """The group a clip's ``field`` value puts it in.
+
+    A missing value (absent, null, empty, or NaN: pandas' missing number) is
+    ``MISSING_GROUP``, not a group called "None" or "nan"; a whole number
+    stored as float (a Parquet or pandas column of speaker numbers with a gap
+    is float) is its integer, so speaker ``3.0`` of one file meets speaker
+    ``3`` of another.  A list or an object names no group: an InputError
+    naming the row, rather than a group labelled with its Python spelling."""
+    if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
+        return MISSING_GROUP
+    if isinstance(value, float):
+        return number_text(value)
+    if isinstance(value, (list, dict)):
+        raise InputError(f"field {field!r} (the group field) holds a {type(value).__name__}, not one value", path,
+                         row)
+    return str(value)
 
 
 def group_values(path: Path, field: str, what: str = "prediction file") -> dict[str, str]:
@@ -32,7 +54,7 @@ def group_values(path: Path, field: str, what: str = "prediction file") -> dict[
             raise InputError(f"no clip id column (accepted names: {ID_FIELDS})", path, lineno)
         value = rec.get(field)
         seen = seen or field in rec
-        out[str(number_id(rec[id_f], path, lineno))] = MISSING_GROUP if value is None or value == "" else str(value)
+        out[str(number_id(rec[id_f], path, lineno))] = group_label(value, field, path, lineno)
     if not seen:
         raise InputError(f"no column {field!r} (the group field) in this {what}", path)
     return out

@@ -277,11 +277,16 @@ def number_id(value, path: Path, row: int):
     id.  Anything that is not a number comes back unchanged for the caller's checks."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InputError(f"clip id is {value} (a number that names no clip): give every row its id", path, row)
-        if value.is_integer():
-            return str(int(value))
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"clip id is {value} (a number that names no clip): give every row its id", path, row)
+    return number_text(value)
+
+
+def number_text(value: int | float) -> str:
+    """A number as the text of an id or a label: a whole float is its integer (``3.0`` is ``"3"``), since a Parquet
+    or pandas column of whole numbers with a gap is float, and its ``3.0`` must meet the ``3`` of another file."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
     return str(value)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, rate_row
+from asraudit.data.group_values import MISSING_GROUP, group_label
 from asraudit.demo.mixed_arm import voice_arm_reference
 from asraudit.probes.lift import summarize_lift
 from asraudit.probes.masked_run import rate_of
@@ -56,10 +57,10 @@ def masked_by_group(ctx: AuditContext, done: AuditResult) -> dict[str, list[Mask
     field = ctx.spec.corpus.group_field
     if done.masked is None or not field:
         return None
-    group_of = {c.id: str(c.metadata.get(field)) for c in ctx.corpus}
+    group_of = {c.id: group_label(c.field(field), field, c.source, c.row) for c in ctx.corpus}
     cells: dict[str, dict[str, list[dict]]] = {}
     for t in done.masked.table:
-        cells.setdefault(group_of.get(t["clip"], "None"), {}).setdefault(t["model"], []).append(t)
+        cells.setdefault(group_of.get(t["clip"], MISSING_GROUP), {}).setdefault(t["model"], []).append(t)
     out = {}
     for group, per_model in sorted(cells.items()):
         out[group] = [_row(model, targets, ctx.spec.bootstrap, ctx.spec.seed) for model, targets in per_model.items()]
