@@ -188,6 +188,10 @@ def load_ct2(directory: Path, model_id: str, device: str, compute_type: str | No
 def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, options: dict) -> ASRModel:
     require_modules(("transformers", "torch"), "hf", "a transformers model")
     from transformers import AutoConfig
+    try:  # config classes validate their fields with huggingface_hub's strict dataclasses (transformers 5)
+        from huggingface_hub.errors import StrictDataclassError
+    except ImportError:
+        StrictDataclassError = ValueError
 
     if is_adapter_folder(Path(source)):
         return _load_adapter_folder(Path(source), model_id, device, compute_type, options)
@@ -196,6 +200,11 @@ def _load_hf(source: str, model_id: str, device: str, compute_type: str | None, 
     except OSError as exc:  # not a model directory, or a hub id while offline
         first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot load transformers model {source!r}: {first_line}") from None
+    except ValueError as exc:  # a config.json transformers cannot place (a ValueError traceback of many lines)
+        raise InputError(f"cannot load transformers model {source!r}: {_config_problem(Path(source), exc)}") from None
+    except StrictDataclassError as exc:  # a field of the wrong type ("d_model": "abc"), checked by the config class
+        said = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise InputError(f"cannot load transformers model {source!r}: config.json: {said}") from None
     cls = family_for(config, source).load_class()
     if Path(source).is_dir():
         check_weights(Path(source))  # a folder cut short fails here, in one line, not inside from_pretrained
@@ -240,9 +249,27 @@ def _transformers_model_type(directory: Path) -> str | None:
     import json
 
     try:
-        return json.loads((directory / "config.json").read_text(encoding="utf-8")).get("model_type")
+        config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    model_type = config.get("model_type") if isinstance(config, dict) else None
+    return model_type if isinstance(model_type, str) else None
+
+
+def _config_problem(folder: Path, exc: ValueError) -> str:
+    """Why transformers could not read a config.json it found: no ``model_type`` (a config.json of another
+    toolkit, or of a model saved before transformers wrote one), or one the installed transformers does not know
+    (a model newer than it, or a family that is not in transformers at all)."""
+    from transformers import __version__
+
+    if not folder.is_dir():  # a hub id: its config was read remotely, transformers' own first line says what failed
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    model_type = _transformers_model_type(folder)
+    if model_type is None:
+        return ("its config.json names no model_type, so it is not a transformers model folder (asraudit reads "
+                "transformers folders saved with save_pretrained, and CTranslate2 Whisper folders)")
+    return (f"model_type {model_type!r} is not known to the installed transformers {__version__} (a model newer "
+            "than it, or not in transformers); `asraudit models` lists the families asraudit loads")
 
 
 def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
