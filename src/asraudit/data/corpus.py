@@ -348,6 +348,15 @@ def _pick_split(ds, split: str | None, source: str):
     return ds, split
 
 
+def _dataset_id(value, source: str, row: int) -> str:
+    """A dataset's id cell as a clip id, by the prediction files' rule (``data.rows.number_id``): an id column of
+    whole numbers with a gap is float, and its ``7.0`` must be the ``7`` of the model's prediction file; a null or
+    NaN id names no clip (it had become the clip ``"None"`` or ``"nan"``)."""
+    if value is None:
+        raise InputError("clip id is null: give every row its id", source, row)
+    return str(number_id(value, Path(source), row))
+
+
 def load_hf_dataset(
     name_or_path: str | Path,
     *,
@@ -410,7 +419,7 @@ def load_hf_dataset(
             check_audio_bytes(data, name=f"clip {rec[id_column] if id_column else index}", origin=Origin(source, row))
         else:
             check_audio_file(clip_audio, origin=Origin(source, row))
-        clip_id = str(rec[id_column]) if id_column else str(index)
+        clip_id = _dataset_id(rec[id_column], source, row) if id_column else str(index)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
