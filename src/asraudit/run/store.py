@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import json
+import random
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
 from asraudit.run.spec import SCORE, TASKS, TRANSCRIBE, Job
 
 SCHEMA_VERSION = 1
+# How long a run waits for the store's lock (another run writing) before it reports the store unusable.
+OPEN_TIMEOUT_S = 60.0
 # SQLite's default limit on bound parameters is 32766; stay far below it.
 _KEYS_PER_QUERY = 500
 
@@ -219,20 +222,42 @@ class ResultStore:
         self.path = path_argument(path, "path")
         self._claims: Claimant | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            self._db.executescript(_SCHEMA + CLAIMS_SCHEMA)
-            self._check_schema()
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
+        deadline = time.monotonic() + OPEN_TIMEOUT_S
+        while True:
+            try:
+                self._db = self._open()
+                return
+            except sqlite3.OperationalError as exc:
+                # Runs that open one new store at the same moment race to make it WAL and to create its tables;
+                # SQLite answers some of these steps "database is locked" at once, without waiting out the busy
+                # timeout (a read snapshot cannot be upgraded to a write once another run has written: 5 opens
+                # of 480, eight runs at a time, before this retry).  The store is fine: open it again.
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
+                time.sleep(random.uniform(0.01, 0.1))
+            except sqlite3.DatabaseError as exc:
+                raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
 
-    def _check_schema(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self.path), timeout=OPEN_TIMEOUT_S, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            # One write transaction taken up front (IMMEDIATE waits on the busy timeout), so creating the tables
+            # and recording the schema version never upgrade a read to a write.
+            db.executescript("BEGIN IMMEDIATE;" + _SCHEMA + CLAIMS_SCHEMA)
+            self._check_schema(db)
+            db.execute("COMMIT")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _check_schema(self, db: sqlite3.Connection) -> None:
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
-            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         elif int(row[0]) != SCHEMA_VERSION:
             raise InputError(f"store schema version {row[0]}, this asraudit reads {SCHEMA_VERSION}", self.path)
 
