@@ -40,6 +40,7 @@ from asraudit.report.rows import (
 )
 from asraudit.audit.results import build_summary, sampling_of, write_summary
 from asraudit.report.summary import Summary
+from asraudit.data.paths import unique_temp_path
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
@@ -163,8 +164,16 @@ def stage_tables(result: AuditResult) -> dict[str, list[dict]]:
     return tables
 
 
+# Every table an audit can write (``stage_tables``' names): ``tables/`` holds this run's, and no other.
+TABLE_NAMES = ("edits", "verdicts", "clips", "masked", "lift", "conventions", "translation", "mechanism", "battery")
+
+
 def write_tables(out: Path, result: AuditResult) -> list[Path]:
-    """One Parquet file per table (edits, verdicts, clips, masked, lift, battery, conventions, mechanism)."""
+    """One Parquet file per table (edits, verdicts, clips, masked, lift, battery, conventions, mechanism).
+
+    A table this run has no rows for is removed if an earlier run into the same ``out`` left one: a rerun
+    without the battery kept the last run's ``battery.parquet`` beside a summary that has no battery, and a
+    reader of ``tables/`` took the two runs for one.  Each file is written whole, then moved into place."""
     folder = out / "tables"
     folder.mkdir(parents=True, exist_ok=True)
     written = []
@@ -174,8 +183,14 @@ def write_tables(out: Path, result: AuditResult) -> list[Path]:
         columns = list(dict.fromkeys(k for r in rows for k in r))
         data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
         path = folder / f"{name}.parquet"
-        pq.write_table(pa.table(data), path)
+        tmp = unique_temp_path(path)
+        pq.write_table(pa.table(data), tmp)
+        tmp.replace(path)
         written.append(path)
+    for name in TABLE_NAMES:
+        stale = folder / f"{name}.parquet"
+        if stale not in written and stale.is_file():
+            stale.unlink()
     return written
 
 
@@ -191,7 +206,9 @@ def write_report(out: Path, result: AuditResult, ctx: AuditContext | None = None
     """report.html; with the audit's context, the edits' clips play in the page (``audit.edit_audio``)."""
     path = out / "report.html"
     audio = edit_audio(ctx, result.edits) if ctx is not None and result.edits else None
-    path.write_text(render_report(build_summary(result), audio), encoding="utf-8")
+    tmp = unique_temp_path(path)  # a run killed while writing leaves the last report whole
+    tmp.write_text(render_report(build_summary(result), audio), encoding="utf-8")
+    tmp.replace(path)
     return path
 
 

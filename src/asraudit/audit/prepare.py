@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from asraudit.audit.mechanism import check_mechanism
+from asraudit.audit.outputs import TABLE_NAMES
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
@@ -235,8 +236,11 @@ def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
     inputs += [(f"the prediction file of {m.entry}", Path(m.spec.removeprefix("replay:")))
                for m in spec.models if m.replay]
     exports = [(f"the audit's export of model {name!r}", spec.out / "preds" / f"{stems[name]}.jsonl") for name in names]
+    # tables/ is rewritten whole (a table this run does not write is removed): never an input's place
+    tables = [(f"the audit's table {t!r}", spec.out / "tables" / f"{t}.parquet") for t in TABLE_NAMES]
     try:
         ensure_outputs_apart(exports, inputs, fix="choose another out, or move the input out of <out>/preds")
+        ensure_outputs_apart(tables, inputs, fix="choose another out, or move the input out of <out>/tables")
     except InputError as exc:
         raise SpecError(str(exc), spec.source) from None
     # The audit writes summary.json beside its inputs when out is their folder; a run over that folder
