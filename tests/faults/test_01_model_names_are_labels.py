@@ -45,7 +45,7 @@ def test_any_unicode_model_label_works_and_every_file_stays_inside_out(tmp_path,
     assert all(f.startswith("spec/out/") for f in written), sorted(written)
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert list(summary["models"]) == LABELS
-    preds = sorted(p.name for p in (out / "preds").iterdir())
+    preds = sorted(p.name for p in (out / "preds").glob("*.jsonl"))
     assert len(preds) == len(LABELS) and len(set(p.casefold() for p in preds)) == len(LABELS)
     assert not (tmp_path / "x.jsonl").exists() and not (tmp_path.parent / "x.jsonl").exists()
 

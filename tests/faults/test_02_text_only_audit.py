@@ -32,5 +32,5 @@ def test_prediction_files_without_durations_audit_without_audio_and_rtfx_is_unkn
     assert "audio header" not in ran.err
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert [m.get("rtfx") for m in summary["models"].values()] == [None, None, None]  # unknown: null or left out
-    for written in (tmp_path / "out" / "preds").iterdir():
+    for written in (tmp_path / "out" / "preds").glob("*.jsonl"):  # the exports (not the hidden list of them)
         assert all(p.duration is None for p in load_prediction_file(written).rows.values())

@@ -59,3 +59,31 @@ def test_an_input_where_a_table_goes_is_refused_by_check(tmp_path, cli):
     assert ran.code == 2 and len(ran.error_lines) == 1
     assert "the audit's table 'battery'" in ran.error_lines[0], ran.error_lines
     assert table.is_file()
+
+
+def test_a_rerun_without_a_model_removes_its_old_export_and_nothing_else(tmp_path, cli):
+    """``asraudit wer --preds out/preds`` (the README's tour) scored the dropped model beside the audit's own."""
+    preds = tmp_path / "out" / "preds"
+    assert cli("audit", _spec(tmp_path, "a.toml", ""), "--no-progress").code == 0
+    (preds / "mine.jsonl").write_text((preds / "m2.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    without_m2 = _spec(tmp_path, "b.toml", "")
+    without_m2.write_text(without_m2.read_text(encoding="utf-8").replace(
+        '[[model]]\npredictions = "m2.jsonl"\npanel = true\n\n', ""), encoding="utf-8")
+    ran = cli("audit", without_m2, "--no-progress")
+    assert ran.code == 0, ran.err
+    assert "removed m2.jsonl from preds/: an earlier audit's export of a model this spec lacks" in ran.err
+    assert sorted(p.name for p in preds.glob("*.jsonl")) == ["m0.jsonl", "m1.jsonl", "mine.jsonl", "sus.jsonl"]
+    ran = cli("wer", "--preds", preds)
+    assert ran.code == 0 and "m2 " not in ran.out and "mine" in ran.out
+
+
+def test_an_old_export_replayed_as_an_input_is_kept(tmp_path, cli):
+    preds = tmp_path / "out" / "preds"
+    assert cli("audit", _spec(tmp_path, "a.toml", ""), "--no-progress").code == 0
+    replaying = _spec(tmp_path, "b.toml", "")
+    replaying.write_text(replaying.read_text(encoding="utf-8").replace(
+        '[[model]]\npredictions = "m2.jsonl"\npanel = true\n',
+        '[[model]]\nname = "m2-again"\npredictions = "out/preds/m2.jsonl"\npanel = true\n'), encoding="utf-8")
+    ran = cli("audit", replaying, "--no-progress")
+    assert ran.code == 0, ran.err
+    assert (preds / "m2.jsonl").is_file() and (preds / "m2-again.jsonl").is_file()

@@ -8,6 +8,7 @@ an export of them for other tools, never read back.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from asraudit.audit.context import AuditContext
@@ -20,6 +21,7 @@ from asraudit.audit.results import (
     TranscribeStage,
 )
 from asraudit.report.rows import AgreementRow, ArmCount, ConventionsRow, SwitchRow, bounds, finite
+from asraudit.report.summary import write_json
 from asraudit.display_paths import display_model_spec
 from asraudit.data.group_values import group_label
 from asraudit.data.paths import safe_stems
@@ -55,6 +57,7 @@ def transcribe(ctx: AuditContext, done: AuditResult) -> TranscribeStage:
         missing[name] = len(ctx.corpus) - len(transcripts[name])
         if missing[name]:
             ctx.note(f"{name}: {missing[name]} clip(s) have no transcript")
+    _retire_stale_exports(ctx, preds, [f"{stems[name]}.jsonl" for name in names])
     timings = {(t.model_id, t.config_hash): t for t in ctx.store.timings(task="transcribe")}
     models = {}
     for name, entry in zip(names, ctx.spec.models):
@@ -64,6 +67,33 @@ def transcribe(ctx: AuditContext, done: AuditResult) -> TranscribeStage:
         models[name] = ModelInfo(shown, name in ctx.panel, bool(ident.can_score),
                                  finite(t.rtfx) if t and t.compute_seconds > 0 else None)
     return TranscribeStage(models, transcripts, missing)
+
+
+# In <out>/preds, the exports the last audit into this out wrote (hidden: folder readers skip it).
+EXPORTS_LIST = ".asraudit-exports.json"
+
+
+def _retire_stale_exports(ctx: AuditContext, preds: Path, written: list[str]) -> None:
+    """Remove the exports an earlier audit into this ``out`` wrote for models this one does not have.
+
+    ``<out>/preds`` is read as one model per file (``asraudit wer --preds <out>/preds``, as the README shows): a
+    model dropped from the spec kept its old export there and was scored beside the audit's models.  Only files
+    the list says asraudit wrote are removed (their transcripts stay in the store), never a file of the user's
+    own and never one of this run's inputs; the list is then rewritten with this run's exports."""
+    listed = preds / EXPORTS_LIST
+    try:
+        earlier = json.loads(listed.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        earlier = []
+    inputs = {Path(m.spec.removeprefix("replay:")).resolve() for m in ctx.spec.models if m.replay}
+    inputs |= {Path(p).resolve() for p in (ctx.spec.corpus.manifest, ctx.spec.corpus.predictions) if p}
+    for name in earlier if isinstance(earlier, list) else []:
+        stale = preds / str(name)
+        if (name not in written and stale.parent == preds and stale.suffix == ".jsonl" and stale.is_file()
+                and stale.resolve() not in inputs):
+            stale.unlink()
+            ctx.log(f"removed {stale.name} from {preds.name}/: an earlier audit's export of a model this spec lacks")
+    write_json(written, listed)
 
 
 def _export(ctx: AuditContext, name: str, path) -> dict[str, str]:
