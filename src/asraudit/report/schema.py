@@ -106,6 +106,8 @@ def _build(annotation, value):
                              for f in dataclasses.fields(annotation) if f.name in value})
     if annotation is float:
         return float(value)
+    if annotation is int:
+        return int(value)  # the schema's integer is a number without a fraction: 7.0, as a tool may save 7, is 7
     return value
 
 
@@ -132,7 +134,7 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
 def read_summary(path: Path) -> Summary:
     """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))  # a Windows editor's byte-order mark too
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot read a summary.json: {exc}", path) from exc
     return from_json(data, path)

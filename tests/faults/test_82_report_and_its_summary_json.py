@@ -1,4 +1,4 @@
-"""Case 82: ``asraudit report`` told to write the page over the summary.json it renders.
+"""Case 82: ``asraudit report`` and the summary.json it renders.
 
 ``asraudit report out/summary.json --out out/summary.json`` (a completed path
 one word short), or ``--out`` a link to it, replaced the audit's summary, its
@@ -6,10 +6,17 @@ only record, with HTML, exit 0; a summary saved as ``report.html`` was
 replaced the same way by the page's default name.  The page can be rendered
 again from the summary at will, never the other way round: the output is
 refused before anything is written, the summary untouched.
+
+A summary.json saved back by another tool: whole numbers written as floats
+(``"span": [1.0, 2.0]``, ``"votes": 3.0``; JSON Schema's integer allows them,
+and pandas or numpy write them so) stopped the page with ``TypeError: slice
+indices must be integers`` (a traceback); a UTF-8 byte-order mark (a Windows
+editor) was refused.  Both are read as the audit wrote them.
 """
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -63,3 +70,23 @@ def test_a_summary_named_report_html_is_not_replaced_by_the_default_page(audit_o
                                "overwrite the summary.json it renders, an input: name the page with --out FILE"]
     assert saved.read_bytes() == (audit_out / "summary.json").read_bytes()
     assert cli("report", saved, "--out", audit_out / "kept" / "page.html").code == 0
+
+
+def test_a_summary_saved_back_by_another_tool_renders_the_same_page(audit_out, cli):
+    summary = audit_out / "summary.json"
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    assert data["edits"], "the audit mined no edit to render"
+    assert cli("report", summary, "--out", audit_out / "own.html").code == 0
+    for edit in data["edits"]:  # every integer of the edits as a float, as a float column writes it
+        edit["span"] = [float(v) for v in edit["span"]]
+        edit["votes"], edit["n_panel"] = float(edit["votes"]), float(edit["n_panel"])
+    for name in data["models"]:
+        data["models"][name]["n_eligible"] = float(data["models"][name]["n_eligible"])
+    resaved = audit_out / "resaved" / "summary.json"
+    resaved.parent.mkdir()
+    resaved.write_text("\ufeff" + json.dumps(data, indent=1), encoding="utf-8")  # with a byte-order mark
+    assert resaved.read_bytes().startswith(b"\xef\xbb\xbf")
+    ran = cli("report", resaved, "--out", audit_out / "resaved.html")
+    assert ran.code == 0, ran.err
+    assert (audit_out / "resaved.html").read_text(encoding="utf-8") == (audit_out / "own.html").read_text(
+        encoding="utf-8")
