@@ -11,7 +11,9 @@ A summary.json saved back by another tool: whole numbers written as floats
 (``"span": [1.0, 2.0]``, ``"votes": 3.0``; JSON Schema's integer allows them,
 and pandas or numpy write them so) stopped the page with ``TypeError: slice
 indices must be integers`` (a traceback); a UTF-8 byte-order mark (a Windows
-editor) was refused.  Both are read as the audit wrote them.
+editor) was refused.  Both are read as the audit wrote them.  A lone surrogate
+(``"\\ud83d"``, half of an emoji) stopped the page with ``UnicodeEncodeError``
+as it was written; it is refused naming its place, as in a prediction file.
 """
 
 from __future__ import annotations
@@ -90,3 +92,17 @@ def test_a_summary_saved_back_by_another_tool_renders_the_same_page(audit_out, c
     assert ran.code == 0, ran.err
     assert (audit_out / "resaved.html").read_text(encoding="utf-8") == (audit_out / "own.html").read_text(
         encoding="utf-8")
+
+
+def test_a_lone_surrogate_in_a_resaved_summary_is_named_not_a_traceback(audit_out, cli):
+    data = json.loads((audit_out / "summary.json").read_text(encoding="utf-8"))
+    data["title"] = "audit \ud83d of the week"  # half of an emoji, as a JSON \u escape writes it
+    bad = audit_out / "bad" / "summary.json"
+    bad.parent.mkdir()
+    bad.write_text(json.dumps(data), encoding="ascii")
+    ran = cli("report", bad)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.error_lines == [f"asraudit: error: {bad}: at title: a text holds a lone surrogate (\\ud83d at character "
+                               "6), half of a UTF-16 pair and no character: the file's writer split a character (a "
+                               "JSON \\u escape without its partner); remove it or write the whole character"]
+    assert not (bad.parent / "report.html").exists()
