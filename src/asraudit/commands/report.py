@@ -13,7 +13,7 @@ from pathlib import Path
 
 from asraudit.report.schema import read_summary
 from asraudit.report.summary import SCHEMA_VERSION
-from asraudit.data.paths import ensure_writable_file, output_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
 from asraudit.errors import InputError
 from asraudit.report.html import render_report
 
@@ -39,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
         args.summary = args.summary / "summary.json"
     out = args.out or args.summary.parent / "report.html"
     ensure_writable_file(out, "report")
+    # The summary is the audit's record: the page is rendered from it again at will, never the other way round.
+    ensure_outputs_apart([("--out" if args.out else "the page's default name (report.html beside it)", out)],
+                         [("the summary.json it renders", args.summary)],
+                         fix="write the page to another file" if args.out else "name the page with --out FILE")
     summary = read_summary(args.summary)   # checked before anything is written
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_report(summary), encoding="utf-8")

@@ -8,11 +8,20 @@ the clip, the reference around the edit, ``r`` and ``a``, and an empty
 wrong, ``unsure``/blank: skipped).  Precision comes with a Wilson interval and
 a breakdown by kind, since deletions, insertions and substitutions fail in
 different ways.
+
+A spreadsheet opening the sheet reads a cell that starts with ``=``, ``+``,
+``-`` or ``@`` as a formula and runs it, and a number-like text as a number
+(``007`` as 7, ``1e5`` as 100000: a reviewer would see ``r`` and ``a``
+equal); clip ids, model names and, under ``--normalizer none``, the words
+come from the benchmark and the models.  Such a cell is written behind an
+apostrophe, the spreadsheets' mark of text (``'007``), and the reader takes
+it off again.
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -29,6 +38,25 @@ YES = {"y", "yes", "1", "true", "real", "error", "ref_error"}
 NO = {"n", "no", "0", "false", "not", "wrong", "miner_error"}
 SKIP = {"", "?", "unsure", "skip", "unclear"}
 CONTEXT_WORDS = 6
+# Cells a spreadsheet would not keep as text: a formula's start, or a number that is not a plain integer (one
+# with a leading zero, an exponent, a decimal or thousands mark, a date's or a time's separator, over 15 digits).
+# One pattern for both writers, this module and the report page's export (JavaScript reads it from the page).
+SHEET_TEXT_PATTERN = r"[=+\-@\t\r][\s\S]*|(?!(?:0|[1-9][0-9]{0,14})$)(?=[^0-9]*[0-9])[0-9.,:/ %eE+\-]+"
+_SHEET_TEXT = re.compile(SHEET_TEXT_PATTERN)
+
+
+def sheet_cell(value: object) -> object:
+    """A cell of the sheet as written: a text a spreadsheet would read as a formula or a number behind an
+    apostrophe (``'=x``, ``'007``), everything else as it is."""
+    if isinstance(value, str) and _SHEET_TEXT.fullmatch(value):
+        return "'" + value
+    return value
+
+
+def cell_text(cell: str | None) -> str:
+    """A cell as read back: stripped, and the apostrophe :func:`sheet_cell` put before a text taken off."""
+    text = (cell or "").strip()
+    return text[1:].strip() if text.startswith("'") and _SHEET_TEXT.fullmatch(text[1:]) else text
 
 
 def context_of(ref: Sequence[str], edit: Edit, width: int = CONTEXT_WORDS) -> str:
@@ -63,10 +91,10 @@ def write_review_sheet(path: str | Path, edits: Sequence[Edit], refs: Mapping[st
         writer = csv.writer(fh)
         writer.writerow(SHEET_COLUMNS)
         for e in edits:
-            writer.writerow([
+            writer.writerow([sheet_cell(v) for v in (
                 e.edit_id, e.clip_id, e.kind, e.position, context_of(refs[e.clip_id], e), e.r, e.a,
                 e.votes, e.n_panel, found_by(e), "", "",
-            ])
+            )])
     tmp.replace(path)
     return len(edits)
 
@@ -148,14 +176,14 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
         for rec in reader:
             if not any((v or "").strip() for k, v in rec.items() if k is not None):
                 continue  # an empty row a spreadsheet kept below the sheet
-            edit_id = (rec.get(edit_col) or "").strip()
+            edit_id = cell_text(rec.get(edit_col))
             if edit_id:
                 if edit_id in judged_at:
                     raise InputError(f"edit {edit_id!r} appears twice (first at row {judged_at[edit_id]}): keep one "
                                      "row per edit, or its judgement counts twice", path, reader.line_num)
                 judged_at[edit_id] = reader.line_num
-            raw = (rec.get(judgement_col) or "").strip().lower()
-            kind = (rec.get(kind_col) or "").strip()
+            raw = cell_text(rec.get(judgement_col)).lower()
+            kind = cell_text(rec.get(kind_col))
             if raw in YES:
                 summary.n_real += 1
                 summary.by_kind.setdefault(kind, [0, 0])[0] += 1

@@ -33,7 +33,7 @@ import hashlib
 import json
 from typing import Iterable, Mapping, Sequence
 
-from asraudit.probes.review import SHEET_COLUMNS
+from asraudit.probes.review import SHEET_COLUMNS, SHEET_TEXT_PATTERN
 from asraudit.report.html_browser import edit_browser, provenance_section, review_row
 from asraudit.report.html_mechanism import mechanism_extras
 from asraudit.report.html_published import published_section
@@ -397,7 +397,8 @@ def render_report(summary: "Summary", audio: ReportAudio | None = None) -> str:
                             published_section(summary.published, models, summary.published_switch)))
     identity = report_identity(summary)
     data = _data_block({"models": list(models), "edits": len(edits), "report": identity,
-                        "review_columns": list(SHEET_COLUMNS), "review_rows": [review_row(e) for e in edits]})
+                        "review_columns": list(SHEET_COLUMNS), "review_rows": [review_row(e) for e in edits],
+                        "sheet_text": SHEET_TEXT_PATTERN})
     return render("page.html.j2", title=summary.title or "asraudit report", subtitle=summary.subtitle or "",
                   report_id=identity, css=safe(CSS), script=safe(SCRIPT), data=safe(data),
                   sections=[{"ident": ident, "title": title, "content": safe(content)}

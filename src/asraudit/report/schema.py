@@ -106,6 +106,8 @@ def _build(annotation, value):
                              for f in dataclasses.fields(annotation) if f.name in value})
     if annotation is float:
         return float(value)
+    if annotation is int:
+        return int(value)  # the schema's integer is a number without a fraction: 7.0, as a tool may save 7, is 7
     return value
 
 
@@ -126,13 +128,38 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
         raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {where}: {error.message}", source)
+    _refuse_lone_surrogates(data, source)
     return _build(Summary, data)
+
+
+def _strings(value, where: tuple = ()):
+    """Every string of a JSON value, keys included, with where it is (the schema error's spelling of a place)."""
+    if isinstance(value, str):
+        yield where, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield where + (k,), k
+            yield from _strings(v, where + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _strings(v, where + (i,))
+
+
+def _refuse_lone_surrogates(data, source) -> None:
+    """A JSON ``\\ud800`` escape without its partner is no character, and no page holding it can be written as
+    UTF-8 (``UnicodeEncodeError`` after the page was built): refused naming the place, as a prediction file's."""
+    from asraudit.data.rows import lone_surrogate, lone_surrogate_error
+
+    for where, text in _strings(data):
+        at = lone_surrogate(text)
+        if at >= 0:
+            raise lone_surrogate_error(f"at {'/'.join(map(str, where))}: a text", text, at, Path(source), None)
 
 
 def read_summary(path: Path) -> Summary:
     """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))  # a Windows editor's byte-order mark too
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"cannot read a summary.json: {exc}", path) from exc
     return from_json(data, path)

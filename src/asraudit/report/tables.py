@@ -37,12 +37,15 @@ def render_table(
     if out.isatty():
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
-        table = Table(title=title)
+        # Every cell, header and title as plain Text: given as a string, rich reads "[...]" as its markup, so a
+        # model name "whisper [beam5]" or a group "[noise] s1" lost its brackets and "[/b]" raised MarkupError.
+        table = Table(title=Text(title) if title else None)
         for name, right in zip(columns, align_right):
-            table.add_column(name, justify="right" if right else "left")
+            table.add_column(Text(str(name)), justify="right" if right else "left")
         for row in cells:
-            table.add_row(*row)
+            table.add_row(*(Text(c) for c in row))
         Console(file=out).print(table)
         return
     widths = [len(c) for c in columns]

@@ -113,8 +113,12 @@ window.addEventListener('error', function (e) {
       block.addEventListener('input', function () { read(block); });
     });
     save();
+    // A text a spreadsheet would run as a formula or read as a number goes behind an apostrophe, as
+    // `refdis --review-sheet` writes it (the pattern is probes.review's, from the page's data).
+    var sheetText = new RegExp('^(?:' + data.sheet_text + ')$');
     var cell = function (v) {
       v = v == null ? '' : String(v);
+      if (sheetText.test(v)) v = "'" + v;
       return /[",\r\n]/.test(v) ? '"' + v.replace(/"/g, '""') + '"' : v;
     };
     var sheet = function () {
