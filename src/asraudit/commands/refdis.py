@@ -245,7 +245,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         payload["edits"] = [plain_edit(e) for e in edits]  # last, as before
         _write_json(args.json, payload)
     if args.review:
-        _print_review(args.review)
+        _print_review(args.review, result.edits)
     return 0
 
 
@@ -306,12 +306,22 @@ def _print_breakdown(title: str, table: dict[str, dict], groups) -> None:
     render_table(["model", *groups], rows, title=title)
 
 
-def _print_review(path: Path) -> None:
-    from asraudit.probes.review import read_review_sheet
+def _print_review(path: Path, edits=None) -> None:
+    """The miner's precision from a filled sheet; with this run's ``edits``, over the sheet's judgements of
+    them, and the judged rows of another run's edits named and left out."""
+    from asraudit.probes.review import judgements_of, read_review_sheet
 
     summary = read_review_sheet(path)
+    against = ""
+    if edits is not None:
+        summary, foreign = judgements_of(summary, edits)
+        if foreign:
+            print(f"asraudit: warning: {path}: {len(foreign)} judged edit(s) are not edits of this run (first: "
+                  f"{foreign[0]!r}): the sheet was written for another run (other files or settings); they are "
+                  "left out of the precision", file=sys.stderr)
+        against = f" against this run's {len(edits)} edits"
     low, high = summary.interval
-    print(f"review {path}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner precision "
+    print(f"review {path}{against}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner precision "
           f"{fmt_rate(summary.precision)} {fmt_interval(low, high)} (Wilson 95%)")
     for kind, (real, false) in sorted(summary.by_kind.items()):
         print(f"  {kind}: {real} real / {real + false}")

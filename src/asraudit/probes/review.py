@@ -99,6 +99,17 @@ def write_review_sheet(path: str | Path, edits: Sequence[Edit], refs: Mapping[st
     return len(edits)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """One judged row of a sheet: the edit as the sheet shows it (``r``/``a`` None when the sheet has no such
+    column) and whether the reviewer called it a real reference error."""
+
+    kind: str
+    r: str | None
+    a: str | None
+    real: bool
+
+
 @dataclass
 class ReviewSummary:
     """Judgements of one sheet: counts, precision and its Wilson interval."""
@@ -107,6 +118,14 @@ class ReviewSummary:
     n_false: int = 0
     n_skipped: int = 0
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # kind -> [real, false]
+    judged: dict[str, Judgement] = field(default_factory=dict)  # edit id -> judgement (rows with an id)
+
+    def count(self, kind: str, real: bool) -> None:
+        if real:
+            self.n_real += 1
+        else:
+            self.n_false += 1
+        self.by_kind.setdefault(kind, [0, 0])[0 if real else 1] += 1
 
     @property
     def n_judged(self) -> int:
@@ -184,12 +203,11 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
                 judged_at[edit_id] = reader.line_num
             raw = cell_text(rec.get(judgement_col)).lower()
             kind = cell_text(rec.get(kind_col))
-            if raw in YES:
-                summary.n_real += 1
-                summary.by_kind.setdefault(kind, [0, 0])[0] += 1
-            elif raw in NO:
-                summary.n_false += 1
-                summary.by_kind.setdefault(kind, [0, 0])[1] += 1
+            if raw in YES or raw in NO:
+                summary.count(kind, raw in YES)
+                if edit_id:
+                    summary.judged[edit_id] = Judgement(kind, *(cell_text(rec.get(columns[c])) if c in columns
+                                                                else None for c in ("r", "a")), raw in YES)
             elif raw in SKIP:
                 summary.n_skipped += 1
             else:
@@ -202,3 +220,22 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
     except csv.Error as exc:
         raise InputError(f"broken CSV row: {exc}", path, reader.line_num + 1) from None
     return summary
+
+
+def judgements_of(summary: ReviewSummary, edits: Sequence[Edit]) -> tuple[ReviewSummary, list[str]]:
+    """The sheet's judgements of ``edits`` (one run's), and the ids of judged rows that are not among them.
+
+    A sheet is written for one run's edits; read beside another run (other prediction files, other miner
+    settings), its precision was printed as that run's.  An edit matches by id (``clip@start-end``) and by
+    what the sheet shows of it (kind, ``r`` and ``a``): the same span mined with other words is another edit."""
+    mine = {e.edit_id: e for e in edits}
+    kept, foreign = ReviewSummary(n_skipped=summary.n_skipped), []
+    for edit_id, j in summary.judged.items():
+        e = mine.get(edit_id)
+        if e is None or e.kind != j.kind or any(shown is not None and shown != " ".join(str(mined).split())
+                                                for shown, mined in ((j.r, e.r), (j.a, e.a))):
+            foreign.append(edit_id)
+            continue
+        kept.count(j.kind, j.real)
+        kept.judged[edit_id] = j
+    return kept, foreign
