@@ -106,3 +106,15 @@ def test_a_lone_surrogate_in_a_resaved_summary_is_named_not_a_traceback(audit_ou
                                "6), half of a UTF-16 pair and no character: the file's writer split a character (a "
                                "JSON \\u escape without its partner); remove it or write the whole character"]
     assert not (bad.parent / "report.html").exists()
+
+
+def test_a_schema_version_saved_as_a_number_says_so(audit_out, cli):
+    """``"schema_version": 2.4`` was refused as "schema_version 2.4, this asraudit reads ... or 2.4"."""
+    summary = audit_out / "summary.json"
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    version = data["schema_version"]
+    data["schema_version"] = float(version)
+    summary.write_text(json.dumps(data), encoding="utf-8")
+    ran = cli("report", summary, "--out", audit_out / "page.html")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: {summary}: schema_version must be a string (\"{version}\"), got the float {float(version)}"]

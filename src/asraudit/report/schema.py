@@ -118,6 +118,10 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
     or one edited by hand fails with the place that is wrong, not later with
     a KeyError inside the report."""
     schema = summary_schema()
+    version = data.get("schema_version") if isinstance(data, dict) else None
+    if version is not None and not isinstance(version, str):  # 2.4 written as a number by a tool: "reads 2.4"
+        raise InputError(f"schema_version must be a string (\"{SCHEMA_VERSION}\"), got the "
+                         f"{type(version).__name__} {version!r}", source)
     if isinstance(data, dict) and data.get("schema_version") not in READABLE_VERSIONS:
         raise InputError(f"schema_version {data.get('schema_version')!r}, this asraudit reads "
                          f"{' or '.join(READABLE_VERSIONS)} (rerun the audit, or use the asraudit that wrote it)",
