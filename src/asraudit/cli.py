@@ -14,6 +14,7 @@ import sys
 
 from asraudit.version import __version__
 from asraudit.errors import InputError, ServiceError
+from asraudit.report.tables import one_line
 
 # Modules under asraudit.commands, in the order `asraudit --help` lists them.
 COMMAND_MODULES = (
@@ -68,16 +69,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name in names:
         importlib.import_module(f"asraudit.commands.{name}").register(sub)
     return parser
-
-
-# Characters that end or break a terminal line, written as escapes in an error: a clip id or path read from a
-# row may hold a newline (a manifest's "a\nb.wav"), and the error must stay the one line it promises.
-_LINE_BREAKING = {c: repr(chr(c))[1:-1] for c in (*range(0x20), 0x7F, 0x85, 0x2028, 0x2029) if c != 0x09}
-
-
-def one_line(text: str) -> str:
-    """``text`` with every control character and line separator escaped (``\\n``, ``\\x00``, ``\\u2028``)."""
-    return text.translate(_LINE_BREAKING)
 
 
 def main(argv: list[str] | None = None) -> int:

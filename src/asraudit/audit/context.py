@@ -19,6 +19,7 @@ from typing import Callable
 from asraudit.audit.spec import AuditSpec
 from asraudit.data.corpus import Corpus
 from asraudit.run.grid import Identity
+from asraudit.report.tables import one_line
 from asraudit.run.store import ResultStore
 
 
@@ -38,7 +39,7 @@ class AuditContext:
     progress: bool = True
 
     def log(self, message: str) -> None:
-        print(f"asraudit: {message}", file=sys.stderr, flush=True)
+        print(f"asraudit: {one_line(message)}", file=sys.stderr, flush=True)
 
     def log_jobs(self, label: str, stats, stored: str = "stored") -> None:
         """One line per model of a run (``RunSummary.models``): the jobs it ran now and found stored.

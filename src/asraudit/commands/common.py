@@ -9,6 +9,7 @@ from pathlib import Path
 from asraudit.arguments import number
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
+from asraudit.report.tables import one_line
 
 
 def at_least(minimum: int):
@@ -113,6 +114,6 @@ def load_predictions_with_warnings(paths) -> PredictionSet:
     """Load prediction files and print the loader's warnings to stderr before any table."""
     pset = load_predictions(paths)
     for w in pset.warnings:
-        print(f"asraudit: warning: {w}", file=sys.stderr)
+        print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
     sys.stderr.flush()
     return pset

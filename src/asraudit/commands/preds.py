@@ -13,7 +13,7 @@ from asraudit.commands.common import add_preds_argument, load_predictions_with_w
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
 from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
 from asraudit.errors import InputError
-from asraudit.report.tables import render_table
+from asraudit.report.tables import one_line, render_table
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if conflicts:
         print(f"\n{len(conflicts)} clip(s) with references that differ across models:")
         for c in conflicts[: args.show_conflicts]:
-            print("  " + c.describe())
+            print("  " + one_line(c.describe()))
     else:
         print("\nreferences agree across models on every shared clip")
     if args.export:

@@ -29,7 +29,7 @@ from asraudit.metrics.stream_rows import text_hash
 from asraudit.metrics.wer import CorpusScore
 from asraudit.report.alignment_view import alignment_lines
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
 from asraudit.text.align import align
 from asraudit.text.normalize import NORMALIZERS
 
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"two prediction files for model {f.model!r}: {files[f.model].source} and {path}", path)
         files[f.model] = f
     for w in _warnings(files):
-        print(f"asraudit: warning: {w}", file=sys.stderr)
+        print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
     sys.stderr.flush()
     common = _common_hashes(files) if args.common else None
     common_set = set(common.tolist()) if common is not None else None
@@ -182,7 +182,7 @@ def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], sco
         ])
         empty.update(r.empty_reference_clips)
     if empty:
-        shown = ", ".join(sorted(empty)[:5]) + (" ..." if len(empty) > 5 else "")
+        shown = one_line(", ".join(sorted(empty)[:5])) + (" ..." if len(empty) > 5 else "")
         print(f"asraudit: warning: {len(empty)} clip(s) have an empty normalized reference and are left "
               f"out of WER: {shown}", file=sys.stderr)
     sys.stderr.flush()
@@ -241,9 +241,9 @@ def _print_alignments(results: dict[str, Scored], normalize, n: int) -> None:
             p = texts[int(r.file.rows[r.positions[i]])]
             s, d, ins, words = (int(x) for x in c[i, :4])
             al = align(normalize(p.reference).split(), normalize(p.hypothesis).split())
-            print(f"\nclip {p.clip_id}  WER {fmt_rate(wer[i])}  (S {s}, D {d}, I {ins}, N {words})")
+            print(f"\nclip {one_line(p.clip_id)}  WER {fmt_rate(wer[i])}  (S {s}, D {d}, I {ins}, N {words})")
             for line in alignment_lines(al):
-                print(line)
+                print(one_line(line))
 
 
 def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, Scored], scorer: Scorer,

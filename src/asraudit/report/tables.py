@@ -10,6 +10,17 @@ import sys
 from typing import Sequence, TextIO
 
 
+# Characters that end or break a terminal line, or start a terminal's escape sequence, written as escapes: a clip
+# id, a model name or a transcript read from a file may hold a newline or ESC ("\x1b[2J" clears the screen
+# when printed), and each table row and each error must stay the one line of plain text it promises.
+_LINE_BREAKING = {c: repr(chr(c))[1:-1] for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029) if c != 0x09}
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character and line separator escaped (``\\n``, ``\\x1b``, ``\\u2028``)."""
+    return text.translate(_LINE_BREAKING)
+
+
 def fmt_rate(value: float, digits: int = 2) -> str:
     """A fraction as a percentage string; '-' when undefined."""
     if value is None or value != value:  # NaN
@@ -32,7 +43,8 @@ def render_table(
 ) -> None:
     """Print a table; numbers right-aligned by default (first column left)."""
     out = file or sys.stdout
-    cells = [[str(c) for c in row] for row in rows]
+    cells = [[one_line(str(c)) for c in row] for row in rows]
+    columns, title = [one_line(str(c)) for c in columns], one_line(title) if title else title
     align_right = list(right_align) if right_align is not None else [i > 0 for i in range(len(columns))]
     if out.isatty():
         from rich.console import Console
