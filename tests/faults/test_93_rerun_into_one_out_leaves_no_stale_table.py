@@ -87,3 +87,13 @@ def test_an_old_export_replayed_as_an_input_is_kept(tmp_path, cli):
     ran = cli("audit", replaying, "--no-progress")
     assert ran.code == 0, ran.err
     assert (preds / "m2.jsonl").is_file() and (preds / "m2-again.jsonl").is_file()
+
+
+def test_the_edits_table_keeps_loo_for_as_a_list(tmp_path, cli):
+    """``loo_for`` was joined with commas ("m0,m1"), ambiguous once a model name holds a comma; it is JSON text
+    like every other list in the tables."""
+    import pyarrow.parquet as pq
+
+    assert cli("audit", _spec(tmp_path, "a.toml", ""), "--no-progress").code == 0
+    edits = pq.read_table(tmp_path / "out" / "tables" / "edits.parquet").to_pylist()
+    assert edits and all(json.loads(e["loo_for"]) == ["m0", "m1", "m2"] for e in edits), edits[0]

@@ -148,7 +148,8 @@ def mine_and_score(ctx: AuditContext, done: AuditResult) -> MiningStage:
 def _edit_row(e) -> dict:
     return {"edit_id": e.edit_id, "clip": e.clip_id, "kind": e.kind, "position": e.position,
             "ref_start": e.ref_start, "ref_end": e.ref_end, "r": e.r, "a": e.a, "votes": e.votes,
-            "n_panel": e.n_panel, "in_full_panel": e.in_full_panel, "loo_for": ",".join(e.loo_for)}
+            "n_panel": e.n_panel, "in_full_panel": e.in_full_panel,
+            "loo_for": list(e.loo_for)}  # JSON text in the table, as every list: a model name may hold a comma
 
 
 def _clip_rows(clips, fixed, transcripts, counts=clip_counts) -> list[dict]:
