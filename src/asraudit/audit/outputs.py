@@ -40,7 +40,7 @@ from asraudit.report.rows import (
 )
 from asraudit.audit.results import build_summary, sampling_of, write_summary
 from asraudit.report.summary import Summary
-from asraudit.data.paths import unique_temp_path
+from asraudit.data.paths import unique_temp_path, write_text_whole
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
@@ -206,10 +206,7 @@ def write_report(out: Path, result: AuditResult, ctx: AuditContext | None = None
     """report.html; with the audit's context, the edits' clips play in the page (``audit.edit_audio``)."""
     path = out / "report.html"
     audio = edit_audio(ctx, result.edits) if ctx is not None and result.edits else None
-    tmp = unique_temp_path(path)  # a run killed while writing leaves the last report whole
-    tmp.write_text(render_report(build_summary(result), audio), encoding="utf-8")
-    tmp.replace(path)
-    return path
+    return write_text_whole(path, render_report(build_summary(result), audio))  # a killed run leaves the last
 
 
 def _with_interval(text: str, interval: Bounds | None, fmt) -> str:

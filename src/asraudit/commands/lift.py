@@ -18,7 +18,7 @@ from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
-from asraudit.data.paths import output_file
+from asraudit.data.paths import output_file, write_text_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.lift_probe import measure_lift
@@ -98,5 +98,5 @@ def run(args: argparse.Namespace) -> int:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         payload = [{"model": r.model, "group": r.group, "lift_r": js(r.lift_r), "lift_a": js(r.lift_a)}
                    for r in overall + by_kind]
-        args.json.write_text(json.dumps(to_plain(payload), indent=1, allow_nan=False))  # NaN as null
+        write_text_whole(args.json, json.dumps(to_plain(payload), indent=1, allow_nan=False))  # NaN as null
     return 0

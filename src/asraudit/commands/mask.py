@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
-from asraudit.data.paths import output_file, output_folder
+from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -201,7 +201,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         # NaN (a rate over no targets) as null, as in summary.json: the one serializer's rule
-        args.json.write_text(json.dumps(to_plain({"targets": len(items), "clips": n_clips,
-                                                  "models": [s.to_json() for s in summary]}), indent=1,
-                                        allow_nan=False))
+        write_text_whole(args.json, json.dumps(to_plain({"targets": len(items), "clips": n_clips,
+                                                         "models": [s.to_json() for s in summary]}), indent=1,
+                                               allow_nan=False))
     return 0

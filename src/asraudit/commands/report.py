@@ -13,7 +13,7 @@ from pathlib import Path
 
 from asraudit.report.schema import read_summary
 from asraudit.report.summary import SCHEMA_VERSION
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.errors import InputError
 from asraudit.report.html import render_report
 
@@ -45,6 +45,6 @@ def run(args: argparse.Namespace) -> int:
                          fix="write the page to another file" if args.out else "name the page with --out FILE")
     summary = read_summary(args.summary)   # checked before anything is written
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_report(summary), encoding="utf-8")
+    write_text_whole(out, render_report(summary))
     print(f"wrote {out}")
     return 0

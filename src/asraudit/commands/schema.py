@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from asraudit.data.paths import ensure_writable_file, output_file
+from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.report.schema import summary_schema
 from asraudit.report.summary import SCHEMA_VERSION
 
@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(summary_schema(), indent=1, ensure_ascii=False) + "\n"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        write_text_whole(args.out, text)
         print(f"wrote {args.out}")
     else:
         print(text, end="")

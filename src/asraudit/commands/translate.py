@@ -22,7 +22,7 @@ from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
 from asraudit.commands.transcribe import parse_options
-from asraudit.data.paths import output_file
+from asraudit.data.paths import output_file, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
@@ -120,5 +120,5 @@ def run(args: argparse.Namespace) -> int:
                               "rate": c.k / c.n if c.n else None, "interval": c.interval.to_json()}
                              for c in result.cells]}
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(to_plain(payload), indent=1, allow_nan=False))
+        write_text_whole(args.json, json.dumps(to_plain(payload), indent=1, allow_nan=False))
     return 0

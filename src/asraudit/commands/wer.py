@@ -19,7 +19,7 @@ import numpy as np
 from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
                                       prediction_inputs)
 from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
@@ -265,4 +265,4 @@ def _write_json(path: Path, files: dict[str, StreamedFile], results: dict[str, S
     # The scorer and normalizer behind the numbers (provenance: they move WER by tenths of a point).
     payload = {**scorer.provenance(), "models": models, **extra}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(to_plain(payload), indent=2, allow_nan=False) + "\n", encoding="utf-8")  # NaN as null
+    write_text_whole(path, json.dumps(to_plain(payload), indent=2, allow_nan=False) + "\n")  # NaN as null

@@ -190,6 +190,20 @@ def unique_temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
+def write_text_whole(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all: written to a temporary name beside it, then moved
+    into place, so a run stopped while writing leaves the last complete file, never half of one."""
+    path = Path(path)
+    tmp = unique_temp_path(path)
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def publish_dir(staging: Path, target: Path, finished) -> Path:
     """Move the finished folder ``staging`` to ``target``, unless a concurrent process got there first.
 

@@ -42,7 +42,7 @@ from asraudit.audit.spec import load_spec
 from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
 from asraudit.demo.calibration_groups import accept_ref_by_voice, masked_by_group, switch_against, voice_cue_switch
 from asraudit.demo.mixed_arm import mixed_reference
-from asraudit.data.paths import unique_temp_path
+from asraudit.data.paths import write_text_whole
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
 from asraudit.metrics.stats import Interval
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
@@ -146,9 +146,7 @@ def write_detector_outputs(result: AuditResult, out: Path, json_name: str, markd
     rows as the Markdown table the documents quote, <out>/<markdown_name>; each written atomically."""
     summary = calibration_summary(result)
     write_json(plain_summary(summary), out / json_name)
-    markdown = unique_temp_path(out / markdown_name)
-    markdown.write_text(detectors_markdown(summary.detectors or []), encoding="utf-8")
-    markdown.replace(out / markdown_name)
+    write_text_whole(out / markdown_name, detectors_markdown(summary.detectors or []))
     return summary
 
 
