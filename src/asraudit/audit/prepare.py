@@ -25,7 +25,7 @@ from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
-from asraudit.probes.battery import load_spec as load_battery
+from asraudit.probes.battery import check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.run.grid import Identity, identify
 from asraudit.text.normalize import get_normalizer
 
@@ -144,6 +144,8 @@ def prepare(spec: AuditSpec) -> Prepared:
     corpus = open_corpus(spec)
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
+    if spec.battery:  # the battery file, its donor corpora and TTS voices: files and programs, before any model loads
+        check_battery_sources(load_battery(spec.battery.params.spec))
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)
@@ -160,7 +162,6 @@ def prepare(spec: AuditSpec) -> Prepared:
         _check_names("[lift] models", spec.lift.models, identities, spec, scoring=True)
     if spec.battery:
         _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
-        load_battery(spec.battery.params.spec)
     if spec.translation:
         _check_names("[translation] models", spec.translation.models, identities, spec, scoring=False)
         check_translation(spec, {n: loaded[n] for n in names if not identities[n].by_clip_id})

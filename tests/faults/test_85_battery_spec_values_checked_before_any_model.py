@@ -1,0 +1,136 @@
+"""Case 85: a battery spec whose values only the run would have tripped on is refused before any model loads.
+
+The reader checked each condition's keys and the numbers it knew to be numbers, but not seeds, babble donor
+counts, voices, TTS engine names, or what a donor corpus holds: a seed of ``-1`` or ``"x"``, ``donor =
+"tts:bogus"``, a voice espeak-ng does not have (a ``CalledProcessError``), ``voice = 5`` and ``rt60 = 1e7``
+(numpy asked for 1.16 TiB) were tracebacks, and a donor corpus that was missing, not a manifest or without a
+single text (a folder of audio) was a line that named neither the spec nor the condition; each came when the
+battery reached that condition, after the models had worked through every condition before it. A
+``[[contrast]]`` with a misspelt ``baselin`` was measured against ``original`` without a word, and a contrast
+of a condition with itself gave a difference in differences of zero by construction. Now every value is
+checked when the file is read, and the donor corpora and TTS voices (``check_sources``) by ``battery`` before
+the corpus is read and by ``audit --check`` before any model loads.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import one_clip_manifest
+
+from asraudit.errors import InputError
+from asraudit.probes.battery import parse_spec
+
+ORIGINAL = '[[condition]]\nname = "original"\n'
+
+
+def _setup(tmp_path: Path, condition: str) -> tuple[Path, list]:
+    manifest = one_clip_manifest(tmp_path, text="a tone")
+    edits = tmp_path / "edits.jsonl"
+    edits.write_text(json.dumps({"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start",
+                                 "ref_start": 0, "ref_end": 1, "r": "a", "a": ""}) + "\n", encoding="utf-8")
+    spec = tmp_path / "b.toml"
+    spec.write_text('probes = ["accept-ref"]\n' + ORIGINAL + '[[condition]]\nname = "x"\n' + condition,
+                    encoding="utf-8")
+    argv = ["battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
+            "--no-mask", "--out", tmp_path / "out", "--no-progress", "--bootstrap", "10"]
+    return spec, argv
+
+
+@pytest.mark.parametrize("condition, message", [
+    ('type = "noise"\nsnr_db = 10\nseed = -1\n', "seed must be an integer of at least 0, got -1"),
+    ('type = "noise"\nsnr_db = 10\nseed = "x"\n', "seed must be an integer of at least 0, got 'x'"),
+    ('type = "noise"\nsnr_db = 10\nkind = "babble"\ndonors = true\n', "donors must be an integer of at least 1, got True"),
+    ('type = "reverb"\nrt60 = 1e7\n', "rt60 = 10000000.0 is out of range (0, 20]"),
+    ('type = "splice"\ndonor = "benchmark"\nseconds = 2\ngap = 1e7\n', "gap = 10000000.0 is out of range [0, 60]"),
+    ('type = "splice"\ndonor = "tts:bogus"\nseconds = 2\n',
+     "donor 'tts:bogus': the engine must be one of espeak-ng, flite"),
+    ('type = "splice"\ndonor = "corpus:"\nseconds = 2\n',
+     "donor 'corpus:' names no corpus: write corpus:<manifest or folder>"),
+    ('type = "revoice"\nvoice = 5\n', "voice must be the name of one of espeak-ng's voices, got 5"),
+])
+def test_a_condition_value_the_run_would_trip_on_is_refused_first(tmp_path, cli, condition, message):
+    spec, argv = _setup(tmp_path, condition)
+    ran = cli(*argv)
+    assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {spec}: [[condition]] #2 (x): {message}"])
+    assert not (tmp_path / "out").exists()  # nothing ran, nothing written
+
+
+def test_a_donor_corpus_that_cannot_give_donors_is_refused_first(tmp_path, cli):
+    spec, argv = _setup(tmp_path, 'type = "splice"\ndonor = "corpus:gone.jsonl"\nseconds = 2\n')
+    ran = cli(*argv)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: [[condition]] #2 (x): donor corpus:{tmp_path / 'gone.jsonl'}: "
+        f"{tmp_path / 'gone.jsonl'}: no such corpus: expected a manifest file, a folder, or hf:DATASET"])
+    (tmp_path / "audio").mkdir()
+    shutil.copy(tmp_path / "a.wav", tmp_path / "audio" / "d.wav")  # a folder of audio has no texts to splice
+    spec.write_text(spec.read_text().replace("corpus:gone.jsonl", "corpus:audio"), encoding="utf-8")
+    ran = cli(*argv)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: [[condition]] #2 (x): donor corpus:{tmp_path / 'audio'}: "
+        f"donor source 'corpus:{tmp_path / 'audio'}' has no utterances with text"])
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
+def test_a_voice_the_engine_lacks_is_refused_first(tmp_path, cli):
+    spec, argv = _setup(tmp_path, 'type = "revoice"\nvoice = "zz-nope"\n')
+    ran = cli(*argv)
+    assert ran.code == 2 and len(ran.error_lines) == 1
+    assert ran.error_lines[0].startswith(f"asraudit: error: {spec}: [[condition]] #2 (x): espeak-ng failed (exit 1): ")
+    assert ran.error_lines[0].endswith("(voice 'zz-nope')")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(shutil.which("flite") is not None, reason="flite is installed")
+def test_an_engine_that_is_not_installed_is_refused_first(tmp_path, cli):
+    spec, argv = _setup(tmp_path, 'type = "splice"\ndonor = "tts:flite"\nseconds = 2\n')
+    ran = cli(*argv)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: [[condition]] #2 (x): flite is not installed (Debian: apt-get install flite)"])
+
+
+@pytest.mark.parametrize("contrast, message", [
+    ({"treatment": "x", "control": "original", "baselin": "x"},
+     "[[contrast]] #1: unknown key(s): baselin (known: name, treatment, control, baseline)"),
+    ({"treatment": "x", "control": "x"},
+     "[[contrast]] #1: treatment and control are both 'x': the difference in differences of a condition with "
+     "itself is zero by construction: name two conditions"),
+    ({"treatment": "x", "control": "original", "baseline": 5}, "[[contrast]] #1: baseline must be a string, got 5"),
+])
+def test_a_contrast_that_would_read_something_else_is_refused(contrast, message):
+    data = {"condition": [{"name": "original"}, {"name": "x", "type": "noise", "snr_db": 5}], "contrast": [contrast]}
+    with pytest.raises(InputError) as err:
+        parse_spec(data, "b.toml")
+    assert str(err.value) == f"b.toml: {message}"
+
+
+def test_a_condition_named_original_must_be_the_original():
+    with pytest.raises(InputError) as err:
+        parse_spec({"condition": [{"name": "original", "type": "noise", "snr_db": 5}]}, "b.toml")
+    assert str(err.value) == (
+        "b.toml: [[condition]] #1 (original): the condition named 'original' is the baseline every change is "
+        "measured from, so its type must be original, got noise: give this condition another name")
+
+
+def test_probes_given_as_one_string_are_named_as_such():
+    with pytest.raises(InputError) as err:
+        parse_spec({"probes": "lift", "condition": [{"name": "original"}]}, "b.toml")
+    assert str(err.value) == "b.toml: probes must be a list of accept-ref, recovery, lift; got 'lift'"
+
+
+def test_audit_check_refuses_a_donor_corpus_before_any_model_loads(tmp_path, cli):
+    one_clip_manifest(tmp_path)
+    (tmp_path / "b.toml").write_text(ORIGINAL + '[[condition]]\nname = "x"\ntype = "splice"\n'
+                                     'donor = "corpus:gone.jsonl"\nseconds = 2\n', encoding="utf-8")
+    spec = tmp_path / "audit.toml"
+    # A model folder that is not there: the battery's error comes first, so no model was loaded before it.
+    spec.write_text('out = "o"\n[corpus]\nmanifest = "m.jsonl"\n[[model]]\nspec = "no-such-model-folder"\n'
+                    '[battery]\nspec = "b.toml"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {tmp_path / 'b.toml'}: [[condition]] #2 (x): donor corpus:{tmp_path / 'gone.jsonl'}: "
+        f"{tmp_path / 'gone.jsonl'}: no such corpus: expected a manifest file, a folder, or hf:DATASET"])
