@@ -32,7 +32,7 @@ from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
-from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -243,16 +243,19 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_direction(args: argparse.Namespace):
+def _direction_and_model(args: argparse.Namespace):
+    """The direction file (a damaged one refused before the model loads) and the model, the direction checked
+    against it (its layer, its width) before any variant runs."""
     direction = Direction.load(args.direction)
-    return direction
+    model = load_whitebox(args)
+    check_fits(direction, model, args.layer, args.direction)
+    return direction, model
 
 
 def run_induce(args: argparse.Namespace) -> int:
-    model = load_whitebox(args)
+    direction, model = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAdd
 
-    direction = _load_direction(args)
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
@@ -269,10 +272,9 @@ def run_induce(args: argparse.Namespace) -> int:
 
 
 def run_ablate(args: argparse.Namespace) -> int:
-    model = load_whitebox(args)
+    direction, model = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAblate
 
-    direction = _load_direction(args)
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
