@@ -29,7 +29,8 @@ from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
+from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_source_reaches, measure_readout, parse_audio_source,
+                                          run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.metrics.stats import Interval
@@ -82,6 +83,12 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
     if len(learn) < spec.rank:
         raise SpecError(f"{where}: rank {spec.rank} needs at least {spec.rank} learning pairs, the corpus gives "
                         f"{len(learn)}", None)
+    if spec.negative_source:  # a mask that starts after a positive clip ends pairs the clip with itself
+        try:
+            check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
+                                 [p.positive for p in learn], "negative")
+        except InputError as exc:
+            raise SpecError(f"{where}: {exc.message}", None) from None
     learned = frozenset(p.group for p in learn)
 
     def readable(sel: Selection | None) -> tuple:

@@ -21,7 +21,7 @@ from asraudit.audio.conditions import Original
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, parse_audio_source
+from asraudit.mechanism.experiment import Variant, check_source_reaches, parse_audio_source
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
@@ -92,7 +92,11 @@ def run(args: argparse.Namespace) -> int:
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:
-        source = _per_clip_sources(args.source, clips) if args.source.startswith("corpus:") else parse_audio_source(args.source)
+        if args.source.startswith("corpus:"):
+            source = _per_clip_sources(args.source, clips)
+        else:
+            source = parse_audio_source(args.source)
+            check_source_reaches(source, args.source, clips, "--source")
         where = dict(layer=args.layer, site=args.site, frames=parse_frames(args.frames), positions=_positions(args.positions))
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"

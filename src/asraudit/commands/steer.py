@@ -31,7 +31,8 @@ from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
+from asraudit.mechanism.experiment import (Variant, VariantReadout, check_source_reaches, parse_audio_source, readout,
+                                          run_variants)
 from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
@@ -227,8 +228,10 @@ def _pairs(args: argparse.Namespace, clips):
 
 def run_learn(args: argparse.Namespace) -> int:
     ensure_writable_file(args.out, "--out")
-    model = load_whitebox(args)
     clips = corpus_clips(args)
+    if args.negative:  # its spelling and its span against the clips, before the model loads
+        check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
+    model = load_whitebox(args)
     pairs, labels = _pairs(args, clips)
     frames = parse_frames(args.frames)
     try:

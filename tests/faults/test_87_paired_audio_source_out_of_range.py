@@ -1,0 +1,113 @@
+"""Case 87: the audio source a pair or a patch is made from (``steer learn --negative``, ``patch --source``,
+a ``[[mechanism]]`` entry's ``negative``) with a value that silences nothing or poisons the audio.
+
+``patch --source mask:50-60`` on clips of 4-5 s masked nothing: the patched input was the clip itself, and the
+table reported an intervention that changed 0 of 3 transcripts, as if the span did not matter; ``steer learn
+--negative mask:3.9-5`` on a corpus where two of three clips end before 3.9 s learned from three pairs, two of
+them a clip against itself, and said nothing. ``noise:nan`` made NaN noise (100% WER for the patch, exit 0),
+``noise:10:-1`` passed ``audit --check`` and stopped with numpy's ``ValueError: expected non-negative integer``
+once the baseline had run, and ``mask:-1-2`` read "could not convert string to float: ''". Now the source is
+checked when it is parsed (the one parser all three share) and a mask span against the clips' lengths (their
+headers) before any model loads or runs.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from asraudit.errors import InputError
+from asraudit.mechanism.experiment import parse_audio_source
+
+
+@pytest.mark.parametrize("source, message", [
+    ("noise:nan", "the SNR must be a finite number of dB, got nan"),
+    ("noise:inf", "the SNR must be a finite number of dB, got inf"),
+    ("noise:10:-1", "the seed must be an integer of at least 0, got -1"),
+    ("noise:10:1.5", "the seed must be an integer of at least 0, got 1.5"),
+    ("mask:-1-2", "mask:T0-T1 takes two times in seconds, 0 or more (mask:0.5-1.2)"),
+    ("mask:nan-1", "mask:T0-T1 takes two times in seconds, 0 or more (mask:0.5-1.2)"),
+    ("mask:1-1", "the span must end after it starts, in finite seconds, got [1, 1]"),
+])
+def test_a_source_value_that_poisons_or_empties_the_input_is_refused(source, message):
+    with pytest.raises(InputError) as err:
+        parse_audio_source(source)
+    assert str(err.value) == f"bad audio source {source!r}: {message}"
+
+
+def test_good_sources_still_parse():
+    assert parse_audio_source("noise:-5:3").seed == 3
+    mask = parse_audio_source("mask:0.5-1.2")
+    assert (mask.t0, mask.t1) == (0.5, 1.2)
+
+
+def _corpus(tmp_path, seconds=(1.0, 2.0)):
+    import soundfile
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i, s in enumerate(seconds):
+        soundfile.write(tmp_path / f"n{i}.wav", (rng.standard_normal(int(16000 * s)) * 0.1).astype(np.float32), 16000)
+        rows.append(json.dumps({"audio_filepath": f"n{i}.wav", "text": "x", "sentence": f"s{i}"}))
+    (tmp_path / "c.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return tmp_path / "c.jsonl"
+
+
+def test_steer_learn_refuses_a_mask_after_a_clips_end_before_the_model_loads(tmp_path, cli):
+    corpus = _corpus(tmp_path)
+    out = tmp_path / "d.safetensors"
+    ran = cli("steer", "learn", "--model", tmp_path / "no-such-model", "--corpus", corpus, "--negative",
+              "mask:1.5-1.8", "--layer", "0", "--out", out)
+    assert (ran.code, ran.error_lines) == (2, [
+        "asraudit: error: --negative 'mask:1.5-1.8': the span starts at 1.5 s, after the end of 1 of 2 clip(s) "
+        "(first: 'n0.wav', 1.00 s), on which the masked input would be the clip itself: give a span inside every "
+        "clip (seconds, not milliseconds), or leave the shorter clips out"])
+    assert not out.exists()
+
+
+def test_patch_refuses_a_mask_in_milliseconds_before_any_variant_runs(tmp_path, monkeypatch, cli):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+    corpus = _corpus(tmp_path)
+    store = tmp_path / "s.sqlite"
+    ran = cli("patch", "--model", "whisper-tiny.en", "--corpus", corpus, "--source", "mask:500-1200", "--store",
+              store, "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [
+        "asraudit: error: --source 'mask:500-1200': the span starts at 500 s, after the end of 2 of 2 clip(s) "
+        "(first: 'n0.wav', 1.00 s), on which the masked input would be the clip itself: give a span inside every "
+        "clip (seconds, not milliseconds), or leave the shorter clips out"])
+    assert not store.exists()  # not even the baseline ran
+
+
+def _mechanism_spec(negative: str) -> dict:
+    return {"corpus": {"manifest": "c.jsonl"},
+            "model": [{"spec": "whisper-tiny.en", "panel": True}],
+            "mechanism": [{"type": "steer", "model": "whisper-tiny.en", "layer": 0, "positive": "all",
+                           "negative": negative, "holdout": 0, "ablate": "all"}]}
+
+
+def test_an_audit_mechanism_negative_is_checked_with_the_spec_and_the_corpus(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit import load_corpus, parse_spec
+    from asraudit.audit.mechanism import check_mechanism
+
+    corpus = load_corpus(_corpus(tmp_path))
+    with pytest.raises(InputError) as err:
+        parse_spec(_mechanism_spec("noise:10:-1"), "a.toml", tmp_path)
+    assert str(err.value) == ("a.toml: [[mechanism]] #1: negative: bad audio source 'noise:10:-1': the seed must "
+                              "be an integer of at least 0, got -1")
+    spec = parse_spec(_mechanism_spec("mask:1.5-1.8"), "a.toml", tmp_path)
+    with pytest.raises(InputError) as err:
+        check_mechanism(spec.mechanism, corpus.clips, "a.toml")
+    assert str(err.value) == (
+        "a.toml: [[mechanism]] #1: negative 'mask:1.5-1.8': the span starts at 1.5 s, after the end of 1 of 2 "
+        "clip(s) (first: 'n0.wav', 1.00 s), on which the masked input would be the clip itself: give a span inside "
+        "every clip (seconds, not milliseconds), or leave the shorter clips out")
