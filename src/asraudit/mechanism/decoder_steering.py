@@ -42,7 +42,6 @@ decoder layer makes the clean tiny.en write "Madam President,".
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
