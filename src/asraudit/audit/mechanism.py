@@ -29,8 +29,8 @@ from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_source_reaches, measure_readout, parse_audio_source,
-                                          run_variants)
+from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_source_reaches, measure_readout,
+                                          parse_audio_source, run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.metrics.stats import Interval
@@ -83,12 +83,6 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
     if len(learn) < spec.rank:
         raise SpecError(f"{where}: rank {spec.rank} needs at least {spec.rank} learning pairs, the corpus gives "
                         f"{len(learn)}", None)
-    if spec.negative_source:  # a mask that starts after a positive clip ends pairs the clip with itself
-        try:
-            check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
-                                 [p.positive for p in learn], "negative")
-        except InputError as exc:
-            raise SpecError(f"{where}: {exc.message}", None) from None
     learned = frozenset(p.group for p in learn)
 
     def readable(sel: Selection | None) -> tuple:
@@ -98,6 +92,16 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
         return _capped(chosen, spec.max_clips)
 
     ablate, induce = readable(spec.ablate), readable(spec.induce)
+    try:  # spans that start after a clip ends: a mask that pairs the clip with itself, frames the clip lacks
+        if spec.negative_source:
+            check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
+                                 [p.positive for p in learn], "negative")
+        if spec.site == "encoder":
+            used = list({c.id: c for c in [q for p in learn for q in (p.positive, p.negative) if q is not None]
+                         + list(ablate) + list(induce)}.values())
+            check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
+    except InputError as exc:
+        raise SpecError(f"{where}: {exc.message}", None) from None
     for name, sel, chosen in (("ablate", spec.ablate, ablate), ("induce", spec.induce, induce)):
         if sel is not None and not chosen:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "

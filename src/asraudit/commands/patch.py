@@ -21,7 +21,7 @@ from asraudit.audio.conditions import Original
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, check_source_reaches, parse_audio_source
+from asraudit.mechanism.experiment import Variant, check_frames_reach, check_source_reaches, parse_audio_source
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             source = parse_audio_source(args.source)
             check_source_reaches(source, args.source, clips, "--source")
-        where = dict(layer=args.layer, site=args.site, frames=parse_frames(args.frames), positions=_positions(args.positions))
+        frames = parse_frames(args.frames)
+        check_frames_reach(frames, args.frames, clips, "--frames")
+        where = dict(layer=args.layer, site=args.site, frames=frames, positions=_positions(args.positions))
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"
         try:
@@ -111,6 +113,7 @@ def run(args: argparse.Namespace) -> int:
         frames = parse_frames(span)
         if frames.kind != "span":
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
+        check_frames_reach(frames, span, clips, "--block-attention")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
     return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}")

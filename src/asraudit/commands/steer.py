@@ -31,8 +31,8 @@ from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import (Variant, VariantReadout, check_source_reaches, parse_audio_source, readout,
-                                          run_variants)
+from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
+                                          parse_audio_source, readout, run_variants)
 from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
@@ -207,7 +207,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
     p.add_argument("--direction", type=Path, required=True, metavar="FILE")
     p.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
     p.add_argument("--frames", default="audio", help=f"frames {verb}: audio (default), all, START-END")
-    p.add_argument("--control-seed", type=int, default=0, help=f"seed of the random control {control}")
+    p.add_argument("--control-seed", type=at_least(0), default=0, help=f"seed of the random control {control}")
 
 
 def _pairs(args: argparse.Namespace, clips):
@@ -231,9 +231,10 @@ def run_learn(args: argparse.Namespace) -> int:
     clips = corpus_clips(args)
     if args.negative:  # its spelling and its span against the clips, before the model loads
         check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
+    frames = parse_frames(args.frames)
+    check_frames_reach(frames, args.frames, clips, "--frames")
     model = load_whitebox(args)
     pairs, labels = _pairs(args, clips)
-    frames = parse_frames(args.frames)
     try:
         direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,
                                     description=args.description)
@@ -262,6 +263,7 @@ def run_induce(args: argparse.Namespace) -> int:
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
+    check_frames_reach(frames, args.frames, clips, "--frames")
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
         label = f"add a={alpha:g}"
@@ -281,6 +283,7 @@ def run_ablate(args: argparse.Namespace) -> int:
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
+    check_frames_reach(frames, args.frames, clips, "--frames")
     variants = [Variant("baseline", "baseline", model)]
     for rank in args.rank or [direction.rank]:
         if not 1 <= rank <= direction.rank:

@@ -264,26 +264,38 @@ def parse_audio_source(spec: str):
     raise InputError(f"unknown audio source {spec!r}: use silence, noise:SNR[:SEED], mask:T0-T1 or audio:PATH")
 
 
-def check_source_reaches(source, spec: str, clips: Sequence[Clip], what: str) -> None:
-    """A ``mask:T0-T1`` source must start inside every clip it is made from.
-
-    On a clip that ends before T0 the masked input is the clip itself: its learning pair differs by nothing (a
-    direction diluted towards zero) and its patch exchanges a layer with itself, counted as an intervention that
-    changed nothing; a span in milliseconds (``mask:500-1200``) did that to every clip, silently. The lengths
-    come from the audio files' headers; clips held in memory are not checked."""
-    if not isinstance(source, SpanMask):
-        return
+def check_starts_inside(start_s: float, what: str, clips: Sequence[Clip], consequence: str) -> None:
+    """A time span the experiment uses on every clip (a ``mask:T0-T1`` source, ``--frames START-END``,
+    ``--block-attention``) must start inside each of them: on a clip that ends before it, it touches nothing
+    the clip holds (``consequence`` says what that does). A span in milliseconds (``mask:500-1200``) did that to
+    every clip, and the table reported an intervention that changed nothing. The lengths come from the audio
+    files' headers; clips held in memory are not checked."""
     from asraudit.audio.io import audio_duration
 
     short = []
     for clip in clips:
         if isinstance(clip.audio, Path):
             seconds = audio_duration(clip.audio, origin=clip.origin)
-            if seconds <= source.t0:
+            if seconds <= start_s:
                 short.append((clip.id, seconds))
     if short:
         first, seconds = short[0]
-        raise InputError(f"{what} {spec!r}: the span starts at {source.t0:g} s, after the end of {len(short)} of "
-                         f"{len(clips)} clip(s) (first: {first!r}, {seconds:.2f} s), on which the masked input would "
-                         "be the clip itself: give a span inside every clip (seconds, not milliseconds), or leave "
-                         "the shorter clips out")
+        raise InputError(f"{what}: the span starts at {start_s:g} s, after the end of {len(short)} of {len(clips)} "
+                         f"clip(s) (first: {first!r}, {seconds:.2f} s), {consequence}: give a span inside every clip "
+                         "(seconds, not milliseconds), or leave the shorter clips out")
+
+
+def check_source_reaches(source, spec: str, clips: Sequence[Clip], what: str) -> None:
+    """A ``mask:T0-T1`` source must start inside every clip it is made from: on a clip that ends before T0 the
+    masked input is the clip itself, so its learning pair differs by nothing (a direction diluted towards zero)
+    and its patch exchanges a layer with itself."""
+    if isinstance(source, SpanMask):
+        check_starts_inside(source.t0, f"{what} {spec!r}", clips, "on which the masked input would be the clip itself")
+
+
+def check_frames_reach(frames, spec: str, clips: Sequence[Clip], what: str) -> None:
+    """A ``START-END`` frame span must start inside every clip: past a clip's end it names padding or no frame at
+    all (past a Whisper's 30 s window), so the intervention would act on nothing the clip says."""
+    if getattr(frames, "kind", None) == "span":
+        check_starts_inside(frames.start_s, f"{what} {spec!r}", clips,
+                            "where it would act on no frame of the clip's audio")

@@ -1,14 +1,19 @@
-"""Case 87: the audio source a pair or a patch is made from (``steer learn --negative``, ``patch --source``,
-a ``[[mechanism]]`` entry's ``negative``) with a value that silences nothing or poisons the audio.
+"""Case 87: what the mechanism experiments make their inputs and controls from, with a value that touches nothing
+or poisons the audio: the audio source of a pair or a patch (``steer learn --negative``, ``patch --source``, a
+``[[mechanism]]`` entry's ``negative``), a time span (``--frames START-END``, ``--block-attention``, ``frames``)
+and the random control's seed (``--control-seed``, ``control_seed``).
 
 ``patch --source mask:50-60`` on clips of 4-5 s masked nothing: the patched input was the clip itself, and the
 table reported an intervention that changed 0 of 3 transcripts, as if the span did not matter; ``steer learn
 --negative mask:3.9-5`` on a corpus where two of three clips end before 3.9 s learned from three pairs, two of
 them a clip against itself, and said nothing. ``noise:nan`` made NaN noise (100% WER for the patch, exit 0),
 ``noise:10:-1`` passed ``audit --check`` and stopped with numpy's ``ValueError: expected non-negative integer``
-once the baseline had run, and ``mask:-1-2`` read "could not convert string to float: ''". Now the source is
-checked when it is parsed (the one parser all three share) and a mask span against the clips' lengths (their
-headers) before any model loads or runs.
+once the baseline had run, and ``mask:-1-2`` read "could not convert string to float: ''". ``--frames 500-600``
+(``steer induce|ablate``, ``patch``) and ``--block-attention 500-600`` acted on no frame (past Whisper's 30 s) and
+reported interventions that changed 0 of 3 transcripts; ``--control-seed -1`` and ``control_seed = -1`` were
+numpy's ``ValueError: expected non-negative integer`` (the spec's after every other stage of the audit). Now the
+source is checked when it is parsed (the one parser all three share), a span against the clips' lengths (their
+headers) before any model loads or runs, and a control seed with the arguments or the spec.
 """
 
 from __future__ import annotations
@@ -111,3 +116,64 @@ def test_an_audit_mechanism_negative_is_checked_with_the_spec_and_the_corpus(tmp
         "a.toml: [[mechanism]] #1: negative 'mask:1.5-1.8': the span starts at 1.5 s, after the end of 1 of 2 "
         "clip(s) (first: 'n0.wav', 1.00 s), on which the masked input would be the clip itself: give a span inside "
         "every clip (seconds, not milliseconds), or leave the shorter clips out")
+
+
+@pytest.mark.parametrize("argv, what", [
+    (("steer", "induce", "--direction", "D", "--frames", "500-600"), "--frames '500-600'"),
+    (("steer", "ablate", "--direction", "D", "--frames", "1.5-1.8"), "--frames '1.5-1.8'"),
+    (("patch", "--source", "silence", "--frames", "500-600"), "--frames '500-600'"),
+    (("patch", "--block-attention", "500-600"), "--block-attention '500-600'"),
+])
+def test_a_span_past_a_clips_end_is_refused_before_any_variant_runs(tmp_path, monkeypatch, cli, argv, what):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit.mechanism.steering import Direction
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+    corpus = _corpus(tmp_path)
+    vector = np.ones(384, dtype=np.float32)
+    direction = Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1).save(tmp_path / "d.st")
+    store = tmp_path / "s.sqlite"
+    argv = tuple(str(direction) if a == "D" else a for a in argv)
+    ran = cli(*argv, "--model", "whisper-tiny.en", "--corpus", corpus, "--store", store, "--no-progress")
+    start = what.split("'")[1].split("-")[0]
+    n = 2 if start == "500" else 1
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {what}: the span starts at {start} s, after the end of {n} of 2 clip(s) (first: 'n0.wav', "
+        "1.00 s), where it would act on no frame of the clip's audio: give a span inside every clip (seconds, not "
+        "milliseconds), or leave the shorter clips out"])
+    assert not store.exists()
+
+
+def test_a_negative_control_seed_is_refused_with_the_arguments_and_the_spec(tmp_path, cli):
+    with pytest.raises(SystemExit) as exit_:
+        cli("steer", "induce", "--direction", tmp_path / "d.st", "--corpus", tmp_path, "--control-seed", "-1")
+    assert exit_.value.code == 2
+    from asraudit import parse_spec
+
+    _corpus(tmp_path)
+    with pytest.raises(InputError) as err:
+        parse_spec({**_mechanism_spec("silence"),
+                    "mechanism": [{**_mechanism_spec("silence")["mechanism"][0], "control_seed": -1}]}, "a.toml", tmp_path)
+    assert str(err.value) == "a.toml: [[mechanism]] #1: control_seed must be at least 0, got -1"
+
+
+def test_an_audit_mechanism_frames_span_is_checked_against_the_corpus(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit import load_corpus, parse_spec
+    from asraudit.audit.mechanism import check_mechanism
+
+    corpus = load_corpus(_corpus(tmp_path))
+    data = _mechanism_spec("silence")
+    data["mechanism"][0]["frames"] = "500-600"
+    spec = parse_spec(data, "a.toml", tmp_path)
+    with pytest.raises(InputError) as err:
+        check_mechanism(spec.mechanism, corpus.clips, "a.toml")
+    assert str(err.value) == (
+        "a.toml: [[mechanism]] #1: frames '500-600': the span starts at 500 s, after the end of 2 of 2 clip(s) "
+        "(first: 'n0.wav', 1.00 s), where it would act on no frame of the clip's audio: give a span inside every "
+        "clip (seconds, not milliseconds), or leave the shorter clips out")
