@@ -10,7 +10,8 @@ them a clip against itself, and said nothing. ``noise:nan`` made NaN noise (100%
 ``noise:10:-1`` passed ``audit --check`` and stopped with numpy's ``ValueError: expected non-negative integer``
 once the baseline had run, and ``mask:-1-2`` read "could not convert string to float: ''". ``--frames 500-600``
 (``steer induce|ablate``, ``patch``) and ``--block-attention 500-600`` acted on no frame (past Whisper's 30 s) and
-reported interventions that changed 0 of 3 transcripts; ``--control-seed -1`` and ``control_seed = -1`` were
+reported interventions that changed 0 of 3 transcripts, as did ``patch --source corpus:M`` with ``M`` the
+corpus's own manifest (or a copy of its audio): each clip patched from itself; ``--control-seed -1`` and ``control_seed = -1`` were
 numpy's ``ValueError: expected non-negative integer`` (the spec's after every other stage of the audit). Now the
 source is checked when it is parsed (the one parser all three share), a span against the clips' lengths (their
 headers) before any model loads or runs, and a control seed with the arguments or the spec.
@@ -177,3 +178,22 @@ def test_an_audit_mechanism_frames_span_is_checked_against_the_corpus(tmp_path):
         "a.toml: [[mechanism]] #1: frames '500-600': the span starts at 500 s, after the end of 2 of 2 clip(s) "
         "(first: 'n0.wav', 1.00 s), where it would act on no frame of the clip's audio: give a span inside every "
         "clip (seconds, not milliseconds), or leave the shorter clips out")
+
+
+def test_a_per_clip_source_that_is_the_clip_itself_is_refused(tmp_path, monkeypatch, cli):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+    corpus = _corpus(tmp_path)
+    store = tmp_path / "s.sqlite"
+    ran = cli("patch", "--model", "whisper-tiny.en", "--corpus", corpus, "--source", f"corpus:{corpus}", "--store",
+              store, "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {corpus}: 2 of 2 clip(s) have a source with the same samples as the clip (first: "
+        "'n0.wav'), on which the patch would exchange the layer with itself and change nothing: give a corpus of "
+        "other audio under the same clip ids (re-voiced, masked...)"])
+    assert not store.exists()

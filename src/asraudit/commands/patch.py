@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 from asraudit.audio.conditions import Original
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
@@ -74,7 +76,13 @@ def _per_clip_sources(spec: str, clips):
     missing = [c.id for c in clips if c.id not in others]
     if missing:
         raise InputError(f"{len(missing)} clip(s) have no source with the same id, e.g. {missing[0]!r}", path)
-    return SourcesByAudio.from_pairs(((c.decode(), others[c.id].decode()) for c in clips), label=Path(path).stem)
+    pairs = [(c.decode(), others[c.id].decode()) for c in clips]
+    same = [c.id for c, (audio, source) in zip(clips, pairs) if np.array_equal(audio, source)]
+    if same:  # the same manifest again, or a copy of its audio: those clips would be patched from themselves
+        raise InputError(f"{len(same)} of {len(clips)} clip(s) have a source with the same samples as the clip "
+                         f"(first: {same[0]!r}), on which the patch would exchange the layer with itself and change "
+                         "nothing: give a corpus of other audio under the same clip ids (re-voiced, masked...)", path)
+    return SourcesByAudio.from_pairs(pairs, label=Path(path).stem)
 
 
 def run(args: argparse.Namespace) -> int:
