@@ -10,6 +10,11 @@ battery reached that condition, after the models had worked through every condit
 of a condition with itself gave a difference in differences of zero by construction. Now every value is
 checked when the file is read, and the donor corpora and TTS voices (``check_sources``) by ``battery`` before
 the corpus is read and by ``audit --check`` before any model loads.
+
+A ``[[mechanism]]`` entry's ``splice = { other = ... }`` draws on the same donor sources, and ``other =
+"tts:bogus"``, an engine not installed or a donor corpus without texts passed ``audit --check`` and stopped the
+audit at its last stage (``cannot learn the direction: TTS engine must be one of espeak-ng, flite, got 'bogus'``,
+after transcription and mining): ``--check`` now asks the same of it (``battery_donors.check_donor_source``).
 """
 
 from __future__ import annotations
@@ -90,7 +95,8 @@ def test_an_engine_that_is_not_installed_is_refused_first(tmp_path, cli):
     spec, argv = _setup(tmp_path, 'type = "splice"\ndonor = "tts:flite"\nseconds = 2\n')
     ran = cli(*argv)
     assert (ran.code, ran.error_lines) == (2, [
-        f"asraudit: error: {spec}: [[condition]] #2 (x): flite is not installed (Debian: apt-get install flite)"])
+        f"asraudit: error: {spec}: [[condition]] #2 (x): donor tts:flite: flite is not installed (Debian: apt-get "
+        "install flite)"])
 
 
 @pytest.mark.parametrize("contrast, message", [
@@ -134,3 +140,35 @@ def test_audit_check_refuses_a_donor_corpus_before_any_model_loads(tmp_path, cli
     assert (ran.code, ran.error_lines) == (2, [
         f"asraudit: error: {tmp_path / 'b.toml'}: [[condition]] #2 (x): donor corpus:{tmp_path / 'gone.jsonl'}: "
         f"{tmp_path / 'gone.jsonl'}: no such corpus: expected a manifest file, a folder, or hf:DATASET"])
+
+
+def _splice_entry(tmp_path, other: str) -> dict:
+    one_clip_manifest(tmp_path)
+    return {"corpus": {"manifest": "m.jsonl"}, "model": [{"spec": "whisper-tiny.en", "panel": True}],
+            "mechanism": [{"type": "steer", "model": "whisper-tiny.en", "layer": 0, "positive": "all", "holdout": 0,
+                           "ablate": "all", "splice": {"other": other, "seconds": 2}}]}
+
+
+def test_a_mechanism_splice_engine_asraudit_does_not_drive_is_refused_with_the_spec(tmp_path):
+    from asraudit import parse_spec
+
+    with pytest.raises(InputError) as err:
+        parse_spec(_splice_entry(tmp_path, "tts:bogus"), "a.toml", tmp_path)
+    assert str(err.value) == ("a.toml: [[mechanism]] #1: splice.other 'tts:bogus': the engine must be one of "
+                              "espeak-ng, flite")
+
+
+def test_a_mechanism_splice_donor_corpus_without_texts_is_refused_by_check(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit import load_corpus, parse_spec
+    from asraudit.audit.mechanism import check_mechanism
+
+    (tmp_path / "audio").mkdir()
+    data = _splice_entry(tmp_path, "corpus:audio")
+    shutil.copy(tmp_path / "a.wav", tmp_path / "audio" / "d.wav")  # a folder of audio: no texts to splice
+    spec = parse_spec(data, "a.toml", tmp_path)
+    with pytest.raises(InputError) as err:
+        check_mechanism(spec.mechanism, load_corpus(tmp_path / "m.jsonl").clips, "a.toml")
+    assert str(err.value) == (f"a.toml: [[mechanism]] #1: splice.other 'corpus:{tmp_path / 'audio'}': donor source "
+                              f"'corpus:{tmp_path / 'audio'}' has no utterances with text")

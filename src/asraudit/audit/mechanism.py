@@ -33,6 +33,7 @@ from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_
                                           parse_audio_source, run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.probes.battery_donors import check_donor_source
 from asraudit.metrics.stats import Interval
 from asraudit.models.registry import load_model
 from asraudit.models.whitebox.frames import Frames
@@ -102,6 +103,11 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
             check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
     except InputError as exc:
         raise SpecError(f"{where}: {exc.message}", None) from None
+    if spec.splice is not None:  # the other donor audio loads and speaks now, not when the last stage builds pairs
+        try:
+            check_donor_source(spec.splice.other)
+        except InputError as exc:
+            raise SpecError(f"{where}: splice.other {spec.splice.other!r}: {exc}", None) from None
     for name, sel, chosen in (("ablate", spec.ablate, ablate), ("induce", spec.induce, induce)):
         if sel is not None and not chosen:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "

@@ -73,7 +73,7 @@ from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
-from asraudit.probes.battery_donors import DonorPool
+from asraudit.probes.battery_donors import DonorPool, check_donor_source
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
@@ -279,10 +279,8 @@ def check_sources(spec: BatterySpec) -> None:
     for n, cond in enumerate(spec.conditions, start=1):
         where, p = f"[[condition]] #{n} ({cond.name})", cond.params
         try:
-            if cond.type == "splice" and p["donor"].startswith("corpus:"):
-                DonorPool(p["donor"], (), {})  # reads the corpus (its audio headers) and refuses one without text
-            elif cond.type == "splice" and p["donor"].startswith("tts:"):
-                synthesize("test", p["donor"][len("tts:"):])
+            if cond.type == "splice" and p["donor"] != "benchmark":
+                check_donor_source(p["donor"])
             elif cond.type == "revoice":
                 synthesize("test", p["engine"], p["voice"])
         except InputError as exc:
