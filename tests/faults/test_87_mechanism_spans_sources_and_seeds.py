@@ -11,7 +11,8 @@ them a clip against itself, and said nothing. ``noise:nan`` made NaN noise (100%
 once the baseline had run, and ``mask:-1-2`` read "could not convert string to float: ''". ``--frames 500-600``
 (``steer induce|ablate``, ``patch``) and ``--block-attention 500-600`` acted on no frame (past Whisper's 30 s) and
 reported interventions that changed 0 of 3 transcripts, as did ``patch --source corpus:M`` with ``M`` the
-corpus's own manifest (or a copy of its audio): each clip patched from itself; ``--control-seed -1`` and ``control_seed = -1`` were
+corpus's own manifest (or a copy of its audio): each clip patched from itself (``steer learn --negative-corpus``
+with one clip copied: a direction learned from "3 pairs", one a clip against itself); ``--control-seed -1`` and ``control_seed = -1`` were
 numpy's ``ValueError: expected non-negative integer`` (the spec's after every other stage of the audit). Now the
 source is checked when it is parsed (the one parser all three share), a span against the clips' lengths (their
 headers) before any model loads or runs, and a control seed with the arguments or the spec.
@@ -197,3 +198,26 @@ def test_a_per_clip_source_that_is_the_clip_itself_is_refused(tmp_path, monkeypa
         "'n0.wav'), on which the patch would exchange the layer with itself and change nothing: give a corpus of "
         "other audio under the same clip ids (re-voiced, masked...)"])
     assert not store.exists()
+
+
+def test_a_learning_pair_of_a_clip_with_itself_is_refused(tmp_path, monkeypatch, cli):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import shutil
+
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+    corpus = _corpus(tmp_path)
+    (tmp_path / "neg").mkdir()
+    negatives = _corpus(tmp_path / "neg", seconds=(1.0, 1.5))  # other noise under the same clip ids
+    shutil.copy(tmp_path / "n0.wav", tmp_path / "neg" / "n0.wav")  # ... but n0's negative is n0 itself
+    out = tmp_path / "d.safetensors"
+    ran = cli("steer", "learn", "--model", "whisper-tiny.en", "--corpus", corpus, "--negative-corpus", negatives,
+              "--layer", "0", "--out", out)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {negatives}: 1 of 2 pair(s) have a negative with the same samples as the clip (first: "
+        "'n0.wav'), which would pair the clip with itself: give a corpus of other audio under the same clip ids"])
+    assert not out.exists()

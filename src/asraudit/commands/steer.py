@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from asraudit.commands.common import at_least, finite_number
 from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file
@@ -217,7 +219,13 @@ def _pairs(args: argparse.Namespace, clips):
         if not matched:
             raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",
                              args.negative_corpus)
-        return [(c.decode(), n.decode()) for c, n in matched], [c.id for c, _ in matched]
+        pairs = [(c.decode(), n.decode()) for c, n in matched]
+        same = [c.id for (c, _), (a, b) in zip(matched, pairs) if np.array_equal(a, b)]
+        if same:  # a pair of a clip with itself differs by nothing: it pulls the learned direction towards zero
+            raise InputError(f"{len(same)} of {len(pairs)} pair(s) have a negative with the same samples as the clip "
+                             f"(first: {same[0]!r}), which would pair the clip with itself: give a corpus of other "
+                             "audio under the same clip ids", args.negative_corpus)
+        return pairs, [c.id for c, _ in matched]
     source = parse_audio_source(args.negative)
     pairs = []
     for clip in clips:
