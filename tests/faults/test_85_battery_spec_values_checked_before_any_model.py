@@ -11,6 +11,10 @@ of a condition with itself gave a difference in differences of zero by construct
 checked when the file is read, and the donor corpora and TTS voices (``check_sources``) by ``battery`` before
 the corpus is read and by ``audit --check`` before any model loads.
 
+A battery none of whose probes has anything to read (``probes = ["recovery"]`` with ``--no-mask``, ``["accept-ref"]``
+without ``--edits``, ``["recovery"]`` in an audit without ``[masked]``) ran every condition, measured nothing and
+printed nothing, exit 0: it is refused with the other checks.
+
 A ``[[mechanism]]`` entry's ``splice = { other = ... }`` draws on the same donor sources, and ``other =
 "tts:bogus"``, an engine not installed or a donor corpus without texts passed ``audit --check`` and stopped the
 audit at its last stage (``cannot learn the direction: TTS engine must be one of espeak-ng, flite, got 'bogus'``,
@@ -172,3 +176,31 @@ def test_a_mechanism_splice_donor_corpus_without_texts_is_refused_by_check(tmp_p
         check_mechanism(spec.mechanism, load_corpus(tmp_path / "m.jsonl").clips, "a.toml")
     assert str(err.value) == (f"a.toml: [[mechanism]] #1: splice.other 'corpus:{tmp_path / 'audio'}': donor source "
                               f"'corpus:{tmp_path / 'audio'}' has no utterances with text")
+
+
+def test_probes_with_nothing_to_read_are_refused_before_any_work(tmp_path, cli):
+    spec, argv = _setup(tmp_path, 'type = "noise"\nsnr_db = 5\n')
+    spec.write_text(spec.read_text().replace('probes = ["accept-ref"]', 'probes = ["recovery"]'), encoding="utf-8")
+    ran = cli(*argv)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: probes recovery read masked targets, and --no-mask leaves no masked targets: the "
+        "battery would measure nothing"])
+    spec.write_text(spec.read_text().replace('probes = ["recovery"]', 'probes = ["accept-ref"]'), encoding="utf-8")
+    without_edits = [a for i, a in enumerate(argv) if a != "--edits" and argv[i - 1] != "--edits" and a != "--no-mask"]
+    ran = cli(*without_edits)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: probes accept-ref read mined edits, and no --edits is given: the battery would "
+        "measure nothing"])
+    assert not (tmp_path / "out").exists()
+
+
+def test_audit_check_refuses_a_battery_of_targets_without_masked(tmp_path, cli):
+    one_clip_manifest(tmp_path)
+    (tmp_path / "b.toml").write_text('probes = ["recovery"]\n' + ORIGINAL, encoding="utf-8")
+    spec = tmp_path / "audit.toml"
+    spec.write_text('out = "o"\n[corpus]\nmanifest = "m.jsonl"\n[[model]]\nspec = "no-such-model-folder"\n'
+                    '[battery]\nspec = "b.toml"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {spec}: [battery]: {tmp_path / 'b.toml'}: probes recovery read masked targets, and the "
+        "audit has no [masked] section to plan them: the battery would measure nothing"])

@@ -25,7 +25,8 @@ from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
-from asraudit.probes.battery import check_sources as check_battery_sources, load_spec as load_battery
+from asraudit.probes.battery import check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, \
+    load_spec as load_battery
 from asraudit.run.grid import Identity, identify
 from asraudit.text.normalize import get_normalizer
 
@@ -145,7 +146,14 @@ def prepare(spec: AuditSpec) -> Prepared:
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
     if spec.battery:  # the battery file, its donor corpora and TTS voices: files and programs, before any model loads
-        check_battery_sources(load_battery(spec.battery.params.spec))
+        battery = load_battery(spec.battery.params.spec)
+        check_battery_sources(battery)
+        no_targets = ("[battery] mask = false" if not spec.battery.params.mask else
+                      "the audit has no [masked] section to plan them" if spec.masked is None else None)
+        try:  # edits are mined by the audit, so only masked targets can be known to be missing
+            check_battery_inputs(battery, no_edits=None, no_targets=no_targets)
+        except InputError as exc:
+            raise SpecError(f"[battery]: {exc}", spec.source) from None
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)

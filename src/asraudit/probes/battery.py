@@ -270,6 +270,24 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
             raise _fail(f"{where}: voice must be the name of one of {p['engine']}'s voices, got {p['voice']!r}", source)
 
 
+# What each probe reads: mined edits (accept-ref, λ(r)) and masked targets (recovery, λ of the target).
+EDIT_PROBES = frozenset({"accept-ref", "lift"})
+TARGET_PROBES = frozenset({"recovery", "lift"})
+
+
+def check_probe_inputs(spec: BatterySpec, *, no_edits: str | None, no_targets: str | None) -> None:
+    """Refuse a battery none of whose probes has anything to read: ``no_edits`` / ``no_targets`` say why there
+    are no edits or no masked targets (None where there may be some). ``probes = ["recovery"]`` with ``--no-mask``
+    ran every condition, measured nothing and printed nothing, exit 0."""
+    probes = set(spec.probes)
+    if (probes & EDIT_PROBES and no_edits is None) or (probes & TARGET_PROBES and no_targets is None):
+        return
+    needs = ([("mined edits", no_edits)] if probes & EDIT_PROBES else []) + \
+        ([("masked targets", no_targets)] if probes & TARGET_PROBES else [])
+    raise _fail(f"probes {', '.join(spec.probes)} read {' or '.join(n for n, _ in needs)}, and "
+                f"{' and '.join(str(why) for _, why in needs)}: the battery would measure nothing", spec.source)
+
+
 def check_sources(spec: BatterySpec) -> None:
     """What the conditions need from outside the spec file, there before any model runs: each donor corpus
     loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for.
