@@ -9,6 +9,10 @@ not JSON) or whose basis and vector disagree raised ``ValueError``, ``KeyError``
 tracebacks, and a direction of NaN values (its id left out) steered every frame into NaN, silently. Now the
 file is checked when it is read, before the model loads, and its layer and width against the model's before
 any variant runs: one line naming the file, nothing stored.
+
+An audit's ``[[mechanism]]`` patch entry between models of two depths (``model = "whisper-tiny.en"``, ``contrast =
+"whisper-base"``) passed ``audit --check`` and was refused by the mechanism stage, the last, after transcription
+and mining; ``--check`` now compares the encoder depths the models' files give.
 """
 
 from __future__ import annotations
@@ -114,3 +118,22 @@ def test_a_direction_of_another_width_is_refused_before_any_variant_runs(tiny, c
         "whisper-tiny.en does not have (its encoder has 4 layers: 0..3): give --layer, or a direction learned on "
         "this model"])
     assert not store.exists()  # not even the baseline ran
+
+
+def test_an_audit_patch_between_models_of_two_depths_is_refused_by_check(tmp_path):
+    from asraudit import parse_spec
+    from asraudit.audit.mechanism import check_spec_layers
+    from asraudit.models import embedded
+
+    if not (embedded.is_present("whisper-tiny.en") and embedded.is_present("whisper-base")):
+        pytest.skip("needs the embedded whisper-tiny.en and whisper-base (the models extra)")
+    (tmp_path / "c.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "x"}) + "\n", encoding="utf-8")
+    (tmp_path / "a.wav").write_bytes(b"")  # the spec's reader checks the manifest is there, not its audio
+    spec = parse_spec({"corpus": {"manifest": "c.jsonl"}, "model": [{"spec": "whisper-tiny.en"}],
+                       "mechanism": [{"type": "patch", "model": "whisper-tiny.en", "contrast": "whisper-base",
+                                      "clips": "all"}]}, "a.toml", tmp_path)
+    with pytest.raises(InputError) as err:
+        check_spec_layers(spec.mechanism[0])
+    assert str(err.value) == ("[[mechanism]] #1 ('patch #1'): whisper-tiny.en has 4 encoder layers and whisper-base "
+                              "6: an encoder exchange needs the model a fine-tune started from (the same front end "
+                              "and depth)")

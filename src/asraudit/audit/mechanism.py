@@ -146,6 +146,13 @@ def check_spec_layers(spec: MechanismSpec) -> None:
 
     if spec.kind == "patch":  # the encoder output is exchanged between the two models
         wanted = [(model, "encoder", spec.layer) for model in (spec.model, spec.contrast)]
+        from asraudit.models.layer_counts import layer_counts
+
+        depths = [(layer_counts(model) or {}).get("encoder") for model in (spec.model, spec.contrast)]
+        if None not in depths and depths[0] != depths[1]:  # found by the stage, the last, when it loaded both
+            raise SpecError(f"{spec.entry} ({spec.name!r}): {spec.model} has {depths[0]} encoder layers and "
+                            f"{spec.contrast} {depths[1]}: an encoder exchange needs the model a fine-tune started "
+                            "from (the same front end and depth)")
     elif spec.site == "decoder":
         wanted = [(model, "decoder", spec.layer) for model in (spec.model, spec.contrast, *spec.apply_to)]
     else:
