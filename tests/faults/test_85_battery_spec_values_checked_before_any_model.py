@@ -1,4 +1,4 @@
-"""Case 85: a battery spec whose values only the run would have tripped on is refused before any model loads.
+"""Case 85: a battery spec whose values only the run would have tripped on is refused before anything runs.
 
 The reader checked each condition's keys and the numbers it knew to be numbers, but not seeds, babble donor
 counts, voices, TTS engine names, or what a donor corpus holds: a seed of ``-1`` or ``"x"``, ``donor =
@@ -9,7 +9,7 @@ battery reached that condition, after the models had worked through every condit
 ``[[contrast]]`` with a misspelt ``baselin`` was measured against ``original`` without a word, and a contrast
 of a condition with itself gave a difference in differences of zero by construction. Now every value is
 checked when the file is read, and the donor corpora and TTS voices (``check_sources``) by ``battery`` before
-the corpus is read and by ``audit --check`` before any model loads.
+the corpus is read and by ``audit --check`` (the file before any model loads, its donors before anything runs).
 
 A battery none of whose probes has anything to read (``probes = ["recovery"]`` with ``--no-mask``, ``["accept-ref"]``
 without ``--edits``, ``["recovery"]`` in an audit without ``[masked]``) ran every condition, measured nothing and
@@ -132,13 +132,18 @@ def test_probes_given_as_one_string_are_named_as_such():
     assert str(err.value) == "b.toml: probes must be a list of accept-ref, recovery, lift; got 'lift'"
 
 
-def test_audit_check_refuses_a_donor_corpus_before_any_model_loads(tmp_path, cli):
+def test_audit_check_refuses_a_donor_corpus_before_anything_runs(tmp_path, cli):
+    from asraudit.models import embedded
+
+    pytest.importorskip("pocketsphinx")
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
     one_clip_manifest(tmp_path)
     (tmp_path / "b.toml").write_text(ORIGINAL + '[[condition]]\nname = "x"\ntype = "splice"\n'
                                      'donor = "corpus:gone.jsonl"\nseconds = 2\n', encoding="utf-8")
     spec = tmp_path / "audit.toml"
-    # A model folder that is not there: the battery's error comes first, so no model was loaded before it.
-    spec.write_text('out = "o"\n[corpus]\nmanifest = "m.jsonl"\n[[model]]\nspec = "no-such-model-folder"\n'
+    spec.write_text('out = "o"\nrefdis = { min_panel = 2 }\n[corpus]\nmanifest = "m.jsonl"\n[[model]]\n'
+                    'spec = "whisper-tiny.en"\npanel = true\n[[model]]\nspec = "pocketsphinx"\npanel = true\n'
                     '[battery]\nspec = "b.toml"\n', encoding="utf-8")
     ran = cli("audit", spec, "--check")
     assert (ran.code, ran.error_lines) == (2, [

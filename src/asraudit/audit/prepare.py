@@ -145,9 +145,9 @@ def prepare(spec: AuditSpec) -> Prepared:
     corpus = open_corpus(spec)
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
-    if spec.battery:  # the battery file, its donor corpora and TTS voices: files and programs, before any model loads
+    battery = None
+    if spec.battery:  # the battery file and what its probes read, before any model loads
         battery = load_battery(spec.battery.params.spec)
-        check_battery_sources(battery)
         no_targets = ("[battery] mask = false" if not spec.battery.params.mask else
                       "the audit has no [masked] section to plan them" if spec.masked is None else None)
         try:  # edits are mined by the audit, so only masked targets can be known to be missing
@@ -170,6 +170,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         _check_names("[lift] models", spec.lift.models, identities, spec, scoring=True)
     if spec.battery:
         _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
+        check_battery_sources(battery)  # donor corpora read, TTS engines and voices tried: before anything runs
     if spec.translation:
         _check_names("[translation] models", spec.translation.models, identities, spec, scoring=False)
         check_translation(spec, {n: loaded[n] for n in names if not identities[n].by_clip_id})
