@@ -13,6 +13,11 @@ any variant runs: one line naming the file, nothing stored.
 An audit's ``[[mechanism]]`` patch entry between models of two depths (``model = "whisper-tiny.en"``, ``contrast =
 "whisper-base"``) passed ``audit --check`` and was refused by the mechanism stage, the last, after transcription
 and mining; ``--check`` now compares the encoder depths the models' files give.
+
+A panel's prediction files of another corpus (``--preds``, for the accept-ref readout of ``steer induce|ablate``
+and ``patch``) were refused only by the readout, after every variant had run (9 results stored for 3 clips), in
+words that named the variants as the models with transcripts; now each member must have a clip of the corpus
+before any variant runs.
 """
 
 from __future__ import annotations
@@ -137,3 +142,21 @@ def test_an_audit_patch_between_models_of_two_depths_is_refused_by_check(tmp_pat
     assert str(err.value) == ("[[mechanism]] #1 ('patch #1'): whisper-tiny.en has 4 encoder layers and whisper-base "
                               "6: an encoder exchange needs the model a fine-tune started from (the same front end "
                               "and depth)")
+
+
+def test_panel_files_of_another_corpus_are_refused_before_any_variant_runs(tiny, cli):
+    from conftest import write_preds
+
+    panel = tiny / "panel"
+    panel.mkdir(exist_ok=True)
+    for name in ("m1", "m2", "m3"):
+        write_preds(panel / f"{name}.jsonl", [("other.wav", "a b", "a b")])
+    path = _direction(384, 1, "whitebox:whisper-tiny.en").save(tiny / "tiny.safetensors")
+    store = tiny / "panel.sqlite"
+    ran = cli("steer", "ablate", "--direction", path, "--model", "whisper-tiny.en", "--corpus", tiny / "c.jsonl",
+              "--store", store, "--no-progress", "--preds", panel)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {panel / 'm1.jsonl'}: --preds: panel model m1's prediction file has no clip of the corpus "
+        f"(its first: 'other.wav'; the corpus's first: '{tiny / 'n0.wav'}'): prediction files of another corpus, or "
+        "clip ids written differently?"])
+    assert not store.exists()

@@ -137,6 +137,21 @@ def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[li
     return columns, rows
 
 
+def check_panel_covers(panel, panel_models: Sequence[str], clips) -> None:
+    """Every panel member must have transcripts of some clip of the corpus, before any variant runs: prediction
+    files of another corpus were refused only by the readout, after every variant had run (the message naming
+    the variants as the models that had transcripts)."""
+    panel.require_models(panel_models)
+    ids = {c.id for c in clips}
+    for name in panel_models:
+        member = panel.models[name]
+        if not ids & set(member.rows):
+            example = next(iter(member.rows), None)
+            raise InputError(f"--preds: panel model {name}'s prediction file has no clip of the corpus (its first: "
+                             f"{example!r}; the corpus's first: {clips[0].id!r}): prediction files of another corpus, "
+                             "or clip ids written differently?", member.source)
+
+
 def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int:
     """Run every variant through the store, then print (and optionally save) the readout."""
     panel = None
@@ -144,6 +159,7 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int
     if args.preds:
         panel = load_predictions(args.preds)
         panel_models = args.panel.split(",") if args.panel else panel.model_names
+        check_panel_covers(panel, panel_models, clips)
     elif args.panel:
         raise InputError("--panel needs --preds (the panel's prediction files)")
     with ResultStore(args.store) as store:
