@@ -1,5 +1,5 @@
-"""Case 86: a direction file given to ``steer induce`` / ``steer ablate`` that is damaged or was learned on
-another model.
+"""Case 86: the mechanism experiments given inputs of another model or corpus, or damaged: a direction file given
+to ``steer induce`` / ``steer ablate``, a ``[[mechanism]]`` patch's two models, a panel's prediction files.
 
 A direction learned on whisper-base (width 512, layer 5) given to whisper-tiny.en (width 384, 4 layers) with
 ``--layer 1`` ran the baseline and then stopped with torch's ``RuntimeError: The size of tensor a (384) must
