@@ -29,9 +29,11 @@ from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.mechanism.experiment import ReadoutParams, Variant, measure_readout, parse_audio_source, run_variants
+from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_source_reaches, measure_readout,
+                                          parse_audio_source, run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.probes.battery_donors import check_donor_source
 from asraudit.metrics.stats import Interval
 from asraudit.models.registry import load_model
 from asraudit.models.whitebox.frames import Frames
@@ -91,6 +93,21 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
         return _capped(chosen, spec.max_clips)
 
     ablate, induce = readable(spec.ablate), readable(spec.induce)
+    try:  # spans that start after a clip ends: a mask that pairs the clip with itself, frames the clip lacks
+        if spec.negative_source:
+            check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
+                                 [p.positive for p in learn], "negative")
+        if spec.site == "encoder":
+            used = list({c.id: c for c in [q for p in learn for q in (p.positive, p.negative) if q is not None]
+                         + list(ablate) + list(induce)}.values())
+            check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
+    except InputError as exc:
+        raise SpecError(f"{where}: {exc.message}", None) from None
+    if spec.splice is not None:  # the other donor audio loads and speaks now, not when the last stage builds pairs
+        try:
+            check_donor_source(spec.splice.other)
+        except InputError as exc:
+            raise SpecError(f"{where}: splice.other {spec.splice.other!r}: {exc}", None) from None
     for name, sel, chosen in (("ablate", spec.ablate, ablate), ("induce", spec.induce, induce)):
         if sel is not None and not chosen:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "
@@ -129,6 +146,13 @@ def check_spec_layers(spec: MechanismSpec) -> None:
 
     if spec.kind == "patch":  # the encoder output is exchanged between the two models
         wanted = [(model, "encoder", spec.layer) for model in (spec.model, spec.contrast)]
+        from asraudit.models.layer_counts import layer_counts
+
+        depths = [(layer_counts(model) or {}).get("encoder") for model in (spec.model, spec.contrast)]
+        if None not in depths and depths[0] != depths[1]:  # found by the stage, the last, when it loaded both
+            raise SpecError(f"{spec.entry} ({spec.name!r}): {spec.model} has {depths[0]} encoder layers and "
+                            f"{spec.contrast} {depths[1]}: an encoder exchange needs the model a fine-tune started "
+                            "from (the same front end and depth)")
     elif spec.site == "decoder":
         wanted = [(model, "decoder", spec.layer) for model in (spec.model, spec.contrast, *spec.apply_to)]
     else:

@@ -27,7 +27,8 @@ from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
-from asraudit.probes.battery import load_spec as load_battery
+from asraudit.probes.battery import check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, \
+    load_spec as load_battery
 from asraudit.run.grid import Identity, identify
 from asraudit.text.normalize import get_normalizer
 
@@ -146,6 +147,15 @@ def prepare(spec: AuditSpec) -> Prepared:
     corpus = open_corpus(spec)
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)
+    battery = None
+    if spec.battery:  # the battery file and what its probes read, before any model loads
+        battery = load_battery(spec.battery.params.spec)
+        no_targets = ("[battery] mask = false" if not spec.battery.params.mask else
+                      "the audit has no [masked] section to plan them" if spec.masked is None else None)
+        try:  # edits are mined by the audit, so only masked targets can be known to be missing
+            check_battery_inputs(battery, no_edits=None, no_targets=no_targets)
+        except InputError as exc:
+            raise SpecError(f"[battery]: {exc}", spec.source) from None
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)
@@ -162,7 +172,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         _check_names("[lift] models", spec.lift.models, identities, spec, scoring=True)
     if spec.battery:
         _check_names("[battery] models", spec.battery.models, identities, spec, scoring=False)
-        load_battery(spec.battery.params.spec)
+        check_battery_sources(battery)  # donor corpora read, TTS engines and voices tried: before anything runs
     if spec.translation:
         _check_names("[translation] models", spec.translation.models, identities, spec, scoring=False)
         check_translation(spec, {n: loaded[n] for n in names if not identities[n].by_clip_id})

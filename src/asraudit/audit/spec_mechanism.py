@@ -329,7 +329,7 @@ def _steer(e: _Entry, index: int) -> SteerSpec:
         apply_to=tuple(e.model("apply_to", m) for m in apply_to),
         induce_model=e.get("induce_model", (bool,), "true or false", True),
         max_clips=e.integer("max_clips", None, minimum=1),
-        control_seed=e.integer("control_seed", 0),
+        control_seed=e.integer("control_seed", 0, minimum=0),  # numpy's generator takes no negative seed
         seed=e.integer("seed", 0),
         contrast=contrast,
         positions=positions,

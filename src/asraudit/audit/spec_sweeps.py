@@ -24,6 +24,7 @@ import hashlib
 
 from pathlib import Path
 
+from asraudit.audio.conditions import TTS_ENGINES
 from asraudit.mechanism.pairs import Selection
 from asraudit.mechanism.splice_pairs import Splice
 
@@ -74,6 +75,8 @@ def _splice(e) -> Splice | None:
         other = f"corpus:{path.resolve()}"
         other_key = f"corpus:{path.name}@{_corpus_digest(path)}"
     else:
+        if other[len("tts:"):] not in TTS_ENGINES:  # found only when the mechanism stage, the last, built its pairs
+            raise e.fail(f"splice.other {other!r}: the engine must be one of {', '.join(TTS_ENGINES)}")
         other_key = None
     seconds = value.get("seconds", 6.0)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:

@@ -21,7 +21,7 @@ from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, 
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, output_folder
 from asraudit.errors import InputError
-from asraudit.probes.battery import READOUTS, load_spec
+from asraudit.probes.battery import READOUTS, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
 from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
@@ -91,6 +91,9 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
+    check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
+                       no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
     number(args.min_ref_match, "--min-ref-match", 0.0, 1.0)  # NaN passes every comparison
     if not args.no_mask:
         mask_params(args)  # the mask options checked before the corpus is read and anything is aligned

@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import numpy as np
+
 from asraudit.audio.conditions import Original
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, parse_audio_source
+from asraudit.mechanism.experiment import Variant, check_frames_reach, check_source_reaches, parse_audio_source
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
@@ -74,7 +76,13 @@ def _per_clip_sources(spec: str, clips):
     missing = [c.id for c in clips if c.id not in others]
     if missing:
         raise InputError(f"{len(missing)} clip(s) have no source with the same id, e.g. {missing[0]!r}", path)
-    return SourcesByAudio.from_pairs(((c.decode(), others[c.id].decode()) for c in clips), label=Path(path).stem)
+    pairs = [(c.decode(), others[c.id].decode()) for c in clips]
+    same = [c.id for c, (audio, source) in zip(clips, pairs) if np.array_equal(audio, source)]
+    if same:  # the same manifest again, or a copy of its audio: those clips would be patched from themselves
+        raise InputError(f"{len(same)} of {len(clips)} clip(s) have a source with the same samples as the clip "
+                         f"(first: {same[0]!r}), on which the patch would exchange the layer with itself and change "
+                         "nothing: give a corpus of other audio under the same clip ids (re-voiced, masked...)", path)
+    return SourcesByAudio.from_pairs(pairs, label=Path(path).stem)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,8 +100,14 @@ def run(args: argparse.Namespace) -> int:
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:
-        source = _per_clip_sources(args.source, clips) if args.source.startswith("corpus:") else parse_audio_source(args.source)
-        where = dict(layer=args.layer, site=args.site, frames=parse_frames(args.frames), positions=_positions(args.positions))
+        if args.source.startswith("corpus:"):
+            source = _per_clip_sources(args.source, clips)
+        else:
+            source = parse_audio_source(args.source)
+            check_source_reaches(source, args.source, clips, "--source")
+        frames = parse_frames(args.frames)
+        check_frames_reach(frames, args.frames, clips, "--frames")
+        where = dict(layer=args.layer, site=args.site, frames=frames, positions=_positions(args.positions))
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"
         try:
@@ -107,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         frames = parse_frames(span)
         if frames.kind != "span":
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
+        check_frames_reach(frames, span, clips, "--block-attention")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
     return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}")

@@ -26,13 +26,16 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from asraudit.commands.common import at_least, finite_number
 from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, VariantReadout, parse_audio_source, readout, run_variants
-from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
+                                          parse_audio_source, readout, run_variants)
+from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -134,6 +137,21 @@ def readout_rows(readouts: Sequence[VariantReadout]) -> tuple[list[str], list[li
     return columns, rows
 
 
+def check_panel_covers(panel, panel_models: Sequence[str], clips) -> None:
+    """Every panel member must have transcripts of some clip of the corpus, before any variant runs: prediction
+    files of another corpus were refused only by the readout, after every variant had run (the message naming
+    the variants as the models that had transcripts)."""
+    panel.require_models(panel_models)
+    ids = {c.id for c in clips}
+    for name in panel_models:
+        member = panel.models[name]
+        if not ids & set(member.rows):
+            example = next(iter(member.rows), None)
+            raise InputError(f"--preds: panel model {name}'s prediction file has no clip of the corpus (its first: "
+                             f"{example!r}; the corpus's first: {clips[0].id!r}): prediction files of another corpus, "
+                             "or clip ids written differently?", member.source)
+
+
 def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int:
     """Run every variant through the store, then print (and optionally save) the readout."""
     panel = None
@@ -141,6 +159,7 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int
     if args.preds:
         panel = load_predictions(args.preds)
         panel_models = args.panel.split(",") if args.panel else panel.model_names
+        check_panel_covers(panel, panel_models, clips)
     elif args.panel:
         raise InputError("--panel needs --preds (the panel's prediction files)")
     with ResultStore(args.store) as store:
@@ -206,7 +225,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
     p.add_argument("--direction", type=Path, required=True, metavar="FILE")
     p.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
     p.add_argument("--frames", default="audio", help=f"frames {verb}: audio (default), all, START-END")
-    p.add_argument("--control-seed", type=int, default=0, help=f"seed of the random control {control}")
+    p.add_argument("--control-seed", type=at_least(0), default=0, help=f"seed of the random control {control}")
 
 
 def _pairs(args: argparse.Namespace, clips):
@@ -216,7 +235,13 @@ def _pairs(args: argparse.Namespace, clips):
         if not matched:
             raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",
                              args.negative_corpus)
-        return [(c.decode(), n.decode()) for c, n in matched], [c.id for c, _ in matched]
+        pairs = [(c.decode(), n.decode()) for c, n in matched]
+        same = [c.id for (c, _), (a, b) in zip(matched, pairs) if np.array_equal(a, b)]
+        if same:  # a pair of a clip with itself differs by nothing: it pulls the learned direction towards zero
+            raise InputError(f"{len(same)} of {len(pairs)} pair(s) have a negative with the same samples as the clip "
+                             f"(first: {same[0]!r}), which would pair the clip with itself: give a corpus of other "
+                             "audio under the same clip ids", args.negative_corpus)
+        return pairs, [c.id for c, _ in matched]
     source = parse_audio_source(args.negative)
     pairs = []
     for clip in clips:
@@ -227,10 +252,13 @@ def _pairs(args: argparse.Namespace, clips):
 
 def run_learn(args: argparse.Namespace) -> int:
     ensure_writable_file(args.out, "--out")
-    model = load_whitebox(args)
     clips = corpus_clips(args)
-    pairs, labels = _pairs(args, clips)
+    if args.negative:  # its spelling and its span against the clips, before the model loads
+        check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
     frames = parse_frames(args.frames)
+    check_frames_reach(frames, args.frames, clips, "--frames")
+    model = load_whitebox(args)
+    pairs, labels = _pairs(args, clips)
     try:
         direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,
                                     description=args.description)
@@ -243,19 +271,23 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-def _load_direction(args: argparse.Namespace):
+def _direction_and_model(args: argparse.Namespace):
+    """The direction file (a damaged one refused before the model loads) and the model, the direction checked
+    against it (its layer, its width) before any variant runs."""
     direction = Direction.load(args.direction)
-    return direction
+    model = load_whitebox(args)
+    check_fits(direction, model, args.layer, args.direction)
+    return direction, model
 
 
 def run_induce(args: argparse.Namespace) -> int:
-    model = load_whitebox(args)
+    direction, model = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAdd
 
-    direction = _load_direction(args)
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
+    check_frames_reach(frames, args.frames, clips, "--frames")
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
         label = f"add a={alpha:g}"
@@ -269,13 +301,13 @@ def run_induce(args: argparse.Namespace) -> int:
 
 
 def run_ablate(args: argparse.Namespace) -> int:
-    model = load_whitebox(args)
+    direction, model = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAblate
 
-    direction = _load_direction(args)
     control = direction.random_control(args.control_seed)
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
+    check_frames_reach(frames, args.frames, clips, "--frames")
     variants = [Variant("baseline", "baseline", model)]
     for rank in args.rank or [direction.rank]:
         if not 1 <= rank <= direction.rank:

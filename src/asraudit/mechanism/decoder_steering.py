@@ -42,7 +42,6 @@ decoder layer makes the clean tiny.en write "Madam President,".
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -51,7 +50,8 @@ import numpy as np
 import torch
 
 from asraudit.errors import InputError
-from asraudit.mechanism.steering import Direction, check_id, direction_from_differences, load_tensors, save_tensors
+from asraudit.mechanism.steering import (Direction, check_id, direction_from_differences, load_tensors, read_metadata,
+                                        save_tensors)
 from asraudit.models.whitebox.interventions import Intervention, RunContext, _fmt, _layer
 from asraudit.models.whitebox.sites import layer_index
 
@@ -130,10 +130,13 @@ class PositionalDirection:
     def load(cls, path: str | Path) -> "PositionalDirection":
         tensors, metadata = load_tensors(path, POSITIONAL_FORMAT, ("vectors", "bases", "singular_values"),
                                          "a positional direction")
-        layer = int(metadata["layer"])
-        directions = tuple(Direction(v, b, s, layer) for v, b, s in
-                           zip(tensors["vectors"], tensors["bases"], tensors["singular_values"]))
-        out = cls(directions, layer, json.loads(metadata.get("provenance", "{}")))
+        layer, provenance = read_metadata(metadata, path, "a positional direction")
+        try:
+            directions = tuple(Direction(v, b, s, layer) for v, b, s in
+                               zip(tensors["vectors"], tensors["bases"], tensors["singular_values"]))
+        except ValueError as exc:
+            raise InputError(f"a positional direction: {exc}: the file is damaged; learn it again", path) from None
+        out = cls(directions, layer, provenance)
         check_id(out.id, metadata, path)
         return out
 

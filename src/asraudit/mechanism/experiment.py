@@ -19,6 +19,8 @@ The readout compares each variant with the baseline on the same clips:
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -240,13 +242,60 @@ def parse_audio_source(spec: str):
             return Silence()
         if kind == "noise" and rest:
             snr, _, seed = rest.partition(":")
-            return Noise(snr_db=float(snr), seed=int(seed or 0))
+            snr_db = float(snr)
+            if not math.isfinite(snr_db):  # NaN noise would turn every sample into NaN
+                raise ValueError(f"the SNR must be a finite number of dB, got {snr}")
+            if seed and not (seed.isascii() and seed.isdigit()):
+                raise ValueError(f"the seed must be an integer of at least 0, got {seed}")
+            return Noise(snr_db=snr_db, seed=int(seed or 0))
         if kind == "mask" and rest:
-            t0, _, t1 = rest.partition("-")
-            return SpanMask(float(t0), float(t1))
+            match = re.fullmatch(r"\s*([0-9.eE+]+)\s*-\s*([0-9.eE+]+)\s*", rest)
+            if match is None:
+                raise ValueError("mask:T0-T1 takes two times in seconds, 0 or more (mask:0.5-1.2)")
+            t0, t1 = float(match[1]), float(match[2])
+            if not (math.isfinite(t0) and math.isfinite(t1)) or t1 <= t0:
+                raise ValueError(f"the span must end after it starts, in finite seconds, got [{t0:g}, {t1:g}]")
+            return SpanMask(t0, t1)
         if kind == "audio" and rest:
             audio = load_audio(rest)
             return FixedAudio(audio, label=Path(rest).name)
     except ValueError as exc:
         raise InputError(f"bad audio source {spec!r}: {exc}") from None
     raise InputError(f"unknown audio source {spec!r}: use silence, noise:SNR[:SEED], mask:T0-T1 or audio:PATH")
+
+
+def check_starts_inside(start_s: float, what: str, clips: Sequence[Clip], consequence: str) -> None:
+    """A time span the experiment uses on every clip (a ``mask:T0-T1`` source, ``--frames START-END``,
+    ``--block-attention``) must start inside each of them: on a clip that ends before it, it touches nothing
+    the clip holds (``consequence`` says what that does). A span in milliseconds (``mask:500-1200``) did that to
+    every clip, and the table reported an intervention that changed nothing. The lengths come from the audio
+    files' headers; clips held in memory are not checked."""
+    from asraudit.audio.io import audio_duration
+
+    short = []
+    for clip in clips:
+        if isinstance(clip.audio, Path):
+            seconds = audio_duration(clip.audio, origin=clip.origin)
+            if seconds <= start_s:
+                short.append((clip.id, seconds))
+    if short:
+        first, seconds = short[0]
+        raise InputError(f"{what}: the span starts at {start_s:g} s, after the end of {len(short)} of {len(clips)} "
+                         f"clip(s) (first: {first!r}, {seconds:.2f} s), {consequence}: give a span inside every clip "
+                         "(seconds, not milliseconds), or leave the shorter clips out")
+
+
+def check_source_reaches(source, spec: str, clips: Sequence[Clip], what: str) -> None:
+    """A ``mask:T0-T1`` source must start inside every clip it is made from: on a clip that ends before T0 the
+    masked input is the clip itself, so its learning pair differs by nothing (a direction diluted towards zero)
+    and its patch exchanges a layer with itself."""
+    if isinstance(source, SpanMask):
+        check_starts_inside(source.t0, f"{what} {spec!r}", clips, "on which the masked input would be the clip itself")
+
+
+def check_frames_reach(frames, spec: str, clips: Sequence[Clip], what: str) -> None:
+    """A ``START-END`` frame span must start inside every clip: past a clip's end it names padding or no frame at
+    all (past a Whisper's 30 s window), so the intervention would act on nothing the clip says."""
+    if getattr(frames, "kind", None) == "span":
+        check_starts_inside(frames.start_s, f"{what} {spec!r}", clips,
+                            "where it would act on no frame of the clip's audio")

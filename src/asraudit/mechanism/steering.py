@@ -78,7 +78,30 @@ def load_tensors(path: str | Path, format_: str, keys: tuple[str, ...], what: st
         raise
     except Exception as exc:  # safetensors raises its own error types for corrupt files
         raise InputError(f"cannot read direction: {exc}", path) from exc
+    for key, tensor in tensors.items():  # a NaN would turn every steered frame into NaN, and the transcript with it
+        if not np.issubdtype(tensor.dtype, np.number) or not np.all(np.isfinite(tensor)):
+            raise InputError(f"{what}'s tensor {key!r} holds values that are not finite numbers: the file is damaged; "
+                             "learn it again", path)
     return tensors, metadata
+
+
+def read_metadata(metadata: dict, path, what: str) -> tuple[int, dict]:
+    """The layer and provenance a file written by ``save_tensors`` records, or one line saying which is damaged."""
+    layer = metadata.get("layer")
+    try:
+        layer = int(layer)
+    except (TypeError, ValueError):
+        raise InputError(f"{what}: its metadata's layer is {layer!r}, not a layer number: the file is damaged or "
+                         "was written by something else; learn it again", path) from None
+    try:
+        provenance = json.loads(metadata.get("provenance", "{}"))
+    except ValueError as exc:
+        raise InputError(f"{what}: its metadata's provenance is not JSON ({exc}): the file is damaged or was written "
+                         "by something else; learn it again", path) from None
+    if not isinstance(provenance, dict):
+        raise InputError(f"{what}: its metadata's provenance is not a JSON object: the file is damaged or was "
+                         "written by something else; learn it again", path)
+    return layer, provenance
 
 
 def check_id(ident: str, metadata: dict, path) -> None:
@@ -137,10 +160,20 @@ class Direction:
 
     @classmethod
     def load(cls, path: str | Path) -> "Direction":
-        tensors, metadata = load_tensors(path, FORMAT, ("vector", "basis", "singular_values"), "an asraudit direction")
-        direction = cls(layer=int(metadata["layer"]), provenance=json.loads(metadata.get("provenance", "{}")), **tensors)
+        what = "an asraudit direction"
+        tensors, metadata = load_tensors(path, FORMAT, ("vector", "basis", "singular_values"), what)
+        layer, provenance = read_metadata(metadata, path, what)
+        try:
+            direction = cls(layer=layer, provenance=provenance, **tensors)
+        except ValueError as exc:  # a basis whose width is not the vector's
+            raise InputError(f"{what}: {exc}: the file is damaged; learn it again", path) from None
         check_id(direction.id, metadata, path)
         return direction
+
+    def learned_on(self) -> str:
+        """The model the provenance names, for messages ('another model' when it names none)."""
+        model = self.provenance.get("model")
+        return f"learned on {model}" if isinstance(model, str) and model else "learned on another model"
 
     # -- controls ---------------------------------------------------------
 
@@ -154,6 +187,26 @@ class Direction:
         provenance = {"method": "random-control", "control_of": self.id, "seed": seed,
                       "model": self.provenance.get("model"), "model_config": self.provenance.get("model_config")}
         return Direction(vector, basis.T, self.singular_values.copy(), self.layer, provenance)
+
+
+def check_fits(direction: Direction, model, layer: int | None = None, path=None) -> int:
+    """The encoder layer index ``direction`` acts at in ``model`` (``layer``, else the one it was learned at).
+
+    Refuses, before any variant runs, a layer the model lacks and a direction of another width: the width
+    mismatch was a torch ``RuntimeError`` from inside the steering hook once the baseline had run."""
+    n_layers = len(model.intervention_sites().encoder_layers)
+    name = getattr(model, "name", None) or model.model_id
+    if layer is None and not -n_layers <= direction.layer < n_layers:
+        raise InputError(f"the direction was {direction.learned_on()} at encoder layer {direction.layer}, which "
+                         f"{name} does not have (its encoder has {n_layers} layers: 0..{n_layers - 1}): give --layer, "
+                         "or a direction learned on this model", path)
+    index = layer_index(direction.layer if layer is None else layer, n_layers, "encoder")
+    width = getattr(model, "hidden_size", None)
+    if width is not None and int(width) != direction.vector.shape[0]:
+        raise InputError(f"the direction has width {direction.vector.shape[0]} ({direction.learned_on()}), but "
+                         f"{name}'s encoder layers have width {width}: a direction applies only to a model of its "
+                         "width", path)
+    return index
 
 
 def _pooled(activations: np.ndarray, frames: Frames, n_frames: int, geometry: FrameGeometry = WHISPER_FRAMES) -> np.ndarray:

@@ -60,6 +60,7 @@ same paired resamples.
 from __future__ import annotations
 
 import math
+import subprocess
 import tomllib
 from dataclasses import dataclass, replace
 from importlib import resources
@@ -67,12 +68,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
-from asraudit.audio.conditions import Codec, DonorSplice, Noise, Reverb, Revoice, Truncate
+from asraudit.audio.conditions import TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
 from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
-from asraudit.probes.battery_donors import DonorPool
+from asraudit.probes.battery_donors import DonorPool, check_donor_source
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
@@ -140,10 +141,15 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     unknown = sorted(set(data) - {"name", "probes", "condition", "contrast", "description"})
     if unknown:
         raise _fail(f"unknown top-level key(s): {', '.join(unknown)}", source)
-    probes = tuple(data.get("probes", PROBES))
+    given = data.get("probes", list(PROBES))
+    if not isinstance(given, list):  # a string would be read as its characters
+        raise _fail(f"probes must be a list of {', '.join(PROBES)}; got {given!r}", source)
+    probes = tuple(given)
     bad = [p for p in probes if p not in PROBES]
     if bad or not probes:
         raise _fail(f"probes must be a non-empty list of {', '.join(PROBES)}; got {list(probes)}", source)
+    if "name" in data and not isinstance(data["name"], str):
+        raise _fail(f"name must be a string, got {data['name']!r}", source)
     raw = data.get("condition")
     if not isinstance(raw, list) or not raw:
         raise _fail("a battery needs at least one [[condition]]", source)
@@ -158,6 +164,9 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
         where += f" ({name})"
         if ctype not in CONDITION_TYPES:
             raise _fail(f"{where}: type must be one of {', '.join(CONDITION_TYPES)}, got {ctype!r}", source)
+        if name == "original" and ctype != "original":  # every change is read from the condition of this name
+            raise _fail(f"{where}: the condition named 'original' is the baseline every change is measured from, "
+                        f"so its type must be original, got {ctype}: give this condition another name", source)
         keys = _KEYS[ctype]
         extra = sorted(set(entry) - {"name", "type"} - set(keys))
         if extra:
@@ -183,6 +192,16 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
         where = f"[[contrast]] #{n}"
         if not isinstance(entry, dict) or not all(isinstance(entry.get(k), str) for k in ("treatment", "control")):
             raise _fail(f"{where} needs treatment and control (condition names)", source)
+        extra = sorted(set(entry) - {"name", "treatment", "control", "baseline"})
+        if extra:  # a misspelt baseline would silently be "original"
+            raise _fail(f"{where}: unknown key(s): {', '.join(extra)} (known: name, treatment, control, baseline)",
+                        source)
+        wrong = [k for k in ("name", "baseline") if k in entry and not isinstance(entry[k], str)]
+        if wrong:
+            raise _fail(f"{where}: {wrong[0]} must be a string, got {entry[wrong[0]]!r}", source)
+        if entry["treatment"] == entry["control"]:
+            raise _fail(f"{where}: treatment and control are both {entry['treatment']!r}: the difference in "
+                        "differences of a condition with itself is zero by construction: name two conditions", source)
         c = ContrastSpec(str(entry.get("name") or f"{entry['treatment']} vs {entry['control']}"),
                          entry["treatment"], entry["control"], str(entry.get("baseline", "original")))
         for ref in (c.treatment, c.control, c.baseline):
@@ -192,22 +211,37 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     return BatterySpec(str(data.get("name") or Path(source).stem), probes, tuple(conditions), tuple(contrasts), source)
 
 
+# Upper bounds of lengths in seconds: each becomes an array of that many samples (a room response, a gap of
+# silence, donor speech), so a value in milliseconds or a typo (rt60 = 1e7) would ask for terabytes.
+MAX_RT60_S = 20.0
+MAX_GAP_S = 60.0
+MAX_SPLICE_S = 600.0
+
+
 def _check_params(ctype: str, p: dict, where: str, source) -> None:
     def number(key, lo=None, hi=None, positive=False):
         v = p[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise _fail(f"{where}: {key} must be a number, got {v!r}", source)
         if (positive and v <= 0) or (lo is not None and v < lo) or (hi is not None and v > hi):
-            raise _fail(f"{where}: {key} = {v} is out of range", source)
+            low = "(0" if positive else ("(-inf" if lo is None else f"[{lo:g}")
+            high = "inf)" if hi is None else f"{hi:g}]"
+            raise _fail(f"{where}: {key} = {v} is out of range {low}, {high}", source)
 
+    def integer(key, lo):
+        v = p[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise _fail(f"{where}: {key} must be an integer of at least {lo}, got {v!r}", source)
+
+    if "seed" in p:
+        integer("seed", 0)
     if ctype == "noise":
         number("snr_db")
         if p["kind"] not in ("white", "babble"):
             raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
-        if not isinstance(p["donors"], int) or p["donors"] < 1:
-            raise _fail(f"{where}: donors must be a positive integer", source)
+        integer("donors", 1)
     elif ctype == "reverb":
-        number("rt60", positive=True)
+        number("rt60", positive=True, hi=MAX_RT60_S)
         number("drr_db")
     elif ctype == "codec":
         if p["codec"] not in ("mp3", "opus", "vorbis"):
@@ -217,17 +251,60 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
         number("before", lo=0)
         number("after", lo=0)
     elif ctype == "splice":
-        number("seconds", positive=True)
-        number("gap", lo=0)
+        number("seconds", positive=True, hi=MAX_SPLICE_S)
+        number("gap", lo=0, hi=MAX_GAP_S)
         donor = p["donor"]
         if not isinstance(donor, str) or not (donor == "benchmark" or donor.startswith(("corpus:", "tts:"))):
             raise _fail(f"{where}: donor must be 'benchmark', 'corpus:<manifest>' or 'tts:<engine>', got {donor!r}",
                         source)
+        if donor.startswith("tts:") and donor[len("tts:"):] not in TTS_ENGINES:
+            raise _fail(f"{where}: donor {donor!r}: the engine must be one of {', '.join(TTS_ENGINES)}", source)
+        if donor.startswith("corpus:") and not donor[len("corpus:"):].strip():
+            raise _fail(f"{where}: donor 'corpus:' names no corpus: write corpus:<manifest or folder>", source)
         if p["where"] not in ("prepend", "append"):
             raise _fail(f"{where}: where must be prepend or append, got {p['where']!r}", source)
     elif ctype == "revoice":
-        if p["engine"] not in ("espeak-ng", "flite"):
+        if p["engine"] not in TTS_ENGINES:
             raise _fail(f"{where}: engine must be espeak-ng or flite, got {p['engine']!r}", source)
+        if p["voice"] is not None and (not isinstance(p["voice"], str) or not p["voice"].strip()):
+            raise _fail(f"{where}: voice must be the name of one of {p['engine']}'s voices, got {p['voice']!r}", source)
+
+
+# What each probe reads: mined edits (accept-ref, λ(r)) and masked targets (recovery, λ of the target).
+EDIT_PROBES = frozenset({"accept-ref", "lift"})
+TARGET_PROBES = frozenset({"recovery", "lift"})
+
+
+def check_probe_inputs(spec: BatterySpec, *, no_edits: str | None, no_targets: str | None) -> None:
+    """Refuse a battery none of whose probes has anything to read: ``no_edits`` / ``no_targets`` say why there
+    are no edits or no masked targets (None where there may be some). ``probes = ["recovery"]`` with ``--no-mask``
+    ran every condition, measured nothing and printed nothing, exit 0."""
+    probes = set(spec.probes)
+    if (probes & EDIT_PROBES and no_edits is None) or (probes & TARGET_PROBES and no_targets is None):
+        return
+    needs = ([("mined edits", no_edits)] if probes & EDIT_PROBES else []) + \
+        ([("masked targets", no_targets)] if probes & TARGET_PROBES else [])
+    raise _fail(f"probes {', '.join(spec.probes)} read {' or '.join(n for n, _ in needs)}, and "
+                f"{' and '.join(str(why) for _, why in needs)}: the battery would measure nothing", spec.source)
+
+
+def check_sources(spec: BatterySpec) -> None:
+    """What the conditions need from outside the spec file, there before any model runs: each donor corpus
+    loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for.
+
+    Found only when the battery reached the condition, each had stopped the run after the models had worked
+    through every condition before it (an unknown voice and an engine name as tracebacks)."""
+    for n, cond in enumerate(spec.conditions, start=1):
+        where, p = f"[[condition]] #{n} ({cond.name})", cond.params
+        try:
+            if cond.type == "splice" and p["donor"] != "benchmark":
+                check_donor_source(p["donor"])
+            elif cond.type == "revoice":
+                synthesize("test", p["engine"], p["voice"])
+        except InputError as exc:
+            raise _fail(f"{where}: donor {p['donor']}: {exc}", spec.source) from None
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            raise _fail(f"{where}: {exc}", spec.source) from None
 
 
 def load_spec(spec: str | Path) -> BatterySpec:

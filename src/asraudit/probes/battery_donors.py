@@ -9,12 +9,13 @@ same conditioned audio.
 from __future__ import annotations
 
 import random
+import subprocess
 from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 
-from asraudit.audio.conditions import synthesize
+from asraudit.audio.conditions import TTS_ENGINES, synthesize
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
@@ -109,3 +110,19 @@ class DonorPool:
         pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
         random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
         return [(i, self._samples(i, t)) for i, t in pool[:n]]
+
+
+def check_donor_source(spec: str) -> None:
+    """That a donor source can give donors, before any model runs: a ``corpus:`` source loads (its audio headers
+    read) and holds utterances with text; a ``tts:`` engine is one asraudit drives, is installed and speaks.
+    Raises an InputError saying what is wrong (the caller names the spec entry)."""
+    if spec.startswith("tts:"):
+        engine = spec[len("tts:"):]
+        if engine not in TTS_ENGINES:
+            raise InputError(f"the engine must be one of {', '.join(TTS_ENGINES)}, got {engine!r}")
+        try:
+            synthesize("test", engine)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+            raise InputError(str(exc)) from None
+    elif spec.startswith("corpus:"):
+        DonorPool(spec, (), {})  # reads the corpus and refuses one without text

@@ -87,7 +87,12 @@ def synthesize(text: str, engine: str = "espeak-ng", voice: str | None = None) -
             cmd = [exe, "-w", str(wav)] + (["-v", voice] if voice else []) + [text]
         else:
             cmd = [exe, "-t", text, "-o", str(wav)] + (["-voice", voice] if voice else [])
-        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+        done = subprocess.run(cmd, capture_output=True, timeout=120)
+        if done.returncode != 0:  # an unknown voice, a broken install: the engine's own words, not a traceback
+            said = (done.stderr or done.stdout or b"").decode("utf-8", "replace").strip().splitlines()
+            raise RuntimeError(f"{engine} failed (exit {done.returncode})"
+                               + (f": {said[-1].strip()}" if said else "")
+                               + (f" (voice {voice!r})" if voice else ""))
         return load_audio(wav)
 
 
