@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from asraudit.data.paths import unique_temp_path
 from asraudit.data.rows import parse_seconds, read_rows
 from asraudit.errors import InputError
 
@@ -59,6 +60,7 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
     if not path.is_file():
         raise InputError("no such recipe file", path)
     out = []
+    first_at: dict[tuple, int] = {}  # (clip, span, word) -> the row that listed it first
     for row, rec in read_rows(path, "recipe file"):
         _, clip = _first(rec, CLIP_FIELDS)
         if clip is None or str(clip).strip() == "":
@@ -82,6 +84,11 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
             if index < 0:
                 raise InputError(f"word index must be >= 0, got {index}", path, row)
         kind = rec.get("kind") if isinstance(rec.get("kind"), str) else "listed"
+        key = (str(clip), start, end, word.strip())
+        if key in first_at:  # a target listed twice was masked twice and counted twice in every rate
+            raise InputError(f"the target {word.strip()!r} of clip {str(clip)!r} at [{start}, {end}] s repeats row "
+                             f"{first_at[key]}: list each target once, or it counts twice", path, row)
+        first_at[key] = row
         out.append(RecipeRow(str(clip), start, end, word.strip(), index, kind, str(path), row))
     return out
 
@@ -90,7 +97,7 @@ def write_recipe(path: str | Path, rows: Iterable[RecipeRow]) -> int:
     """Write a recipe (JSONL); returns the number of rows.  Written whole, then renamed into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = unique_temp_path(path)  # concurrent writers never share a temporary file
     n = 0
     with tmp.open("w", encoding="utf-8") as fh:
         for r in rows:

@@ -69,6 +69,7 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
         raise InputError("no such edits file", path)
     cache: dict[str, tuple[str, ...]] = {}
     out = []
+    first_at: dict[object, int] = {}  # an edit id, and (clip, span, a): the row that gave it first
     for row, rec in jsonl_rows(path):
         try:
             clip, start, end = str(rec["clip"]), int(rec["ref_start"]), int(rec["ref_end"])
@@ -88,8 +89,15 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
             raise InputError(f"edit does not match the reference of {clip!r}: tokens {start}:{end} are "
                              f"{' '.join(ref[start:end])!r}, the edit says {r!r} (same --normalizer as refdis?)",
                              path, row)
-        out.append(EditItem(str(rec.get("edit_id") or f"{clip}@{start}-{end}"), clip, str(rec.get("kind", "")),
-                            str(rec.get("position", "")), ref, start, end, tuple(a.split())))
+        edit_id = str(rec.get("edit_id") or f"{clip}@{start}-{end}")
+        for key, what in ((("id", edit_id), f"edit id {edit_id!r}"),
+                          ((clip, start, end, tuple(a.split())), f"the edit of clip {clip!r} at tokens {start}:{end}")):
+            if key in first_at:  # one edit twice was measured twice and counted twice in every rate
+                raise InputError(f"{what} repeats row {first_at[key]}: give each edit once, or it counts twice",
+                                 path, row)
+            first_at[key] = row
+        out.append(EditItem(edit_id, clip, str(rec.get("kind", "")), str(rec.get("position", "")), ref, start, end,
+                            tuple(a.split())))
     return out
 
 
