@@ -209,3 +209,13 @@ def test_audit_check_refuses_a_battery_of_targets_without_masked(tmp_path, cli):
     assert (ran.code, ran.error_lines) == (2, [
         f"asraudit: error: {spec}: [battery]: {tmp_path / 'b.toml'}: probes recovery read masked targets, and the "
         "audit has no [masked] section to plan them: the battery would measure nothing"])
+
+
+def test_a_folder_given_as_the_spec_is_named_a_folder(tmp_path):
+    from asraudit.errors import InputError
+    from asraudit.probes.battery import load_spec
+
+    (tmp_path / "specs").mkdir()
+    with pytest.raises(InputError) as refused:
+        load_spec(tmp_path / "specs")
+    assert str(refused.value) == f"{tmp_path / 'specs'}: battery spec is a folder: name a file (built-in: paper)"

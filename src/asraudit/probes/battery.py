@@ -70,7 +70,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from asraudit.audio.conditions import TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
 from asraudit.audio.timing import WordTiming
-from asraudit.data.rows import decode_text
+from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
 from asraudit.probes.battery_donors import DonorPool, check_donor_source
@@ -315,7 +315,7 @@ def load_spec(spec: str | Path) -> BatterySpec:
     else:
         path = Path(spec)
         if not path.is_file():
-            raise InputError(f"no such battery spec (built-in: {', '.join(BUILTIN_SPECS)})", path)
+            raise InputError(f"{not_a_file(path, 'battery spec')} (built-in: {', '.join(BUILTIN_SPECS)})", path)
         text, source = decode_text(path.read_bytes(), path), str(path)  # BOM dropped, a bad byte named
     try:
         data = tomllib.loads(text)
