@@ -97,3 +97,17 @@ def test_the_edits_table_keeps_loo_for_as_a_list(tmp_path, cli):
     assert cli("audit", _spec(tmp_path, "a.toml", ""), "--no-progress").code == 0
     edits = pq.read_table(tmp_path / "out" / "tables" / "edits.parquet").to_pylist()
     assert edits and all(json.loads(e["loo_for"]) == ["m0", "m1", "m2"] for e in edits), edits[0]
+
+
+def test_a_column_with_no_value_this_run_is_typed_as_numbers(tmp_path, cli):
+    """The switch rate and its bounds where nothing was measurable were Arrow's null type, and concatenating the
+    table with another audit's (where they hold numbers) failed on the schema."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    assert cli("audit", _spec(tmp_path, "a.toml", "[conventions]\n"), "--no-progress").code == 0
+    table = pq.read_table(tmp_path / "out" / "tables" / "conventions.parquet")
+    assert table.column("s").null_count == table.num_rows  # not measurable here: one arm only
+    assert all(table.schema.field(c).type == pa.float64() for c in ("s", "lo", "hi"))
+    measured = table.set_column(table.schema.get_field_index("s"), "s", pa.array([0.5] * table.num_rows))
+    assert pa.concat_tables([table, measured]).num_rows == 2 * table.num_rows

@@ -182,9 +182,13 @@ def write_tables(out: Path, result: AuditResult) -> list[Path]:
             continue
         columns = list(dict.fromkeys(k for r in rows for k in r))
         data = {c: [_cell(r.get(c)) for r in rows] for c in columns}
+        # A column with no value in this run (a switch rate and its bounds where nothing was measurable) would be
+        # Arrow's null type, and concatenating the table with another run's, where it holds numbers, fails on the
+        # schema; such columns are the rates and bounds of rows that could not be measured, so they are float64.
+        types = {c: pa.float64() for c, values in data.items() if all(v is None for v in values)}
         path = folder / f"{name}.parquet"
         tmp = unique_temp_path(path)
-        pq.write_table(pa.table(data), tmp)
+        pq.write_table(pa.table({c: pa.array(v, type=types.get(c)) for c, v in data.items()}), tmp)
         tmp.replace(path)
         written.append(path)
     for name in TABLE_NAMES:
