@@ -62,6 +62,18 @@ def _corpus(tmp_path, seconds=(1.0, 2.0)):
     return tmp_path / "c.jsonl"
 
 
+
+@pytest.fixture()
+def tiny_en_whitebox(tmp_path, monkeypatch):
+    """The white-box tiny.en's requirements (torch, transformers, the embedded model), its cache in tmp_path."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+
 def test_steer_learn_refuses_a_mask_after_a_clips_end_before_the_model_loads(tmp_path, cli):
     corpus = _corpus(tmp_path)
     out = tmp_path / "d.safetensors"
@@ -74,14 +86,7 @@ def test_steer_learn_refuses_a_mask_after_a_clips_end_before_the_model_loads(tmp
     assert not out.exists()
 
 
-def test_patch_refuses_a_mask_in_milliseconds_before_any_variant_runs(tmp_path, monkeypatch, cli):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    from asraudit.models import embedded
-
-    if not embedded.is_present("whisper-tiny.en"):
-        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+def test_patch_refuses_a_mask_in_milliseconds_before_any_variant_runs(tmp_path, tiny_en_whitebox, cli):
     corpus = _corpus(tmp_path)
     store = tmp_path / "s.sqlite"
     ran = cli("patch", "--model", "whisper-tiny.en", "--corpus", corpus, "--source", "mask:500-1200", "--store",
@@ -126,15 +131,9 @@ def test_an_audit_mechanism_negative_is_checked_with_the_spec_and_the_corpus(tmp
     (("patch", "--source", "silence", "--frames", "500-600"), "--frames '500-600'"),
     (("patch", "--block-attention", "500-600"), "--block-attention '500-600'"),
 ])
-def test_a_span_past_a_clips_end_is_refused_before_any_variant_runs(tmp_path, monkeypatch, cli, argv, what):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+def test_a_span_past_a_clips_end_is_refused_before_any_variant_runs(tmp_path, tiny_en_whitebox, cli, argv, what):
     from asraudit.mechanism.steering import Direction
-    from asraudit.models import embedded
 
-    if not embedded.is_present("whisper-tiny.en"):
-        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
     corpus = _corpus(tmp_path)
     vector = np.ones(384, dtype=np.float32)
     direction = Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1).save(tmp_path / "d.st")
@@ -181,14 +180,7 @@ def test_an_audit_mechanism_frames_span_is_checked_against_the_corpus(tmp_path):
         "clip (seconds, not milliseconds), or leave the shorter clips out")
 
 
-def test_a_per_clip_source_that_is_the_clip_itself_is_refused(tmp_path, monkeypatch, cli):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
-    from asraudit.models import embedded
-
-    if not embedded.is_present("whisper-tiny.en"):
-        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+def test_a_per_clip_source_that_is_the_clip_itself_is_refused(tmp_path, tiny_en_whitebox, cli):
     corpus = _corpus(tmp_path)
     store = tmp_path / "s.sqlite"
     ran = cli("patch", "--model", "whisper-tiny.en", "--corpus", corpus, "--source", f"corpus:{corpus}", "--store",
@@ -200,16 +192,9 @@ def test_a_per_clip_source_that_is_the_clip_itself_is_refused(tmp_path, monkeypa
     assert not store.exists()
 
 
-def test_a_learning_pair_of_a_clip_with_itself_is_refused(tmp_path, monkeypatch, cli):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+def test_a_learning_pair_of_a_clip_with_itself_is_refused(tmp_path, tiny_en_whitebox, cli):
     import shutil
 
-    from asraudit.models import embedded
-
-    if not embedded.is_present("whisper-tiny.en"):
-        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
     corpus = _corpus(tmp_path)
     (tmp_path / "neg").mkdir()
     negatives = _corpus(tmp_path / "neg", seconds=(1.0, 1.5))  # other noise under the same clip ids
