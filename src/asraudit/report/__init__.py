@@ -1,1 +1,1 @@
-"""Rendering results for people: terminal tables (and, later, HTML)."""
+"""Rendering results for people: terminal tables, summary.json and the self-contained report.html."""
