@@ -49,3 +49,14 @@ def test_preds_conflicts_and_warnings_escape_control_characters(tmp_path, cli):
     _no_raw_controls(ran.err)
     assert "clip 'c\\x1b[2Jx'" in ran.out
     assert "references differ across models on 2 clip(s): c\\x1b[2Jx, d" in ran.err
+
+
+def test_conventions_examples_escape_control_characters_and_keep_the_mark_on_the_span(tmp_path, cli):
+    path = tmp_path / "m.jsonl"
+    path.write_text(json.dumps({"audio_filepath": ESC_ID, "text": "\x1b[2J mr smith said", "pred_text":
+                                "\x1b[2J mister smith said"}) + "\n", encoding="utf-8")
+    ran = cli("conventions", "--preds", path, "--show", "1")
+    assert ran.code == 0, ran.err
+    _no_raw_controls(ran.out)
+    assert "clip c\\x1b[2Jx:" in ran.out
+    assert "  ref: \\x1b[2J [[mr]] smith said" in ran.out and "  hyp: \\x1b[2J [[mister]] smith said" in ran.out

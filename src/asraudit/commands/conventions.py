@@ -32,7 +32,7 @@ from asraudit.probes.rendering import (
     agreement,
     reference_usage,
 )
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
 
 _SHOW_ORDER = ("disagree", "agree", "outside", "missed")
 _CONTEXT = 40  # characters of context either side of a highlighted span
@@ -193,16 +193,18 @@ def _highlight(text: str, span: tuple[int, int], tty: bool):
     An empty span (the model wrote nothing there) shows as an empty mark at the place."""
     start, end = span
     lo, hi = max(0, start - _CONTEXT), min(len(text), end + _CONTEXT)
-    before = ("..." if lo > 0 else "") + text[lo:start]
-    after = text[end:hi] + ("..." if hi < len(text) else "")
+    # each piece escaped on its own (one_line), so the mark stays on the span whatever the text holds
+    before = ("..." if lo > 0 else "") + one_line(text[lo:start])
+    after = one_line(text[end:hi]) + ("..." if hi < len(text) else "")
+    marked = one_line(text[start:end])
     if tty:
         from rich.text import Text
 
         out = Text(before)
-        out.append(text[start:end] or "‸", style="bold magenta")
+        out.append(marked or "‸", style="bold magenta")
         out.append(after)
         return out
-    return f"{before}[[{text[start:end]}]]{after}"
+    return f"{before}[[{marked}]]{after}"
 
 
 def _pick_examples(occurrences: list[Occurrence], n: int) -> list[Occurrence]:
@@ -238,7 +240,7 @@ def _print_examples(audit: ConventionAudit, n: int) -> None:
             fam = fams[o.family]
             said = fam.arms[o.hyp_arm] if o.hyp_arm is not None else {"outside": "other words",
                                                                        "missed": "nothing"}[o.status]
-            print(f"\n{fam.name} ({fam.cls}), clip {o.clip_id}: reference {fam.arms[o.ref_arm]!r}, "
+            print(f"\n{fam.name} ({fam.cls}), clip {one_line(o.clip_id)}: reference {fam.arms[o.ref_arm]!r}, "
                   f"model {said!r} -> {o.status}")
             ref_line = _highlight(audit.references[o.clip_id].text, o.ref_span, tty)
             hyp_line = _highlight(audit.hypotheses[model][o.clip_id], o.hyp_span, tty)
