@@ -43,15 +43,13 @@ from __future__ import annotations
 import base64
 import json
 from typing import Sequence
-from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
-from urllib.request import Request, urlopen
 
 import numpy as np
 
 from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores, audio_batch, score_arguments
-from asraudit.models.http import HTTPTranscriptionModel, wav_bytes
+from asraudit.models.http import HTTPTranscriptionModel, json_answer, post, wav_bytes
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 SCORING_PROTOCOLS = ("vllm-prompt-logprobs",)
@@ -168,30 +166,21 @@ class HTTPScoringModel(HTTPTranscriptionModel):
                        "transcribe_via": self.transcribe_via, "max_tokens": str(self.max_tokens)})
         return fields
 
-    def _chat(self, body: dict) -> dict:
+    def _chat(self, body: dict) -> object:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = Request(self.chat_url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-        try:
-            with urlopen(request, timeout=self.timeout) as response:
-                raw = response.read()
-        except HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise ServiceError(f"{self.chat_url}: HTTP {exc.code} {exc.reason}: {detail}") from None
-        except URLError as exc:
-            raise ServiceError(f"{self.chat_url}: cannot reach the server ({exc.reason})") from None
-        try:
-            return json.loads(raw.decode("utf-8"))
-        except json.JSONDecodeError:
-            raise ServiceError(f"{self.chat_url}: response is not valid JSON: {raw[:200]!r}") from None
+        return json_answer(self.chat_url, post(self.chat_url, json.dumps(body).encode("utf-8"), headers, self.timeout))
 
     def _chat_transcript(self, audio: np.ndarray) -> str:
         payload = self._chat(transcription_request(self.model, audio, self.instruction, self.max_tokens))
         try:
-            return str(payload["choices"][0]["message"]["content"]).strip()
+            content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             raise ServiceError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
+        if not isinstance(content, str):  # null (a reasoning or tool-call turn) is no transcript, nor is "None"
+            raise ServiceError(f"{self.chat_url}: choices[0].message.content is {json.dumps(content)[:80]}, not a transcript")
+        return content.strip()
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         if self.transcribe_via == "transcriptions":
