@@ -116,3 +116,29 @@ def test_a_broken_answer_is_one_line_and_the_clip_before_it_stays(tmp_path, cli,
                 assert sorted(r.text for r in store.results()) == ["answer 1", "answer 2"]
     finally:
         RELEASE.set()
+
+
+class _Fails(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (the handler's protocol)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        send(self, 500, b"CUDA out of memory", "text/plain")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_under_the_ray_executor_the_servers_failure_is_the_same_one_line(tmp_path, cli):
+    """A ServiceError (or InputError) raised in a Ray actor reached the driver as a RayTaskError whose text is the
+    actor's traceback, and that was what the CLI printed; the executor now re-raises the error itself."""
+    pytest.importorskip("ray")
+    import ray
+
+    if ray.is_initialized():
+        pytest.skip("a Ray instance from another test is running")
+    with serving(_Fails) as url:
+        ran = cli("transcribe", "--corpus", _corpus(tmp_path), "--model", url, "--executor", "ray", "--no-progress",
+                  "--out", tmp_path / "out")
+    assert ran.code == 1 and "Traceback" not in ran.err
+    assert ran.error_lines == [f"asraudit: error: {url}/v1/audio/transcriptions: HTTP 500 Internal Server Error: "
+                               "CUDA out of memory"]
+    assert not ray.is_initialized()

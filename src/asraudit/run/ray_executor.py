@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from asraudit.data.corpus import Clip
-from asraudit.errors import InputError
+from asraudit.errors import InputError, ServiceError
 from asraudit.model_clock import model_call
 from asraudit.run.chunk_audio import ChunkAudio, replay_seconds
 from asraudit.run.grid import (
@@ -53,6 +53,20 @@ def _with_driver_threads(runtime_env: dict | None) -> dict:
         variables["OMP_NUM_THREADS"] = os.environ.get("OMP_NUM_THREADS") or str(cores)
     env["env_vars"] = variables
     return env
+
+
+def _get(ray, refs):
+    """``ray.get``, re-raising asraudit's own errors from an actor as themselves.  Bad input met in a model call
+    (an ``InputError``) or a model server that failed (a ``ServiceError``) reaches the driver wrapped in a
+    ``RayTaskError`` whose text is the actor's whole traceback; the user gets the error's one line, as from a
+    local run."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayTaskError as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, (InputError, ServiceError)):
+            raise cause from None
+        raise
 
 
 class _ModelWorker:
@@ -113,7 +127,7 @@ class RayExecutor:
         worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
         with model_call():  # the actors load their models now: the driver's wait is model time
-            identities = ray.get([a.identity.remote() for a in actors])
+            identities = _get(ray, [a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
         summary = new_summary(store, self.name, description, plan, identities)
         bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(actors)} model(s), ray)")
@@ -125,7 +139,7 @@ class RayExecutor:
             while len(in_flight) > keep:
                 with model_call():  # waiting for the actors' model calls
                     ready, _ = ray.wait(list(in_flight), num_returns=1)
-                    outputs, seconds = ray.get(ready[0])
+                    outputs, seconds = _get(ray, ready[0])
                 unit, seconds_of_audio = in_flight.pop(ready[0])
                 record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
 
