@@ -7,9 +7,11 @@ status 200, a plain-text "Service temporarily unavailable", an empty body
 were stored as the clip's transcript, exit 0, and the store reused them on
 every rerun.  A chat-only server (``transcribe_via=chat``) whose
 ``choices[0].message.content`` was null (a reasoning or tool-call turn)
-stored the transcript "None".  Now each is one line naming the endpoint and
-what came instead, exit 1, nothing stored for that clip, and the rerun asks
-the server again.
+stored the transcript "None".  A JSON transcript holding a lone surrogate
+(``\\ud800`` without its partner: a server that cut a character in two) was
+a ``UnicodeEncodeError`` traceback from the result store.  Now each is one
+line naming the endpoint and what came instead, exit 1, nothing stored for
+that clip, and the rerun asks the server again.
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ CASES = {
                    "another service)?"),
     "empty": ((b"", "text/plain"), "/v1/audio/transcriptions: the answer is not JSON but an empty answer: is the "
               "address a model server (not a proxy or another service)?"),
+    "lone surrogate": ((b'{"text": "the cat \\ud800sat"}', "application/json"), "/v1/audio/transcriptions: the "
+                       "answer's text holds a lone surrogate (\\ud800 at character 8), half of a UTF-16 pair and no "
+                       "character: the server split a character"),
     "chat content null": (("chat", ""), "/v1/chat/completions: choices[0].message.content is null, not a transcript"),
 }
 

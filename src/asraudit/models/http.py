@@ -31,6 +31,7 @@ import numpy as np
 
 from asraudit.models.base import audio_batch
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.data.rows import lone_surrogate
 from asraudit.errors import ServiceError
 
 ENDPOINT = "/v1/audio/transcriptions"
@@ -159,6 +160,16 @@ def json_answer(url: str, raw: bytes) -> object:
                            "is the address a model server (not a proxy or another service)?") from None
 
 
+def transcript_text(url: str, text: str, field: str) -> str:
+    """An answer's transcript, stripped; one holding a lone surrogate (a JSON ``\\ud800`` escape without its
+    partner: a server that cut a character in two) is a ``ServiceError``, as nothing can store it as UTF-8."""
+    at = lone_surrogate(text)
+    if at >= 0:
+        raise ServiceError(f"{url}: the answer's {field} holds a lone surrogate (\\u{ord(text[at]):04x} at character "
+                           f"{at}), half of a UTF-16 pair and no character: the server split a character")
+    return text.strip()
+
+
 class HTTPTranscriptionModel:
     """Transcribe by POSTing each clip to an OpenAI-compatible endpoint."""
 
@@ -213,7 +224,7 @@ class HTTPTranscriptionModel:
         payload = json_answer(self.url, raw)
         if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
             raise ServiceError(f"{self.url}: response has no 'text' field: {raw.decode('utf-8')[:200]!r}")
-        return payload["text"].strip()
+        return transcript_text(self.url, payload["text"], "text")
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         audio = audio_batch(audio)

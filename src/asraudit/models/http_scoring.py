@@ -50,7 +50,7 @@ import numpy as np
 
 from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores, audio_batch, score_arguments
-from asraudit.models.http import HTTPTranscriptionModel, json_answer, post, wav_bytes
+from asraudit.models.http import HTTPTranscriptionModel, json_answer, post, transcript_text, wav_bytes
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 SCORING_PROTOCOLS = ("vllm-prompt-logprobs",)
@@ -217,7 +217,7 @@ class HTTPScoringModel(HTTPTranscriptionModel):
             raise ServiceError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
         if not isinstance(content, str):  # null (a reasoning or tool-call turn) is no transcript, nor is "None"
             raise ServiceError(f"{self.chat_url}: choices[0].message.content is {json.dumps(content)[:80]}, not a transcript")
-        return content.strip()
+        return transcript_text(self.chat_url, content, "choices[0].message.content")
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         if self.transcribe_via == "transcriptions":
