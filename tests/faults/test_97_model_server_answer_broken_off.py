@@ -142,3 +142,41 @@ def test_under_the_ray_executor_the_servers_failure_is_the_same_one_line(tmp_pat
     assert ran.error_lines == [f"asraudit: error: {url}/v1/audio/transcriptions: HTTP 500 Internal Server Error: "
                                "CUDA out of memory"]
     assert not ray.is_initialized()
+
+
+class _Counts(BaseHTTPRequestHandler):
+    requests = 0
+
+    def do_POST(self):  # noqa: N802 (the handler's protocol)
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).requests += 1
+        send_json(self, {"text": "answer"})
+
+    def log_message(self, *args):
+        pass
+
+
+OPTIONS = {
+    "timeout=0": "timeout=0 is not a number of seconds above 0 (the time to wait for each answer)",
+    "timeout=-1": "timeout=-1 is not a number of seconds above 0 (the time to wait for each answer)",
+    "timeout=abc": "timeout='abc' is not a number of seconds above 0 (the time to wait for each answer)",
+    "concurrency=0": "concurrency=0 is not a whole number of at least 1 (requests in flight)",
+    "concurrency=1.5": "concurrency=1.5 is not a whole number of at least 1 (requests in flight)",
+    "concurrency=four": "concurrency='four' is not a whole number of at least 1 (requests in flight)",
+    "max_tokens=0": "max_tokens=0 is not a whole number of at least 1 (the most tokens of a transcript through chat)",
+}
+
+
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_the_timeout_and_counts_of_an_http_model_are_checked_before_any_request(tmp_path, cli, option):
+    """``timeout=0`` made the socket non-blocking (``cannot reach the server ([Errno 115] Operation now in progress)``),
+    ``timeout=-1`` and ``timeout=abc`` were tracebacks at the first request, ``concurrency=abc`` and
+    ``max_tokens=abc`` tracebacks, ``concurrency=0`` and ``1.5`` silently one request at a time, ``max_tokens=0``
+    taken as it came."""
+    _Counts.requests = 0
+    with serving(_Counts) as url:
+        ran = cli("transcribe", "--corpus", _corpus(tmp_path), "--model", url, "--option", option,
+                  "--option", "scoring=vllm-prompt-logprobs", "--no-progress", "--out", tmp_path / "out")
+    assert ran.code == 2 and "Traceback" not in ran.err
+    assert ran.error_lines == [f"asraudit: error: model {url!r}: {OPTIONS[option]}"]
+    assert _Counts.requests == 0 and not (tmp_path / "out").exists()

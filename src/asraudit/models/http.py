@@ -32,7 +32,7 @@ import numpy as np
 from asraudit.models.base import audio_batch
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.data.rows import lone_surrogate
-from asraudit.errors import ServiceError
+from asraudit.errors import InputError, ServiceError
 
 ENDPOINT = "/v1/audio/transcriptions"
 
@@ -160,6 +160,20 @@ def json_answer(url: str, raw: bytes) -> object:
                            "is the address a model server (not a proxy or another service)?") from None
 
 
+def seconds_option(url: str, name: str, value: object, what: str) -> float:
+    """A model option in seconds: a finite number above 0 (0 would make every socket non-blocking), else one line."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise InputError(f"model {url!r}: {name}={value!r} is not a number of seconds above 0 ({what})")
+    return float(value)
+
+
+def count_option(url: str, name: str, value: object, what: str) -> int:
+    """A model option that counts: a whole number of at least 1, else one line (never rounded or raised to 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"model {url!r}: {name}={value!r} is not a whole number of at least 1 ({what})")
+    return value
+
+
 def transcript_text(url: str, text: str, field: str) -> str:
     """An answer's transcript, stripped; one holding a lone surrogate (a JSON ``\\ud800`` escape without its
     partner: a server that cut a character in two) is a ``ServiceError``, as nothing can store it as UTF-8."""
@@ -195,8 +209,8 @@ class HTTPTranscriptionModel:
         self.prompt = prompt
         # The usual variable for OpenAI-compatible servers; local servers need none.
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        self.timeout = timeout
-        self.concurrency = max(1, int(concurrency))
+        self.timeout = seconds_option(url, "timeout", timeout, "the time to wait for each answer")
+        self.concurrency = count_option(url, "concurrency", concurrency, "requests in flight")
         self.extra_fields = {k: str(v) for k, v in extra_fields.items()}
 
     def _fields(self) -> dict[str, str]:

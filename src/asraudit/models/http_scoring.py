@@ -50,7 +50,8 @@ import numpy as np
 
 from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores, audio_batch, score_arguments
-from asraudit.models.http import HTTPTranscriptionModel, json_answer, post, transcript_text, wav_bytes
+from asraudit.models.http import (HTTPTranscriptionModel, count_option, json_answer, post, transcript_text,
+                                  wav_bytes)
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 SCORING_PROTOCOLS = ("vllm-prompt-logprobs",)
@@ -194,7 +195,7 @@ class HTTPScoringModel(HTTPTranscriptionModel):
             raise InputError(f"model {url!r}: transcribe_via={transcribe_via!r} is not 'transcriptions' or 'chat'")
         # Chat-only servers (a speech LLM served without a transcription route) transcribe through the chat endpoint.
         self.transcribe_via = transcribe_via
-        self.max_tokens = int(max_tokens)
+        self.max_tokens = count_option(url, "max_tokens", max_tokens, "the most tokens of a transcript through chat")
 
     def _fields(self) -> dict[str, str]:
         fields = super()._fields()
