@@ -73,9 +73,17 @@ class _ModelWorker:
     """Holds one model inside a Ray actor (plain class; wrapped with ray.remote on use)."""
 
     def __init__(self, source: ModelSource):
-        self.model = materialize(source)
+        # A model that cannot load (bad input, a server refusing) is raised from identity(), the driver's first
+        # call: an actor that dies in __init__ reaches the driver only as Ray's text of the traceback.
+        self.model, self.load_error = None, None
+        try:
+            self.model = materialize(source)
+        except (InputError, ServiceError) as exc:
+            self.load_error = exc
 
     def identity(self) -> Identity:
+        if self.load_error is not None:
+            raise self.load_error
         return identify(self.model)
 
     def run(self, task: str, params: list[dict], *arrays: np.ndarray) -> tuple[list, float]:
