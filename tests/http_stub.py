@@ -15,12 +15,19 @@ from typing import Iterator
 
 def send_json(handler: BaseHTTPRequestHandler, payload: object) -> None:
     """A 200 reply carrying ``payload`` as JSON."""
-    reply = json.dumps(payload).encode()
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(reply)))
+    send(handler, 200, json.dumps(payload).encode())
+
+
+def send(handler: BaseHTTPRequestHandler, status: int, body: bytes, content_type: str = "application/json",
+         headers: dict[str, str] | None = None, length: int | None = None) -> None:
+    """A reply with ``status`` and ``body``; ``length`` announces another Content-Length (an answer cut short)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body) if length is None else length))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
     handler.end_headers()
-    handler.wfile.write(reply)
+    handler.wfile.write(body)
 
 
 @contextlib.contextmanager

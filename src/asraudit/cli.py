@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"asraudit: error: {one_line(str(exc))}", file=sys.stderr)
         return 2
     except ServiceError as exc:  # a model server down or answering oddly: one line; finished results are stored
-        print(f"asraudit: error: {exc}", file=sys.stderr)
+        print(f"asraudit: error: {one_line(str(exc))}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -13,22 +13,26 @@ the full endpoint URL; the model name is the ``model`` option.
 from __future__ import annotations
 
 import hashlib
+import html
+import http.client
 import io
 import json
 import os
+import re
 import uuid
 import wave
 from concurrent.futures import ThreadPoolExecutor
 from typing import Sequence
 from urllib.error import HTTPError, URLError
-from urllib.parse import urlsplit
-from urllib.request import Request, urlopen
+from urllib.parse import urljoin, urlsplit
+from urllib.request import HTTPRedirectHandler, Request, build_opener
 
 import numpy as np
 
 from asraudit.models.base import audio_batch
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.errors import ServiceError
+from asraudit.data.rows import lone_surrogate
+from asraudit.errors import InputError, ServiceError
 
 ENDPOINT = "/v1/audio/transcriptions"
 
@@ -72,6 +76,114 @@ def multipart_body(fields: dict[str, str], file_field: str, filename: str, paylo
     return b"".join(parts), f"multipart/form-data; boundary={boundary}"
 
 
+class _NoRedirect(HTTPRedirectHandler):
+    """Redirects are not followed: urllib resends a POST redirected by 301, 302 or 303 as a GET without its body,
+    and whatever the new address answers that GET would be taken for the model's answer."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None  # the 3xx reaches post() as an HTTPError
+
+
+_OPENER = build_opener(_NoRedirect)
+_TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.IGNORECASE | re.DOTALL)
+
+
+def describe_body(raw: bytes, content_type: str, *, quoted: bool = True) -> str:
+    """A short description of an answer body for an error line: an HTML page by its title, else its first
+    characters on one line (in quotes unless ``quoted`` is false: a server's own error message)."""
+    head = raw[:4096]
+    if content_type == "text/html" or head.lstrip()[:1] == b"<":
+        title = _TITLE.search(head)
+        if title:
+            return f"an HTML page titled {' '.join(html.unescape(title.group(1).decode('utf-8', 'replace')).split())!r}"
+        return "an HTML page"
+    if not raw.strip():
+        return "an empty answer"
+    text = " ".join(raw[:300].decode("utf-8", "replace").split())
+    return repr(text) if quoted else text
+
+
+def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> bytes:
+    """POST ``body`` to ``url`` and return the 2xx answer's body.  Every way the exchange can fail (no server, an
+    HTTP error, a redirect, no answer within ``timeout``, a connection closed or an answer cut short) is one
+    ``ServiceError`` naming ``url``; nothing of a failed exchange is returned."""
+    request = Request(url, data=body, headers=headers, method="POST")
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:
+            return response.read()
+    except HTTPError as exc:
+        if 300 <= exc.code < 400:
+            target = exc.headers.get("Location") if exc.headers else None
+            target = urljoin(url, target) if target else "(no address)"
+            raise ServiceError(f"{url}: HTTP {exc.code} {exc.reason}: the server redirects to {target}, "
+                               "and asraudit does not follow redirects (the request would be resent without its body): "
+                               "give the address it redirects to as the model's URL") from None
+        try:
+            detail = describe_body(exc.read(), exc.headers.get_content_type() if exc.headers else "", quoted=False)
+        except (OSError, http.client.HTTPException):
+            detail = "(its message was cut short)"
+        raise ServiceError(f"{url}: HTTP {exc.code} {exc.reason}: {detail}") from None
+    except URLError as exc:
+        if isinstance(exc.reason, TimeoutError):
+            raise ServiceError(_timed_out(url, timeout)) from None
+        raise ServiceError(f"{url}: cannot reach the server ({exc.reason})") from None
+    except TimeoutError:
+        raise ServiceError(_timed_out(url, timeout)) from None
+    except http.client.IncompleteRead as exc:
+        raise ServiceError(f"{url}: the answer was cut short ({len(exc.partial)} bytes read, "
+                           f"{exc.expected if exc.expected is not None else 'more'} more expected)") from None
+    except http.client.RemoteDisconnected:
+        raise ServiceError(f"{url}: the server closed the connection without an answer") from None
+    except http.client.BadStatusLine as exc:
+        raise ServiceError(f"{url}: the answer is not HTTP (its first line: {str(exc.args[0] if exc.args else '')[:80]!r})") from None
+    except (http.client.HTTPException, OSError) as exc:
+        raise ServiceError(f"{url}: the connection broke off ({type(exc).__name__}: {exc})") from None
+
+
+def _timed_out(url: str, timeout: float) -> str:
+    return (f"{url}: no answer within {timeout:g} s (the model's timeout option, 120 s unless set): "
+            "a busy or stalled server, or a clip too long for this timeout")
+
+
+def json_answer(url: str, raw: bytes) -> object:
+    """The JSON of an answer body; an answer that is not UTF-8 JSON (a proxy's HTML page, plain text, an empty
+    body) is a ``ServiceError`` naming ``url`` and what came instead, never a transcript."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ServiceError(f"{url}: the answer is not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        kind = "text/html" if text.lstrip()[:1] == "<" else ""
+        raise ServiceError(f"{url}: the answer is not JSON but {describe_body(raw, kind)}: "
+                           "is the address a model server (not a proxy or another service)?") from None
+
+
+def seconds_option(url: str, name: str, value: object, what: str) -> float:
+    """A model option in seconds: a finite number above 0 (0 would make every socket non-blocking), else one line."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+        raise InputError(f"model {url!r}: {name}={value!r} is not a number of seconds above 0 ({what})")
+    return float(value)
+
+
+def count_option(url: str, name: str, value: object, what: str) -> int:
+    """A model option that counts: a whole number of at least 1, else one line (never rounded or raised to 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise InputError(f"model {url!r}: {name}={value!r} is not a whole number of at least 1 ({what})")
+    return value
+
+
+def transcript_text(url: str, text: str, field: str) -> str:
+    """An answer's transcript, stripped; one holding a lone surrogate (a JSON ``\\ud800`` escape without its
+    partner: a server that cut a character in two) is a ``ServiceError``, as nothing can store it as UTF-8."""
+    at = lone_surrogate(text)
+    if at >= 0:
+        raise ServiceError(f"{url}: the answer's {field} holds a lone surrogate (\\u{ord(text[at]):04x} at character "
+                           f"{at}), half of a UTF-16 pair and no character: the server split a character")
+    return text.strip()
+
+
 class HTTPTranscriptionModel:
     """Transcribe by POSTing each clip to an OpenAI-compatible endpoint."""
 
@@ -97,8 +209,8 @@ class HTTPTranscriptionModel:
         self.prompt = prompt
         # The usual variable for OpenAI-compatible servers; local servers need none.
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-        self.timeout = timeout
-        self.concurrency = max(1, int(concurrency))
+        self.timeout = seconds_option(url, "timeout", timeout, "the time to wait for each answer")
+        self.concurrency = count_option(url, "concurrency", concurrency, "requests in flight")
         self.extra_fields = {k: str(v) for k, v in extra_fields.items()}
 
     def _fields(self) -> dict[str, str]:
@@ -120,26 +232,13 @@ class HTTPTranscriptionModel:
         headers = {"Content-Type": content_type, "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = Request(self.url, data=body, headers=headers, method="POST")
-        try:
-            with urlopen(request, timeout=self.timeout) as response:
-                raw = response.read()
-                kind = response.headers.get_content_type()
-        except HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise ServiceError(f"{self.url}: HTTP {exc.code} {exc.reason}: {detail}") from None
-        except URLError as exc:
-            raise ServiceError(f"{self.url}: cannot reach the server ({exc.reason})") from None
-        text = raw.decode("utf-8")
-        if kind == "application/json" or text.lstrip().startswith("{"):
-            try:
-                payload = json.loads(text)
-            except json.JSONDecodeError:
-                raise ServiceError(f"{self.url}: response is not valid JSON: {text[:200]!r}") from None
-            if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
-                raise ServiceError(f"{self.url}: response has no 'text' field: {text[:200]!r}")
-            return payload["text"].strip()
-        return text.strip()
+        raw = post(self.url, body, headers, self.timeout)
+        # The request asks for response_format=json: the answer is {"text": ...}.  Anything else (an HTML page a
+        # proxy sends with 200, plain text, an empty body) is refused, never stored as the clip's transcript.
+        payload = json_answer(self.url, raw)
+        if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
+            raise ServiceError(f"{self.url}: response has no 'text' field: {raw.decode('utf-8')[:200]!r}")
+        return transcript_text(self.url, payload["text"], "text")
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         audio = audio_batch(audio)

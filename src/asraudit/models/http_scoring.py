@@ -42,16 +42,16 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 from typing import Sequence
-from urllib.error import HTTPError, URLError
 from urllib.parse import urlsplit
-from urllib.request import Request, urlopen
 
 import numpy as np
 
 from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores, audio_batch, score_arguments
-from asraudit.models.http import HTTPTranscriptionModel, wav_bytes
+from asraudit.models.http import (HTTPTranscriptionModel, count_option, json_answer, post, transcript_text,
+                                  wav_bytes)
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 SCORING_PROTOCOLS = ("vllm-prompt-logprobs",)
@@ -100,24 +100,27 @@ def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) 
     entries = payload.get("prompt_logprobs") if isinstance(payload, dict) else None
     if not isinstance(entries, list) or not entries:
         raise ServiceError(f"{where}: the response has no prompt_logprobs (is the server vLLM, started with prompt log-probs allowed?)")
-    tokens: list[tuple[int, str, float]] = []
+    ids = payload.get("prompt_token_ids")
+    if ids is not None and (not isinstance(ids, list) or len(ids) != len(entries)):
+        raise ServiceError(f"{where}: prompt_logprobs has {len(entries)} positions but prompt_token_ids "
+                           f"{len(ids) if isinstance(ids, list) else 'is not a list'}: the scores do not line up with the prompt")
+    tokens: list[tuple[int, str, float] | None] = []
     for position, entry in enumerate(entries):
-        if entry is None:
-            tokens.append((-1, "", 0.0))
+        if entry is None:  # the first prompt token has no log-prob; a null anywhere else is refused below if it is used
+            tokens.append(None)
             continue
-        # prompt_logprobs=0 asks for the prompt token alone; with more entries there is no telling which
-        # one is the prompt's, so a map of any other size is refused rather than guessed at.
-        if not isinstance(entry, dict) or len(entry) != 1:
-            raise ServiceError(f"{where}: prompt_logprobs[{position}] is not a one-token map (the request asks for "
-                               f"prompt_logprobs=0): {str(entry)[:120]}")
-        ((key, value),) = entry.items()
-        tokens.append((int(key), str(value.get("decoded_token", "")), float(value["logprob"])))
-    end = max((k for k, (_, text, _) in enumerate(tokens) if text == end_token), default=None)
+        tokens.append(_prompt_token(entry, position, None if ids is None else ids[position], where))
+    end = max((k for k, token in enumerate(tokens) if token is not None and token[1] == end_token), default=None)
     if end is None:
         raise ServiceError(f"{where}: no {end_token!r} token closes the assistant turn; set end_token= to the model's end-of-turn token")
     start, spelled = end, ""
     while len(spelled) < len(candidate) and start > 0:
         start -= 1
+        if tokens[start] is None:
+            if start == 0:  # vLLM's null for the first prompt token: the tokens ran out before spelling the candidate
+                break
+            raise ServiceError(f"{where}: prompt_logprobs[{start}] is null inside the candidate's tokens "
+                               "(only the first prompt token has no log-prob): the candidate cannot be scored")
         spelled = tokens[start][1] + spelled
     if spelled != candidate:
         raise ServiceError(f"{where}: the server's tokens before {end_token!r} spell {spelled[-80:]!r}, not the candidate {candidate[:80]!r}")
@@ -134,6 +137,39 @@ def candidate_scores(payload: dict, candidate: str, end_token: str, where: str) 
         token_ids=tuple(i for i, _, _ in picked),
         offsets=tuple(offsets),
     )
+
+
+# A log-probability is at most 0; this much above it is float rounding of a probability of 1, more is no log-prob.
+LOGPROB_SLACK = 1e-5
+
+
+def _prompt_token(entry: object, position: int, expected_id: object, where: str) -> tuple[int, str, float]:
+    """(token id, text, log-prob) of one ``prompt_logprobs`` entry, every field checked: a malformed entry or a
+    log-prob that is not a finite number <= 0 is refused naming its position, never stored as a score."""
+    at = f"{where}: prompt_logprobs[{position}]"
+    # prompt_logprobs=0 asks for the prompt token alone; with more entries there is no telling which
+    # one is the prompt's, so a map of any other size is refused rather than guessed at.
+    if not isinstance(entry, dict) or len(entry) != 1:
+        raise ServiceError(f"{at} is not a one-token map (the request asks for prompt_logprobs=0): {str(entry)[:120]}")
+    ((key, value),) = entry.items()
+    try:
+        token_id = int(key)
+    except ValueError:
+        raise ServiceError(f"{at}: the token id {key!r} is not an integer") from None
+    if expected_id is not None and expected_id != token_id:
+        raise ServiceError(f"{at}: token {token_id}, but prompt_token_ids[{position}] is {str(expected_id)[:40]}: "
+                           "the scores are not the prompt's tokens")
+    if not isinstance(value, dict):
+        raise ServiceError(f"{at}: the entry of token {token_id} is {str(value)[:80]}, not an object with a logprob")
+    logprob, text = value.get("logprob"), value.get("decoded_token", "")
+    if isinstance(logprob, bool) or not isinstance(logprob, (int, float)):
+        raise ServiceError(f"{at}: the logprob of token {token_id} is {json.dumps(logprob)[:40]}, not a number")
+    if not math.isfinite(logprob) or logprob > LOGPROB_SLACK:
+        raise ServiceError(f"{at}: the logprob of token {token_id} is {logprob!r}; a log-probability is a finite "
+                           "number <= 0: the server's scores are broken")
+    if not isinstance(text, str):
+        raise ServiceError(f"{at}: the decoded_token of token {token_id} is {json.dumps(text)[:40]}, not text")
+    return token_id, text, float(logprob)
 
 
 class HTTPScoringModel(HTTPTranscriptionModel):
@@ -159,7 +195,7 @@ class HTTPScoringModel(HTTPTranscriptionModel):
             raise InputError(f"model {url!r}: transcribe_via={transcribe_via!r} is not 'transcriptions' or 'chat'")
         # Chat-only servers (a speech LLM served without a transcription route) transcribe through the chat endpoint.
         self.transcribe_via = transcribe_via
-        self.max_tokens = int(max_tokens)
+        self.max_tokens = count_option(url, "max_tokens", max_tokens, "the most tokens of a transcript through chat")
 
     def _fields(self) -> dict[str, str]:
         fields = super()._fields()
@@ -168,30 +204,21 @@ class HTTPScoringModel(HTTPTranscriptionModel):
                        "transcribe_via": self.transcribe_via, "max_tokens": str(self.max_tokens)})
         return fields
 
-    def _chat(self, body: dict) -> dict:
+    def _chat(self, body: dict) -> object:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        request = Request(self.chat_url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-        try:
-            with urlopen(request, timeout=self.timeout) as response:
-                raw = response.read()
-        except HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            raise ServiceError(f"{self.chat_url}: HTTP {exc.code} {exc.reason}: {detail}") from None
-        except URLError as exc:
-            raise ServiceError(f"{self.chat_url}: cannot reach the server ({exc.reason})") from None
-        try:
-            return json.loads(raw.decode("utf-8"))
-        except json.JSONDecodeError:
-            raise ServiceError(f"{self.chat_url}: response is not valid JSON: {raw[:200]!r}") from None
+        return json_answer(self.chat_url, post(self.chat_url, json.dumps(body).encode("utf-8"), headers, self.timeout))
 
     def _chat_transcript(self, audio: np.ndarray) -> str:
         payload = self._chat(transcription_request(self.model, audio, self.instruction, self.max_tokens))
         try:
-            return str(payload["choices"][0]["message"]["content"]).strip()
+            content = payload["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
             raise ServiceError(f"{self.chat_url}: response has no choices[0].message.content: {str(payload)[:200]}") from None
+        if not isinstance(content, str):  # null (a reasoning or tool-call turn) is no transcript, nor is "None"
+            raise ServiceError(f"{self.chat_url}: choices[0].message.content is {json.dumps(content)[:80]}, not a transcript")
+        return transcript_text(self.chat_url, content, "choices[0].message.content")
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         if self.transcribe_via == "transcriptions":

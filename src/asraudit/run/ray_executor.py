@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from asraudit.data.corpus import Clip
-from asraudit.errors import InputError
+from asraudit.errors import InputError, ServiceError
 from asraudit.model_clock import model_call
 from asraudit.run.chunk_audio import ChunkAudio, replay_seconds
 from asraudit.run.grid import (
@@ -55,13 +55,35 @@ def _with_driver_threads(runtime_env: dict | None) -> dict:
     return env
 
 
+def _get(ray, refs):
+    """``ray.get``, re-raising asraudit's own errors from an actor as themselves.  Bad input met in a model call
+    (an ``InputError``) or a model server that failed (a ``ServiceError``) reaches the driver wrapped in a
+    ``RayTaskError`` whose text is the actor's whole traceback; the user gets the error's one line, as from a
+    local run."""
+    try:
+        return ray.get(refs)
+    except ray.exceptions.RayTaskError as exc:
+        cause = getattr(exc, "cause", None)
+        if isinstance(cause, (InputError, ServiceError)):
+            raise cause from None
+        raise
+
+
 class _ModelWorker:
     """Holds one model inside a Ray actor (plain class; wrapped with ray.remote on use)."""
 
     def __init__(self, source: ModelSource):
-        self.model = materialize(source)
+        # A model that cannot load (bad input, a server refusing) is raised from identity(), the driver's first
+        # call: an actor that dies in __init__ reaches the driver only as Ray's text of the traceback.
+        self.model, self.load_error = None, None
+        try:
+            self.model = materialize(source)
+        except (InputError, ServiceError) as exc:
+            self.load_error = exc
 
     def identity(self) -> Identity:
+        if self.load_error is not None:
+            raise self.load_error
         return identify(self.model)
 
     def run(self, task: str, params: list[dict], *arrays: np.ndarray) -> tuple[list, float]:
@@ -113,7 +135,7 @@ class RayExecutor:
         worker_cls = ray.remote(**options)(_ModelWorker)
         actors = [worker_cls.remote(m) for m in models]
         with model_call():  # the actors load their models now: the driver's wait is model time
-            identities = ray.get([a.identity.remote() for a in actors])
+            identities = _get(ray, [a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
         summary = new_summary(store, self.name, description, plan, identities)
         bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(actors)} model(s), ray)")
@@ -125,7 +147,7 @@ class RayExecutor:
             while len(in_flight) > keep:
                 with model_call():  # waiting for the actors' model calls
                     ready, _ = ray.wait(list(in_flight), num_returns=1)
-                    outputs, seconds = ray.get(ready[0])
+                    outputs, seconds = _get(ray, ready[0])
                 unit, seconds_of_audio = in_flight.pop(ready[0])
                 record(store, summary, unit, task.name, seconds_of_audio, outputs, seconds, bar)
 
