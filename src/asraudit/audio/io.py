@@ -39,7 +39,10 @@ from asraudit.errors import InputError
 RAW_SUFFIXES = (".raw", ".pcm")
 # Bytes per sample of the libsndfile subtypes a header-less file can hold.
 RAW_SAMPLE_WIDTHS = {"PCM_S8": 1, "PCM_U8": 1, "PCM_16": 2, "PCM_24": 3, "PCM_32": 4, "FLOAT": 4, "DOUBLE": 8}
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3") + RAW_SUFFIXES
+# The suffixes a folder corpus reads as audio: what libsndfile decodes (AIFF, Sun/NeXT AU, Apple CAF, Sony Wave64
+# and NIST SPHERE as well as the common ones; a file is identified by its header, not by this list).
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aif", ".aiff", ".aifc", ".au", ".snd", ".caf",
+                  ".w64", ".rf64", ".sph") + RAW_SUFFIXES
 
 
 @dataclass(frozen=True)
