@@ -32,6 +32,7 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
+from asraudit.audio.mpeg_frames import mpeg_seconds
 from asraudit.audio.wav_header import wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
@@ -211,13 +212,42 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
 
 
 def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) -> None:
-    """Refuse a WAV cut short: libsndfile would read it as the shorter clip (see ``wav_header``)."""
+    """Refuse a WAV or an MP3 that libsndfile would read as another length than the file holds (see
+    ``wav_header`` and ``mpeg_frames``)."""
     short = wav_shortfall(handle, size)
     if short:
         declared, present = short
         raise _fail(f"the file is cut short: its WAV header declares {declared} bytes of samples, the file holds "
                     f"{present} ({100 * present / declared:.0f}%); a partial copy or download? Copy it again",
                     name, origin)
+    handle.seek(0)
+    head = handle.read(3)
+    if head == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
+        handle.seek(0)
+        _check_mpeg_length(handle.read(), name, origin)
+
+
+def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None) -> None:
+    """Refuse an MP3 whose frames hold another length than libsndfile reads (beyond rounding: half a second,
+    or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
+    held = mpeg_seconds(data)
+    if held is None:
+        return
+    try:
+        info = sf.info(io.BytesIO(data))
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
+        return  # not audio libsndfile reads: the decode says so
+    if info.format != "MP3" or info.samplerate <= 0:
+        return
+    read = info.frames / info.samplerate
+    if abs(held - read) <= max(0.5, 0.1 * max(held, read)):
+        return
+    if held < read:
+        raise _fail(f"the file is cut short: its MP3 header declares {read:.2f} s, its frames hold {held:.2f} s "
+                    f"({100 * held / read:.0f}%); a partial copy or download? Copy it again", name, origin)
+    raise _fail(f"its MP3 frames hold {held:.2f} s, but libsndfile would read {read:.2f} s, the length its first "
+                "frames give (two MP3 files joined, or a VBR MP3 without a Xing header?): convert it to WAV or FLAC "
+                "with a tool that reads every frame (ffmpeg)", name, origin)
 
 
 def _check_raw_size(size: int, name: str | Path, origin: Origin | None, raw: RawFormat) -> None:
@@ -301,7 +331,7 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         raise _fail("audio is empty (no samples)", path, origin)
     _check_rate(int(info.samplerate), path, origin)
     try:
-        if info.format in ("WAV", "WAVEX"):
+        if info.format in ("WAV", "WAVEX", "MP3"):
             with open(path, "rb") as handle:
                 _check_complete(handle, size, path, origin)
         if _samples_can_fail(info):
@@ -322,7 +352,7 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", name, origin)
     _check_rate(int(info.samplerate), name, origin)
-    if info.format in ("WAV", "WAVEX"):
+    if info.format in ("WAV", "WAVEX", "MP3"):
         _check_complete(io.BytesIO(data), len(data), name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)

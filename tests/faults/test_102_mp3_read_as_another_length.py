@@ -1,0 +1,94 @@
+"""Case 102: an MP3 that libsndfile reads as another length than its frames hold.
+
+libsndfile (mpg123) takes an MP3's length from its Xing/Info header, or
+estimates it from the first frame's bitrate when there is none, and reads
+exactly that many samples, without a word:
+
+- an MP3 cut short (a partial download) kept its Xing header's full length
+  in the header and was read as the half it holds, its missing words counted
+  as the model's deletions;
+- two MP3 files joined with ``cat`` were read as the first alone;
+- a VBR MP3 without a Xing header was read as the few seconds the first
+  frame's bitrate gives.
+
+The frames' headers say what the file holds; the corpus check (before any
+model runs) and every decode compare that with what libsndfile would read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import numpy as np
+import pytest
+import soundfile as sf
+
+from asraudit.audio.io import check_audio_bytes, load_audio
+from asraudit.errors import InputError
+
+pytestmark = pytest.mark.skipif("MP3" not in sf.available_formats(), reason="libsndfile writes no MP3 here")
+
+# MPEG-1 Layer III bitrates (kbit/s) by the header's index.
+_KBPS = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
+
+
+def _mp3(seconds: float = 6.0) -> bytes:
+    """A VBR MP3 at 44.1 kHz: a second of near-silence (low-bitrate frames first), then a loud noisy tone."""
+    rng = np.random.default_rng(0)
+    t = np.arange(int(seconds * 44_100)) / 44_100
+    audio = 0.5 * np.sin(2 * np.pi * 440 * t) + 0.3 * rng.normal(size=t.size)
+    audio[:44_100] *= 1e-3
+    buffer = io.BytesIO()
+    sf.write(buffer, np.clip(audio, -1, 1).astype(np.float32), 44_100, format="MP3", subtype="MPEG_LAYER_III",
+             bitrate_mode="VARIABLE")
+    return buffer.getvalue()
+
+
+def _without_xing(data: bytes) -> bytes:
+    """``data`` less its first frame, the Xing/Info header frame (MPEG-1 Layer III at 44.1 kHz)."""
+    start = data.index(b"\xff")
+    assert b"Xing" in data[start:start + 64] or b"Info" in data[start:start + 64]
+    header = data[start:start + 4]
+    length = 144 * _KBPS[header[2] >> 4] * 1000 // 44_100 + ((header[2] >> 1) & 1)
+    return data[:start] + data[start + length:]
+
+
+NUMBER = r"[0-9]+\.[0-9]{2}"
+
+
+def test_mp3s_read_short_are_refused_before_any_model_runs(tmp_path, cli):
+    whole = _mp3()
+    files = {"whole.mp3": whole, "tagged.wav": b"ID3\x03\x00\x00\x00\x00\x00\x0a" + b"\x00" * 10 + whole,
+             "cut.mp3": whole[: len(whole) // 2], "joined.mp3": whole + whole, "noxing.mp3": _without_xing(whole)}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    assert abs(len(load_audio(tmp_path / "whole.mp3")) / 16_000 - 6.0) < 0.1
+    assert abs(len(load_audio(tmp_path / "tagged.wav")) / 16_000 - 6.0) < 0.1  # an ID3 tag, a lying suffix: fine
+
+    for name, pattern in (
+        ("cut.mp3", rf"the file is cut short: its MP3 header declares {NUMBER} s, its frames hold {NUMBER} s "
+                    r"\([0-9]+%\); a partial copy or download\? Copy it again"),
+        ("joined.mp3", rf"its MP3 frames hold {NUMBER} s, but libsndfile would read {NUMBER} s, the length its "
+                       r"first frames give \(two MP3 files joined, or a VBR MP3 without a Xing header\?\): convert "
+                       r"it to WAV or FLAC with a tool that reads every frame \(ffmpeg\)"),
+        ("noxing.mp3", rf"its MP3 frames hold {NUMBER} s, but libsndfile would read {NUMBER} s, .*"),
+    ):
+        manifest = tmp_path / f"{name}.jsonl"
+        manifest.write_text(json.dumps({"audio_filepath": "whole.mp3", "text": "a tone"}) + "\n"
+                            + json.dumps({"audio_filepath": name, "text": "a tone"}) + "\n", encoding="utf-8")
+        ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / f"out-{name}",
+                  "--no-progress")
+        assert ran.code == 2 and len(ran.error_lines) == 1, (name, ran.err)
+        prefix = f"asraudit: error: {manifest}, row 2: audio file {tmp_path / name}: "
+        assert ran.error_lines[0].startswith(prefix)
+        assert re.fullmatch(pattern, ran.error_lines[0][len(prefix):]), ran.error_lines[0]
+        assert not (tmp_path / f"out-{name}" / "pocketsphinx.jsonl").exists()  # refused before any model ran
+        with pytest.raises(InputError, match=pattern.split(":")[0].split(r"\(")[0]):
+            load_audio(tmp_path / name)
+        with pytest.raises(InputError):
+            check_audio_bytes(files[name], name=name)
+    held = re.findall(NUMBER, cli("transcribe", "--model", "pocketsphinx", "--corpus", tmp_path / "joined.mp3.jsonl",
+                                  "--out", tmp_path / "j2", "--no-progress").error_lines[0])
+    assert abs(float(held[0]) - 12.0) < 0.2 and abs(float(held[1]) - 6.0) < 0.2  # the second file was never read
