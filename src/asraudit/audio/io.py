@@ -33,7 +33,7 @@ import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
 from asraudit.audio.mpeg_frames import mpeg_seconds
-from asraudit.audio.wav_header import wav_shortfall
+from asraudit.audio.wav_header import aiff_shortfall, wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -214,17 +214,49 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
 def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) -> None:
     """Refuse a WAV or an MP3 that libsndfile would read as another length than the file holds (see
     ``wav_header`` and ``mpeg_frames``)."""
-    short = wav_shortfall(handle, size)
-    if short:
-        declared, present = short
-        raise _fail(f"the file is cut short: its WAV header declares {declared} bytes of samples, the file holds "
-                    f"{present} ({100 * present / declared:.0f}%); a partial copy or download? Copy it again",
-                    name, origin)
+    for container, shortfall in (("WAV", wav_shortfall), ("AIFF", aiff_shortfall)):
+        short = shortfall(handle, size)
+        if short:
+            declared, present = short
+            raise _fail(f"the file is cut short: its {container} header declares {declared} bytes of samples, the "
+                        f"file holds {present} ({100 * present / declared:.0f}%); a partial copy or download? Copy "
+                        "it again", name, origin)
     handle.seek(0)
     head = handle.read(3)
     if head == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
         handle.seek(0)
         _check_mpeg_length(handle.read(), name, origin)
+
+
+def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a file whose header gives no length (libsndfile's frame count is then 2**63 - 1: a FLAC written to a
+    pipe leaves its total sample count 0).  Its decode failed mid-run ("array is too big"), after the models had
+    run on the clips before it; its duration read as 192 trillion seconds."""
+    if info.frames >= 2**62:
+        raise _fail(f"its {info.format} header does not give the number of samples (a stream written to a pipe?), "
+                    "and libsndfile cannot read such a file whole: re-encode it from a file (or to WAV)", name, origin)
+
+
+# Containers whose header declares a length the file may not hold (``_check_complete``).
+_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3")
+
+
+def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a FLAC cut short, found when the corpus is read: its STREAMINFO declares the length, and the
+    last sample cannot be reached (libFLAC seeks to it without decoding the rest).  Decoding it fails anyway
+    ("flac decoder lost sync"), but only when the run reaches the clip, after the models ran on the others."""
+    try:
+        with sf.SoundFile(handle) as f:
+            f.seek(info.frames - 1)
+            if len(f.read(1)) == 1:
+                return
+    except (sf.SoundFileError, RuntimeError) as exc:
+        reason = f" ({_OPENING.sub('', str(exc))})"
+    else:
+        reason = ""
+    raise _fail(f"the file is cut short or damaged: its FLAC header declares {info.frames / info.samplerate:.2f} s, "
+                f"and its last samples cannot be read{reason}; a partial copy or download? Copy it again",
+                name, origin)
 
 
 def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None) -> None:
@@ -329,11 +361,14 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
+    _check_known_length(info, path, origin)
     _check_rate(int(info.samplerate), path, origin)
     try:
-        if info.format in ("WAV", "WAVEX", "MP3"):
+        if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
                 _check_complete(handle, size, path, origin)
+        if info.format == "FLAC":
+            _check_flac_end(str(path), info, path, origin)
         if _samples_can_fail(info):
             _check_samples(str(path), path, origin)
     except OSError as exc:
@@ -351,9 +386,12 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
         raise _fail(f"cannot decode audio ({_OPENING.sub('', str(exc))})", name, origin) from None
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", name, origin)
+    _check_known_length(info, name, origin)
     _check_rate(int(info.samplerate), name, origin)
-    if info.format in ("WAV", "WAVEX", "MP3"):
+    if info.format in _DECLARED_LENGTH:
         _check_complete(io.BytesIO(data), len(data), name, origin)
+    if info.format == "FLAC":
+        _check_flac_end(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
 

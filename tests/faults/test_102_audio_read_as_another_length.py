@@ -1,4 +1,4 @@
-"""Case 102: an MP3 that libsndfile reads as another length than its frames hold.
+"""Case 102: audio that libsndfile reads as another length than the file holds (case 73 was the WAV).
 
 libsndfile (mpg123) takes an MP3's length from its Xing/Info header, or
 estimates it from the first frame's bitrate when there is none, and reads
@@ -13,6 +13,12 @@ exactly that many samples, without a word:
 
 The frames' headers say what the file holds; the corpus check (before any
 model runs) and every decode compare that with what libsndfile would read.
+
+An AIFF cut short was read as the half it holds, as the WAV of case 73 was.
+A FLAC cut short passed the corpus check and stopped the run when its turn
+to be decoded came ("flac decoder lost sync"), after the models had run on
+the clips before it; a FLAC written to a pipe (its header gives no length)
+the same, with "array is too big", and its duration read as 192 trillion s.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import soundfile as sf
 from asraudit.audio.io import check_audio_bytes, load_audio
 from asraudit.errors import InputError
 
-pytestmark = pytest.mark.skipif("MP3" not in sf.available_formats(), reason="libsndfile writes no MP3 here")
+needs_mp3 = pytest.mark.skipif("MP3" not in sf.available_formats(), reason="libsndfile writes no MP3 here")
 
 # MPEG-1 Layer III bitrates (kbit/s) by the header's index.
 _KBPS = (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320)
@@ -58,6 +64,7 @@ def _without_xing(data: bytes) -> bytes:
 NUMBER = r"[0-9]+\.[0-9]{2}"
 
 
+@needs_mp3
 def test_mp3s_read_short_are_refused_before_any_model_runs(tmp_path, cli):
     whole = _mp3()
     files = {"whole.mp3": whole, "tagged.wav": b"ID3\x03\x00\x00\x00\x00\x00\x0a" + b"\x00" * 10 + whole,
@@ -92,3 +99,48 @@ def test_mp3s_read_short_are_refused_before_any_model_runs(tmp_path, cli):
     held = re.findall(NUMBER, cli("transcribe", "--model", "pocketsphinx", "--corpus", tmp_path / "joined.mp3.jsonl",
                                   "--out", tmp_path / "j2", "--no-progress").error_lines[0])
     assert abs(float(held[0]) - 12.0) < 0.2 and abs(float(held[1]) - 6.0) < 0.2  # the second file was never read
+
+
+def _manifest_of(tmp_path, name: str, data: bytes):
+    sf.write(tmp_path / "good.wav", np.zeros(16_000, np.float32) + 0.01, 16_000, subtype="PCM_16")
+    (tmp_path / name).write_bytes(data)
+    manifest = tmp_path / f"{name}.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "good.wav", "text": "a"}) + "\n"
+                        + json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
+    return manifest
+
+
+def test_aiff_and_flac_cut_short_are_refused_before_any_model_runs(tmp_path, cli):
+    tone = (0.3 * np.sin(np.arange(32_000) / 7.0)).astype(np.float32)
+    encoded = {}
+    for fmt in ("AIFF", "FLAC"):
+        buffer = io.BytesIO()
+        sf.write(buffer, tone, 16_000, format=fmt, subtype="PCM_16")
+        encoded[fmt] = buffer.getvalue()
+    streamed = bytearray(encoded["FLAC"])
+    streamed[8 + 13] &= 0xF0  # STREAMINFO's 36-bit total sample count set to 0, as a FLAC written to a pipe
+    streamed[8 + 14 : 8 + 18] = b"\x00\x00\x00\x00"
+    cases = {
+        "cut.aiff": (encoded["AIFF"][: len(encoded["AIFF"]) // 2],
+                     "the file is cut short: its AIFF header declares 64000 bytes of samples, the file holds 31973 "
+                     "(50%); a partial copy or download? Copy it again"),
+        "cut.flac": (encoded["FLAC"][: len(encoded["FLAC"]) // 2],
+                     "the file is cut short or damaged: its FLAC header declares 2.00 s, and its last samples cannot "
+                     "be read (Internal psf_fseek() failed.); a partial copy or download? Copy it again"),
+        "stream.flac": (bytes(streamed),
+                        "its FLAC header does not give the number of samples (a stream written to a pipe?), and "
+                        "libsndfile cannot read such a file whole: re-encode it from a file (or to WAV)"),
+    }
+    for name, (data, message) in cases.items():
+        manifest = _manifest_of(tmp_path, name, data)
+        ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / f"out-{name}",
+                  "--no-progress")
+        assert ran.error_lines == [f"asraudit: error: {manifest}, row 2: audio file {tmp_path / name}: {message}"]
+        assert ran.code == 2 and not (tmp_path / f"out-{name}" / "pocketsphinx.jsonl").exists()
+        with pytest.raises(InputError, match=re.escape(message)):
+            check_audio_bytes(data, name=name)
+    with pytest.raises(InputError, match="the file is cut short: its AIFF header"):
+        load_audio(tmp_path / "cut.aiff")  # every decode, as the WAV's
+    whole = tmp_path / "whole.aiff"
+    whole.write_bytes(encoded["AIFF"])
+    assert len(load_audio(whole)) == 32_000
