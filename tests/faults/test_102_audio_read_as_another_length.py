@@ -144,3 +144,30 @@ def test_aiff_and_flac_cut_short_are_refused_before_any_model_runs(tmp_path, cli
     whole = tmp_path / "whole.aiff"
     whole.write_bytes(encoded["AIFF"])
     assert len(load_audio(whole)) == 32_000
+
+
+def test_a_raw_file_that_is_a_container_is_refused(tmp_path, cli):
+    """``.raw``/``.pcm`` is read as header-less 16-bit 16 kHz mono: an 8-kHz WAV named ``a.raw`` was a clip of half
+    its length at twice its speed (whisper-tiny.en: "Okay, okay, okay."), an MP3 or FLAC noise, exit 0."""
+    tone = (0.3 * np.sin(np.arange(16_000) / 7.0)).astype(np.float32)
+    for name, fmt, container, suffix in (("a.raw", "WAV", "WAV", ".wav"), ("b.pcm", "FLAC", "FLAC", ".flac"),
+                                         ("c.raw", "AIFF", "AIFF", ".aiff"), ("d.raw", "OGG", "Ogg", ".ogg")):
+        buffer = io.BytesIO()
+        sf.write(buffer, tone, 8_000, format=fmt)
+        data = buffer.getvalue()
+        data += b"\0" * (len(data) % 2)  # a whole number of 16-bit samples: the size check alone let it through
+        (tmp_path / name).write_bytes(data)
+        manifest = tmp_path / f"{name}.jsonl"
+        manifest.write_text(json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
+        message = (f"the file is {container} audio (its first bytes say so), not the header-less PCM its "
+                   f"{name[1:]} suffix stands for: rename it {suffix}")
+        ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / f"out-{name}",
+                  "--no-progress")
+        assert ran.error_lines == [f"asraudit: error: {manifest}, row 1: audio file {tmp_path / name}: {message}"]
+        assert ran.code == 2
+        with pytest.raises(InputError, match=re.escape(message)):
+            load_audio(tmp_path / name)
+    pcm = (tone * 32767).astype("<i2")
+    pcm[:2] = [-1025, -15216]  # FF FB 90 C4: an MPEG frame header, but no second one after it: samples
+    (tmp_path / "plain.raw").write_bytes(pcm.tobytes())
+    assert len(load_audio(tmp_path / "plain.raw")) == 16_000  # header-less PCM reads as before

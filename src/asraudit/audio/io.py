@@ -32,7 +32,7 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
-from asraudit.audio.mpeg_frames import mpeg_seconds
+from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_seconds
 from asraudit.audio.wav_header import aiff_shortfall, wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
@@ -321,6 +321,40 @@ def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None) -> 
                 "with a tool that reads every frame (ffmpeg)", name, origin)
 
 
+# Bytes read from a raw file's start to find a container's signature (an MPEG frame can be 1.4 KB, and two are
+# needed to tell one from samples that happen to start with 0xFF).
+_RAW_HEAD = 4096
+
+
+def _container(head: bytes) -> str | None:
+    """The audio container whose signature starts ``head`` (the first 16 bytes or more of a file), if any."""
+    if head[:4] in (b"RIFF", b"RIFX", b"RF64") and head[8:12] == b"WAVE":
+        return "WAV"
+    if head[:4] == b"FORM" and head[8:12] in (b"AIFF", b"AIFC"):
+        return "AIFF"
+    signatures = {b"fLaC": "FLAC", b"OggS": "Ogg", b"caff": "CAF", b".snd": "AU", b"NIST_1A": "NIST SPHERE"}
+    for signature, container in signatures.items():
+        if head.startswith(signature):
+            return container
+    if head[:3] == b"ID3" and head[3] in (2, 3, 4) and len(head) >= 10 and all(b < 0x80 for b in head[6:10]):
+        return "MP3"
+    first = mpeg_frame(head, 0)
+    if first is not None and mpeg_frame(head, first[0]) is not None:  # two MPEG frame headers in a row
+        return "MP3"
+    return None
+
+
+def _check_raw_file(head: bytes, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a ``.raw``/``.pcm`` file that is an audio container: read as header-less 16-bit 16 kHz samples, an
+    8 kHz WAV was a clip of half its length at twice its speed, and an MP3 or FLAC noise, with no error."""
+    container = _container(head)
+    if container is not None:
+        suffix = {"WAV": ".wav", "AIFF": ".aiff", "FLAC": ".flac", "Ogg": ".ogg", "CAF": ".caf", "AU": ".au",
+                  "NIST SPHERE": ".sph", "MP3": ".mp3"}[container]
+        raise _fail(f"the file is {container} audio (its first bytes say so), not the header-less PCM its "
+                    f"{Path(str(name)).suffix or 'raw'} suffix stands for: rename it {suffix}", name, origin)
+
+
 def _check_raw_size(size: int, name: str | Path, origin: Origin | None, raw: RawFormat) -> None:
     width = RAW_SAMPLE_WIDTHS.get(raw.subtype)
     if width and size % (width * raw.channels):
@@ -344,6 +378,8 @@ def load_audio(path: str | Path, *, origin: Origin | None = None, raw: RawFormat
         raw = RawFormat()
     try:
         if raw is not None:
+            with open(path, "rb") as handle:
+                _check_raw_file(handle.read(_RAW_HEAD), path, origin)
             _check_raw_size(path.stat().st_size, path, origin, raw)
         else:
             with open(path, "rb") as handle:
@@ -360,6 +396,7 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
     if not data:
         raise _fail("audio is empty (0 bytes)", name, origin)
     if raw is not None:
+        _check_raw_file(data[:_RAW_HEAD], name, origin)
         _check_raw_size(len(data), name, origin, raw)
     else:
         _check_complete(io.BytesIO(data), len(data), name, origin)
@@ -389,6 +426,11 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if raw is None and path.suffix.lower() in RAW_SUFFIXES:
         raw = RawFormat()
     if raw is not None:
+        try:
+            with open(path, "rb") as handle:
+                _check_raw_file(handle.read(_RAW_HEAD), path, origin)
+        except OSError as exc:
+            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
         _check_raw_size(size, path, origin, raw)
         return None
     try:

@@ -32,7 +32,7 @@ _BITRATES = {
 _RATES = {3: (44100, 48000, 32000), 2: (22050, 24000, 16000), 0: (11025, 12000, 8000)}
 
 
-def _frame(data: bytes, i: int) -> tuple[int, int, int] | None:
+def mpeg_frame(data: bytes, i: int) -> tuple[int, int, int] | None:
     """(length in bytes, samples, sample rate) of the frame whose header starts at ``i``, or None if none does."""
     if i + 4 > len(data) or data[i] != 0xFF or data[i + 1] & 0xE0 != 0xE0:
         return None
@@ -68,7 +68,7 @@ def _no_audio(data: bytes, i: int, length: int) -> bool:
 
 def _followed(data: bytes, j: int) -> bool:
     """Whether what follows a frame ending at ``j`` confirms it: the end of the data, another frame, or a tag."""
-    return j >= len(data) or _frame(data, j) is not None or data[j : j + 3] in (b"TAG", b"ID3") \
+    return j >= len(data) or mpeg_frame(data, j) is not None or data[j : j + 3] in (b"TAG", b"ID3") \
         or data[j : j + 8] == b"APETAGEX"
 
 
@@ -79,14 +79,14 @@ def mpeg_seconds(data: bytes) -> float | None:
     Between frames, anything that is not a frame (ID3 tags of a joined file, ID3v1/APE tags at the end,
     junk) is stepped over to the next header that another header follows, as a decoder resynchronises."""
     i = _tag_length(data, 0)
-    first = _frame(data, i)
+    first = mpeg_frame(data, i)
     if first is None:
         return None
     rate = first[2]
     samples = 0
     n = len(data)
     while i < n:
-        frame = _frame(data, i)
+        frame = mpeg_frame(data, i)
         if frame is not None and frame[0] > 4 and _followed(data, i + frame[0]):
             length, count, _ = frame
             if not _no_audio(data, i, length):
