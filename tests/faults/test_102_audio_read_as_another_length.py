@@ -171,3 +171,31 @@ def test_a_raw_file_that_is_a_container_is_refused(tmp_path, cli):
     pcm[:2] = [-1025, -15216]  # FF FB 90 C4: an MPEG frame header, but no second one after it: samples
     (tmp_path / "plain.raw").write_bytes(pcm.tobytes())
     assert len(load_audio(tmp_path / "plain.raw")) == 16_000  # header-less PCM reads as before
+
+
+def test_a_rate_no_recording_has_and_a_clip_shorter_than_one_sample_at_16k_are_refused(tmp_path, cli):
+    """A header claiming 1.6 MHz made a 2-s clip 0.02 s long (2**31 - 1 Hz: no samples at all), and one sample at
+    44.1 kHz resampled to none: the models were given an empty array ("you"), exit 0."""
+    import struct
+
+    buffer = io.BytesIO()
+    sf.write(buffer, (0.3 * np.sin(np.arange(32_000) / 7.0)).astype(np.float32), 16_000, format="WAV",
+             subtype="PCM_16")
+    data = bytearray(buffer.getvalue())
+    at = data.index(b"fmt ") + 12
+    data[at : at + 8] = struct.pack("<II", 1_600_000, 3_200_000)  # the rate and bytes per second
+    (tmp_path / "fast.wav").write_bytes(bytes(data))
+    sf.write(tmp_path / "one.wav", np.array([0.5], np.float32), 44_100, subtype="PCM_16")
+    for name, message in (
+        ("fast.wav", "sample rate 1600000 Hz is above 768000 Hz, the highest rate audio is recorded at (a broken "
+                     "header?): fix the rate its header gives"),
+        ("one.wav", "audio is empty at 16 kHz (1 sample(s) at 44100 Hz, less than one at 16 kHz)"),
+    ):
+        manifest = tmp_path / f"{name}.jsonl"
+        manifest.write_text(json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
+        ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / f"out-{name}",
+                  "--no-progress")
+        assert ran.error_lines == [f"asraudit: error: {manifest}, row 1: audio file {tmp_path / name}: {message}"]
+        assert ran.code == 2 and not (tmp_path / f"out-{name}" / "pocketsphinx.jsonl").exists()
+        with pytest.raises(InputError, match=re.escape(message)):
+            load_audio(tmp_path / name)

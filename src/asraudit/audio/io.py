@@ -99,10 +99,19 @@ def resample(samples: np.ndarray, orig_rate: int, target_rate: int = SAMPLE_RATE
 MIN_SAMPLE_RATE = 4000
 
 
+# The highest rate audio is recorded at (DXD and "768k" converters).  A header claiming more is broken, as one
+# claiming 1 Hz is: a 2.8-s clip whose header said 1.6 MHz was read as 0.03 s (2**31 - 1 Hz: no samples at all)
+# and transcribed ("you"), exit 0.
+MAX_SAMPLE_RATE = 768_000
+
+
 def _check_rate(rate: int, name: str | Path, origin: Origin | None) -> None:
     if rate < MIN_SAMPLE_RATE:
         raise _fail(f"sample rate {rate} Hz is below {MIN_SAMPLE_RATE} Hz, too low to hold speech (a broken "
                     "header?): resample the file, or fix the rate its header gives", name, origin)
+    if rate > MAX_SAMPLE_RATE:
+        raise _fail(f"sample rate {rate} Hz is above {MAX_SAMPLE_RATE} Hz, the highest rate audio is recorded at "
+                    "(a broken header?): fix the rate its header gives", name, origin)
 
 
 def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", origin: Origin | None = None) -> np.ndarray:
@@ -121,7 +130,13 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
                     name, origin)
     samples = _checked_mono(integer_pcm_to_float(samples).astype(np.float32, copy=False), name, origin)
     out = resample(samples, int(rate))
+    if out.size == 0:  # less than half a sample at 16 kHz: models were given an empty array
+        raise _empty_at_16k(samples.shape[0], int(rate), name, origin)
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def _empty_at_16k(frames: int, rate: int, name: str | Path, origin: Origin | None) -> InputError:
+    return _fail(f"audio is empty at 16 kHz ({frames} sample(s) at {rate} Hz, less than one at 16 kHz)", name, origin)
 
 
 def _checked_mono(samples: np.ndarray, name: str | Path, origin: Origin | None) -> np.ndarray:
@@ -444,6 +459,8 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         raise _fail("audio is empty (no samples)", path, origin)
     _check_known_length(info, path, origin)
     _check_rate(int(info.samplerate), path, origin)
+    if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
+        raise _empty_at_16k(info.frames, int(info.samplerate), path, origin)
     try:
         if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
@@ -469,6 +486,8 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
         raise _fail("audio is empty (no samples)", name, origin)
     _check_known_length(info, name, origin)
     _check_rate(int(info.samplerate), name, origin)
+    if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
+        raise _empty_at_16k(info.frames, int(info.samplerate), name, origin)
     if info.format in _DECLARED_LENGTH:
         _check_complete(io.BytesIO(data), len(data), name, origin)
     if info.format == "FLAC":
