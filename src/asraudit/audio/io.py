@@ -265,7 +265,7 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
         raise _fail(f"cannot decode audio ({reason})", name, origin) from None
 
 
-def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) -> None:
+def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
     """Refuse a WAV or an MP3 that libsndfile would read as another length than the file holds (see
     ``wav_header`` and ``mpeg_frames``)."""
     for container, shortfall in (("WAV", wav_shortfall), ("AIFF", aiff_shortfall)):
@@ -279,7 +279,7 @@ def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) 
     head = handle.read(3)
     if head == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
         handle.seek(0)
-        _check_mpeg_length(handle.read(), name, origin)
+        _check_mpeg_length(handle.read(), name, origin, info)
 
 
 def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
@@ -313,14 +313,14 @@ def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> No
                 name, origin)
 
 
-def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None) -> None:
+def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> None:
     """Refuse an MP3 whose frames hold another length than libsndfile reads (beyond rounding: half a second,
     or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
     held = mpeg_seconds(data)
     if held is None:
         return
     try:
-        info = sf.info(io.BytesIO(data))
+        info = info or sf.info(io.BytesIO(data))  # the caller's, when it has read the header already
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
         return  # not audio libsndfile reads: the decode says so
     if info.format != "MP3" or info.samplerate <= 0:
@@ -464,7 +464,7 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     try:
         if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
-                _check_complete(handle, size, path, origin)
+                _check_complete(handle, size, path, origin, info)
         if info.format == "FLAC":
             _check_flac_end(str(path), info, path, origin)
         if _samples_can_fail(info):
@@ -489,7 +489,7 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
         raise _empty_at_16k(info.frames, int(info.samplerate), name, origin)
     if info.format in _DECLARED_LENGTH:
-        _check_complete(io.BytesIO(data), len(data), name, origin)
+        _check_complete(io.BytesIO(data), len(data), name, origin, info)
     if info.format == "FLAC":
         _check_flac_end(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
