@@ -8,8 +8,12 @@ transcribed as "you", an insertion appended to every clip just over 30 s
 the word under it: "prudently" at 30.0 s came out "prudence.".  Exit 0 both
 times; the WER counted asraudit's cut as the model's errors.
 
+A 70-s clip whose last 30 s are digital silence ended in a whole window of
+it: "you" again.
+
 Long clips are now cut into windows of near-equal length, each cut at the
-quietest 100 ms within 5 s of the equal split.
+quietest 100 ms within 5 s of the equal split, and a window of digital
+silence cut from a clip that holds sound elsewhere is not decoded.
 """
 
 from __future__ import annotations
@@ -37,8 +41,12 @@ def test_clips_just_over_30_s_get_no_invented_words(tmp_path, cli, librivox, lib
     tail = np.concatenate([tail, np.zeros(int(30.4 * 16_000) - len(tail), np.float32)])
     # 31.8 s: the old cut at 30.0 s fell inside "prudently" of the repeated first sentence.
     straddle = np.concatenate(speech + [speech[0]])
+    # 40 s of speech, then 30 s of digital silence: a window of silence whatever the cut.
+    silent = np.concatenate(speech * 2)[: 40 * 16_000]
+    silent = np.concatenate([silent, np.zeros(30 * 16_000, np.float32)])
     rows = []
-    for name, audio, text in (("tail.wav", tail, said + [said[1]]), ("straddle.wav", straddle, said + [said[0]])):
+    for name, audio, text in (("tail.wav", tail, said + [said[1]]), ("straddle.wav", straddle, said + [said[0]]),
+                              ("silent.wav", silent, said)):
         sf.write(tmp_path / name, audio, 16_000, subtype="PCM_16")
         rows.append(json.dumps({"audio_filepath": name, "text": " ".join(text)}) + "\n")
     (tmp_path / "m.jsonl").write_text("".join(rows), encoding="utf-8")
@@ -51,6 +59,7 @@ def test_clips_just_over_30_s_get_no_invented_words(tmp_path, cli, librivox, lib
     assert got["tail.wav"][-4:] == ["ill", "disposed", "young", "man"]  # was [..., "young", "man", "you"]
     assert got["straddle.wav"].count("prudently") == 2  # was once: the second cut into "prudence"
     assert got["straddle.wav"][-4:] == ["to", "do", "for", "them"]
+    assert got["silent.wav"][-1] != "you" and got["silent.wav"].count("you") == 0
 
     for audio in (tail, straddle):
         windows = split_windows(audio)

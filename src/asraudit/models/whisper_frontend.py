@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
+from asraudit.audio.io import SILENT_RMS
 from asraudit.models.base import audio_batch
 
 N_FFT = 400
@@ -150,6 +151,19 @@ def split_windows(audio: np.ndarray, window_samples: int = N_SAMPLES) -> list[np
     return [audio[a:b] for a, b in zip(cuts, cuts[1:])]
 
 
+def audible_windows(windows: list[np.ndarray]) -> list[np.ndarray]:
+    """The windows of one clip worth decoding: those that are not digital silence (RMS below -80 dBFS), or the
+    first alone when all are.
+
+    A window of silence cut from a long clip (a recording padded with zeros, speech that ends early) was
+    decoded, and Whisper hears silence as "you": appended to the clip's transcript, an insertion the cut made.
+    A clip that is silence throughout is still decoded once, as a short silent clip is."""
+    if len(windows) < 2:
+        return windows
+    audible = [w for w in windows if float(np.sqrt(np.mean(np.square(w, dtype=np.float64)))) >= SILENT_RMS]
+    return audible or windows[:1]
+
+
 def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samples: int = N_SAMPLES,
                           by_length: bool = False) -> list[str]:
     """One transcript per clip: every clip cut into windows, ``decode_windows`` called on
@@ -164,7 +178,7 @@ def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samp
     windows: list[np.ndarray] = []
     owner: list[int] = []
     for index, clip in enumerate(audio):
-        for window in split_windows(clip, window_samples):
+        for window in audible_windows(split_windows(clip, window_samples)):
             windows.append(window)
             owner.append(index)
     order = sorted(range(len(windows)), key=lambda i: len(windows[i])) if by_length else list(range(len(windows)))
