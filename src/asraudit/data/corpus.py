@@ -313,6 +313,7 @@ def _folder_files(folder: Path) -> list[Path]:
     corpus, or to one above it) would make its clips count twice, or never end: refused, naming the link."""
     files: list[Path] = []
     walked: dict[str, Path] = {}  # real path of each folder walked -> the path it was first reached by
+
     def unreadable(exc: OSError) -> None:  # os.walk skipped a folder it could not list, and its clips with it
         raise InputError(f"cannot list the folder ({exc.strerror or exc})", exc.filename or folder)
 
