@@ -127,10 +127,12 @@ def test_long_audio_is_windowed_and_windows_batched_by_length():
         seen.append([len(w) for w in windows])
         return [f"w{len(w)}" for w in windows]
 
-    clips = [np.zeros(25, np.float32), np.zeros(7, np.float32), np.zeros(10, np.float32)]
+    clips = [np.ones(25, np.float32), np.ones(7, np.float32), np.ones(10, np.float32)]
     texts = transcribe_windowed(clips, decode, batch_size=2, max_samples=10)
-    assert texts == ["w10 w10 w5", "w7", "w10"]
-    assert seen == [[5, 7], [10, 10], [10]]  # sorted by length, so each batch pads little
+    assert texts == ["w8 w9 w8", "w7", "w10"]  # near-equal windows (whisper_frontend.split_windows)
+    assert seen == [[7, 8], [8, 9], [10]]  # sorted by length, so each batch pads little
+    silent_end = np.concatenate([np.ones(12, np.float32), np.zeros(13, np.float32)])
+    assert transcribe_windowed([silent_end, np.zeros(25, np.float32)], decode, 4, 10) == ["w8 w9", "w8"]
 
 
 def test_voxtral_inputs_equal_mistral_commons_own_transcription_request(tmp_path):

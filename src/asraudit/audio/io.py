@@ -32,14 +32,18 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
-from asraudit.audio.wav_header import wav_shortfall
+from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_seconds
+from asraudit.audio.wav_header import aiff_shortfall, wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
 RAW_SUFFIXES = (".raw", ".pcm")
 # Bytes per sample of the libsndfile subtypes a header-less file can hold.
 RAW_SAMPLE_WIDTHS = {"PCM_S8": 1, "PCM_U8": 1, "PCM_16": 2, "PCM_24": 3, "PCM_32": 4, "FLOAT": 4, "DOUBLE": 8}
-AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3") + RAW_SUFFIXES
+# The suffixes a folder corpus reads as audio: what libsndfile decodes (AIFF, Sun/NeXT AU, Apple CAF, Sony Wave64
+# and NIST SPHERE as well as the common ones; a file is identified by its header, not by this list).
+AUDIO_SUFFIXES = (".wav", ".flac", ".ogg", ".oga", ".opus", ".mp3", ".aif", ".aiff", ".aifc", ".au", ".snd", ".caf",
+                  ".w64", ".rf64", ".sph") + RAW_SUFFIXES
 
 
 @dataclass(frozen=True)
@@ -95,10 +99,19 @@ def resample(samples: np.ndarray, orig_rate: int, target_rate: int = SAMPLE_RATE
 MIN_SAMPLE_RATE = 4000
 
 
+# The highest rate audio is recorded at (DXD and "768k" converters).  A header claiming more is broken, as one
+# claiming 1 Hz is: a 2.8-s clip whose header said 1.6 MHz was read as 0.03 s (2**31 - 1 Hz: no samples at all)
+# and transcribed ("you"), exit 0.
+MAX_SAMPLE_RATE = 768_000
+
+
 def _check_rate(rate: int, name: str | Path, origin: Origin | None) -> None:
     if rate < MIN_SAMPLE_RATE:
         raise _fail(f"sample rate {rate} Hz is below {MIN_SAMPLE_RATE} Hz, too low to hold speech (a broken "
                     "header?): resample the file, or fix the rate its header gives", name, origin)
+    if rate > MAX_SAMPLE_RATE:
+        raise _fail(f"sample rate {rate} Hz is above {MAX_SAMPLE_RATE} Hz, the highest rate audio is recorded at "
+                    "(a broken header?): fix the rate its header gives", name, origin)
 
 
 def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", origin: Origin | None = None) -> np.ndarray:
@@ -117,7 +130,13 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
                     name, origin)
     samples = _checked_mono(integer_pcm_to_float(samples).astype(np.float32, copy=False), name, origin)
     out = resample(samples, int(rate))
+    if out.size == 0:  # less than half a sample at 16 kHz: models were given an empty array
+        raise _empty_at_16k(samples.shape[0], int(rate), name, origin)
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def _empty_at_16k(frames: int, rate: int, name: str | Path, origin: Origin | None) -> InputError:
+    return _fail(f"audio is empty at 16 kHz ({frames} sample(s) at {rate} Hz, less than one at 16 kHz)", name, origin)
 
 
 def _checked_mono(samples: np.ndarray, name: str | Path, origin: Origin | None) -> np.ndarray:
@@ -143,10 +162,39 @@ def _samples_can_fail(info) -> bool:
     return info.subtype in _FLOAT_SUBTYPES or info.channels > 1
 
 
+# Frames per block when the corpus check reads a file's samples: a few MB, whatever the file's length.
+_CHECK_BLOCK = 1 << 18
+
+
 def _check_samples(handle, name: str | Path, origin: Origin | None) -> None:
-    """Decode a file whose samples could fail the decode checks, and check them (no resampling)."""
-    samples, _ = _read(handle, name, origin, None)
-    _checked_mono(np.asarray(samples, dtype=np.float32), name, origin)
+    """Read a file whose samples could fail the decode checks block by block, and check them as a decode would
+    (no resampling).  Whole, a 20-minute six-channel file took 1.4 GB here (its float32 samples and their
+    float64 squares); the blocks hold a few MB."""
+    finite, frames, peak = True, 0, 0.0
+    channel_power = mix_power = None
+    try:
+        with sf.SoundFile(handle) as f:
+            for block in f.blocks(blocksize=_CHECK_BLOCK, dtype="float32", always_2d=True):
+                finite = finite and bool(np.isfinite(block).all())
+                if not finite:
+                    break
+                mix = block.mean(axis=1, dtype=np.float64)
+                power = np.einsum("ij,ij->j", block, block, dtype=np.float64)
+                channel_power = power if channel_power is None else channel_power + power
+                mix_power = float(mix @ mix) + (mix_power or 0.0)
+                peak = max(peak, float(np.abs(mix).max(initial=0.0)))
+                frames += block.shape[0]
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
+        reason = _OPENING.sub("", str(exc).replace(f"Error opening {str(name)!r}: ", ""))
+        raise _fail(f"cannot decode audio ({reason})", name, origin) from None
+    if not finite:
+        raise _fail("audio contains NaN or infinite samples", name, origin)
+    if not frames:
+        return
+    if channel_power.shape[0] > 1:
+        _refuse_cancelled(float(np.sqrt(channel_power.max() / frames)), float(np.sqrt(mix_power / frames)),
+                          int(channel_power.shape[0]), name, origin)
+    _refuse_float_peak(peak, name, origin)
 
 
 # A mix this far below its loudest channel has cancelled: two channels in opposite phase (a balanced cable wired
@@ -159,14 +207,21 @@ SILENT_RMS = 1e-4
 
 def check_channels_mix(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
     """Refuse multichannel audio whose channels cancel when averaged to mono (see ``CANCELLED_MIX_DB``)."""
-    loudest = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64), axis=0)).max())
+    n = samples.shape[0]
+    # Sums of squares in float64 without a float64 copy of every channel (a long multichannel file is large).
+    loudest = float(np.sqrt(np.einsum("ij,ij->j", samples, samples, dtype=np.float64).max() / n))
+    mix = samples.mean(axis=1, dtype=np.float64)
+    _refuse_cancelled(loudest, float(np.sqrt(mix @ mix / n)), samples.shape[1], name, origin)
+
+
+def _refuse_cancelled(loudest: float, mixed: float, channels: int, name: str | Path, origin: Origin | None) -> None:
+    """``check_channels_mix``'s verdict from the RMS of the loudest channel and of the mix."""
     if loudest < SILENT_RMS:
         return
-    mixed = float(np.sqrt(np.mean(np.square(samples.mean(axis=1, dtype=np.float64)))))
     db = 20 * np.log10(max(mixed, 1e-12) / loudest)
     if db < CANCELLED_MIX_DB:
         level = f"{-db:.0f} dB" if db > -120 else "over 120 dB"  # exact opposites mix to zero
-        raise _fail(f"its {samples.shape[1]} channels cancel when mixed to mono (the mix is {level} below the "
+        raise _fail(f"its {channels} channels cancel when mixed to mono (the mix is {level} below the "
                     "loudest channel: one is the other inverted?): save one channel, or invert one back", name, origin)
 
 
@@ -189,7 +244,10 @@ def check_float_scale(samples: np.ndarray, name: str | Path, origin: Origin | No
     values but wrong for int24 or int32 ones, and an audit must not guess
     what the samples mean.  Integer PCM never gets here out of range
     (libsndfile scales it to [-1, 1], ``integer_pcm_to_float`` an integer array)."""
-    peak = float(np.max(np.abs(samples)))
+    _refuse_float_peak(float(np.max(np.abs(samples))), name, origin)
+
+
+def _refuse_float_peak(peak: float, name: str | Path, origin: Origin | None) -> None:
     if peak > FLOAT_PEAK_LIMIT:
         hint = " (16-bit integer values stored as float?)" if peak <= 32768.0 else ""
         raise _fail(f"float samples reach {peak:g}, far outside [-1, 1]{hint}: divide them by the integer full "
@@ -207,14 +265,109 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
         raise _fail(f"cannot decode audio ({reason})", name, origin) from None
 
 
-def _check_complete(handle, size: int, name: str | Path, origin: Origin | None) -> None:
-    """Refuse a WAV cut short: libsndfile would read it as the shorter clip (see ``wav_header``)."""
-    short = wav_shortfall(handle, size)
-    if short:
-        declared, present = short
-        raise _fail(f"the file is cut short: its WAV header declares {declared} bytes of samples, the file holds "
-                    f"{present} ({100 * present / declared:.0f}%); a partial copy or download? Copy it again",
-                    name, origin)
+def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
+    """Refuse a WAV or an MP3 that libsndfile would read as another length than the file holds (see
+    ``wav_header`` and ``mpeg_frames``)."""
+    for container, shortfall in (("WAV", wav_shortfall), ("AIFF", aiff_shortfall)):
+        short = shortfall(handle, size)
+        if short:
+            declared, present = short
+            raise _fail(f"the file is cut short: its {container} header declares {declared} bytes of samples, the "
+                        f"file holds {present} ({100 * present / declared:.0f}%); a partial copy or download? Copy "
+                        "it again", name, origin)
+    handle.seek(0)
+    head = handle.read(3)
+    if head == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
+        handle.seek(0)
+        _check_mpeg_length(handle.read(), name, origin, info)
+
+
+def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a file whose header gives no length (libsndfile's frame count is then 2**63 - 1: a FLAC written to a
+    pipe leaves its total sample count 0).  Its decode failed mid-run ("array is too big"), after the models had
+    run on the clips before it; its duration read as 192 trillion seconds."""
+    if info.frames >= 2**62:
+        raise _fail(f"its {info.format} header does not give the number of samples (a stream written to a pipe?), "
+                    "and libsndfile cannot read such a file whole: re-encode it from a file (or to WAV)", name, origin)
+
+
+# Containers whose header declares a length the file may not hold (``_check_complete``).
+_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3")
+
+
+def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a FLAC cut short, found when the corpus is read: its STREAMINFO declares the length, and the
+    last sample cannot be reached (libFLAC seeks to it without decoding the rest).  Decoding it fails anyway
+    ("flac decoder lost sync"), but only when the run reaches the clip, after the models ran on the others."""
+    try:
+        with sf.SoundFile(handle) as f:
+            f.seek(info.frames - 1)
+            if len(f.read(1)) == 1:
+                return
+    except (sf.SoundFileError, RuntimeError) as exc:
+        reason = f" ({_OPENING.sub('', str(exc))})"
+    else:
+        reason = ""
+    raise _fail(f"the file is cut short or damaged: its FLAC header declares {info.frames / info.samplerate:.2f} s, "
+                f"and its last samples cannot be read{reason}; a partial copy or download? Copy it again",
+                name, origin)
+
+
+def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> None:
+    """Refuse an MP3 whose frames hold another length than libsndfile reads (beyond rounding: half a second,
+    or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
+    held = mpeg_seconds(data)
+    if held is None:
+        return
+    try:
+        info = info or sf.info(io.BytesIO(data))  # the caller's, when it has read the header already
+    except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
+        return  # not audio libsndfile reads: the decode says so
+    if info.format != "MP3" or info.samplerate <= 0:
+        return
+    read = info.frames / info.samplerate
+    if abs(held - read) <= max(0.5, 0.1 * max(held, read)):
+        return
+    if held < read:
+        raise _fail(f"the file is cut short: its MP3 header declares {read:.2f} s, its frames hold {held:.2f} s "
+                    f"({100 * held / read:.0f}%); a partial copy or download? Copy it again", name, origin)
+    raise _fail(f"its MP3 frames hold {held:.2f} s, but libsndfile would read {read:.2f} s, the length its first "
+                "frames give (two MP3 files joined, or a VBR MP3 without a Xing header?): convert it to WAV or FLAC "
+                "with a tool that reads every frame (ffmpeg)", name, origin)
+
+
+# Bytes read from a raw file's start to find a container's signature (an MPEG frame can be 1.4 KB, and two are
+# needed to tell one from samples that happen to start with 0xFF).
+_RAW_HEAD = 4096
+
+
+def _container(head: bytes) -> str | None:
+    """The audio container whose signature starts ``head`` (the first 16 bytes or more of a file), if any."""
+    if head[:4] in (b"RIFF", b"RIFX", b"RF64") and head[8:12] == b"WAVE":
+        return "WAV"
+    if head[:4] == b"FORM" and head[8:12] in (b"AIFF", b"AIFC"):
+        return "AIFF"
+    signatures = {b"fLaC": "FLAC", b"OggS": "Ogg", b"caff": "CAF", b".snd": "AU", b"NIST_1A": "NIST SPHERE"}
+    for signature, container in signatures.items():
+        if head.startswith(signature):
+            return container
+    if head[:3] == b"ID3" and head[3] in (2, 3, 4) and len(head) >= 10 and all(b < 0x80 for b in head[6:10]):
+        return "MP3"
+    first = mpeg_frame(head, 0)
+    if first is not None and mpeg_frame(head, first[0]) is not None:  # two MPEG frame headers in a row
+        return "MP3"
+    return None
+
+
+def _check_raw_file(head: bytes, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a ``.raw``/``.pcm`` file that is an audio container: read as header-less 16-bit 16 kHz samples, an
+    8 kHz WAV was a clip of half its length at twice its speed, and an MP3 or FLAC noise, with no error."""
+    container = _container(head)
+    if container is not None:
+        suffix = {"WAV": ".wav", "AIFF": ".aiff", "FLAC": ".flac", "Ogg": ".ogg", "CAF": ".caf", "AU": ".au",
+                  "NIST SPHERE": ".sph", "MP3": ".mp3"}[container]
+        raise _fail(f"the file is {container} audio (its first bytes say so), not the header-less PCM its "
+                    f"{Path(str(name)).suffix or 'raw'} suffix stands for: rename it {suffix}", name, origin)
 
 
 def _check_raw_size(size: int, name: str | Path, origin: Origin | None, raw: RawFormat) -> None:
@@ -240,6 +393,8 @@ def load_audio(path: str | Path, *, origin: Origin | None = None, raw: RawFormat
         raw = RawFormat()
     try:
         if raw is not None:
+            with open(path, "rb") as handle:
+                _check_raw_file(handle.read(_RAW_HEAD), path, origin)
             _check_raw_size(path.stat().st_size, path, origin, raw)
         else:
             with open(path, "rb") as handle:
@@ -256,6 +411,7 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
     if not data:
         raise _fail("audio is empty (0 bytes)", name, origin)
     if raw is not None:
+        _check_raw_file(data[:_RAW_HEAD], name, origin)
         _check_raw_size(len(data), name, origin, raw)
     else:
         _check_complete(io.BytesIO(data), len(data), name, origin)
@@ -285,6 +441,11 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     if raw is None and path.suffix.lower() in RAW_SUFFIXES:
         raw = RawFormat()
     if raw is not None:
+        try:
+            with open(path, "rb") as handle:
+                _check_raw_file(handle.read(_RAW_HEAD), path, origin)
+        except OSError as exc:
+            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
         _check_raw_size(size, path, origin, raw)
         return None
     try:
@@ -296,11 +457,16 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", path, origin)
+    _check_known_length(info, path, origin)
     _check_rate(int(info.samplerate), path, origin)
+    if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
+        raise _empty_at_16k(info.frames, int(info.samplerate), path, origin)
     try:
-        if info.format in ("WAV", "WAVEX"):
+        if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
-                _check_complete(handle, size, path, origin)
+                _check_complete(handle, size, path, origin, info)
+        if info.format == "FLAC":
+            _check_flac_end(str(path), info, path, origin)
         if _samples_can_fail(info):
             _check_samples(str(path), path, origin)
     except OSError as exc:
@@ -318,9 +484,14 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
         raise _fail(f"cannot decode audio ({_OPENING.sub('', str(exc))})", name, origin) from None
     if info.frames == 0:
         raise _fail("audio is empty (no samples)", name, origin)
+    _check_known_length(info, name, origin)
     _check_rate(int(info.samplerate), name, origin)
-    if info.format in ("WAV", "WAVEX"):
-        _check_complete(io.BytesIO(data), len(data), name, origin)
+    if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
+        raise _empty_at_16k(info.frames, int(info.samplerate), name, origin)
+    if info.format in _DECLARED_LENGTH:
+        _check_complete(io.BytesIO(data), len(data), name, origin, info)
+    if info.format == "FLAC":
+        _check_flac_end(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
 

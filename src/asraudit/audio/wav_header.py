@@ -44,3 +44,27 @@ def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
             return length, max(present, 0)
         offset += 8 + length + (length & 1)  # chunks are padded to an even length
     return None
+
+
+def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``wav_shortfall`` for AIFF and AIFF-C: ``(declared, present)`` bytes of sound data when the ``SSND`` chunk
+    is cut short (libsndfile reads the shorter clip it finds here too).  None for a complete file or another
+    format."""
+    handle.seek(0)
+    head = handle.read(12)
+    if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in (b"AIFF", b"AIFC"):
+        return None
+    offset = 12
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        chunk = handle.read(8)
+        if len(chunk) < 8:
+            return None
+        name, length = chunk[:4], struct.unpack(">I", chunk[4:])[0]
+        if name == b"SSND":
+            present = size - offset - 8
+            if length in _STREAMED or length <= present or length < 8:
+                return None
+            return length - 8, max(present - 8, 0)  # the chunk's own offset and block size are not sound data
+        offset += 8 + length + (length & 1)
+    return None

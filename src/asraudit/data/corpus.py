@@ -54,6 +54,10 @@ MANIFEST_SUFFIXES = ROW_SUFFIXES
 SPEAKER_FIELDS = ("speaker", "speaker_id")
 HF_TEXT_COLUMNS = ("text", "sentence", "transcription", "transcript", "normalized_text")
 HF_PREFIX = "hf:"
+# Audio and video containers libsndfile cannot decode: beside a transcript, such a file is a clip the folder corpus
+# would leave out (it lists files by suffix), so it is named instead.
+UNREAD_AUDIO_SUFFIXES = (".m4a", ".m4b", ".mp4", ".aac", ".wma", ".webm", ".weba", ".mka", ".mkv", ".mov", ".amr",
+                         ".3gp", ".ape", ".wv", ".ac3", ".spx", ".mp2", ".avi")
 
 
 def samples_digest(samples: np.ndarray) -> str:
@@ -300,31 +304,88 @@ def _read_transcript(path: Path) -> str:
     return " ".join(decode_text(raw, path).split())
 
 
-def _hidden(path: Path, folder: Path) -> bool:
-    """A file or folder whose name starts with a dot, under ``folder``: not a clip.
+def _folder_files(folder: Path) -> list[Path]:
+    """Every file under ``folder`` that is not hidden (a name starting with a dot, at any depth: a Mac's
+    AppleDouble ``._a.wav``, ``.git``, ``.ipynb_checkpoints``), following symbolic links to folders.
 
-    A corpus copied from a Mac holds an AppleDouble ``._a.wav`` (resource fork, not audio) beside every
-    ``a.wav``; it was read as a clip and the whole corpus refused ("cannot decode audio").  Hidden names
-    (``.git``, ``.ipynb_checkpoints``, ``.Trash``) are never a corpus's data."""
-    return any(part.startswith(".") for part in path.relative_to(folder).parts)
+    A corpus whose speakers' folders are links to another disk lost every clip under them (``Path.rglob``
+    does not enter a linked folder), exit 0.  A folder reached twice (a link to a folder already in the
+    corpus, or to one above it) would make its clips count twice, or never end: refused, naming the link."""
+    files: list[Path] = []
+    walked: dict[str, Path] = {}  # real path of each folder walked -> the path it was first reached by
+
+    def unreadable(exc: OSError) -> None:  # os.walk skipped a folder it could not list, and its clips with it
+        raise InputError(f"cannot list the folder ({exc.strerror or exc})", exc.filename or folder)
+
+    for root, dirs, names in os.walk(folder, onerror=unreadable, followlinks=True):
+        here = Path(root)
+        real = os.path.realpath(root)
+        if real in walked:
+            first = walked[real]
+            raise InputError(f"a symbolic link to the folder {display_path(first, Path.cwd())}, which the corpus "
+                             "already holds: the clips under it would count twice: remove the link", here)
+        walked[real] = here
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        files.extend(here / name for name in names if not name.startswith("."))
+    return sorted(files)
+
+
+def _transcript_of(audio_path: Path, siblings: dict[Path, list[Path]]) -> Path | None:
+    """The ``.txt`` transcript beside an audio file: the same name with ``.txt`` in any case (``A.WAV`` and
+    ``A.TXT``, as corpora written on Windows have them; a ``.TXT`` was not found and the clip had no reference)."""
+    found = [p for p in siblings.get(audio_path.with_suffix(""), ()) if p.suffix.lower() == ".txt"]
+    if len(found) > 1:
+        names = ", ".join(sorted(p.name for p in found))
+        raise InputError(f"audio file {audio_path.name} has {len(found)} transcripts ({names}): keep one", audio_path)
+    return found[0] if found else None
 
 
 def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
-    """Every audio file under ``folder`` (recursively, sorted by path; hidden files and folders, whose names
-    start with a dot, left out), with the transcript in the ``.txt`` file of the same name when there is one."""
+    """Every audio file under ``folder`` (recursively, sorted by path, through symbolic links to folders; hidden
+    files and folders, whose names start with a dot, left out), with the transcript in the ``.txt`` file of the
+    same name when there is one.
+
+    Nothing is left out silently: a file beside a transcript whose suffix is not read as audio (``a.m4a`` with
+    ``a.txt``), two audio files of one name (``a.wav`` and ``a.flac``: one recording in two formats) and one
+    file reached by two paths (a link) are refused, naming them."""
     folder = Path(folder)
     if not folder.is_dir():
         raise InputError("no such folder", folder)
-    files = sorted(p for p in folder.rglob("*")
-                   if p.is_file() and p.suffix.lower() in AUDIO_SUFFIXES and not _hidden(p, folder))
+    listed = _folder_files(folder)
+    for path in listed:  # a link to nothing named a.wav was left out, exit 0
+        if path.suffix.lower() in AUDIO_SUFFIXES and not path.is_file():
+            raise InputError(f"audio file {path.name} {_not_audio_file(path)}", path)
+    listed = [p for p in listed if p.is_file()]
+    siblings: dict[Path, list[Path]] = {}  # path without suffix -> the files of that name
+    for path in listed:
+        siblings.setdefault(path.with_suffix(""), []).append(path)
+    files = [p for p in listed if p.suffix.lower() in AUDIO_SUFFIXES]
+    for stem, group in siblings.items():
+        audio = [p for p in group if p.suffix.lower() in AUDIO_SUFFIXES]
+        if len(audio) > 1:
+            names = " and ".join(p.name for p in audio)
+            raise InputError(f"{names} share one name: one recording in two formats would count twice (and share "
+                             "one transcript): keep one", stem.parent)
+        transcripts = [p for p in group if p.suffix.lower() == ".txt"]
+        unread = [p for p in group if p.suffix.lower() in UNREAD_AUDIO_SUFFIXES]
+        if transcripts and not audio and unread:
+            raise InputError(f"audio beside the transcript {transcripts[0].name}, but asraudit does not read "
+                             f"{unread[0].suffix} files (it reads {', '.join(AUDIO_SUFFIXES)}), so the clip would be "
+                             "left out: convert it to WAV or FLAC", unread[0])
     if not files:
         raise InputError(f"no audio files ({', '.join(AUDIO_SUFFIXES)}) in folder", folder)
     clips = []
+    real: dict[str, str] = {}  # real path -> the clip id first reached there
     for audio_path in files:
+        clip_id = audio_path.relative_to(folder).as_posix()
+        first = real.setdefault(os.path.realpath(audio_path), clip_id)
+        if first != clip_id:
+            raise InputError(f"the same file as clip {first!r} (one is a symbolic link to the other): one "
+                             "recording under two clip ids counts twice: remove the link", audio_path)
         check_audio_file(audio_path)  # before any model runs, as a manifest's files are
-        transcript = audio_path.with_suffix(".txt")
-        reference = _read_transcript(transcript) if transcript.is_file() else None
-        clips.append(Clip(audio_path.relative_to(folder).as_posix(), audio_path, reference, source=str(audio_path)))
+        transcript = _transcript_of(audio_path, siblings)
+        reference = _read_transcript(transcript) if transcript is not None else None
+        clips.append(Clip(clip_id, audio_path, reference, source=str(audio_path)))
     return Corpus(name or folder.name, tuple(clips), str(folder))
 
 

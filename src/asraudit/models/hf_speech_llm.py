@@ -39,6 +39,7 @@ from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 from asraudit.models.speech_llm_whitebox import SpeechLLMWhitebox
+from asraudit.models.whisper_frontend import audible_windows, split_windows
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,10 @@ class SpeechLLMOptions:
 
 
 def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:
-    """``clip`` cut into consecutive windows of at most ``max_samples`` (one window when it fits)."""
-    clip = np.asarray(clip, dtype=np.float32)
-    if clip.shape[0] <= max_samples:
-        return [clip]
-    return [clip[i : i + max_samples] for i in range(0, clip.shape[0], max_samples)]
+    """``clip`` cut into windows of at most ``max_samples`` (one window when it fits), by the rule every windowed
+    model follows (``whisper_frontend.split_windows``: near-equal windows, cut in pauses; windows of digital
+    silence left out, ``audible_windows``)."""
+    return audible_windows(split_windows(clip, max_samples))
 
 
 def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int) -> list[str]:
