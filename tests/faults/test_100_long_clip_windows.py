@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 import soundfile as sf
 
 from asraudit.models.whisper_frontend import N_SAMPLES, split_windows
@@ -65,3 +66,22 @@ def test_clips_just_over_30_s_get_no_invented_words(tmp_path, cli, librivox, lib
         windows = split_windows(audio)
         assert len(windows) == 2 and min(len(w) for w in windows) >= N_SAMPLES // 6
         assert np.array_equal(np.concatenate(windows), audio)
+
+
+def test_results_stored_under_the_earlier_cut_are_not_reused():
+    """A long clip's transcript changed with the cut, and stored results are keyed by the model's config hash:
+    the hash of every windowing backend holds the rule (``whisper_frontend.WINDOWING``), so a store written
+    before recomputes instead of answering with the old windows' transcript."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    from asraudit.models import embedded
+    from asraudit.models.registry import load_model
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en")
+    model = load_model("whisper-tiny.en")
+    earlier = {"backend": model.backend, "weights": model._fingerprint, "compute_type": model.compute_type,
+               "options": asdict(model.options)}  # the settings hashed before the windowing rule was added
+    assert model.config_hash != hashlib.sha256(json.dumps(earlier, sort_keys=True).encode()).hexdigest()[:16]

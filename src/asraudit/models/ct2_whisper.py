@@ -36,7 +36,7 @@ from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, backend_options, score_arguments
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
-from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer, english_only_options
 
 SCORE_PRECISION = "float32"
@@ -205,6 +205,7 @@ class CT2Whisper:
             "weights": self._fingerprint,
             "compute_type": self.compute_type,
             "options": asdict(self.options),
+            "windowing": WINDOWING,
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 

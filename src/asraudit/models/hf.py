@@ -31,7 +31,7 @@ from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.weights_digest import folder_digest
-from asraudit.models.whisper_frontend import N_SAMPLES, transcribe_in_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import english_only_options
 
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
@@ -95,6 +95,7 @@ class _HFModel:
             "weights": self._folder_content(),
             "compute_type": self.compute_type,
             "options": self.options.hashed(),
+            "windowing": WINDOWING,
         }
         adapter = getattr(self.model, "asraudit_adapter", None)  # a PEFT adapter over the base (peft_adapter.py)
         if adapter is not None:

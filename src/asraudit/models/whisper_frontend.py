@@ -112,6 +112,10 @@ def log_mel_spectrogram(audio: np.ndarray, n_mels: int = 80) -> np.ndarray:
     return ((log_spec + 4.0) / 4.0).astype(np.float32)
 
 
+# How long clips are cut into windows, in every config hash of a model that windows: results stored under the
+# earlier rule (full 30-s windows and a remnant) must be recomputed, not reused, since a long clip's transcript
+# changed with it.  Change the tag whenever ``split_windows`` cuts differently.
+WINDOWING = "near-equal windows cut in pauses, digital silence skipped"
 # Where a long clip is cut (``split_windows``): at the quietest 100 ms within reach of an equal split.
 QUIET_SPAN = SAMPLE_RATE // 10
 CUT_STEP = SAMPLE_RATE // 100

@@ -26,7 +26,7 @@ import torch
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, score_arguments
-from asraudit.models.whisper_frontend import N_SAMPLES, log_mel_spectrogram, transcribe_in_windows
+from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, RunContext, audio_frames, changed_frames
@@ -127,6 +127,7 @@ class WhiteboxWhisper:
             "decoding": {"search": "greedy", "max_new_tokens": MAX_NEW_TOKENS, "language": "en",
                          "suppress": self.suppress_tokens, "begin_suppress": self.begin_suppress_tokens},
             "interventions": [i.spec() for i in self.interventions],
+            "windowing": WINDOWING,
         }
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
