@@ -27,6 +27,7 @@ from asraudit.data.prediction_blocks import jsonl_predictions
 from asraudit.data.prediction_rows import Prediction, PredictionRow, _checked_records, _kept_rows, _prediction
 from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, lone_surrogate, lone_surrogate_error, not_a_file, read_rows
 from asraudit.errors import InputError
+from asraudit.text.normalize import comparable
 
 SUFFIXES = ROW_SUFFIXES
 _REFERENCE = attrgetter("reference")
@@ -162,7 +163,7 @@ class PredictionSet:
                     refs[cid][m] = p.reference
         out = []
         for cid, by_model in refs.items():
-            if len({" ".join(r.split()) for r in by_model.values()}) > 1:
+            if len({comparable(r) for r in by_model.values()}) > 1:
                 out.append(ReferenceConflict(cid, by_model))
         return out
 

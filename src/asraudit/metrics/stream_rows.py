@@ -25,7 +25,7 @@ from asraudit.data.rows import decode_line, jsonl_object, pick_field, plain_obje
 from asraudit.errors import InputError
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.text.align import edit_counts
-from asraudit.text.normalize import available_cpus, worker_context
+from asraudit.text.normalize import available_cpus, comparable, worker_context
 
 # Smaller files are scored in-process: starting workers costs up to a second (spawned).
 PARALLEL_MIN_BYTES = 16 * 2**20
@@ -69,7 +69,7 @@ class RowScores:
             c = counts(ref, hyp)
             self.counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
         self.clip_hash.append(text_hash(clip_id))
-        self.ref_hash.append(text_hash(" ".join(reference.split())))
+        self.ref_hash.append(text_hash(comparable(reference)))
         self.rows.append(row)
 
     def extend(self, other: "RowScores") -> None:
