@@ -44,6 +44,7 @@ The leaderboard's tables (names, spelling changes) are data, transcribed in
 from __future__ import annotations
 
 import re
+import sys
 import tomllib
 from functools import lru_cache
 from importlib import resources
@@ -119,6 +120,12 @@ DIGITS = re.compile(r"^\d+$")  # a digit string that carries an "oh" on as a zer
 SPACE_APOSTROPHE = re.compile(r"\s+'")
 
 
+def _unreadable(word: str) -> bool:
+    """A word with a run of more digits than ``int`` reads (``sys.get_int_max_str_digits``, 4,300 by default)."""
+    limit = sys.get_int_max_str_digits()
+    return bool(limit) and len(word) > limit and any(len(run) > limit for run in re.findall(r"\d+", word))
+
+
 class LeaderboardNumbers(EnglishNumberNormalizer):
     """Whisper's number reader, except that "oh" is a zero only inside a run of digits.
 
@@ -137,6 +144,18 @@ class LeaderboardNumbers(EnglishNumberNormalizer):
     leaderboard's does."""
 
     def process_words(self, words: list[str]) -> Iterator[str]:
+        """Whisper's reading with the leaderboard's "oh"; a word holding more digits than Python reads as a
+        number (a model caught in a loop of digits) is written as it is and the reading starts afresh after it:
+        the reader asserts on it, and one hypothesis stopped a whole score."""
+        start = 0
+        for i, word in enumerate(words):
+            if _unreadable(word):
+                yield from self._with_spoken_ohs(words[start:i])
+                yield word
+                start = i + 1
+        yield from self._with_spoken_ohs(words[start:])
+
+    def _with_spoken_ohs(self, words: list[str]) -> Iterator[str]:
         start = 0
         for i in self.spoken_ohs(words):
             out = list(super().process_words(words[start:i] + ["0"]))
