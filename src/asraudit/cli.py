@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 
 from asraudit.version import __version__
 from asraudit.errors import InputError, ServiceError
@@ -71,7 +73,43 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (what a batch scheduler or ``kill`` sends) or SIGHUP (the terminal closed), raised where the run is,
+    as Ctrl-C is: without it Python dies at once, so no ``finally`` runs; the store's claims stayed behind (another
+    host's run sharing the store waited 10 minutes for them) and a file being written left its temporary file."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated(signum)
+
+
+def _handle_termination() -> dict:
+    """Raise ``Terminated`` on SIGTERM and SIGHUP while the command runs; a signal its caller set a handler for or
+    ignores (``nohup``) keeps it.  Returns the handlers to put back."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, _raise_terminated)
+    return previous
+
+
 def main(argv: list[str] | None = None) -> int:
+    previous = _handle_termination()
+    try:
+        return _main(argv)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
@@ -88,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
+    except Terminated as exc:
+        print(f"asraudit: stopped by {signal.Signals(exc.signum).name}; a command that runs models keeps every "
+              "result it stored, and running it again resumes from them", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         # Ctrl-C is the user's own stop, not a fault: one line instead of the traceback of wherever the model was
         # (40 lines into CTranslate2).  What the store holds was committed call by call and stays.
