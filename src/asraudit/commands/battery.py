@@ -19,7 +19,7 @@ from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
-from asraudit.data.paths import output_file, output_folder
+from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
@@ -131,6 +131,6 @@ def run(args: argparse.Namespace) -> int:
     print_result(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(to_plain(result.to_json()), indent=1, allow_nan=False))  # NaN as null
+        write_text_whole(args.json, json.dumps(to_plain(result.to_json()), indent=1, allow_nan=False))  # NaN: null
     return 0
 

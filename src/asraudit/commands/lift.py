@@ -18,7 +18,7 @@ from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_resampling
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
-from asraudit.data.paths import output_file, write_text_whole
+from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.lift_probe import measure_lift
@@ -79,9 +79,7 @@ def run(args: argparse.Namespace) -> int:
         print_jobs([measured.jobs], labels=("score",))
     rows, overall, by_kind = measured.values, measured.overall, measured.by_kind
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
+    write_lines_whole(args.out, (json.dumps(row.to_json(), ensure_ascii=False) for row in rows))
     print(f"edits: {len(items)} in {len({i.clip_id for i in items})} clip(s)")
     table = []
     for rep in sorted(overall + by_kind, key=lambda r: (r.model, r.group != "all", r.group)):

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
-from asraudit.data.paths import output_file, output_folder, write_text_whole
+from asraudit.data.paths import output_file, output_folder, write_lines_whole, write_text_whole
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -192,9 +192,8 @@ def run(args: argparse.Namespace) -> int:
                                 description=f"mask {corpus.source}")
         print_jobs(result.jobs)
     outcomes, summary = result.outcomes, result.summaries
-    with (args.out / "mask_outcomes.jsonl").open("w", encoding="utf-8") as fh:
-        for o in outcomes:
-            fh.write(json.dumps(o.to_json(), ensure_ascii=False) + "\n")
+    write_lines_whole(args.out / "mask_outcomes.jsonl",
+                      (json.dumps(o.to_json(), ensure_ascii=False) for o in outcomes))
     n_clips = len({i.clip_id for i in items})
     print(f"targets: {len(items)} {args.targets} in {n_clips} clip(s); mask fill {args.fill}")
     print_summaries(summary)

@@ -30,7 +30,7 @@ import numpy as np
 
 from asraudit.commands.common import at_least, finite_number
 from asraudit.data.corpus import load_corpus
-from asraudit.data.paths import ensure_writable_file, output_file
+from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
@@ -175,7 +175,7 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int
         baseline = next(r for r in results if r.role == "baseline")
         payload = {"experiment": title, "store": str(args.store), "panel": panel_models,
                    "variants": [r.to_json(baseline) for r in results]}
-        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+        write_text_whole(args.json, json.dumps(payload, indent=2) + "\n")
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

@@ -22,7 +22,7 @@ from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
 from asraudit.commands.transcribe import parse_options
-from asraudit.data.paths import output_file, write_text_whole
+from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
@@ -102,9 +102,7 @@ def run(args: argparse.Namespace) -> int:
                                      params, seed=args.seed, description=f"translate {args.corpus}")
         print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w", encoding="utf-8") as fh:
-        for o in result.outcomes:
-            fh.write(json.dumps(o.to_json(), ensure_ascii=False) + "\n")
+    write_lines_whole(args.out, (json.dumps(o.to_json(), ensure_ascii=False) for o in result.outcomes))
     print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
     rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
              fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]

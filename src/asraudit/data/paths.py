@@ -204,6 +204,23 @@ def write_text_whole(path: Path, text: str) -> Path:
     return path
 
 
+def write_lines_whole(path: Path, lines: Iterable[str]) -> Path:
+    """Write ``lines`` (each ended with a newline here) to ``path`` whole or not at all, as ``write_text_whole``
+    does: a rows file written in place was left cut short by a run stopped while writing it (Ctrl-C, SIGTERM, a
+    full disk), and two runs writing one file at once mixed their rows."""
+    path = Path(path)
+    tmp = unique_temp_path(path)
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(line + "\n")
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
 def publish_dir(staging: Path, target: Path, finished) -> Path:
     """Move the finished folder ``staging`` to ``target``, unless a concurrent process got there first.
 
