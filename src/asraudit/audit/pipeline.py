@@ -100,6 +100,9 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
                 _finish(ctx, result, started)
                 raise type(exc)(f"audit stage {name!r} stopped (results so far are in "
                                 f"{display_path(spec.out, Path.cwd())}): {exc}") from None
+            except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the outputs of the stages done, not the last run's beside them
+                _finish(ctx, result, started)
+                raise
             result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
             result.timing[name] = clock.stop()
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")
