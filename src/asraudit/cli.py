@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -83,7 +84,16 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+_HANDLER_PID: list[int] = []  # the process that installed the handler
+
+
 def _raise_terminated(signum, frame):
+    if _HANDLER_PID and os.getpid() != _HANDLER_PID[-1]:
+        # A worker forked from the command (a process pool) inherits the handler; a pool stops its workers with
+        # SIGTERM, which must end them as it always did, not raise inside their task loop.
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return
     raise Terminated(signum)
 
 
@@ -93,6 +103,7 @@ def _handle_termination() -> dict:
     if threading.current_thread() is not threading.main_thread():
         return {}
     previous = {}
+    _HANDLER_PID[:] = [os.getpid()]
     for name in ("SIGTERM", "SIGHUP"):
         signum = getattr(signal, name, None)
         if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:

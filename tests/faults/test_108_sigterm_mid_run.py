@@ -61,3 +61,27 @@ def test_a_termination_signal_is_one_line_gives_back_the_claims_and_the_rerun_re
     assert proc.returncode == 0, err
     assert f"{8 - stored} job(s) run now, {stored} already stored" in err
     assert len((out / "pocketsphinx.jsonl").read_text(encoding="utf-8").splitlines()) == 8
+
+
+def test_a_worker_forked_from_the_command_still_dies_by_sigterm():
+    """A process pool's worker inherits the handler; a pool stops its workers with SIGTERM, which must end them
+    as before, not raise inside their task loop."""
+    import os
+    import signal
+    import time
+
+    from asraudit import cli
+
+    previous = cli._handle_termination()
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            time.sleep(30)
+            os._exit(0)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGTERM)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
