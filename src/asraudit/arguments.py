@@ -31,6 +31,13 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _frame(value: object) -> bool:
+    """A data frame (pandas, polars): iterated, it gives its column names (pandas) or its columns, never its
+    rows, so where a list goes it was read as its column labels (``corpus_wer(df[["text"]], df[["pred_text"]])``
+    scored the word "text" against "pred_text": WER 1.0 whatever the transcripts)."""
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
+
+
 def whole_number(value: object, name: str, minimum: int | None = None) -> int:
     """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
     or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
@@ -104,6 +111,9 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
 
     One string iterated is its characters (``"whisper-tiny.en"`` became models ``w``, ``h``...), a dict its
     keys; a name that is not a string never matches a file's."""
+    if _frame(value):
+        raise InputError(f"{name} is a list of {what}, got a DataFrame (iterated, it gives its column names, not "
+                         "its rows): pass a list, or one column's values (df[COLUMN].tolist())")
     if isinstance(value, (str, bytes)):
         raise InputError(f"{name} is a list of {what}, got the string {_shown(value)}")
     if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
@@ -132,6 +142,9 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
     not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
     from a pandas column) is refused at its index."""
+    if _frame(value):
+        raise InputError(f"{name} is a list of texts, {each}, got a DataFrame (iterated, it gives its column "
+                         "names: they would be scored, not its texts): pass one column, df['text'], not df[['text']]")
     if isinstance(value, str):
         raise InputError(f"{name} is a list of texts, {each}, got the string {_shown(value)}: "
                          "wrap one text in a list")
@@ -178,6 +191,10 @@ def path(value: object, name: str) -> Path:
 
 def paths(value: object, name: str) -> list[Path]:
     """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    if _frame(value):
+        raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got a DataFrame (iterated, "
+                         "its column names would be read as files): write each model's rows to a file named "
+                         "after it (df.to_json('MODEL.jsonl', orient='records', lines=True)) and pass the files")
     if isinstance(value, (str, bytes, os.PathLike)):
         return [path(value, name)]
     if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
