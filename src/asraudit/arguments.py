@@ -38,6 +38,16 @@ def _frame(value: object) -> bool:
     return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
 
 
+def plain(value: object) -> object:
+    """A numpy scalar (``np.int64(20)``, ``np.float32(0.5)``, ``np.True_``: what a DataFrame's cell or an
+    array's element is) as the Python value it holds; anything else as it is.  Kept as numpy, an integer passed
+    every check and then stopped ``json.dump`` (summary.json) after every model had run, and a numpy bool or
+    float32 was refused as not a bool or not a number."""
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def whole_number(value: object, name: str, minimum: int | None = None) -> int:
     """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
     or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
@@ -53,6 +63,7 @@ def whole_number(value: object, name: str, minimum: int | None = None) -> int:
 
 
 def _real(value: object, name: str) -> float:
+    value = plain(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{name} must be an integer or a number, got {_shown(value)}")
     return float(value)
@@ -73,6 +84,7 @@ def number(value: object, name: str, lo: float | None = None, hi: float | None =
 
 def flag(value: object, name: str) -> bool:
     """A switch: ``True`` or ``False`` only (the string ``"no"`` is true to Python)."""
+    value = plain(value)
     if not isinstance(value, bool):
         raise InputError(f"{name} must be true or false, got {_shown(value)}")
     return value
@@ -91,11 +103,15 @@ def check_field_types(params: object) -> None:
     """Each bool, int and float field of a Params dataclass holds one, as a spec table is read onto it
     (``audit.spec_reader.read_params``, through the same checks): built by hand in Python, ``min_run_len=1.5``
     mined nothing, ``include_middle="no"`` was true, ``majority="0.8"`` a TypeError comparing str and int.
-    Ranges (NaN among them) are the class's own ``validate()``."""
+    Ranges (NaN among them) are the class's own ``validate()``.  A numpy scalar in a field is replaced by its
+    Python value (``plain``; frozen or not: the same value), so the params write to JSON."""
     hints = typing.get_type_hints(type(params))
     for f in dataclasses.fields(params):
         kind, optional = bare_annotation(hints[f.name])
         value = getattr(params, f.name)
+        if plain(value) is not value:
+            value = plain(value)
+            object.__setattr__(params, f.name, value)
         if value is None and optional:
             continue
         if kind is bool:
