@@ -31,6 +31,23 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _frame(value: object) -> bool:
+    """A data frame (pandas, polars): iterated, it gives its column names (pandas) or its columns, never its
+    rows, so where a list goes it was read as its column labels (``corpus_wer(df[["text"]], df[["pred_text"]])``
+    scored the word "text" against "pred_text": WER 1.0 whatever the transcripts)."""
+    return type(value).__name__ == "DataFrame" and hasattr(value, "columns")
+
+
+def plain(value: object) -> object:
+    """A numpy scalar (``np.int64(20)``, ``np.float32(0.5)``, ``np.True_``: what a DataFrame's cell or an
+    array's element is) as the Python value it holds; anything else as it is.  Kept as numpy, an integer passed
+    every check and then stopped ``json.dump`` (summary.json) after every model had run, and a numpy bool or
+    float32 was refused as not a bool or not a number."""
+    if type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def whole_number(value: object, name: str, minimum: int | None = None) -> int:
     """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
     or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
@@ -46,6 +63,7 @@ def whole_number(value: object, name: str, minimum: int | None = None) -> int:
 
 
 def _real(value: object, name: str) -> float:
+    value = plain(value)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{name} must be an integer or a number, got {_shown(value)}")
     return float(value)
@@ -66,6 +84,7 @@ def number(value: object, name: str, lo: float | None = None, hi: float | None =
 
 def flag(value: object, name: str) -> bool:
     """A switch: ``True`` or ``False`` only (the string ``"no"`` is true to Python)."""
+    value = plain(value)
     if not isinstance(value, bool):
         raise InputError(f"{name} must be true or false, got {_shown(value)}")
     return value
@@ -84,11 +103,15 @@ def check_field_types(params: object) -> None:
     """Each bool, int and float field of a Params dataclass holds one, as a spec table is read onto it
     (``audit.spec_reader.read_params``, through the same checks): built by hand in Python, ``min_run_len=1.5``
     mined nothing, ``include_middle="no"`` was true, ``majority="0.8"`` a TypeError comparing str and int.
-    Ranges (NaN among them) are the class's own ``validate()``."""
+    Ranges (NaN among them) are the class's own ``validate()``.  A numpy scalar in a field is replaced by its
+    Python value (``plain``; frozen or not: the same value), so the params write to JSON."""
     hints = typing.get_type_hints(type(params))
     for f in dataclasses.fields(params):
         kind, optional = bare_annotation(hints[f.name])
         value = getattr(params, f.name)
+        if plain(value) is not value:
+            value = plain(value)
+            object.__setattr__(params, f.name, value)
         if value is None and optional:
             continue
         if kind is bool:
@@ -104,6 +127,9 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
 
     One string iterated is its characters (``"whisper-tiny.en"`` became models ``w``, ``h``...), a dict its
     keys; a name that is not a string never matches a file's."""
+    if _frame(value):
+        raise InputError(f"{name} is a list of {what}, got a DataFrame (iterated, it gives its column names, not "
+                         "its rows): pass a list, or one column's values (df[COLUMN].tolist())")
     if isinstance(value, (str, bytes)):
         raise InputError(f"{name} is a list of {what}, got the string {_shown(value)}")
     if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):
@@ -132,6 +158,9 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
     not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
     from a pandas column) is refused at its index."""
+    if _frame(value):
+        raise InputError(f"{name} is a list of texts, {each}, got a DataFrame (iterated, it gives its column "
+                         "names: they would be scored, not its texts): pass one column, df['text'], not df[['text']]")
     if isinstance(value, str):
         raise InputError(f"{name} is a list of texts, {each}, got the string {_shown(value)}: "
                          "wrap one text in a list")
@@ -178,6 +207,10 @@ def path(value: object, name: str) -> Path:
 
 def paths(value: object, name: str) -> list[Path]:
     """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    if _frame(value):
+        raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got a DataFrame (iterated, "
+                         "its column names would be read as files): write each model's rows to a file named "
+                         "after it (df.to_json('MODEL.jsonl', orient='records', lines=True)) and pass the files")
     if isinstance(value, (str, bytes, os.PathLike)):
         return [path(value, name)]
     if value is None or isinstance(value, Mapping) or not isinstance(value, Iterable):

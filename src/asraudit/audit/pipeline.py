@@ -70,6 +70,12 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
     runs last and fills ``calibration`` (calibrate's truth)."""
     started = time.perf_counter()
     clock = StageClock()
+    # Before any work: a title that is not a str was written into summary.json, which `asraudit report` then
+    # refused as not of its layout; an extra that is not a function failed after every model had run.
+    if title is not None and not isinstance(title, str):
+        raise InputError(f"title is the report's title, a str, got {repr(title)[:60]}")
+    if extra is not None and not callable(extra):
+        raise InputError(f"extra is a function of (context, result) run as the last stage, got {repr(extra)[:60]}")
     spec = as_audit_spec(spec, out=out)
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)

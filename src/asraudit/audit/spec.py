@@ -424,8 +424,7 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
         return InputError(f"AuditSpec.{message}")
 
     try:
-        for key in ("seed", "bootstrap"):
-            whole_number(getattr(spec, key), key, 0)
+        counts = {key: whole_number(getattr(spec, key), key, 0) for key in ("seed", "bootstrap")}  # np.int64 -> int
         for key, choices in (("normalizer", NORMALIZERS), ("scorer", SCORERS)):
             if getattr(spec, key) not in choices:
                 raise InputError(f"{key} must be one of {', '.join(choices)}, got {getattr(spec, key)!r}")
@@ -446,4 +445,6 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
         out = path_argument(spec.out, "out")
     except InputError as exc:
         raise fail(exc.message) from None
-    return spec if out == spec.out and isinstance(spec.out, Path) else replace(spec, out=out)
+    if out == spec.out and isinstance(spec.out, Path) and all(type(getattr(spec, k)) is int for k in counts):
+        return spec
+    return replace(spec, out=out, **counts)

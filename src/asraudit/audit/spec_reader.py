@@ -16,7 +16,7 @@ import typing
 from pathlib import Path, PurePath
 from typing import Any
 
-from asraudit.arguments import bare_annotation, flag, number, whole_number
+from asraudit.arguments import bare_annotation, flag, number, plain, whole_number
 from asraudit.errors import InputError
 
 
@@ -40,7 +40,7 @@ class Section:
         self.used.add(key)
         if key not in self.data:
             return default
-        value = self.data[key]
+        value = plain(self.data[key])  # np.True_ from a DataFrame's cell is True
         if isinstance(value, PurePath) and str in (types if isinstance(types, tuple) else (types,)):
             value = str(value)  # a dict spec built in Python holds paths as pathlib objects
         if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
