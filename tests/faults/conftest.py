@@ -65,6 +65,20 @@ def one_clip_manifest(folder: Path, *, tone: bool = True, text: str = "a tone") 
     return manifest
 
 
+def silent_clips_manifest(folder: Path, n: int = 2) -> Path:
+    """``folder/corpus.jsonl`` naming ``n`` short silent clips ``c0.wav``... (0.1, 0.2 s): a corpus for a model
+    server stub, which never listens to the audio."""
+    import numpy as np
+    import soundfile as sf
+
+    rows = []
+    for i in range(n):
+        sf.write(folder / f"c{i}.wav", np.zeros(1600 * (i + 1), dtype=np.float32), 16000)
+        rows.append(json.dumps({"audio_filepath": f"c{i}.wav", "text": f"clip {i}"}))
+    (folder / "corpus.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return folder / "corpus.jsonl"
+
+
 PANEL = ("m1", "m2", "m3")
 
 

@@ -17,20 +17,18 @@ sends only the rest.
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-import numpy as np
 import pytest
-import soundfile
 
 from asraudit.run.store import ResultStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from http_stub import send, send_json, serving  # noqa: E402
+from conftest import silent_clips_manifest  # noqa: E402
 
 RELEASE = threading.Event()  # lets a stalled answer go once the test is done with it
 
@@ -72,15 +70,6 @@ class _BreaksOnTheSecondClip(BaseHTTPRequestHandler):
         pass
 
 
-def _corpus(folder: Path) -> Path:
-    rows = []
-    for i in range(2):
-        soundfile.write(folder / f"c{i}.wav", np.zeros(1600 * (i + 1), dtype=np.float32), 16000)
-        rows.append(json.dumps({"audio_filepath": f"c{i}.wav", "text": f"clip {i}"}))
-    (folder / "corpus.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return folder / "corpus.jsonl"
-
-
 CASES = {
     "cut short": "the answer was cut short (13 bytes read, 27 more expected)",
     "closed": "the server closed the connection without an answer",
@@ -96,7 +85,7 @@ CASES = {
 
 @pytest.mark.parametrize("mode", list(CASES))
 def test_a_broken_answer_is_one_line_and_the_clip_before_it_stays(tmp_path, cli, mode):
-    corpus, out = _corpus(tmp_path), tmp_path / "out"
+    corpus, out = silent_clips_manifest(tmp_path), tmp_path / "out"
     _BreaksOnTheSecondClip.mode, _BreaksOnTheSecondClip.answered = mode, 0
     RELEASE.clear()
     try:
@@ -143,7 +132,7 @@ def test_under_the_ray_executor_the_servers_failure_and_a_bad_option_are_the_sam
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)  # one instance for both runs
     try:
         with serving(_Fails) as url:
-            common = ["transcribe", "--corpus", _corpus(tmp_path), "--model", url, "--executor", "ray", "--no-progress"]
+            common = ["transcribe", "--corpus", silent_clips_manifest(tmp_path), "--model", url, "--executor", "ray", "--no-progress"]
             ran = cli(*common, "--out", tmp_path / "out")
             assert ran.code == 1 and "Traceback" not in ran.err
             assert ran.error_lines == [f"asraudit: error: {url}/v1/audio/transcriptions: HTTP 500 Internal Server "
@@ -187,7 +176,7 @@ def test_the_timeout_and_counts_of_an_http_model_are_checked_before_any_request(
     taken as it came."""
     _Counts.requests = 0
     with serving(_Counts) as url:
-        ran = cli("transcribe", "--corpus", _corpus(tmp_path), "--model", url, "--option", option,
+        ran = cli("transcribe", "--corpus", silent_clips_manifest(tmp_path), "--model", url, "--option", option,
                   "--option", "scoring=vllm-prompt-logprobs", "--no-progress", "--out", tmp_path / "out")
     assert ran.code == 2 and "Traceback" not in ran.err
     assert ran.error_lines == [f"asraudit: error: model {url!r}: {OPTIONS[option]}"]

@@ -21,14 +21,13 @@ import sys
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
-import numpy as np
 import pytest
-import soundfile
 
 from asraudit.run.store import ResultStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from http_stub import send, send_json, serving  # noqa: E402
+from conftest import silent_clips_manifest  # noqa: E402
 
 
 class _Answers(BaseHTTPRequestHandler):
@@ -55,15 +54,6 @@ class _Answers(BaseHTTPRequestHandler):
         pass
 
 
-def _corpus(folder: Path) -> Path:
-    rows = []
-    for i in range(2):
-        soundfile.write(folder / f"c{i}.wav", np.zeros(1600 * (i + 1), dtype=np.float32), 16000)
-        rows.append(json.dumps({"audio_filepath": f"c{i}.wav", "text": f"clip {i}"}))
-    (folder / "corpus.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return folder / "corpus.jsonl"
-
-
 PAGE = (b"<!DOCTYPE html>\n<html><head><title>Sign in to the guest network</title></head>\n"
         b"<body>Please accept the terms</body></html>")
 CASES = {
@@ -84,7 +74,7 @@ CASES = {
 @pytest.mark.parametrize("case", list(CASES))
 def test_an_answer_that_is_not_a_transcript_is_refused_not_stored(tmp_path, cli, case):
     body, message = CASES[case]
-    corpus, out = _corpus(tmp_path), tmp_path / "out"
+    corpus, out = silent_clips_manifest(tmp_path), tmp_path / "out"
     _Answers.body, _Answers.answered = body, 0
     with serving(_Answers) as url:
         args = ["transcribe", "--corpus", corpus, "--model", url, "--option", "concurrency=1", "--batch-size", "1",

@@ -20,6 +20,22 @@ _STREAMED = (0, 0xFFFFFFFF)
 _MAX_CHUNKS = 64  # chunks before ``data`` (fmt, LIST, fact, bext, ...); a real file has a handful
 
 
+def _chunk(handle: BinaryIO, offset: int, order: str, wanted: bytes) -> tuple[int, int] | None:
+    """``(offset, length)`` of the first chunk named ``wanted`` from ``offset`` on (RIFF and IFF files are
+    chunks of a 4-byte name and a length, padded to an even length); None when the file ends first or holds
+    more chunks before it than a real file does."""
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        chunk = handle.read(8)
+        if len(chunk) < 8:
+            return None
+        name, length = chunk[:4], struct.unpack(order + "I", chunk[4:])[0]
+        if name == wanted:
+            return offset, length
+        offset += 8 + length + (length & 1)
+    return None
+
+
 def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     """``(declared, present)`` bytes of the ``data`` chunk when the file holds fewer than its header declares.
 
@@ -29,21 +45,14 @@ def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     head = handle.read(12)
     if len(head) < 12 or head[8:12] != b"WAVE" or head[:4] not in (b"RIFF", b"RIFX"):
         return None
-    order = "<" if head[:4] == b"RIFF" else ">"
-    offset = 12
-    for _ in range(_MAX_CHUNKS):
-        handle.seek(offset)
-        chunk = handle.read(8)
-        if len(chunk) < 8:
-            return None
-        name, length = chunk[:4], struct.unpack(order + "I", chunk[4:])[0]
-        if name == b"data":
-            present = size - offset - 8
-            if length in _STREAMED or length <= present:
-                return None
-            return length, max(present, 0)
-        offset += 8 + length + (length & 1)  # chunks are padded to an even length
-    return None
+    found = _chunk(handle, 12, "<" if head[:4] == b"RIFF" else ">", b"data")
+    if found is None:
+        return None
+    offset, length = found
+    present = size - offset - 8
+    if length in _STREAMED or length <= present:
+        return None
+    return length, max(present, 0)
 
 
 def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
@@ -54,17 +63,11 @@ def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     head = handle.read(12)
     if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in (b"AIFF", b"AIFC"):
         return None
-    offset = 12
-    for _ in range(_MAX_CHUNKS):
-        handle.seek(offset)
-        chunk = handle.read(8)
-        if len(chunk) < 8:
-            return None
-        name, length = chunk[:4], struct.unpack(">I", chunk[4:])[0]
-        if name == b"SSND":
-            present = size - offset - 8
-            if length in _STREAMED or length <= present or length < 8:
-                return None
-            return length - 8, max(present - 8, 0)  # the chunk's own offset and block size are not sound data
-        offset += 8 + length + (length & 1)
-    return None
+    found = _chunk(handle, 12, ">", b"SSND")
+    if found is None:
+        return None
+    offset, length = found
+    present = size - offset - 8
+    if length in _STREAMED or length <= present or length < 8:
+        return None
+    return length - 8, max(present - 8, 0)  # the chunk's own offset and block size are not sound data
