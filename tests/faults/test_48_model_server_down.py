@@ -10,27 +10,15 @@ the rerun once the server is back sends only the rest.
 
 from __future__ import annotations
 
-import json
 import sys
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-
-import numpy as np
-import soundfile
 
 from asraudit.run.store import ResultStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from http_stub import send_json, serving  # noqa: E402
-
-
-def _corpus(tmp_path: Path, n: int) -> Path:
-    rows = []
-    for i in range(n):
-        soundfile.write(tmp_path / f"c{i}.wav", np.zeros(1600 * (i + 1), dtype=np.float32), 16000)
-        rows.append(json.dumps({"audio_filepath": f"c{i}.wav", "text": f"clip {i}"}))
-    (tmp_path / "corpus.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return tmp_path / "corpus.jsonl"
+from conftest import silent_clips_manifest  # noqa: E402
 
 
 class _FailsAfterTwo(BaseHTTPRequestHandler):
@@ -57,7 +45,7 @@ class _FailsAfterTwo(BaseHTTPRequestHandler):
 
 
 def test_an_unreachable_server_is_one_line(tmp_path, cli):
-    corpus = _corpus(tmp_path, 1)
+    corpus = silent_clips_manifest(tmp_path, 1)
     ran = cli("transcribe", "--corpus", corpus, "--model", "http://127.0.0.1:9", "--option", "timeout=5",
               "--out", tmp_path / "out")
     assert ran.code == 1 and "Traceback" not in ran.err
@@ -66,7 +54,7 @@ def test_an_unreachable_server_is_one_line(tmp_path, cli):
 
 
 def test_a_server_failing_mid_run_is_one_line_and_the_clips_before_it_stay(tmp_path, cli):
-    corpus = _corpus(tmp_path, 5)
+    corpus = silent_clips_manifest(tmp_path, 5)
     out = tmp_path / "out"
     with serving(_FailsAfterTwo) as url:
         args = ["transcribe", "--corpus", corpus, "--model", url, "--option", "concurrency=1", "--batch-size", "1",
