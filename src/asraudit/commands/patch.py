@@ -15,6 +15,7 @@ must change nothing), and the readout table compares them.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,11 +48,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="encoder layer output over --frames; decoder layer output at --positions; for speech LLMs "
                         "also projector (its output over --frames) and decoder-audio (an LM layer's output at the "
                         "prompt's audio positions over --frames)")
-    p.add_argument("--frames", default="all",
-                   help="encoder frames or audio tokens: all (default), audio, changed (where each clip's source "
-                        "differs from it), START-END in seconds")
+    p.add_argument("--frames", metavar="FRAMES",
+                   help="encoder frames or audio tokens (--site encoder, projector, decoder-audio): all (default), "
+                        "audio, changed (where each clip's source differs from it), START-END in seconds")
     p.add_argument("--positions", default="", metavar="I,J,...",
-                   help="decoder text positions (0 = first text token; default every position)")
+                   help="decoder text positions (--site decoder; 0 = first text token; default every position)")
     p.add_argument("--block-attention", action="append", default=[], metavar="START-END",
                    help="add a variant whose decoder cannot attend to this span (seconds; repeatable)")
     p.set_defaults(func=run)
@@ -67,6 +68,63 @@ def _positions(text: str) -> tuple[int, ...]:
     if any(p < 0 for p in positions):
         raise InputError("--positions are text positions, 0 or more")
     return positions
+
+
+def _check_where(args: argparse.Namespace) -> tuple[int, ...]:
+    """The patch's place options, before anything loads: ``--positions`` places a decoder patch and ``--frames``
+    the others, and a patch ignored the one its site does not read (``--positions 3`` without ``--site decoder``
+    patched every encoder frame, the table saying nothing of it)."""
+    positions = _positions(args.positions)
+    if not args.source:
+        given = [name for name, value in (("--positions", positions), ("--frames", args.frames)) if value]
+        if given:
+            raise InputError(f"{given[0]} places an activation patch, and there is none: give --source (the input "
+                             "the patch takes its activations from); --block-attention takes its span alone")
+    elif positions and args.site != "decoder":
+        raise InputError(f"--positions {args.positions}: decoder text positions place a patch of --site decoder, "
+                         f"not --site {args.site} (placed by --frames): give --site decoder, or leave --positions out")
+    elif args.frames is not None and args.site == "decoder":
+        raise InputError(f"--frames {args.frames}: a patch of --site decoder is placed by --positions (decoder text "
+                         "positions), not by audio frames: give --positions, or another --site")
+    return positions
+
+
+def _check_positions_fit(positions: tuple[int, ...], model) -> None:
+    """A position the decoder never reaches: ``max_new_tokens`` tokens are generated at most, and the last of them
+    is never fed back, so positions from ``max_new_tokens - 1`` on are never computed (checked once the model has
+    loaded, before any variant runs)."""
+    limit = getattr(model, "max_new_tokens", None)
+    if positions and limit is not None and max(positions) >= limit - 1:
+        raise InputError(f"--positions {','.join(map(str, positions))}: position {max(positions)} is never decoded: "
+                         f"{getattr(model, 'name', None) or model.model_id} writes at most {limit} tokens, so its text "
+                         f"positions are 0..{limit - 2}: give positions inside a transcript")
+
+
+def _positions_reached(positions: tuple[int, ...], model, clips):
+    """After the baseline ran: a decoder patch at positions past every clip's baseline transcript acts on nothing
+    (the patched run is the baseline until its first patched position, so it ends where the baseline did), and the
+    table reported an intervention that changed no transcript. Clips whose transcript ends before every position
+    are named in a warning: the patch leaves them as they are."""
+    first = min(positions)
+
+    def check(transcripts: dict[str, str]) -> None:
+        lengths = {c.id: len(model.text_token_ids(transcripts[c.id])) for c in clips if c.id in transcripts}
+        if not lengths:
+            return
+        longest = max(lengths, key=lengths.get)
+        given = ",".join(map(str, positions))
+        if first >= lengths[longest]:
+            raise InputError(f"--positions {given}: the longest baseline transcript (clip {longest!r}) has "
+                             f"{lengths[longest]} tokens, text positions 0..{lengths[longest] - 1}: the decoder patch "
+                             "would act at no position of any clip and change nothing: give positions inside the "
+                             "transcripts")
+        short = [cid for cid, n in lengths.items() if n <= first]
+        if short:
+            print(f"asraudit: warning: --positions {given}: {len(short)} of {len(lengths)} clip(s) have a baseline "
+                  f"transcript that ends before position {first} (first: {short[0]!r}, {lengths[short[0]]} tokens): "
+                  "the patch leaves those transcripts as they are", file=sys.stderr)
+
+    return check
 
 
 def _per_clip_sources(spec: str, clips):
@@ -88,6 +146,7 @@ def _per_clip_sources(spec: str, clips):
 def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
+    positions = _check_where(args)
     model = load_whitebox(args)
     from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch
 
@@ -97,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
             sites.require(site)  # before any clip is decoded
         except ValueError as exc:
             raise InputError(f"model {args.model!r}: {exc}") from None
+    if args.site == "decoder":
+        _check_positions_fit(positions, model)
     clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:
@@ -105,9 +166,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             source = parse_audio_source(args.source)
             check_source_reaches(source, args.source, clips, "--source")
-        frames = parse_frames(args.frames)
+        frames = parse_frames(args.frames or "all")
         check_frames_reach(frames, args.frames, clips, "--frames")
-        where = dict(layer=args.layer, site=args.site, frames=frames, positions=_positions(args.positions))
+        where = dict(layer=args.layer, site=args.site, frames=frames, positions=positions)
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"
         try:
@@ -124,4 +185,6 @@ def run(args: argparse.Namespace) -> int:
         check_frames_reach(frames, span, clips, "--block-attention")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
-    return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}")
+    check = _positions_reached(positions, model, clips) if args.source and args.site == "decoder" and positions else None
+    return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}",
+                          check_baseline=check)

@@ -34,7 +34,8 @@ from asraudit.data.paths import ensure_writable_file, output_file, write_text_wh
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
-                                          parse_audio_source, readout, run_variants)
+                                          parse_audio_source, readout, run_variants,
+                                          stored_transcripts)
 from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
@@ -152,8 +153,10 @@ def check_panel_covers(panel, panel_models: Sequence[str], clips) -> None:
                              "or clip ids written differently?", member.source)
 
 
-def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int:
-    """Run every variant through the store, then print (and optionally save) the readout."""
+def run_experiment(args: argparse.Namespace, variants, clips, title: str, check_baseline=None) -> int:
+    """Run every variant through the store, then print (and optionally save) the readout. ``check_baseline``,
+    given the baseline's transcripts (clip id -> text) once it has run, checks what only they tell before the
+    other variants run."""
     panel = None
     panel_models: list[str] = []
     if args.preds:
@@ -163,6 +166,11 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str) -> int
     elif args.panel:
         raise InputError("--panel needs --preds (the panel's prediction files)")
     with ResultStore(args.store) as store:
+        if check_baseline is not None:
+            baseline = next(v for v in variants if v.role == "baseline")
+            run_variants(store, [baseline], clips, batch_size=args.batch_size, progress=not args.no_progress,
+                         description=f"{title}: baseline")
+            check_baseline(stored_transcripts(store, baseline, clips))
         run_variants(store, variants, clips, batch_size=args.batch_size, progress=not args.no_progress,
                      description=title)
         results = readout(store, variants, clips, panel=panel, panel_models=panel_models,

@@ -130,6 +130,11 @@ class SpeechLLMWhitebox:
         return self._site_map.encoder_geometry
 
     @property
+    def max_new_tokens(self) -> int:
+        """The most tokens one window's answer holds (its end token included)."""
+        return int(self.options.max_new_tokens)
+
+    @property
     def hidden_size(self) -> int:
         """Width of the audio encoder's residual stream (where encoder directions live)."""
         return int(_attribute(self.model.config, self._site_map.encoder_width))

@@ -164,6 +164,11 @@ class WhiteboxWhisper:
         return installed(self.interventions, self.intervention_sites(), ctx)
 
     @property
+    def max_new_tokens(self) -> int:
+        """The most tokens one window's greedy decoding writes (end-of-text included)."""
+        return MAX_NEW_TOKENS
+
+    @property
     def hidden_size(self) -> int:
         """Width of the residual stream a direction lives in."""
         return int(self.hf.config.d_model)

@@ -118,6 +118,11 @@ class WhiteboxSeq2Seq:
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
+    def max_new_tokens(self) -> int:
+        """The most tokens one window's greedy decoding writes (end-of-text included)."""
+        return int(self.runner.options.max_new_tokens)
+
+    @property
     def hidden_size(self) -> int:
         """Width of the residual stream a direction lives in."""
         config = self.runner.model.config
