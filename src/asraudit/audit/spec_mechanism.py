@@ -91,6 +91,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from asraudit.arguments import plain
 from asraudit.audit.spec_reader import SpecError
 from asraudit.audit.spec_sweeps import SWEEP_KEYS, parse_sweeps
 from asraudit.errors import InputError
@@ -162,11 +163,26 @@ def whitebox_names() -> tuple[str, ...]:
     return whitebox_model_names()
 
 
+def _plain_values(data: Mapping[str, Any]) -> dict:
+    """The entry's values with numpy scalars as the Python values they hold (``arguments.plain``), in its lists
+    and tables too (``ablate_ranks``, ``alphas``, a selection's ``values``, ``splice``): a spec built in Python
+    from a DataFrame's cells had ``layer = np.int64(1)`` refused as "not an integer", while every other section
+    of the spec read it (fault case 106)."""
+    def inner(value: Any) -> Any:
+        if isinstance(value, list):
+            return [inner(v) for v in value]
+        if isinstance(value, Mapping):
+            return {k: inner(v) for k, v in value.items()}
+        return plain(value)
+
+    return {k: inner(v) for k, v in data.items()}
+
+
 class _Entry:
     """Typed reads from one ``[[mechanism]]`` table; every error names it."""
 
     def __init__(self, data: Mapping[str, Any], where: str, source: str, base: Path):
-        self.data, self.where, self.source, self.base = dict(data), where, source, base
+        self.data, self.where, self.source, self.base = _plain_values(data), where, source, base
 
     def fail(self, message: str) -> SpecError:
         return SpecError(f"{self.where}: {message}", self.source)
