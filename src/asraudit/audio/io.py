@@ -33,6 +33,7 @@ import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
 from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_seconds
+from asraudit.audio.ogg_pages import ogg_damage
 from asraudit.audio.wav_header import aiff_shortfall, wav_shortfall
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
@@ -266,8 +267,8 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
 
 
 def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
-    """Refuse a WAV or an MP3 that libsndfile would read as another length than the file holds (see
-    ``wav_header`` and ``mpeg_frames``)."""
+    """Refuse a WAV, AIFF, MP3 or Ogg file that libsndfile would read as another length than the file holds (see
+    ``wav_header``, ``mpeg_frames`` and ``ogg_pages``)."""
     for container, shortfall in (("WAV", wav_shortfall), ("AIFF", aiff_shortfall)):
         short = shortfall(handle, size)
         if short:
@@ -276,10 +277,22 @@ def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, 
                         f"file holds {present} ({100 * present / declared:.0f}%); a partial copy or download? Copy "
                         "it again", name, origin)
     handle.seek(0)
-    head = handle.read(3)
-    if head == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
+    head = handle.read(4)
+    if head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
         handle.seek(0)
         _check_mpeg_length(handle.read(), name, origin, info)
+    elif head == b"OggS":
+        handle.seek(0)
+        _check_ogg(handle.read(), name, origin)
+
+
+def _check_ogg(data: bytes, name: str | Path, origin: Origin | None) -> None:
+    """Refuse an Ogg file (Opus, Vorbis) that is cut short, damaged or two streams joined (``ogg_pages``): it
+    declares no length, so libsndfile read a cut file as a shorter clip, with no error. Checked before its header
+    is read, which on a cut Vorbis file said "audio is empty" or "file is malformed", naming no cause."""
+    damage = ogg_damage(data)
+    if damage:
+        raise _fail(damage, name, origin)
 
 
 def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
@@ -291,7 +304,8 @@ def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
                     "and libsndfile cannot read such a file whole: re-encode it from a file (or to WAV)", name, origin)
 
 
-# Containers whose header declares a length the file may not hold (``_check_complete``).
+# Containers whose header declares a length the file may not hold (``_check_complete``; Ogg is checked before
+# the header is read, ``_check_ogg``).
 _DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3")
 
 
@@ -449,6 +463,14 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
         _check_raw_size(size, path, origin, raw)
         return None
     try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            data = head + handle.read() if head == b"OggS" else None
+    except OSError as exc:
+        raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if data is not None:
+        _check_ogg(data, path, origin)
+    try:
         info = sf.info(str(path))
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
         reason = str(exc).replace(f"Error opening {str(path)!r}: ", "")
@@ -478,6 +500,8 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     """``check_audio_file`` for an encoded file held in memory (a dataset row's bytes): its header only."""
     if not data:
         raise _fail("audio is empty (0 bytes)", name, origin)
+    if data[:4] == b"OggS":
+        _check_ogg(data, name, origin)
     try:
         info = sf.info(io.BytesIO(data))
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError) as exc:
