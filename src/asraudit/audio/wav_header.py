@@ -1,4 +1,5 @@
-"""Whether a WAV file holds all the samples its header declares.
+"""Whether a WAV file (or another container whose header declares its length) holds all the samples its header
+declares.
 
 libsndfile reads a WAV whose ``data`` chunk is cut short (a partial copy, an
 interrupted download) as the shorter clip it finds, and says so only in its
@@ -9,6 +10,12 @@ the chunk sizes itself: a few reads of eight bytes, never the samples.
 Writers that stream a WAV before they know its length put 0 or 0xFFFFFFFF in
 the ``data`` size (and RF64 keeps the real size in another chunk); those are
 left to libsndfile, which reads them to the end of the file.
+
+The other containers a folder corpus reads that declare their length are
+read the same way (libsndfile read each of them cut at half as the half it
+holds, without a word): AIFF (``SSND``), Sun/NeXT AU (its header's data
+size), Sony Wave64 (its ``data`` chunk), RF64 (its ``ds64`` chunk) and NIST
+SPHERE (``sample_count`` times the sample and channel sizes).
 """
 
 from __future__ import annotations
@@ -71,3 +78,101 @@ def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     if length in _STREAMED or length <= present or length < 8:
         return None
     return length - 8, max(present - 8, 0)  # the chunk's own offset and block size are not sound data
+
+
+def au_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a Sun/NeXT AU file (``.au``, ``.snd``) cut short: its header
+    gives the samples' offset and size (0xFFFFFFFF: unknown, read to the end)."""
+    handle.seek(0)
+    head = handle.read(12)
+    if len(head) < 12 or head[:4] not in (b".snd", b"dns."):
+        return None
+    order = ">" if head[:4] == b".snd" else "<"
+    offset, length = struct.unpack(order + "II", head[4:12])
+    present = size - offset
+    if length in _STREAMED or length <= present:
+        return None
+    return length, max(present, 0)
+
+
+# Sony Wave64 names its chunks by GUIDs; the first four bytes spell the RIFF names.
+_W64_RIFF = b"riff" + bytes.fromhex("2e91cf11a5d628db04c10000")
+_W64_DATA = b"data" + bytes.fromhex("f3acd3118cd100c04f8edb8a")
+
+
+def w64_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of a Wave64 file's ``data`` chunk cut short (chunks: a 16-byte GUID and a
+    64-bit size that counts the chunk's 24-byte header, padded to 8 bytes)."""
+    handle.seek(0)
+    head = handle.read(40)
+    if len(head) < 40 or head[:16] != _W64_RIFF:
+        return None
+    offset = 40
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        chunk = handle.read(24)
+        if len(chunk) < 24:
+            return None
+        length = struct.unpack("<Q", chunk[16:])[0]
+        if chunk[:16] == _W64_DATA:
+            declared, present = length - 24, size - offset - 24
+            if declared <= 0 or declared <= present:
+                return None
+            return declared, max(present, 0)
+        if length < 24:
+            return None
+        offset += (length + 7) & ~7
+    return None
+
+
+def rf64_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of an RF64 file's ``data`` chunk cut short: its size is the ``ds64`` chunk's
+    64-bit one when the chunk's own is 0xFFFFFFFF."""
+    handle.seek(0)
+    head = handle.read(36)
+    if len(head) < 36 or head[:4] != b"RF64" or head[8:16] != b"WAVEds64":
+        return None
+    data_size = struct.unpack("<Q", head[28:36])[0]
+    found = _chunk(handle, 12, "<", b"data")
+    if found is None:
+        return None
+    offset, length = found
+    declared = data_size if length == 0xFFFFFFFF else length
+    present = size - offset - 8
+    if declared == 0 or declared <= present:
+        return None
+    return declared, max(present, 0)
+
+
+def sphere_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a NIST SPHERE file (``.sph``: TIMIT, Switchboard) cut short:
+    its text header gives its own size and ``sample_count``, ``channel_count`` and ``sample_n_bytes``. Files
+    whose samples are compressed (shorten) are left to libsndfile, which does not read them."""
+    handle.seek(0)
+    head = handle.read(16)
+    if not head.startswith(b"NIST_1A\n"):
+        return None
+    try:
+        header_size = int(head[8:16])
+    except ValueError:
+        return None
+    handle.seek(0)
+    fields = {}
+    for line in handle.read(min(header_size, 1 << 16)).split(b"\n")[2:]:
+        parts = line.split(None, 2)
+        if parts and parts[0] == b"end_head":
+            break
+        if len(parts) == 3:
+            fields[parts[0]] = parts[2].strip()
+    coding = fields.get(b"sample_coding", b"pcm")
+    if coding not in (b"pcm", b"ulaw", b"mu-law", b"alaw"):
+        return None
+    try:
+        declared = (int(fields[b"sample_count"]) * int(fields.get(b"channel_count", 1))
+                    * int(fields.get(b"sample_n_bytes", 1 if coding != b"pcm" else 2)))
+    except (KeyError, ValueError):
+        return None
+    present = size - header_size
+    if declared <= 0 or declared <= present:
+        return None
+    return declared, max(present, 0)
