@@ -99,6 +99,7 @@ from asraudit.mechanism.experiment import parse_audio_source
 from asraudit.mechanism.pairs import Selection
 from asraudit.mechanism.splice_pairs import Splice
 from asraudit.models.registry import whitebox_model_names
+from asraudit.models.whitebox.frames import Frames
 
 TYPES = ("steer", "patch")
 COMMON_KEYS = {"type", "name", "site", "model", "layer", "rank", "positive", "pair_by", "holdout", "max_pairs",
@@ -281,6 +282,10 @@ def _frames(e: _Entry) -> str:
             raise ValueError
     except ValueError:
         raise e.fail(f"frames must be audio, all or \"START-END\" in seconds, got {text!r}") from None
+    try:
+        Frames.parse(text)  # the parser the experiment uses: an end at infinity stopped it after every other stage
+    except ValueError as exc:
+        raise e.fail(str(exc)) from None
     return text
 
 

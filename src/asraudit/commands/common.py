@@ -32,6 +32,32 @@ def at_least(minimum: int):
     return count
 
 
+def frames_option(*kinds: str):
+    """An argparse ``type`` for the encoder frames an intervention touches (``--frames``, ``--block-attention``):
+    one of ``kinds`` (``all``, ``audio``, ``changed``, ``span`` for START-END), parsed as the intervention will
+    parse it, and returned as typed (the checks against the clips quote it).
+
+    ``steer induce|ablate --frames changed`` (the frames where a patch's source differs, and steering has no
+    source) and a span ending at infinity (``--frames 0.5-inf``, "to the end") passed, and stopped the run with
+    a ``ValueError`` or ``OverflowError`` traceback once the baseline had run."""
+    from asraudit.models.whitebox.frames import Frames  # numpy only
+
+    def frames(text: str) -> str:
+        try:
+            parsed = Frames.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        if parsed.kind not in kinds:
+            if parsed.kind == "changed":
+                raise argparse.ArgumentTypeError("'changed' is where a patch's source differs from the clip, and "
+                                                 "steering has no source: give audio, all or START-END")
+            raise argparse.ArgumentTypeError(f"takes START-END in seconds, got {text!r}")
+        return text
+
+    frames.__name__ = "frames"
+    return frames
+
+
 def finite_number(text: str) -> float:
     """An argparse ``type`` for a scale or a level: a float that is neither NaN nor infinite.
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.audio.conditions import Original
+from asraudit.commands.common import frames_option
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
@@ -48,12 +49,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="encoder layer output over --frames; decoder layer output at --positions; for speech LLMs "
                         "also projector (its output over --frames) and decoder-audio (an LM layer's output at the "
                         "prompt's audio positions over --frames)")
-    p.add_argument("--frames", metavar="FRAMES",
+    p.add_argument("--frames", type=frames_option("all", "audio", "changed", "span"), metavar="FRAMES",
                    help="encoder frames or audio tokens (--site encoder, projector, decoder-audio): all (default), "
                         "audio, changed (where each clip's source differs from it), START-END in seconds")
     p.add_argument("--positions", default="", metavar="I,J,...",
                    help="decoder text positions (--site decoder; 0 = first text token; default every position)")
-    p.add_argument("--block-attention", action="append", default=[], metavar="START-END",
+    p.add_argument("--block-attention", type=frames_option("span"), action="append", default=[], metavar="START-END",
                    help="add a variant whose decoder cannot attend to this span (seconds; repeatable)")
     p.set_defaults(func=run)
 

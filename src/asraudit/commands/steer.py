@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.commands.common import at_least, finite_number
+from asraudit.commands.common import at_least, finite_number, frames_option
 from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
@@ -42,6 +42,8 @@ from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
 
 STORE_NAME = "asraudit.sqlite"
+# What steering's --frames takes: no "changed", which needs a patch's source.
+STEER_FRAMES = frames_option("all", "audio", "span")
 
 
 # -- shared by steer and patch -----------------------------------------------------------
@@ -209,7 +211,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="the negative member made from each clip: silence, noise:SNR[:SEED], mask:T0-T1")
     learn.add_argument("--layer", type=int, required=True, help="encoder layer (0-based; -1 is the last)")
     learn.add_argument("--rank", type=at_least(1), default=1, help="basis size (default 1: the diff-in-means direction)")
-    learn.add_argument("--frames", default="audio", help="frames pooled per input: audio (default), all, START-END")
+    learn.add_argument("--frames", type=STEER_FRAMES, default="audio",
+                       help="frames pooled per input: audio (default), all, START-END")
     learn.add_argument("--description", default="", help="what the pairs are, kept in the file's provenance")
     learn.add_argument("--out", type=output_file, required=True, metavar="FILE", help="where to save (.safetensors)")
     learn.set_defaults(func=run_learn)
@@ -232,7 +235,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
     add_experiment_arguments(p)
     p.add_argument("--direction", type=Path, required=True, metavar="FILE")
     p.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
-    p.add_argument("--frames", default="audio", help=f"frames {verb}: audio (default), all, START-END")
+    p.add_argument("--frames", type=STEER_FRAMES, default="audio", help=f"frames {verb}: audio (default), all, START-END")
     p.add_argument("--control-seed", type=at_least(0), default=0, help=f"seed of the random control {control}")
 
 

@@ -79,8 +79,8 @@ class Frames:
     def __post_init__(self):
         if self.kind not in ("all", "audio", "span", "changed"):
             raise ValueError(f"frames must be 'all', 'audio', 'changed' or a span 'START-END' (seconds), got {self.kind!r}")
-        if self.kind == "span" and not (0 <= self.start_s < self.end_s):
-            raise ValueError(f"frame span needs 0 <= start < end, got {self.start_s}-{self.end_s}")
+        if self.kind == "span" and not (0 <= self.start_s < self.end_s and math.isfinite(self.end_s)):
+            raise ValueError(f"frame span needs 0 <= start < end in finite seconds, got {self.start_s}-{self.end_s}")
 
     @classmethod
     def parse(cls, text: str) -> "Frames":
@@ -92,7 +92,14 @@ class Frames:
         try:
             if not sep:
                 raise ValueError
-            return cls("span", float(start), float(end))
+            start_s, end_s = float(start), float(end)
+        except ValueError:
+            raise ValueError(f"frames must be 'all', 'audio', 'changed' or 'START-END' in seconds, got {text!r}") from None
+        if end_s == math.inf and 0 <= start_s < end_s:  # "to the end": an infinite frame index stopped the run
+            raise ValueError(f"frame span {text!r} ends at infinity: give its end in seconds (a span may run past a "
+                             f"clip's end: {start.strip()}-30 reaches the end of any clip up to 30 s)")
+        try:
+            return cls("span", start_s, end_s)
         except ValueError:
             raise ValueError(f"frames must be 'all', 'audio', 'changed' or 'START-END' in seconds, got {text!r}") from None
 

@@ -1,0 +1,63 @@
+"""Case 121: encoder frames an intervention cannot use, given to the mechanism commands and spec entries.
+
+A span ending at infinity (``--frames 0.5-inf``, ``--block-attention 0-inf``: "to the clip's end"; ``frames =
+"0.5-inf"`` in a ``[[mechanism]]`` entry) passed every check, then stopped the run with ``OverflowError: cannot
+convert float infinity to integer`` once the baseline had run (the audit's after every other stage); ``steer
+induce|ablate --frames changed`` (the frames where a patch's source differs from the clip: steering has no
+source) with ``ValueError: frames 'changed' need a paired source``, a traceback after the baseline; ``steer learn
+--frames changed`` was refused only after the model had loaded. Now the options are parsed by argparse as the
+intervention parses them, before anything is read, and the spec's ``frames`` by the same parser.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asraudit import parse_spec
+from asraudit.errors import InputError
+from asraudit.models.whitebox.frames import Frames
+
+INFINITE = ("frame span '{}' ends at infinity: give its end in seconds (a span may run past a clip's end: {}-30 "
+            "reaches the end of any clip up to 30 s)")
+CHANGED = ("'changed' is where a patch's source differs from the clip, and steering has no source: give audio, all "
+           "or START-END")
+
+
+@pytest.mark.parametrize("argv, option, message", [
+    (("steer", "induce", "--direction", "D", "--frames", "changed"), "--frames", CHANGED),
+    (("steer", "ablate", "--direction", "D", "--frames", "changed"), "--frames", CHANGED),
+    (("steer", "learn", "--negative", "silence", "--out", "d.st", "--frames", "changed"), "--frames", CHANGED),
+    (("steer", "ablate", "--direction", "D", "--frames", "0.5-inf"), "--frames", INFINITE.format("0.5-inf", "0.5")),
+    (("patch", "--source", "silence", "--frames", "0.5-inf"), "--frames", INFINITE.format("0.5-inf", "0.5")),
+    (("patch", "--block-attention", "0-inf"), "--block-attention", INFINITE.format("0-inf", "0")),
+    (("patch", "--block-attention", "audio"), "--block-attention", "takes START-END in seconds, got 'audio'"),
+])
+def test_frames_an_intervention_cannot_use_are_refused_by_the_arguments(tmp_path, cli, capsys, argv, option, message):
+    argv = tuple(str(tmp_path / a) if a in ("D", "d.st") else a for a in argv)
+    with pytest.raises(SystemExit) as exit_:
+        cli(*argv, "--model", tmp_path / "no-such-model", "--corpus", tmp_path, "--store", tmp_path / "s.sqlite")
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"error: argument {option}: {message}")
+    assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_good_frames_still_parse():
+    from asraudit.commands.common import frames_option
+
+    assert frames_option("all", "audio", "span")("0.5-30") == "0.5-30"
+    assert frames_option("all", "audio", "changed", "span")("changed") == "changed"
+    with pytest.raises(ValueError, match="0 <= start < end in finite seconds"):
+        Frames("span", 0.5, float("inf"))  # the Python API's own span
+
+
+def test_a_spec_frames_span_ending_at_infinity_is_refused_with_the_spec(tmp_path):
+    (tmp_path / "c.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "x"}) + "\n", encoding="utf-8")
+    (tmp_path / "a.wav").write_bytes(b"")  # the spec's reader checks the manifest is there, not its audio
+    entry = {"type": "steer", "model": "whisper-tiny.en", "layer": 0, "positive": "all", "negative": "silence",
+             "holdout": 0, "ablate": "all", "frames": "0.5-inf"}
+    with pytest.raises(InputError) as err:
+        parse_spec({"corpus": {"manifest": "c.jsonl"}, "model": [{"spec": "whisper-tiny.en"}], "mechanism": [entry]},
+                   "a.toml", tmp_path)
+    assert str(err.value) == f"a.toml: [[mechanism]] #1: {INFINITE.format('0.5-inf', '0.5')}"
