@@ -40,6 +40,7 @@ from asraudit.mechanism.steering import Direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
+from asraudit.text.normalize import NORMALIZERS
 
 STORE_NAME = "asraudit.sqlite"
 # What steering's --frames takes: no "changed", which needs a patch's source.
@@ -68,7 +69,8 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="prediction files of a model panel (a folder or files): enables the accept-ref readout")
     p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
-    p.add_argument("--normalizer", default="whisper", help="text normalizer for WER and edits (default %(default)s)")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
+                   help="text normalizer for WER and edits (default %(default)s)")
     p.add_argument("--n-boot", type=at_least(0), default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
     p.add_argument("--json", type=output_file, metavar="FILE", help="also write the readout as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
