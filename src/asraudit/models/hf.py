@@ -76,6 +76,9 @@ class _HFModel:
     backend = "hf"
 
     def __init__(self, source: str, *, model_id: str | None, device: str, compute_type: str | None, revision: str | None, options: dict):
+        from asraudit.models.torch_device import check_torch_device
+
+        check_torch_device(device)  # before any weights load
         self.source = source
         self.model_id = model_id or f"hf:{source}"
         self.device = device

@@ -96,6 +96,9 @@ class WhiteboxWhisper:
         A directory that already holds a transformers Whisper checkpoint
         (``config.json`` + ``model.safetensors``) is loaded as it is.
         """
+        from asraudit.models.torch_device import check_torch_device
+
+        check_torch_device(device)  # before the conversion and the load
         path = Path(name)
         if path.is_dir() and (path / "model.safetensors").is_file():
             directory, label = path, path.name
