@@ -64,3 +64,29 @@ def test_a_device_torch_cannot_use_is_one_line_before_the_model_loads(tmp_path, 
         with pytest.raises(InputError):
             check_torch_device(device)
     check_torch_device("cpu")
+
+
+@pytest.mark.parametrize("extra, how", [((), "one per clip"),
+                                        (("--negative-corpus", "N"), "one per clip with its id in --negative-corpus")])
+def test_a_rank_above_the_pairs_is_refused_before_the_model_loads(tmp_path, cli, extra, how):
+    import json
+
+    import numpy as np
+    import soundfile as sf
+
+    rng = np.random.default_rng(0)
+    for folder in ("pos", "neg"):
+        (tmp_path / folder).mkdir()
+        rows = []
+        for i in range(2):
+            sf.write(tmp_path / folder / f"n{i}.wav", (0.1 * rng.standard_normal(16_000)).astype(np.float32), 16_000)
+            rows.append(json.dumps({"audio_filepath": f"n{i}.wav", "text": "x"}))
+        (tmp_path / folder / "c.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    negative = tuple(str(tmp_path / "neg" / "c.jsonl") if a == "N" else a for a in extra) or ("--negative", "silence")
+    out = tmp_path / "d.safetensors"
+    ran = cli("steer", "learn", "--model", tmp_path / "no-such-model", "--corpus", tmp_path / "pos" / "c.jsonl",
+              *negative, "--layer", "0", "--rank", "3", "--out", out)
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: --rank 3: a basis of rank 3 needs at least 3 learning pairs, and the corpus gives 2 ({how}): "
+        "lower --rank, or learn from more clips"])
+    assert not out.exists()

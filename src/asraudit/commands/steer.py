@@ -270,8 +270,12 @@ def run_learn(args: argparse.Namespace) -> int:
         check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
     frames = parse_frames(args.frames)
     check_frames_reach(frames, args.frames, clips, "--frames")
-    model = load_whitebox(args)
     pairs, labels = _pairs(args, clips)
+    if args.rank > len(pairs):  # found by the learning, after every pair's activations had been computed
+        how = "one per clip with its id in --negative-corpus" if args.negative_corpus else "one per clip"
+        raise InputError(f"--rank {args.rank}: a basis of rank {args.rank} needs at least {args.rank} learning pairs, "
+                         f"and the corpus gives {len(pairs)} ({how}): lower --rank, or learn from more clips")
+    model = load_whitebox(args)
     try:
         direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,
                                     description=args.description)
