@@ -1,6 +1,6 @@
 """Case 122: options of ``steer`` and ``patch`` that only the run tripped on: a normalizer that does not exist
 (``--normalizer bogus``, a typo of ``basic``) and a device torch cannot use (``--device tpu``; ``--device cuda``
-with torch's CPU-only wheel).
+with torch's CPU-only wheel), a ``steer learn --rank`` above the learning pairs the corpus gives.
 
 ``--normalizer`` was the one such option taken without a check: the model loaded and every variant ran (the
 baseline, the patch and its control were stored), then the readout stopped with ``ValueError: unknown normalizer
@@ -8,7 +8,9 @@ baseline, the patch and its control were stored), then the readout stopped with 
 cpu, cuda, ipu, ... device type at start of device string: tpu`` and ``--device cuda`` with ``AssertionError:
 Torch not compiled with CUDA enabled``, tracebacks (any torch backend: ``transcribe --model hf:DIR`` too). Now the
 normalizer is one of the normalizers' names, refused by argparse before anything loads, and every torch model
-checks its device before any weights load (``models.torch_device``).
+checks its device before any weights load (``models.torch_device``). ``steer learn --rank 3`` on two clips was
+refused ("rank 3 needs at least 3 pairs (got 2)") only after the model had loaded and every pair's activations had
+been computed; the pairs are now counted before the model loads.
 """
 
 from __future__ import annotations
