@@ -4,7 +4,9 @@
 tokens) patched no position of any clip: the patched run was the baseline, and the table reported an intervention
 that changed 0 of 2 transcripts, as if the decoder did not matter, exit 0. ``--positions 3`` without ``--site
 decoder`` was ignored: every encoder frame was patched instead (100% WER, the table saying nothing of the
-positions), as was ``--frames`` on a decoder patch and either without ``--source``. Now the place options are
+positions), as was ``--frames`` on a decoder patch, ``--layer`` on the projector (one module) and any of them
+without ``--source`` (``--block-attention`` alone blocks every layer's cross-attention: ``--layer 2`` beside it
+did nothing). Now the place options are
 checked against the site before the model loads, a position the decoder never reaches (past its token limit) once
 it has loaded, before any variant runs, and positions past the longest baseline transcript once the baseline has
 run, naming that clip, before the patch runs.
@@ -31,7 +33,15 @@ DEMO = Path(__file__).resolve().parents[2] / "src" / "asraudit" / "demo" / "data
      "frames: give --positions, or another --site"),
     (("--block-attention", "0-1", "--positions", "2"),
      "--positions places an activation patch, and there is none: give --source (the input the patch takes its "
-     "activations from); --block-attention takes its span alone"),
+     "activations from); --block-attention takes its span alone (it blocks the cross-attention of every decoder "
+     "layer)"),
+    (("--block-attention", "0-1", "--layer", "2"),
+     "--layer places an activation patch, and there is none: give --source (the input the patch takes its "
+     "activations from); --block-attention takes its span alone (it blocks the cross-attention of every decoder "
+     "layer)"),
+    (("--source", "silence", "--site", "projector", "--layer", "3"),
+     "--layer 3: the projector is one module, not a stack of layers, so a patch of --site projector has no layer: "
+     "leave --layer out, or give --site decoder-audio (an LM layer's output at the audio positions)"),
 ])
 def test_a_place_option_the_site_does_not_read_is_refused_before_the_model_loads(tmp_path, cli, argv, message):
     store = tmp_path / "s.sqlite"

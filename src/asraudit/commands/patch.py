@@ -44,7 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the input activations come from, made from each clip: silence, noise:SNR[:SEED], "
                         "mask:T0-T1 (that span silenced), audio:PATH (one fixed clip), or corpus:PATH (each "
                         "clip's own source: the clip with the same id in that corpus, e.g. re-voiced)")
-    p.add_argument("--layer", type=int, default=-1, help="layer to patch (0-based; default -1, the last)")
+    p.add_argument("--layer", type=int, help="layer to patch (0-based; default -1, the last; not for --site projector)")
     p.add_argument("--site", choices=PATCH_SITES, default="encoder",
                    help="encoder layer output over --frames; decoder layer output at --positions; for speech LLMs "
                         "also projector (its output over --frames) and decoder-audio (an LM layer's output at the "
@@ -74,16 +74,23 @@ def _positions(text: str) -> tuple[int, ...]:
 def _check_where(args: argparse.Namespace) -> tuple[int, ...]:
     """The patch's place options, before anything loads: ``--positions`` places a decoder patch and ``--frames``
     the others, and a patch ignored the one its site does not read (``--positions 3`` without ``--site decoder``
-    patched every encoder frame, the table saying nothing of it)."""
+    patched every encoder frame, the table saying nothing of it); the projector has no layers; and without
+    ``--source`` there is no patch to place (``--block-attention`` blocks every layer's cross-attention)."""
     positions = _positions(args.positions)
     if not args.source:
-        given = [name for name, value in (("--positions", positions), ("--frames", args.frames)) if value]
+        given = [name for name, value in (("--layer", args.layer is not None), ("--positions", bool(positions)),
+                                          ("--frames", args.frames is not None)) if value]
         if given:
             raise InputError(f"{given[0]} places an activation patch, and there is none: give --source (the input "
-                             "the patch takes its activations from); --block-attention takes its span alone")
+                             "the patch takes its activations from); --block-attention takes its span alone (it "
+                             "blocks the cross-attention of every decoder layer)")
     elif positions and args.site != "decoder":
         raise InputError(f"--positions {args.positions}: decoder text positions place a patch of --site decoder, "
                          f"not --site {args.site} (placed by --frames): give --site decoder, or leave --positions out")
+    elif args.layer is not None and args.site == "projector":
+        raise InputError(f"--layer {args.layer}: the projector is one module, not a stack of layers, so a patch of "
+                         "--site projector has no layer: leave --layer out, or give --site decoder-audio (an LM "
+                         "layer's output at the audio positions)")
     elif args.frames is not None and args.site == "decoder":
         raise InputError(f"--frames {args.frames}: a patch of --site decoder is placed by --positions (decoder text "
                          "positions), not by audio frames: give --positions, or another --site")
@@ -148,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
     positions = _check_where(args)
+    args.layer = -1 if args.layer is None else args.layer
     model = load_whitebox(args)
     from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch
 
