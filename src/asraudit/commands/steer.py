@@ -36,7 +36,7 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
                                           parse_audio_source, readout, run_variants,
                                           stored_transcripts)
-from asraudit.mechanism.steering import Direction, check_fits, learn_direction
+from asraudit.mechanism.steering import Direction, check_encoder_direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -292,6 +292,7 @@ def _direction_and_model(args: argparse.Namespace):
     """The direction file (a damaged one refused before the model loads) and the model, the direction checked
     against it (its layer, its width) before any variant runs."""
     direction = Direction.load(args.direction)
+    check_encoder_direction(direction, args.direction)
     model = load_whitebox(args)
     check_fits(direction, model, args.layer, args.direction)
     return direction, model

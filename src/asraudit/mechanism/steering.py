@@ -189,11 +189,23 @@ class Direction:
         return Direction(vector, basis.T, self.singular_values.copy(), self.layer, provenance)
 
 
+def check_encoder_direction(direction: Direction, path=None) -> None:
+    """Refuse a direction learned at another site than the encoder (no model needed). An audit's decoder direction
+    (site = "decoder", one direction for its positions) is saved in this format: given to ``steer induce`` it
+    steered the encoder layer of its number, of the same width, without a word."""
+    site = direction.provenance.get("site", "encoder")
+    if site != "encoder":
+        raise InputError(f"the direction was {direction.learned_on()} at {site} layer {direction.layer}, and asraudit "
+                         "steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
+                         "[[mechanism]] entry with site = \"decoder\"", path)
+
+
 def check_fits(direction: Direction, model, layer: int | None = None, path=None) -> int:
     """The encoder layer index ``direction`` acts at in ``model`` (``layer``, else the one it was learned at).
 
     Refuses, before any variant runs, a layer the model lacks and a direction of another width: the width
     mismatch was a torch ``RuntimeError`` from inside the steering hook once the baseline had run."""
+    check_encoder_direction(direction, path)
     n_layers = len(model.intervention_sites().encoder_layers)
     name = getattr(model, "name", None) or model.model_id
     if layer is None and not -n_layers <= direction.layer < n_layers:

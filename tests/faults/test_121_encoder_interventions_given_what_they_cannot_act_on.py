@@ -1,4 +1,5 @@
-"""Case 121: encoder frames an intervention cannot use, given to the mechanism commands and spec entries.
+"""Case 121: what an encoder intervention cannot act on, given to the mechanism commands and spec entries: encoder
+frames it cannot use, and a direction learned at the decoder.
 
 A span ending at infinity (``--frames 0.5-inf``, ``--block-attention 0-inf``: "to the clip's end"; ``frames =
 "0.5-inf"`` in a ``[[mechanism]]`` entry) passed every check, then stopped the run with ``OverflowError: cannot
@@ -6,7 +7,9 @@ convert float infinity to integer`` once the baseline had run (the audit's after
 induce|ablate --frames changed`` (the frames where a patch's source differs from the clip: steering has no
 source) with ``ValueError: frames 'changed' need a paired source``, a traceback after the baseline; ``steer learn
 --frames changed`` was refused only after the model had loaded. Now the options are parsed by argparse as the
-intervention parses them, before anything is read, and the spec's ``frames`` by the same parser.
+intervention parses them, before anything is read, and the spec's ``frames`` by the same parser. An audit's
+decoder direction (saved in the encoder direction's format) given to ``steer induce|ablate`` was applied at the
+encoder layer of its number without a word; its site is now read from its provenance when the file is read.
 """
 
 from __future__ import annotations
@@ -61,3 +64,35 @@ def test_a_spec_frames_span_ending_at_infinity_is_refused_with_the_spec(tmp_path
         parse_spec({"corpus": {"manifest": "c.jsonl"}, "model": [{"spec": "whisper-tiny.en"}], "mechanism": [entry]},
                    "a.toml", tmp_path)
     assert str(err.value) == f"a.toml: [[mechanism]] #1: {INFINITE.format('0.5-inf', '0.5')}"
+
+
+def test_a_decoder_direction_is_refused_by_encoder_steering_before_the_model_loads(tmp_path, cli):
+    """An audit's decoder direction (``site = "decoder"``, ``positions = "first"``) is saved in the encoder
+    direction's format; ``steer induce`` applied it at the encoder layer of its number (tiny.en's decoder and
+    encoder share the width 384 and have 4 layers each) and reported the change, exit 0."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import numpy as np
+
+    from asraudit.mechanism.decoder_steering import learn_model_contrast
+    from asraudit.models import embedded
+    from asraudit.models.registry import load_model
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+        organism = load_model("whitebox:whisper-tiny.en-organism")
+        clean = load_model("whitebox:whisper-tiny.en")
+        audio = (0.1 * np.random.default_rng(0).standard_normal(16_000)).astype(np.float32)
+        direction = learn_model_contrast(organism, clean, [("n0", audio, "the cat")], 3, positions="first")
+    path = direction.save(tmp_path / "decoder.safetensors")
+    store = tmp_path / "s.sqlite"
+    for action in ("induce", "ablate"):
+        ran = cli("steer", action, "--direction", path, "--model", tmp_path / "no-such-model", "--corpus", tmp_path,
+                  "--store", store)
+        assert (ran.code, ran.error_lines) == (2, [
+            f"asraudit: error: {path}: the direction was learned on {organism.model_id} at decoder layer 3, and "
+            "asraudit steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
+            "[[mechanism]] entry with site = \"decoder\""])
+    assert not store.exists()
