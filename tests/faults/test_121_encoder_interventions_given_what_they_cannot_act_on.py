@@ -1,5 +1,5 @@
-"""Case 121: what an encoder intervention cannot act on, given to the mechanism commands and spec entries: encoder
-frames it cannot use, and a direction learned at the decoder.
+"""Case 121: places an intervention cannot act on as asked, given to the mechanism commands and spec entries: encoder
+frames it cannot use, a direction learned at the decoder, a time span on a clip the model decodes in windows.
 
 A span ending at infinity (``--frames 0.5-inf``, ``--block-attention 0-inf``: "to the clip's end"; ``frames =
 "0.5-inf"`` in a ``[[mechanism]]`` entry) passed every check, then stopped the run with ``OverflowError: cannot
@@ -95,4 +95,43 @@ def test_a_decoder_direction_is_refused_by_encoder_steering_before_the_model_loa
             f"asraudit: error: {path}: the direction was learned on {organism.model_id} at decoder layer 3, and "
             "asraudit steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
             "[[mechanism]] entry with site = \"decoder\""])
+    assert not store.exists()
+
+
+@pytest.mark.parametrize("argv, what", [
+    (("patch", "--source", "mask:1.0-1.6"), "--source 'mask:1.0-1.6'"),
+    (("patch", "--source", "silence", "--frames", "1-2"), "--frames '1-2'"),
+    (("patch", "--block-attention", "1-2"), "--block-attention '1-2'"),
+    (("steer", "induce", "--direction", "D", "--frames", "1-2"), "--frames '1-2'"),
+])
+def test_a_span_on_a_clip_decoded_in_windows_is_refused_before_any_variant_runs(tmp_path, cli, argv, what):
+    """A 41.9-s clip is decoded in two windows (cut at a pause: 19.76 and 22.16 s); a span is seconds of each
+    input, so ``mask:1.0-1.6`` masked 1.0-1.6 s of each window: a second place of the clip, 19.76 s later."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    import numpy as np
+    import soundfile as sf
+
+    from asraudit.mechanism.steering import Direction
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    rng = np.random.default_rng(0)
+    sf.write(tmp_path / "short.wav", (0.1 * rng.standard_normal(16_000 * 3)).astype(np.float32), 16_000)
+    sf.write(tmp_path / "long.wav", (0.1 * rng.standard_normal(16_000 * 41)).astype(np.float32), 16_000)
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"audio_filepath": name, "text": "x"}) + "\n"
+                              for name in ("short.wav", "long.wav")), encoding="utf-8")
+    vector = np.ones(384, dtype=np.float32)
+    direction = Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1).save(tmp_path / "d.st")
+    argv = tuple(str(direction) if a == "D" else a for a in argv)
+    store = tmp_path / "s.sqlite"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
+        ran = cli(*argv, "--model", "whisper-tiny.en", "--corpus", corpus, "--store", store, "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {what}: a time span is placed in each input of at most 30 s the model decodes, and 1 of 2 "
+        f"clip(s) are longer (first: 'long.wav', 41.00 s), so the model decodes them in windows and the span would act "
+        "once in each: leave the longer clips out, or cut them into clips of at most 30 s"])
     assert not store.exists()

@@ -20,12 +20,13 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.audio.conditions import Original
+from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_corpus
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import Variant, check_frames_reach, check_source_reaches, parse_audio_source
+from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
+                                          parse_audio_source)
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
@@ -175,8 +176,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             source = parse_audio_source(args.source)
             check_source_reaches(source, args.source, clips, "--source")
+            if isinstance(source, SpanMask):
+                check_one_window(model, clips, f"--source {args.source!r}")
         frames = parse_frames(args.frames or "all")
         check_frames_reach(frames, args.frames, clips, "--frames")
+        if frames.kind == "span":
+            check_one_window(model, clips, f"--frames {args.frames!r}")
         where = dict(layer=args.layer, site=args.site, frames=frames, positions=positions)
         # Short labels for the table; the model id (and the JSON) carry the full source id.
         label = f"patch {args.site} L{args.layer} <- {getattr(source, 'name', None) or source.id}"
@@ -192,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
         if frames.kind != "span":
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
         check_frames_reach(frames, span, clips, "--block-attention")
+        check_one_window(model, clips, f"--block-attention {span!r}")
         variants.append(Variant(f"no attention {frames.id}", "intervention",
                                 model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
     check = _positions_reached(positions, model, clips) if args.source and args.site == "decoder" and positions else None

@@ -33,8 +33,8 @@ from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
-from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_source_reaches,
-                                          parse_audio_source, readout, run_variants,
+from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
+                                          check_source_reaches, parse_audio_source, readout, run_variants,
                                           stored_transcripts)
 from asraudit.mechanism.steering import Direction, check_encoder_direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
@@ -306,6 +306,8 @@ def run_induce(args: argparse.Namespace) -> int:
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
+    if frames.kind == "span":
+        check_one_window(model, clips, f"--frames {args.frames!r}")
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
         label = f"add a={alpha:g}"
@@ -326,6 +328,8 @@ def run_ablate(args: argparse.Namespace) -> int:
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
+    if frames.kind == "span":
+        check_one_window(model, clips, f"--frames {args.frames!r}")
     variants = [Variant("baseline", "baseline", model)]
     for rank in args.rank or [direction.rank]:
         if not 1 <= rank <= direction.rank:

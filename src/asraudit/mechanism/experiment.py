@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from asraudit.audio.conditions import Noise, Silence, SpanMask
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import load_audio
 from asraudit.data.corpus import Clip
 from asraudit.data.predictions import PredictionSet
@@ -283,6 +284,31 @@ def check_starts_inside(start_s: float, what: str, clips: Sequence[Clip], conseq
         raise InputError(f"{what}: the span starts at {start_s:g} s, after the end of {len(short)} of {len(clips)} "
                          f"clip(s) (first: {first!r}, {seconds:.2f} s), {consequence}: give a span inside every clip "
                          "(seconds, not milliseconds), or leave the shorter clips out")
+
+
+def check_one_window(model, clips: Sequence[Clip], what: str) -> None:
+    """A time span the experiment places (a ``mask:T0-T1`` source, ``--frames START-END``, ``--block-attention``)
+    is in seconds of each input the model decodes, and a clip longer than the model's window is cut into windows
+    (at pauses, ``transcribe_in_windows``) that are decoded one by one: the span acted once in each window, at
+    1.0-1.6 s of a 41.9-s clip and again 19.76 s later, with no word. The lengths come from the audio files'
+    headers; clips held in memory are not checked."""
+    from asraudit.audio.io import audio_duration
+
+    window = getattr(model, "window_seconds", None)
+    if window is None:
+        return
+    long = []
+    for clip in clips:
+        if isinstance(clip.audio, Path):
+            seconds = audio_duration(clip.audio, origin=clip.origin)
+            if seconds * SAMPLE_RATE > round(window * SAMPLE_RATE):
+                long.append((clip.id, seconds))
+    if long:
+        first, seconds = long[0]
+        raise InputError(f"{what}: a time span is placed in each input of at most {window:g} s the model decodes, and "
+                         f"{len(long)} of {len(clips)} clip(s) are longer (first: {first!r}, {seconds:.2f} s), so the "
+                         "model decodes them in windows and the span would act once in each: leave the longer clips "
+                         f"out, or cut them into clips of at most {window:g} s")
 
 
 def check_source_reaches(source, spec: str, clips: Sequence[Clip], what: str) -> None:

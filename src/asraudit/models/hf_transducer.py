@@ -127,6 +127,11 @@ class HFTransducer(_HFModel):
     def decoder_hidden_size(self) -> int:
         return int(self.model.config.decoder_hidden_size)
 
+    @property
+    def window_seconds(self) -> float:
+        """The longest input its encoder's positions were built for; a longer clip is cut into windows."""
+        return self.window_samples / SAMPLE_RATE
+
     def text_token_ids(self, text: str) -> list[int]:
         return self._labels(text)[0]
 

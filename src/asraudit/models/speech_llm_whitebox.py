@@ -130,6 +130,11 @@ class SpeechLLMWhitebox:
         return self._site_map.encoder_geometry
 
     @property
+    def window_seconds(self) -> float:
+        """The longest input answered in one pass; a longer clip is cut into windows."""
+        return float(self.max_seconds)
+
+    @property
     def max_new_tokens(self) -> int:
         """The most tokens one window's answer holds (its end token included)."""
         return int(self.options.max_new_tokens)

@@ -167,6 +167,11 @@ class WhiteboxWhisper:
         return installed(self.interventions, self.intervention_sites(), ctx)
 
     @property
+    def window_seconds(self) -> float:
+        """The longest input decoded in one pass; a longer clip is cut into windows (``transcribe_in_windows``)."""
+        return N_SAMPLES / SAMPLE_RATE
+
+    @property
     def max_new_tokens(self) -> int:
         """The most tokens one window's greedy decoding writes (end-of-text included)."""
         return MAX_NEW_TOKENS

@@ -118,6 +118,11 @@ class WhiteboxSeq2Seq:
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
     @property
+    def window_seconds(self) -> float:
+        """The longest input decoded in one pass; a longer clip is cut into windows."""
+        return float(self.runner.window_seconds)
+
+    @property
     def max_new_tokens(self) -> int:
         """The most tokens one window's greedy decoding writes (end-of-text included)."""
         return int(self.runner.options.max_new_tokens)
