@@ -100,3 +100,18 @@ def test_a_position_inside_the_transcripts_still_runs(speech, cli):
     ran = _patch(cli, speech, speech / "inside.sqlite", "9")
     assert ran.code == 0 and ran.error_lines == []
     assert "patch decoder L-1 <- silence" in ran.out
+
+
+def test_a_clip_whose_transcript_ends_before_the_positions_is_named_in_a_warning(speech, cli, capsys):
+    rows = [json.loads(line) for line in (DEMO / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    short, long_ = (next(r for r in rows if r["audio_filepath"].endswith(name))
+                    for name in ("s019-flite-slt.ogg", "s044-festival-ked.ogg"))
+    corpus = speech / "mixed.jsonl"
+    corpus.write_text("".join(json.dumps({"audio_filepath": str(DEMO / r["audio_filepath"]), "text": r["text"]}) + "\n"
+                              for r in (short, long_)), encoding="utf-8")
+    ran = cli("patch", "--model", "whisper-tiny.en", "--corpus", corpus, "--source", "silence", "--site", "decoder",
+              "--positions", "12", "--store", speech / "mixed.sqlite", "--no-progress")
+    assert ran.code == 0 and ran.error_lines == []
+    assert (f"asraudit: warning: --positions 12: 1 of 2 clip(s) have a baseline transcript that ends before position "
+            f"12 (first: '{DEMO / short['audio_filepath']}', 10 tokens): the patch leaves those transcripts as they "
+            "are") in ran.err.splitlines()
