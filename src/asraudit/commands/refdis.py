@@ -121,6 +121,8 @@ def _run(args: argparse.Namespace) -> int:
     models = _names(args.models)
     if models:
         pset.require_models(models)
+    if panel and not args.corrected:  # --corrected takes its edits from the correction, not a vote
+        pset.require_shared_clips(panel, models or pset.model_names)
     if args.compat == "hume":
         return _run_hume(args, pset, panel, models)
     return _run_full(args, pset, panel, models)

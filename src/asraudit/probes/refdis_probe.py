@@ -180,6 +180,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
+    pset.require_shared_clips(panel, scored)
     names = list(dict.fromkeys(panel + scored))
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)
