@@ -7,7 +7,8 @@ clip, and every comparison came out empty with exit 0: ``refdis`` (and
 ``--compat hume``, ``accept_ref_from_predictions``) mined no edit ("clips: 12
 (small panel 12)"), ``wer --common`` scored every model on nothing, ``wer
 --paired`` printed NaN for every pair, and a scored model whose file named
-its clips otherwise got no accept-ref.  Each is now one line naming the two
+its clips otherwise got no accept-ref; from Python, ``measure_refdis`` on
+``clip_inputs`` whose transcripts were keyed so mined nothing.  Each is now one line naming the two
 files and a clip id of each (and, when the names match under other folders,
 saying so), before any table; files that share some clips run as before.
 """
@@ -16,13 +17,13 @@ from __future__ import annotations
 
 import pytest
 
-from asraudit import InputError, accept_ref_from_predictions, load_predictions
+from asraudit import InputError, accept_ref_from_predictions, clip_inputs, load_predictions, measure_refdis
 
 from conftest import write_preds
 
 ROWS = [(f"c{i}.wav", f"well the cat sat on mat {i}", f"the cat sat on mat {i}") for i in range(4)]
-HINT = ("(the same file name under other folders: files written on other machines?); give every file the same clip "
-        "ids, e.g. the path relative to the corpus")
+HINT = ("(the same file name under other folders: files written on other machines?); give every model the same "
+        "clip ids, e.g. the path relative to the corpus")
 
 
 @pytest.fixture()
@@ -68,6 +69,17 @@ def test_a_scored_model_named_otherwise_and_the_python_api(tmp_path, cli):
     assert str(err.value) == f"{tmp_path / 'odd.jsonl'}: {expected}"
     result = accept_ref_from_predictions(load_predictions(tmp_path), ["m1", "m2", "m3"], models=["m1", "m2"])
     assert len(result.edits) == 4  # the panel's own files share every clip
+
+
+def test_transcripts_keyed_by_two_spellings_from_python():
+    refs = {f"/home/user{k}/data/{c}": r for k in (1, 2) for c, r, _ in ROWS}
+    transcripts = {f"m{k}": {f"/home/user{1 if k != 2 else 2}/data/{c}": h for c, _, h in ROWS} for k in (1, 2, 3)}
+    clips = clip_inputs(refs, transcripts, "whisper")
+    with pytest.raises(InputError) as err:
+        measure_refdis(clips, ["m1", "m2", "m3"], scored=["m1", "m2", "m3"])
+    assert str(err.value) == line("the panel's vote").replace(".jsonl", "")
+    # a human correction takes the panel's place: nothing is voted, nothing refused
+    assert measure_refdis(clips, ["m1", "m2", "m3"], corrections={}, scored=["m1"]).edits == []
 
 
 def test_files_sharing_some_clips_but_none_all_of_them(tmp_path, cli):
