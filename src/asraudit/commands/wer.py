@@ -167,12 +167,12 @@ def _require_common_clips(files: dict[str, StreamedFile], flag: str) -> None:
     ran = [f for f in files.values() if len(f)]
     if len(ran) < 2 or len(_common_hashes(files)):
         return
+    def first_id(f: StreamedFile) -> str:  # the hashes are all that is kept: one row read again
+        return next(iter(f.read_rows([int(f.rows[0])]).values())).clip_id
+
     for i, a in enumerate(ran):
         for b in ran[i + 1:]:
             if not len(np.intersect1d(a.clip_hash, b.clip_hash)):
-                def first_id(f: StreamedFile) -> str:
-                    return next(iter(f.read_rows([int(f.rows[0])]).values())).clip_id
-
                 raise no_shared_clips((a.source, first_id(a)), (b.source, first_id(b)), flag)
     raise InputError(f"no clip is in every one of {', '.join(f.source.name for f in ran)} (each two share some), so "
                      f"{flag} has no clip to compare them on: leave it out, or leave out the file that ran other "

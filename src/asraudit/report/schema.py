@@ -25,8 +25,8 @@ from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
 
-# Every integer of the layout is a count, a rank, a word position or a setting: at least 0 (a field whose
-# metadata says otherwise overrides it, ``report.rows.SHARE``).
+# Every integer of the layout is a count, a rank, a word position or a setting: at least 0, unless the field's
+# metadata says otherwise (``_ranged``; ``MechanismCurve.sign``, ``MechanismRow.layer``).
 _SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer", "minimum": 0},
             float: {"type": ["number", "integer"]}}
 
@@ -180,8 +180,8 @@ def _refuse_infinities(data, source) -> None:
 
 def _refuse_inconsistent(data: dict, source) -> None:
     """What the schema cannot say: an accept-ref's echoed edits are among its judged ones, an interval's low
-    bound is not above its high one, and every ranking of ``wer_ranking``
-    lists each of its models once (the report looks each one up)."""
+    bound is not above its high one, and every ranking of ``wer_ranking`` lists each of its models once (the
+    report looks each one up)."""
     def fail(where: tuple, message: str):
         return InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {'/'.join(map(str, where))}: "
                           f"{message}", source)
