@@ -22,8 +22,8 @@ from asraudit import InputError, accept_ref_from_predictions, clip_inputs, load_
 from conftest import write_preds
 
 ROWS = [(f"c{i}.wav", f"well the cat sat on mat {i}", f"the cat sat on mat {i}") for i in range(4)]
-HINT = ("(the same file name under other folders: files written on other machines?); give every model the same "
-        "clip ids, e.g. the path relative to the corpus")
+HINT = ("(the same file name under other folders: files written on other machines?); name each clip by one id "
+        "everywhere, e.g. the path relative to the corpus")
 
 
 @pytest.fixture()
@@ -80,6 +80,20 @@ def test_transcripts_keyed_by_two_spellings_from_python():
     assert str(err.value) == line("the panel's vote").replace(".jsonl", "")
     # a human correction takes the panel's place: nothing is voted, nothing refused
     assert measure_refdis(clips, ["m1", "m2", "m3"], corrections={}, scored=["m1"]).edits == []
+
+
+def test_a_group_manifest_naming_its_clips_otherwise(machines, cli):
+    manifest = machines / "corpus.jsonl"
+    write_preds(manifest, [(f"/data/{c}", r, "") for c, r, _ in ROWS])
+    (machines / "corpus.jsonl").write_text(manifest.read_text(encoding="utf-8").replace('"pred_text": ""',
+                                                                                      '"speaker": "s1"'),
+                                           encoding="utf-8")
+    ran = cli("wer", "--preds", machines / "m1.jsonl", "--group-field", "speaker", "--manifest", manifest)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.error_lines == [
+        f"asraudit: error: {manifest}: m1.jsonl and corpus.jsonl share no clip id, so --group-field speaker would put "
+        "every clip of m1.jsonl in the group (none): m1.jsonl names its clips like '/home/user1/data/c0.wav', "
+        f"corpus.jsonl like '/data/c0.wav' {HINT}"]
 
 
 def test_files_sharing_some_clips_but_none_all_of_them(tmp_path, cli):

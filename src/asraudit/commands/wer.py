@@ -18,7 +18,8 @@ import numpy as np
 
 from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
                                       prediction_inputs)
-from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
+from asraudit.commands.wer_groups import (groups_json, print_group_table, read_groups, require_manifest_clips,
+                                          score_groups)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import no_shared_clips, prediction_files
 from asraudit.errors import InputError
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     sys.stderr.flush()
     if args.common or args.paired:
         _require_common_clips(files, "--common" if args.common else "--paired")
+    if args.manifest is not None:
+        require_manifest_clips(files, groups, args.manifest, args.group_field)
     common = _common_hashes(files) if args.common else None
     common_set = set(common.tolist()) if common is not None else None
     results = {}

@@ -65,19 +65,22 @@ class ReferenceConflict:
         return f"clip {self.clip_id!r}: {parts}"
 
 
-def no_shared_clips(first: tuple[Path | str, str], second: tuple[Path | str, str], what: str) -> InputError:
+def no_shared_clips(first: tuple[Path | str, str], second: tuple[Path | str, str], what: str,
+                    so: str | None = None) -> InputError:
     """The error for two prediction files (or two models' transcripts), each given as its path (or name) and one of
     its clip ids, that share no clip id, where ``what`` needs clips they both ran.  Clip ids are compared as
     written: the same recordings under paths of two machines (``/home/a/data/c0.wav``, ``/scratch/b/data/c0.wav``:
     the leaderboard's ``audio_filepath``) are other clips, and every comparison came out empty (no edit mined,
-    nothing scored, NaN for every pair)."""
+    nothing scored, NaN for every pair).  ``so`` words the consequence when it is not "``what`` has no clip to
+    compare them on"."""
     (a, id_a), (b, id_b) = first, second
     label_a, label_b = (x.name if isinstance(x, Path) else x for x in (a, b))
     same_name = id_a != id_b and id_a.replace("\\", "/").rsplit("/", 1)[-1] == id_b.replace("\\", "/").rsplit("/", 1)[-1]
-    hint = (" (the same file name under other folders: files written on other machines?); give every model "
-            "the same clip ids, e.g. the path relative to the corpus" if same_name else
+    hint = (" (the same file name under other folders: files written on other machines?); name each clip "
+            "by one id everywhere, e.g. the path relative to the corpus" if same_name else
             "; prediction files of one benchmark name each clip by the same id")
-    return InputError(f"{label_a} and {label_b} share no clip id, so {what} has no clip to compare them on: "
+    so = so or f"{what} has no clip to compare them on"
+    return InputError(f"{label_a} and {label_b} share no clip id, so {so}: "
                       f"{label_a} names its clips like {id_a!r}, {label_b} like {id_b!r}{hint}",
                       b if isinstance(b, Path) else None)
 
