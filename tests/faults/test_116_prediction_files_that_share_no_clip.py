@@ -8,7 +8,9 @@ clip, and every comparison came out empty with exit 0: ``refdis`` (and
 (small panel 12)"), ``wer --common`` scored every model on nothing, ``wer
 --paired`` printed NaN for every pair, and a scored model whose file named
 its clips otherwise got no accept-ref; from Python, ``measure_refdis`` on
-``clip_inputs`` whose transcripts were keyed so mined nothing.  Each is now one line naming the two
+``clip_inputs`` whose transcripts were keyed so mined nothing; a ``wer
+--manifest`` so keyed put every clip in the group "(none)", and a ``refdis
+--corrected`` file so keyed corrected nothing ("edits: 0", after a warning).  Each is now one line naming the two
 files and a clip id of each (and, when the names match under other folders,
 saying so), before any table; files that share some clips run as before.
 """
@@ -94,6 +96,21 @@ def test_a_group_manifest_naming_its_clips_otherwise(machines, cli):
         f"asraudit: error: {manifest}: m1.jsonl and corpus.jsonl share no clip id, so --group-field speaker would put "
         "every clip of m1.jsonl in the group (none): m1.jsonl names its clips like '/home/user1/data/c0.wav', "
         f"corpus.jsonl like '/data/c0.wav' {HINT}"]
+
+
+def test_a_corrected_reference_file_naming_its_clips_otherwise(machines, cli):
+    corrected = machines / "fixed.jsonl"
+    write_preds(corrected, [(f"/data/{c}", r.replace("well ", ""), "") for c, r, _ in ROWS])
+    ran = cli("refdis", "--preds", machines / "m1.jsonl", "--corrected", corrected)
+    assert ran.code == 2 and ran.out == ""
+    assert ran.error_lines == [
+        f"asraudit: error: {corrected}: m1.jsonl and fixed.jsonl share no clip id, so fixed.jsonl corrects no clip "
+        f"the models ran: m1.jsonl names its clips like '/home/user1/data/c0.wav', fixed.jsonl like '/data/c0.wav' "
+        f"{HINT}"]
+    write_preds(corrected, [(f"/home/user1/data/{c}", r.replace("well ", ""), "") for c, r, _ in ROWS[:1]]
+                + [("/data/c1.wav", "the cat", "")])
+    ran = cli("refdis", "--preds", machines / "m1.jsonl", "--corrected", corrected)  # some match: warned, as before
+    assert ran.code == 0 and "1 corrected clip(s) not in the predictions" in ran.err
 
 
 def test_files_sharing_some_clips_but_none_all_of_them(tmp_path, cli):
