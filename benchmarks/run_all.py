@@ -39,6 +39,7 @@ def plan(quick: bool, reference_cli: str | None = None) -> list[tuple[str, list[
         else "transformers and torch are not installed (the hf extra)"
     return [
         ("normalizer", ["normalizer_speed.py", *p, "--repeat", "1" if quick else "3"], None),
+        ("normalizer hostile runs", ["normalizer_hostile_runs.py", *(["--sizes", "100000"] if quick else [])], None),
         ("wer 1M rows", ["wer_memory.py", "--rows", "100000" if quick else "1000000"], None),
         ("wer scoring", ["wer_speed.py", *p, *(["--clips", "20000"] if quick else [])], no_preds),
         ("refdis mining", ["refdis_speed.py", *p, "--repeat", "1" if quick else "3",

@@ -70,7 +70,7 @@ def test_english_and_no_language_keep_the_normalizers_they_had():
 
 
 def test_a_language_without_a_normalizer_or_an_english_only_one_is_refused():
-    with pytest.raises(ValueError, match="no basic normalizer for language 'xx'"):
+    with pytest.raises(ValueError, match="language 'xx' has no basic normalizer"):
         get_normalizer("basic", language="xx")
     with pytest.raises(ValueError, match="'whisper' is for English text"):
         get_normalizer("whisper", language="fr")

@@ -179,8 +179,28 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     return out
 
 
+def _labels(value: object) -> object | None:
+    """A pandas Series' index (its row labels), else None: iterated, a Series gives its values in row order."""
+    index = getattr(value, "index", None)
+    return index if type(value).__name__ == "Series" and hasattr(index, "equals") else None
+
+
 def paired_texts(refs: object, hyps: object) -> tuple[list[str], list[str]]:
-    """``refs`` and ``hyps`` as lists of texts of one length: the clips pair up by position."""
+    """``refs`` and ``hyps`` as lists of texts of one length: the clips pair up by position.
+
+    Two pandas Series whose indexes differ (one frame sorted or filtered, the other not) would pair by
+    position rows that pandas pairs by label: another clip's reference for each hypothesis, a WER with no
+    error, so they are refused."""
+    r_labels, h_labels = _labels(refs), _labels(hyps)
+    if r_labels is not None and h_labels is not None and not r_labels.equals(h_labels):
+        def first(labels) -> str:
+            shown = ", ".join(map(repr, list(labels[:3])))
+            return shown + (", ..." if len(labels) > 3 else "")
+
+        raise InputError(f"refs and hyps are pandas Series with different indexes (refs {first(r_labels)}; hyps "
+                         f"{first(h_labels)}): the clips pair up by position, not by index, so each hypothesis "
+                         "would meet another row's reference: align them (hyps.reindex(refs.index)), or pass "
+                         ".tolist() of each if their orders already match")
     r, h = texts(refs, "refs"), texts(hyps, "hyps")
     if len(r) != len(h):
         raise InputError(f"refs and hyps pair up clip by clip, but refs has {len(r)} text(s) and hyps {len(h)}")

@@ -34,6 +34,7 @@ import numpy as np
 
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
+from asraudit.report.plain import to_plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,9 +170,10 @@ class TimingAgreement:
     mean_overlap: float
 
     def to_json(self) -> dict:
-        return {"n_clips": self.n_clips, "n_words": self.n_words, "median_ms": self.median_ms, "mean_ms": self.mean_ms,
-                "p90_ms": self.p90_ms, "start_median_ms": self.start_median_ms, "end_median_ms": self.end_median_ms,
-                "within": {str(k): v for k, v in self.within.items()}, "mean_overlap": self.mean_overlap}
+        return to_plain({"n_clips": self.n_clips, "n_words": self.n_words, "median_ms": self.median_ms,
+                         "mean_ms": self.mean_ms, "p90_ms": self.p90_ms, "start_median_ms": self.start_median_ms,
+                         "end_median_ms": self.end_median_ms, "within": {str(k): v for k, v in self.within.items()},
+                         "mean_overlap": self.mean_overlap})
 
 
 TOLERANCES_MS = (50, 100, 200)

@@ -12,7 +12,7 @@ from asraudit.bulk import cycle_collector_paused
 from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
                                       prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
-from asraudit.data.predictions import PredictionSet, prediction_files
+from asraudit.data.predictions import PredictionSet, no_shared_clips, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -121,6 +121,8 @@ def _run(args: argparse.Namespace) -> int:
     models = _names(args.models)
     if models:
         pset.require_models(models)
+    if panel and not args.corrected:  # --corrected takes its edits from the correction, not a vote
+        pset.require_shared_clips(panel, models or pset.model_names)
     if args.compat == "hume":
         return _run_hume(args, pset, panel, models)
     return _run_full(args, pset, panel, models)
@@ -195,6 +197,10 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         raw = load_corrected_references(args.corrected)
         known = set(pset.clip_ids())
         unknown = [cid for cid in raw if cid not in known]
+        if raw and len(unknown) == len(raw) and known:  # ids spelled otherwise: no reference would be corrected
+            first = next(p for p in pset.models.values() if len(p))
+            raise no_shared_clips((first.source, next(iter(first.rows))), (args.corrected, unknown[0]), "--corrected",
+                                  f"{args.corrected.name} corrects no clip the models ran")
         if unknown:
             print(f"asraudit: warning: {len(unknown)} corrected clip(s) not in the predictions, e.g. {unknown[0]!r}",
                   file=sys.stderr)

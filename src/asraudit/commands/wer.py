@@ -18,9 +18,10 @@ import numpy as np
 
 from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
                                       prediction_inputs)
-from asraudit.commands.wer_groups import groups_json, print_group_table, read_groups, score_groups
+from asraudit.commands.wer_groups import (groups_json, print_group_table, read_groups, require_manifest_clips,
+                                          score_groups)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
-from asraudit.data.predictions import prediction_files
+from asraudit.data.predictions import no_shared_clips, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
 from asraudit.metrics.scorers import SCORERS, Scorer, get_scorer
@@ -96,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     for w in _warnings(files):
         print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
     sys.stderr.flush()
+    if args.common or args.paired:
+        _require_common_clips(files, "--common" if args.common else "--paired")
+    if args.manifest is not None:
+        require_manifest_clips(files, groups, args.manifest, args.group_field)
     common = _common_hashes(files) if args.common else None
     common_set = set(common.tolist()) if common is not None else None
     results = {}
@@ -156,6 +161,25 @@ def _conflicting_clips(files: dict[str, StreamedFile], shown: int = 10) -> tuple
         if len(ids) >= shown:
             break
     return list(ids.values()), len(conflicting)
+
+
+def _require_common_clips(files: dict[str, StreamedFile], flag: str) -> None:
+    """``--common`` and ``--paired`` compare models on the clips all of them ran: refused when there is none (the
+    same recordings under clip ids of two machines' paths, a file of another benchmark), which printed a table
+    of no clip and NaN for every pair."""
+    ran = [f for f in files.values() if len(f)]
+    if len(ran) < 2 or len(_common_hashes(files)):
+        return
+    def first_id(f: StreamedFile) -> str:  # the hashes are all that is kept: one row read again
+        return next(iter(f.read_rows([int(f.rows[0])]).values())).clip_id
+
+    for i, a in enumerate(ran):
+        for b in ran[i + 1:]:
+            if not len(np.intersect1d(a.clip_hash, b.clip_hash)):
+                raise no_shared_clips((a.source, first_id(a)), (b.source, first_id(b)), flag)
+    raise InputError(f"no clip is in every one of {', '.join(f.source.name for f in ran)} (each two share some), so "
+                     f"{flag} has no clip to compare them on: leave it out, or leave out the file that ran other "
+                     "clips", ran[-1].source)
 
 
 def _common_hashes(files: dict[str, StreamedFile]) -> np.ndarray:

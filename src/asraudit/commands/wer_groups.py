@@ -7,6 +7,9 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.data.group_values import MISSING_GROUP, group_values
+from asraudit.data.prediction_rows import ID_FIELDS
+from asraudit.data.predictions import no_shared_clips
+from asraudit.data.rows import number_id, pick_field, read_rows
 from asraudit.metrics.group_wer import GroupWER, wer_by_group
 from asraudit.metrics.model_wer import StreamedFile
 from asraudit.metrics.stream_rows import text_hash
@@ -20,6 +23,21 @@ def read_groups(field: str, paths: list[Path], manifest: Path | None) -> dict[Pa
         shared = _by_hash(group_values(manifest, field, "manifest"))
         return {p: shared for p in paths}
     return {p: _by_hash(group_values(p, field)) for p in paths}
+
+
+def require_manifest_clips(files: dict[str, StreamedFile], groups: dict[Path, dict[int, str]], manifest: Path,
+                           field: str) -> None:
+    """A ``--manifest`` joined on the clip id must name some clip of every prediction file: one whose ids are
+    spelled otherwise (another machine's paths) put every clip in the missing group, silently."""
+    for f in files.values():
+        shared = groups[f.source]
+        if len(f) and not any(h in shared for h in f.clip_hash.tolist()):
+            lineno, rec = next(iter(read_rows(manifest, "manifest")))
+            first = str(number_id(rec[pick_field(rec, ID_FIELDS)], manifest, lineno))
+            row = next(iter(f.read_rows([int(f.rows[0])]).values()))
+            raise no_shared_clips((f.source, row.clip_id), (manifest, first), "--manifest",
+                                  f"--group-field {field} would put every clip of {f.source.name} in the group "
+                                  f"{MISSING_GROUP}")
 
 
 def _by_hash(values: dict[str, str]) -> dict[int, str]:

@@ -65,6 +65,26 @@ class ReferenceConflict:
         return f"clip {self.clip_id!r}: {parts}"
 
 
+def no_shared_clips(first: tuple[Path | str, str], second: tuple[Path | str, str], what: str,
+                    so: str | None = None) -> InputError:
+    """The error for two prediction files (or two models' transcripts), each given as its path (or name) and one of
+    its clip ids, that share no clip id, where ``what`` needs clips they both ran.  Clip ids are compared as
+    written: the same recordings under paths of two machines (``/home/a/data/c0.wav``, ``/scratch/b/data/c0.wav``:
+    the leaderboard's ``audio_filepath``) are other clips, and every comparison came out empty (no edit mined,
+    nothing scored, NaN for every pair).  ``so`` words the consequence when it is not "``what`` has no clip to
+    compare them on"."""
+    (a, id_a), (b, id_b) = first, second
+    label_a, label_b = (x.name if isinstance(x, Path) else x for x in (a, b))
+    same_name = id_a != id_b and id_a.replace("\\", "/").rsplit("/", 1)[-1] == id_b.replace("\\", "/").rsplit("/", 1)[-1]
+    hint = (" (the same file name under other folders: files written on other machines?); name each clip "
+            "by one id everywhere, e.g. the path relative to the corpus" if same_name else
+            "; prediction files of one benchmark name each clip by the same id")
+    so = so or f"{what} has no clip to compare them on"
+    return InputError(f"{label_a} and {label_b} share no clip id, so {so}: "
+                      f"{label_a} names its clips like {id_a!r}, {label_b} like {id_b!r}{hint}",
+                      b if isinstance(b, Path) else None)
+
+
 def _same_state(old: list, new: list) -> bool:
     """Whether two snapshots of a set's rows (``_first_references``) hold the same models, the same objects."""
     if len(old) != len(new):
@@ -97,6 +117,24 @@ class PredictionSet:
         names = list(models) if models is not None else self.model_names
         self.require_models(names)
         return [cid for cid in self.clip_ids() if all(cid in self.models[m] for m in names)]
+
+    def require_shared_clips(self, panel: Sequence[str], scored: Sequence[str] = ()) -> None:
+        """Refuse a panel two of whose members (those with rows) share no clip id, which then mines nothing, and
+        a scored model that shares no clip with any member, which then has nothing to be judged on
+        (``no_shared_clips``)."""
+        members = [self.models[n] for n in dict.fromkeys(panel) if len(self.models[n])]
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                if a.rows.keys().isdisjoint(b.rows):
+                    raise no_shared_clips((a.source, next(iter(a.rows))), (b.source, next(iter(b.rows))),
+                                          "the panel's vote")
+        for name in dict.fromkeys(scored):
+            model = self.models[name]
+            if members and len(model) and name not in panel and all(model.rows.keys().isdisjoint(m.rows)
+                                                                   for m in members):
+                first = members[0]
+                raise no_shared_clips((first.source, next(iter(first.rows))), (model.source, next(iter(model.rows))),
+                                      "accept-ref")
 
     def coverage(self) -> dict[str, tuple[int, int]]:
         """model -> (clips it ran, clips any model ran)."""

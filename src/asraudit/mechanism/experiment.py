@@ -32,7 +32,7 @@ from asraudit.data.corpus import Clip
 from asraudit.data.predictions import PredictionSet
 from asraudit.errors import InputError
 from asraudit.mechanism.paired import PairedDelta, paired_deltas
-from asraudit.metrics.stats import DEFAULT_SEED
+from asraudit.metrics.stats import DEFAULT_SEED, json_number
 from asraudit.metrics.wer import CorpusScore, corpus_wer
 from asraudit.models.whitebox.frames import FixedAudio
 from asraudit.probes.refdis import ClipInput, Edit, MinerParams
@@ -98,7 +98,7 @@ class VariantReadout:
             "n_clips": self.n_clips,
             "changed_vs_baseline": self.changed,
             "wer": None if self.wer is None else {
-                "rate": self.wer.rate, "rate_interval": self.wer.interval.to_json(),
+                "rate": json_number(self.wer.rate), "rate_interval": self.wer.interval.to_json(),
                 "ref_words": self.wer.ref_units,
             },
             "accept_ref": None if self.accept is None else self.accept.to_json(),

@@ -90,9 +90,17 @@ class Interval:
 
     def to_json(self) -> dict:
         """The interval as every JSON asraudit writes spells it, ``{"low", "high", "level", "method"}``, under the
-        key ``<field>_interval`` beside the estimate it bounds (so the estimate is not repeated here).  NaN bounds
-        stay NaN here; the writer turns them into null (``report.summary.to_plain``)."""
-        return {"low": self.low, "high": self.high, "level": self.level, "method": self.method}
+        key ``<field>_interval`` beside the estimate it bounds (so the estimate is not repeated here).  A bound that
+        could not be estimated (NaN) is None, JSON's null, as every file asraudit writes has it: ``json.dumps`` of
+        this is valid JSON (a NaN was written as the token ``NaN``, which JSON does not have)."""
+        return {"low": json_number(self.low), "high": json_number(self.high), "level": self.level,
+                "method": self.method}
+
+
+def json_number(value: float | None) -> float | None:
+    """``value`` as JSON can hold it: a NaN or an infinity (a rate over nothing, a bound not estimated) is None
+    (null), the rule of every file asraudit writes (``report.plain.to_plain``)."""
+    return value if value is None or math.isfinite(value) else None
 
 
 def wilson(successes: int, n: int, confidence: float = 0.95) -> Interval:

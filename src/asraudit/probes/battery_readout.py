@@ -18,6 +18,7 @@ import numpy as np
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, wilson_interval
 from asraudit.probes.battery import READOUTS, READOUT_PROBE, BatterySpec
+from asraudit.report.plain import to_plain
 
 # One measurement of one item: (cluster = clip id, numerator, denominator).
 Cell = dict[str, tuple[str, float, float]]
@@ -125,12 +126,12 @@ class BatteryResult:
         def v(x: Value | None):
             return None if x is None else {"estimate": x.estimate, "estimate_interval": x.interval.to_json(), "n": x.n}
 
-        return {"battery": self.spec.name, "source": self.spec.source,
+        return to_plain({"battery": self.spec.name, "source": self.spec.source,
                 "rows": [{"model": r.model, "readout": r.readout, "condition": r.condition, "value": v(r.value),
                           "delta_from_original": v(r.delta)} for r in self.rows],
                 "contrasts": [{"model": c.model, "readout": c.readout, "contrast": c.contrast, "did": v(c.did)}
                               for c in self.contrasts],
-                "notes": list(self.notes)}
+                "notes": list(self.notes)})
 
 
 def readout(spec: BatterySpec, cells: Mapping[tuple[str, str, str], Cell], models: Sequence[str],

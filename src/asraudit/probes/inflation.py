@@ -25,7 +25,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratios
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratios, json_number
 from asraudit.metrics.wer import ClipCounts, clip_counts, word_errors
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import ClipInput, Edit, HypCells
@@ -44,7 +44,7 @@ class WerCost:
 
     def to_json(self) -> dict:
         def iv(x: Interval) -> dict:
-            return {"value": x.estimate, "value_interval": x.to_json()}
+            return {"value": json_number(x.estimate), "value_interval": x.to_json()}
 
         return {
             "clips": self.clips,

@@ -26,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
+from asraudit.metrics.stats import json_number
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
 from asraudit.run.spec import SCORE, Score, make_job
@@ -158,7 +159,8 @@ class EditLift:
     def to_json(self) -> dict:
         i = self.item
         return {"model": self.model, "edit_id": i.edit_id, "clip": i.clip_id, "kind": i.kind, "position": i.position,
-                "r": " ".join(i.r), "a": " ".join(i.a), "lift_r": self.lift_r, "lift_a": self.lift_a}
+                "r": " ".join(i.r), "a": " ".join(i.a), "lift_r": json_number(self.lift_r),
+                "lift_a": json_number(self.lift_a)}
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,11 @@ from asraudit.audio.conditions import SpanMask
 from asraudit.audio.timing import WordTiming, word_spans
 from asraudit.data.mask_recipe import RecipeRow, locate_recipe_word
 from asraudit.errors import InputError
-from asraudit.metrics.stats import Interval, wilson_interval
+from asraudit.metrics.stats import Interval, json_number, wilson_interval
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
 from asraudit.probes.masked import MaskTarget, control_target, is_recovered, select_targets
+from asraudit.report.plain import to_plain
 from asraudit.run.spec import SCORE, TRANSCRIBE, Score, Transcribe, make_job
 
 
@@ -213,11 +214,12 @@ class MaskOutcome:
 
     def to_json(self) -> dict:
         t = self.item.target
-        return {"model": self.model, "clip": t.clip_id, "index": t.index, "word": t.word, "kind": t.kind,
-                "t0": t.start, "t1": t.end, "mask": self.item.mask.id,
-                "control_word": self.item.control.word if self.item.control else None,
-                "clean_recovered": self.clean, "masked_recovered": self.masked,
-                "control_recovered": self.control, "lift_masked": self.lift_masked, "lift_clean": self.lift_clean}
+        return to_plain({"model": self.model, "clip": t.clip_id, "index": t.index, "word": t.word, "kind": t.kind,
+                         "t0": t.start, "t1": t.end, "mask": self.item.mask.id,
+                         "control_word": self.item.control.word if self.item.control else None,
+                         "clean_recovered": self.clean, "masked_recovered": self.masked,
+                         "control_recovered": self.control, "lift_masked": self.lift_masked,
+                         "lift_clean": self.lift_clean})
 
 
 def target_char_span(text: str, index: int) -> tuple[int, int]:
@@ -303,7 +305,7 @@ class Rate:
         return Interval(self.rate, self.low, self.high, 0.95, "wilson")
 
     def to_json(self) -> dict:
-        return {"k": self.k, "n": self.n, "rate": self.rate, "rate_interval": self.interval.to_json()}
+        return {"k": self.k, "n": self.n, "rate": json_number(self.rate), "rate_interval": self.interval.to_json()}
 
 
 def rate_of(values: Iterable[bool | None]) -> Rate:
@@ -333,8 +335,8 @@ class MaskSummary:
 
     def to_json(self) -> dict:
         def lift(s: LiftSummary) -> dict:
-            return {"n": s.n, "mean": s.mean, "mean_interval": s.interval.to_json(),
-                    "share_positive": s.share_positive}
+            return to_plain({"n": s.n, "mean": s.mean, "mean_interval": s.interval.to_json(),
+                             "share_positive": s.share_positive})
 
         return {"model": self.model, "n_targets": self.n_targets, "clean": self.clean.to_json(),
                 "masked": self.masked.to_json(), "masked_if_clean": self.masked_if_clean.to_json(),

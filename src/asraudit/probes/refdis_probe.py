@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.arguments import names as name_list, once_each
 from asraudit.bulk import builds_in_bulk
-from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.data.predictions import PredictionSet, load_predictions, no_shared_clips
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.metrics.wer import ClipCounts, clip_counts
@@ -107,11 +107,29 @@ def _require_transcripts(clips: Sequence[ClipInput], panel: list[str]) -> None:
     for clip in clips:
         seen.update(dict.fromkeys(clip.hyps))
         if len(seen) >= len(panel) and all(m in seen for m in panel):
-            return
+            break
     missing = [m for m in panel if m not in seen]
     if missing and clips:
         raise InputError(f"the panel names {', '.join(missing)}, which no clip has a transcript of; the clips have "
                          f"transcripts of {', '.join(seen)}")
+    _require_shared_clips(clips, panel)
+
+
+def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
+    """Every two panel members ran a clip in common: transcripts keyed by clip ids spelled two ways (two
+    machines' paths) made every clip one member's, and the panel mined nothing, silently (fault case 116)."""
+    pairs = {(a, b) for i, a in enumerate(panel) for b in panel[i + 1:]}
+    first: dict[str, str] = {}
+    for clip in clips:
+        ran = [m for m in panel if m in clip.hyps]
+        for m in ran:
+            first.setdefault(m, clip.clip_id)
+        pairs.difference_update((a, b) for i, a in enumerate(ran) for b in ran[i + 1:])
+        if not pairs:
+            return
+    a, b = min(pairs, key=lambda p: (panel.index(p[0]), panel.index(p[1])))
+    if a in first and b in first:
+        raise no_shared_clips((a, first[a]), (b, first[b]), "the panel's vote")
 
 
 @builds_in_bulk
@@ -180,6 +198,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
+    pset.require_shared_clips(panel, scored)
     names = list(dict.fromkeys(panel + scored))
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)

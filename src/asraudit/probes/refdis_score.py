@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import compress
 from typing import Callable, Iterable, Sequence
 
-from asraudit.metrics.stats import DEFAULT_SEED, Interval, bootstrap_ratio, wilson_interval
+from asraudit.metrics.stats import DEFAULT_SEED, Interval, bootstrap_ratio, json_number, wilson_interval
 from asraudit.probes.refdis import Edit
 
 
@@ -52,8 +52,10 @@ class AcceptRef:
         return Interval(self.rate, self.low, self.high, 0.95, "wilson")
 
     def to_json(self) -> dict:
+        """The layout of summary.json's and ``refdis --json``'s accept-ref, ready for ``json.dumps``: a rate over no
+        eligible edit is None (null), not NaN."""
         return {
-            "rate": self.rate,
+            "rate": json_number(self.rate),
             "n_ref": self.n_ref,
             "n_eligible": self.n_eligible,
             "n_audio": self.n_audio,

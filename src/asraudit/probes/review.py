@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from asraudit.errors import InputError
-from asraudit.metrics.stats import Interval, wilson_interval
+from asraudit.metrics.stats import Interval, json_number, wilson_interval
 from asraudit.probes.refdis import Edit
 
 SHEET_COLUMNS = (
@@ -145,7 +145,7 @@ class ReviewSummary:
             "n_real": self.n_real,
             "n_false": self.n_false,
             "n_skipped": self.n_skipped,
-            "precision": self.precision,
+            "precision": json_number(self.precision),
             "precision_interval": Interval(self.precision, low, high, 0.95, "wilson").to_json(),
             "by_kind": {k: {"real": r, "false": f} for k, (r, f) in self.by_kind.items()},
         }

@@ -30,7 +30,7 @@ SWEEPS = ("rank", "pairs", "layer")
 class CurvePoint:
     """One point of a sweep: the intervention and its random control, each against the experiment's baseline."""
 
-    x: int                              # k (rank), the number of learning pairs, or the encoder layer
+    x: int = field(metadata={"schema": {"minimum": None}})  # k (rank), the number of learning pairs, or the layer
     variant: str                        # the intervention's label in summary["mechanism"]
     delta: float | None                 # paired change in accept-ref vs the baseline (a fraction)
     delta_interval: Bounds | None       # clip bootstrap
@@ -50,7 +50,7 @@ class MechanismCurve:
     model: str
     sweep: Sweep
     action: str                         # ablate | induce
-    sign: int
+    sign: int = field(metadata={"schema": {"minimum": -1, "maximum": 1}})
     baseline_value: float | None        # the baseline's accept-ref on the same clips
     baseline_wer: float | None
     points: list[CurvePoint] = field(default_factory=list)

@@ -29,6 +29,12 @@ from asraudit.metrics.stats import Interval
 METHODS = ("wilson", "bootstrap")
 Method = Literal["wilson", "bootstrap"]
 
+# A field's range in the generated schema (``report.schema``), as the field's metadata: on a number it bounds the
+# number, on an interval (``Bounds``) its two bounds.  Every integer of the layout is a count, a rank, a word
+# position or a setting, at least 0, unless its field says otherwise (``MechanismCurve.sign``, ``MechanismRow.layer``).
+SHARE = {"schema": {"minimum": 0, "maximum": 1}}   # a share of edits, clips or words: accept-ref
+NOT_NEGATIVE = {"schema": {"minimum": 0}}          # a WER (above 1 when a model inserts many words)
+
 
 def finite(x) -> float | None:
     """A float, or None for what is missing or not a number (NaN, infinities)."""
@@ -44,7 +50,7 @@ class Bounds:
 
     low: float | None
     high: float | None
-    level: float
+    level: float = field(metadata={"schema": {"exclusiveMinimum": 0, "exclusiveMaximum": 1}})
     method: Method
 
 
@@ -69,14 +75,14 @@ class ModelRow:
     panel: bool
     can_score: bool
     rtfx: float | None              # always written: null says the speed is unknown (no durations, no audio)
-    accept_ref: float | None = None
-    accept_ref_interval: Bounds | None = None
+    accept_ref: float | None = field(default=None, metadata=SHARE)
+    accept_ref_interval: Bounds | None = field(default=None, metadata=SHARE)
     n_ref: int | None = None
     n_eligible: int | None = None
-    wer: float | None = None
-    wer_interval: Bounds | None = None
-    wer_corrected: float | None = None
-    wer_corrected_interval: Bounds | None = None
+    wer: float | None = field(default=None, metadata=NOT_NEGATIVE)
+    wer_interval: Bounds | None = field(default=None, metadata=NOT_NEGATIVE)
+    wer_corrected: float | None = field(default=None, metadata=NOT_NEGATIVE)
+    wer_corrected_interval: Bounds | None = field(default=None, metadata=NOT_NEGATIVE)
     wer_gained: float | None = None
     wer_gained_interval: Bounds | None = None
     n_echoed: int | None = None
@@ -101,8 +107,8 @@ class ModelRow:
 class RateRow:
     """accept-ref over a group of edits: the rate, its Wilson interval and counts."""
 
-    rate: float | None
-    rate_interval: Bounds
+    rate: float | None = field(metadata=SHARE)
+    rate_interval: Bounds = field(metadata=SHARE)
     n_ref: int
     n_eligible: int
 
@@ -162,10 +168,10 @@ class WerViewRow:
     OMIT_NONE: ClassVar[bool] = True
 
     panel_member: bool
-    wer_record: float | None
-    wer_record_interval: Bounds
-    wer_corrected_loo: float | None          # a panel member against its leave-one-out panel's corrections
-    wer_corrected_loo_interval: Bounds
+    wer_record: float | None = field(metadata=NOT_NEGATIVE)
+    wer_record_interval: Bounds = field(metadata=NOT_NEGATIVE)
+    wer_corrected_loo: float | None = field(metadata=NOT_NEGATIVE)  # a member against its leave-one-out panel's
+    wer_corrected_loo_interval: Bounds = field(metadata=NOT_NEGATIVE)  # corrections
     record_fallback_clips: int               # member: panel-corrected clips it is scored on uncorrected
     rank_record: int
     rank_corrected_loo: int
@@ -308,7 +314,7 @@ class MechanismRow:
     to_ref: int | None
     to_audio: int | None
     direction: str
-    layer: int
+    layer: int = field(metadata={"schema": {"minimum": None}})  # as the spec gives it: -1 is the last
     action: str
     site: str | None = None   # where the direction lives: "encoder" or "decoder" (older summaries lack it)
 

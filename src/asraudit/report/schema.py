@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from pathlib import Path
@@ -24,7 +25,9 @@ from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
 
-_SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer"},
+# Every integer of the layout is a count, a rank, a word position or a setting: at least 0, unless the field's
+# metadata says otherwise (``_ranged``; ``MechanismCurve.sign``, ``MechanismRow.layer``).
+_SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer", "minimum": 0},
             float: {"type": ["number", "integer"]}}
 
 
@@ -65,6 +68,8 @@ def _object_schema(cls, defs: dict[str, Any]) -> dict[str, Any]:
     props, required = {}, []
     for f in dataclasses.fields(cls):
         props[f.name] = _type_schema(hints[f.name], defs)
+        if "schema" in f.metadata:
+            props[f.name] = _ranged(props[f.name], f.metadata["schema"])
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)
     out: dict[str, Any] = {"type": "object", "properties": props, "required": required,
@@ -73,6 +78,18 @@ def _object_schema(cls, defs: dict[str, Any]) -> dict[str, Any]:
     if doc and not doc.startswith(f"{cls.__name__}("):
         out["description"] = doc.split("\n\n")[0].replace("\n", " ")
     return out
+
+
+def _ranged(schema: dict[str, Any], bounds: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with a field's range (its metadata's ``schema``): on a number the number's, on an interval
+    (``Bounds``, a ``$ref``) the range of its two bounds; null stays allowed where it was.  A key given as None
+    is dropped (``"minimum": None``: an integer that may be negative)."""
+    if "anyOf" in schema and {"type": "null"} in schema["anyOf"]:
+        return {"anyOf": [_ranged(s, bounds) if s != {"type": "null"} else s for s in schema["anyOf"]]}
+    if schema.get("$ref") == "#/$defs/Bounds":
+        bound = {"anyOf": [{"type": ["number", "integer"], **bounds}, {"type": "null"}]}
+        return {"allOf": [schema, {"properties": {"low": bound, "high": bound}}]}
+    return {k: v for k, v in {**schema, **bounds}.items() if v is not None}
 
 
 def summary_schema() -> dict[str, Any]:
@@ -128,12 +145,77 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
                          source)
     if isinstance(data, dict) and data["schema_version"] != SCHEMA_VERSION:
         data = {**data, "schema_version": SCHEMA_VERSION}  # an earlier minor layout is this one minus optional keys
+    _refuse_infinities(data, source)
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
         raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {where}: {error.message}", source)
     _refuse_lone_surrogates(data, source)
+    _refuse_inconsistent(data, source)
     return _build(Summary, data)
+
+
+def _numbers(value, where: tuple = ()):
+    """Every number of a JSON value (not a bool), with where it is."""
+    if isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)):
+        yield where, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _numbers(v, where + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _numbers(v, where + (i,))
+
+
+def _refuse_infinities(data, source) -> None:
+    """``Infinity`` and a number beyond a double (``1e400``) are no JSON numbers, but Python's reader takes them
+    as infinities, which no audit measures (an undefined value is written as null).  A ``NaN`` is read as such a
+    hole, as the report shows a null."""
+    for where, number in _numbers(data):
+        if isinstance(number, float) and math.isinf(number):
+            raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {'/'.join(map(str, where))}: "
+                             f"{number} is not a number a summary holds (JSON has no infinity; an undefined value "
+                             "is null)", source)
+
+
+def _refuse_inconsistent(data: dict, source) -> None:
+    """What the schema cannot say: an accept-ref's echoed edits are among its judged ones, an interval's low
+    bound is not above its high one, and every ranking of ``wer_ranking`` lists each of its models once (the
+    report looks each one up)."""
+    def fail(where: tuple, message: str):
+        return InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {'/'.join(map(str, where))}: "
+                          f"{message}", source)
+
+    def walk(value, where: tuple = ()):
+        if isinstance(value, dict):
+            n_ref, n_eligible = value.get("n_ref"), value.get("n_eligible")
+            if isinstance(n_ref, int) and isinstance(n_eligible, int) and n_ref > n_eligible:
+                raise fail(where, f"n_ref {n_ref} is more than n_eligible {n_eligible} (the edits a model echoed "
+                                  "are among those judged)")
+            low, high = value.get("low"), value.get("high")
+            if "level" in value and isinstance(low, (int, float)) and isinstance(high, (int, float)) and low > high:
+                raise fail(where, f"the interval's low bound {low} is above its high bound {high}")
+            for k, v in value.items():
+                walk(v, where + (k,))
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, where + (i,))
+
+    walk(data)
+    ranking = data.get("wer_ranking")
+    if isinstance(ranking, dict):
+        models = list(ranking.get("models") or {})
+        for scheme, order in (ranking.get("ranking") or {}).items():
+            where = ("wer_ranking", "ranking", scheme)
+            for name in order:
+                if name not in models:
+                    raise fail(where, f"{name!r} is not one of wer_ranking/models ({', '.join(models)})")
+                if order.count(name) > 1:
+                    raise fail(where, f"{name!r} is listed {order.count(name)} times: a ranking lists each model once")
+            if order and len(order) != len(models):
+                missing = [m for m in models if m not in order]
+                raise fail(where, f"leaves out {', '.join(map(repr, missing))}: a ranking lists every model of "
+                                  "wer_ranking/models")
 
 
 def _strings(value, where: tuple = ()):

@@ -50,10 +50,12 @@ def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
         pad = abs(hi) * 0.1 or 0.1
         lo, hi = lo - pad if lo < 0 else lo, hi + pad
     raw = (hi - lo) / max(target, 1)
-    magnitude = 10 ** math.floor(math.log10(raw))
+    magnitude = 10.0 ** math.floor(math.log10(raw))  # a float: an int power of ten grew into ticks no float holds
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw - 1e-15)
     start = math.floor(lo / step + 1e-9) * step
     end = math.ceil(hi / step - 1e-9) * step
+    if not math.isfinite(end - start):  # a value within a step of the largest double: the axis ends on it
+        return [lo + k * ((hi - lo) / target) for k in range(target + 1)]
     count = int(round((end - start) / step))
     return [round(start + k * step, 12) for k in range(count + 1)]
 
@@ -61,6 +63,8 @@ def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
 def tick_label(value: float, step: float, percent: bool) -> str:
     """Enough decimals to tell neighbouring ticks apart, no more."""
     scale = 100 if percent else 1
+    if not abs(step * scale) < 1e15:  # beyond what a float counts in units (or infinite): three digits
+        return f"{value * scale:.3g}" + ("%" if percent else "")
     decimals = 0
     while decimals < 6 and abs(step * scale * 10 ** decimals - round(step * scale * 10 ** decimals)) > 1e-6:
         decimals += 1

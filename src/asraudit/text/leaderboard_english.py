@@ -53,7 +53,7 @@ from typing import Iterator, Sequence
 from whisper_normalizer.english import EnglishNumberNormalizer
 
 from asraudit.text.spelling import english_spelling_mapping
-from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
+from asraudit.text.symbols import SPACE_BEFORE_APOSTROPHE, remove_bracketed, remove_symbols_and_diacritics
 
 # Hesitation families, each with any elongation.  "\b" on both sides (added below) keeps a
 # short family from eating the start of a real word; "ah-ha" comes first, since "ha" alone
@@ -117,7 +117,6 @@ LONE_CURRENCY = re.compile(r"[.$¢€£](?![0-9])")
 LONE_PERCENT = re.compile(r"(?<![0-9])%")
 NUMERIC = re.compile(r"^\d+(\.\d+)?$")  # an arabic number as Whisper's reader recognises one
 DIGITS = re.compile(r"^\d+$")  # a digit string that carries an "oh" on as a zero
-SPACE_APOSTROPHE = re.compile(r"\s+'")
 
 
 def _unreadable(word: str) -> bool:
@@ -304,7 +303,7 @@ class LeaderboardEnglishNormalizer:
     def __call__(self, text: str) -> str:
         s = remove_bracketed(text.lower())
         s = FILLERS.sub("", s)
-        s = SPACE_APOSTROPHE.sub("'", s)
+        s = SPACE_BEFORE_APOSTROPHE.sub("'", s)
         s = self.clock(s)
         for pattern, replacement in REWRITES:
             s = pattern.sub(replacement, s)

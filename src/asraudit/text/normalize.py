@@ -155,25 +155,40 @@ def _language_normalizer(language: str) -> Normalizer:
     return _WithoutFormatCharacters(language)
 
 
-def _for_language(name: str, language: str | None) -> Normalizer:
+def _language_code(language: object) -> str:
+    """``get_normalizer``'s ``language``: an ISO 639-1 code of a basic normalizer (or "en"), in any case ("FR" is
+    "fr": language codes are case-insensitive); anything else is refused naming the argument."""
+    choices = f"en, {', '.join(BASIC_LANGUAGES)}"
+    if not isinstance(language, str):
+        raise InputError(f"language is an ISO 639-1 code (a str), one of {choices}, got {language!r}")
+    code = language.lower()
+    if code != "en" and code not in BASIC_LANGUAGES:
+        raise InputError(f"language {language!r} has no basic normalizer: choose one of {choices}")
+    return code
+
+
+def _for_language(name: str, language: object) -> Normalizer:
     """``name`` for ``language``: "basic" (or "basic-xx") becomes that language's basic normalizer; the
     Whisper normalizer is English only; "none" is the same in every language."""
+    code = None if language is None else _language_code(language)
     if name.startswith("basic-"):
-        name, named = "basic", name[len("basic-"):]
-        if language not in (None, named):
-            raise ValueError(f"normalizer {name}-{named} does not match language {language!r}")
-        language = named
-    if language in (None, "en"):
+        named = name[len("basic-"):]
+        if named != "en" and named not in BASIC_LANGUAGES:
+            raise InputError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
+        if code not in (None, named):
+            raise InputError(f"normalizer {name} does not match language {language!r}: give one of them, or "
+                             f"basic with language={code!r}")
+        name, code = "basic", named
+    if code in (None, "en"):
         return get_normalizer(name)
     if name == "none":
         return _identity
     if name == "basic":
-        if language not in BASIC_LANGUAGES:
-            raise ValueError(f"no basic normalizer for language {language!r}; choose one of en, "
-                             f"{', '.join(BASIC_LANGUAGES)}")
-        return _language_normalizer(language)
-    raise ValueError(f"normalizer {name!r} is for English text; for language {language!r} use "
-                     f"basic (basic-{language}) or none")
+        return _language_normalizer(code)
+    if name in NORMALIZERS:
+        raise InputError(f"normalizer {name!r} is for English text; for language {language!r} use "
+                         f"basic (basic-{code}) or none")
+    raise InputError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
 
 @lru_cache(maxsize=None)
@@ -215,8 +230,9 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
     Every returned function maps a raw string to a string of space-separated
     tokens with no leading, trailing or repeated spaces.  The functions are
     plain module-level objects, so they can be sent to worker processes.
-    ``language`` (an ISO 639-1 code; None or "en": English) turns "basic" into
-    that language's basic normalizer, the same as the name ``basic-<code>``.
+    ``language`` (an ISO 639-1 code, in any case; None or "en": English) turns
+    "basic" into that language's basic normalizer, the same as the name
+    ``basic-<code>``.  A name or code it does not know is an ``InputError``.
     """
     if not isinstance(name, str):
         raise InputError(f"a normalizer is named by a string, one of {', '.join(NORMALIZERS)}, got {name!r}")
@@ -230,7 +246,7 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
         return normalize_basic
     if name == "leaderboard":
         return normalize_leaderboard
-    raise ValueError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
+    raise InputError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
 
 def normalizer_argument(value: object, name: str = "normalizer") -> Normalizer:

@@ -68,7 +68,7 @@ from functools import lru_cache
 from itertools import chain
 
 from asraudit.text.english_numbers import EnglishNumberNormalizer
-from asraudit.text.symbols import remove_bracketed, remove_symbols_and_diacritics
+from asraudit.text.symbols import SPACE_BEFORE_APOSTROPHE, remove_bracketed, remove_symbols_and_diacritics
 
 try:  # the per-string path in C (``_whisper_fast.c``), optional: without it the Python methods below run
     from asraudit.text import _whisper_fast
@@ -78,7 +78,6 @@ except ImportError:  # pragma: no cover - depends on the build
 COMPILED = _whisper_fast is not None
 
 IGNORE = re.compile(r"\b(hmm|mm|mhm|mmm|uh|um)\b")
-SPACE_BEFORE_APOSTROPHE = re.compile(r"\s+'")
 
 # (pattern, replacement) in transformers' order; each pattern's literal text
 # is the cheap test for whether it can match at all.
