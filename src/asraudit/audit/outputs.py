@@ -40,7 +40,7 @@ from asraudit.report.rows import (
 )
 from asraudit.audit.results import build_summary, sampling_of, write_summary
 from asraudit.report.summary import Summary
-from asraudit.data.paths import unique_temp_path, write_text_whole
+from asraudit.data.paths import write_text_whole, written_whole
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
@@ -187,9 +187,8 @@ def write_tables(out: Path, result: AuditResult) -> list[Path]:
         # schema; such columns are the rates and bounds of rows that could not be measured, so they are float64.
         types = {c: pa.float64() for c, values in data.items() if all(v is None for v in values)}
         path = folder / f"{name}.parquet"
-        tmp = unique_temp_path(path)
-        pq.write_table(pa.table({c: pa.array(v, type=types.get(c)) for c, v in data.items()}), tmp)
-        tmp.replace(path)
+        with written_whole(path) as tmp:
+            pq.write_table(pa.table({c: pa.array(v, type=types.get(c)) for c, v in data.items()}), tmp)
         written.append(path)
     for name in TABLE_NAMES:
         stale = folder / f"{name}.parquet"

@@ -17,7 +17,7 @@ from asraudit.commands.common import (
     load_predictions_with_warnings,
     prediction_inputs,
 )
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
@@ -308,7 +308,5 @@ def _write_json(path: Path, audit: ConventionAudit, usage, switch, pooled, agree
         "agreement_by_family": _agreement_json(agreement(audit, "family", n_boot=args.bootstrap, seed=args.seed)),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_whole(path, json.dumps(payload, indent=2) + "\n")
 

@@ -11,7 +11,8 @@ from pathlib import Path
 from asraudit.bulk import cycle_collector_paused
 from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
                                       prediction_inputs)
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file
+from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole,
+                                  written_whole)
 from asraudit.data.predictions import PredictionSet, no_shared_clips, prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
@@ -359,9 +360,7 @@ def _full_json(result, scores, by_kind, by_position, cost, args) -> dict:
 
 def _write_json(path: Path, payload: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(_dumps(payload) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_text_whole(path, _dumps(payload) + "\n")
     print(f"wrote {path}", file=sys.stderr)
 
 
@@ -382,11 +381,9 @@ def _dumps(payload: dict) -> str:
 
 def _write_jsonl(path: Path, rows) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
             n += 1
-    tmp.replace(path)
     print(f"wrote {path} ({n} edits)", file=sys.stderr)

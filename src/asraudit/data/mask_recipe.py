@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from asraudit.data.paths import unique_temp_path
+from asraudit.data.paths import written_whole
 from asraudit.data.rows import parse_seconds, read_rows
 from asraudit.errors import InputError
 
@@ -97,16 +97,14 @@ def write_recipe(path: str | Path, rows: Iterable[RecipeRow]) -> int:
     """Write a recipe (JSONL); returns the number of rows.  Written whole, then renamed into place."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = unique_temp_path(path)  # concurrent writers never share a temporary file
     n = 0
-    with tmp.open("w", encoding="utf-8") as fh:
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for r in rows:
             rec = {"clip": r.clip_id, "t0": round(r.t0, 4), "t1": round(r.t1, 4), "hidden": r.word, "kind": r.kind}
             if r.index is not None:
                 rec["index"] = r.index
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
             n += 1
-    tmp.replace(path)
     return n
 
 

@@ -21,8 +21,12 @@ import argparse
 import os
 import re
 import shutil
+import stat
+import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from asraudit.errors import InputError
 
@@ -131,6 +135,10 @@ def ensure_writable_file(path: str | Path, what: str = "output file") -> Path:
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{what} is a folder; give a file name", path)
+    if is_stream(path) and os.path.exists(path):  # /dev/stdout, a FIFO: written directly, its folder is not
+        if not os.access(path, os.W_OK):
+            raise InputError(f"cannot write {what}: no write permission", path)
+        return path
     if path.exists() and not os.access(path, os.W_OK):
         raise InputError(f"cannot write {what}: no write permission", path)
     parent = path.parent
@@ -190,35 +198,78 @@ def unique_temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
-def write_text_whole(path: Path, text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` whole or not at all: written to a temporary name beside it, then moved
-    into place, so a run stopped while writing leaves the last complete file, never half of one."""
-    path = Path(path)
-    tmp = unique_temp_path(path)
+# Paths that are windows onto a stream, not files: ``/dev/stdout``, ``/dev/fd/3`` (a shell's ``>(...)``),
+# ``/proc/self/fd/1``.  They resolve, through ``/proc``, to a pipe or a terminal or whatever the shell opened.
+_STREAM_PREFIXES = ("/dev/", "/proc/")
+
+
+def is_stream(path: str | Path) -> bool:
+    """Whether ``path`` is written as a stream, not replaced as a file: it is there and, its links followed, not a
+    regular file (a FIFO, ``/dev/null``, a terminal), or it lies under ``/dev`` or ``/proc`` (``/dev/stdout``
+    when the shell sent standard output to a file: that file is held open by the shell, and replacing it would
+    leave the shell's later output in a file no name reaches)."""
+    text = os.fspath(path)
+    if text.startswith(_STREAM_PREFIXES):
+        return True
     try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        mode = os.stat(text).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+@contextmanager
+def written_whole(path: str | Path) -> Iterator[Path]:
+    """The path to write ``path``'s new content to, moved into place when the block ends without an error: a
+    reader never sees half a file, and a run stopped while writing leaves the last whole one.
+
+    The temporary file sits beside the file ``path`` reaches: through a symbolic link, beside the link's
+    target, which is replaced (a rename onto the link replaced the link itself with a file, and the file the user
+    keeps the link to kept its old content).  A stream (``is_stream``: a FIFO, ``/dev/null``, ``/dev/stdout``,
+    ``/dev/fd/N``) is appended to, once the content is whole: renaming onto it replaced a FIFO's reader's path,
+    and, as root, the system's ``/dev/null`` or ``/dev/stdout`` with a regular file.  The content waits in a
+    temporary file of the system's temporary folder (a stream has no folder of its own), removed after, and is
+    appended after what the command printed so far: ``--json /dev/stdout > all.txt`` opened anew for writing
+    would truncate ``all.txt`` and lose the table printed before it."""
+    path = Path(path)
+    if is_stream(path):
+        handle, name = tempfile.mkstemp(prefix=".asraudit-", suffix=".tmp")
+        os.close(handle)
+        tmp = Path(name)
+        try:
+            yield tmp
+            sys.stdout.flush()
+            sys.stderr.flush()
+            with tmp.open("rb") as source, open(path, "ab") as stream:
+                shutil.copyfileobj(source, stream)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    tmp = unique_temp_path(target)
+    try:
+        yield tmp
+        tmp.replace(target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return path
+
+
+def write_text_whole(path: Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all (``written_whole``)."""
+    with written_whole(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
 
 
 def write_lines_whole(path: Path, lines: Iterable[str]) -> Path:
-    """Write ``lines`` (each ended with a newline here) to ``path`` whole or not at all, as ``write_text_whole``
-    does: a rows file written in place was left cut short by a run stopped while writing it (Ctrl-C, SIGTERM, a
-    full disk), and two runs writing one file at once mixed their rows."""
-    path = Path(path)
-    tmp = unique_temp_path(path)
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            for line in lines:
-                fh.write(line + "\n")
-        tmp.replace(path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    """Write ``lines`` (each ended with a newline here) to ``path`` whole or not at all (``written_whole``): a
+    rows file written in place was left cut short by a run stopped while writing it (Ctrl-C, SIGTERM, a full
+    disk), and two runs writing one file at once mixed their rows."""
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(line + "\n")
+    return Path(path)
 
 
 def publish_dir(staging: Path, target: Path, finished) -> Path:

@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from asraudit.arguments import names as name_list, paths as path_list
 from asraudit.bulk import builds_in_bulk
-from asraudit.data.paths import unique_temp_path
+from asraudit.data.paths import written_whole
 from asraudit.data.prediction_blocks import jsonl_predictions
 from asraudit.data.prediction_rows import Prediction, PredictionRow, _checked_records, _kept_rows, _prediction
 from asraudit.data.rows import ROW_SUFFIXES, _is_json_array, lone_surrogate, lone_surrogate_error, not_a_file, read_rows
@@ -357,15 +357,10 @@ def write_leaderboard_jsonl(preds: ModelPredictions, path: str | Path) -> Path:
     """Write one model's predictions in the Open ASR Leaderboard's JSONL layout."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = unique_temp_path(path)  # concurrent runs into one folder must not share a temporary file
-    try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            for p in preds.rows.values():
-                rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
-                if p.duration is not None:
-                    rec["duration"] = p.duration
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        for p in preds.rows.values():
+            rec = {"audio_filepath": p.clip_id, "text": p.reference, "pred_text": p.hypothesis}
+            if p.duration is not None:
+                rec["duration"] = p.duration
+            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     return path

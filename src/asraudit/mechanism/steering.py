@@ -37,6 +37,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.version import __version__
+from asraudit.data.paths import written_whole
 from asraudit.errors import InputError
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, Frames, audio_frames
 from asraudit.models.whitebox.sites import layer_index
@@ -55,9 +56,8 @@ def save_tensors(path: str | Path, tensors: dict, format_: str, ident: str, laye
     path.parent.mkdir(parents=True, exist_ok=True)
     metadata = {"format": format_, "id": ident, "layer": str(layer),
                 "provenance": json.dumps(provenance, sort_keys=True)}
-    tmp = path.with_name(f".{path.name}.tmp")
-    save_file({k: np.ascontiguousarray(v) for k, v in tensors.items()}, str(tmp), metadata=metadata)
-    tmp.replace(path)
+    with written_whole(path) as tmp:
+        save_file({k: np.ascontiguousarray(v) for k, v in tensors.items()}, str(tmp), metadata=metadata)
     return path
 
 

@@ -23,6 +23,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from asraudit.data.paths import written_whole
 from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.rows import not_a_file, number_id, pick_field, read_rows
 from asraudit.errors import InputError
@@ -168,8 +169,7 @@ def write_corrected_benchmark(
         if e.in_full_panel:
             applied.setdefault(e.clip_id, []).append(e.edit_id)
     changed = 0
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for cid, ref in result.refs.items():
             new = corrected.get(cid, ref)
             changed += new != ref
@@ -181,7 +181,6 @@ def write_corrected_benchmark(
                 "edits": applied.get(cid, []),
             }
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    tmp.replace(path)
     return changed
 
 

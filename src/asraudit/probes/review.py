@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from asraudit.data.paths import written_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import Interval, json_number, wilson_interval
 from asraudit.probes.refdis import Edit
@@ -86,8 +87,7 @@ def write_review_sheet(path: str | Path, edits: Sequence[Edit], refs: Mapping[st
     """Write the review sheet (CSV); returns the number of rows."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with tmp.open("w", encoding="utf-8", newline="") as fh:
+    with written_whole(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(SHEET_COLUMNS)
         for e in edits:
@@ -95,7 +95,6 @@ def write_review_sheet(path: str | Path, edits: Sequence[Edit], refs: Mapping[st
                 e.edit_id, e.clip_id, e.kind, e.position, context_of(refs[e.clip_id], e), e.r, e.a,
                 e.votes, e.n_panel, found_by(e), "", "",
             )])
-    tmp.replace(path)
     return len(edits)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asraudit.data.paths import unique_temp_path
+from asraudit.data.paths import write_text_whole
 from asraudit.report.plain import to_plain  # the serializer lives in a light module; imported from here too
 from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
@@ -125,8 +125,5 @@ def plain_summary(summary: Summary) -> dict[str, Any]:
 
 def write_json(payload: dict, path: Path) -> Path:
     """Write atomically (a reader never sees half a file)."""
-    tmp = unique_temp_path(path)  # concurrent writers never share a temporary file
-    tmp.write_text(json.dumps(to_plain(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
-                   encoding="utf-8")
-    tmp.replace(path)
+    write_text_whole(path, json.dumps(to_plain(payload), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
     return path
