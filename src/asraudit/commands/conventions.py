@@ -21,7 +21,7 @@ from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, outp
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
-from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
+from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions, text_pairs
 from asraudit.probes.families import LANGUAGES, Catalogue, load_catalogue
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
@@ -76,7 +76,13 @@ def run(args: argparse.Namespace) -> int:
     ensure_outside_prediction_folders([("--json", args.json)], args.preds)
     catalogue = load_catalogue(args.families or [args.language])
     pset = load_predictions_with_warnings(files)
-    measured = measure_conventions({m: p.rows for m, p in pset.models.items()},
+    # One reference per clip (refused in one line where files differ, as refdis does): the reference's arm is
+    # the condition of every model's switch rate and agreement, the usage table and --show read it, and a model
+    # judged against its own file's reference was measured on another benchmark than the table beside it.
+    references = pset.references()
+    rows = text_pairs(references, {m: {cid: p.hypothesis for cid, p in preds.rows.items()}
+                                   for m, preds in pset.models.items()})
+    measured = measure_conventions(rows,
                                    ConventionsParams(min_per_arm=args.min_per_arm), catalogue=catalogue,
                                    n_boot=args.bootstrap, seed=args.seed)
     audit, switch, agree = measured.audit, measured.switch, measured.agreement
