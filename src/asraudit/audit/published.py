@@ -44,9 +44,14 @@ def parse_published(s: Section) -> PublishedSpec:
         raise s.fail("corpus must name the release's corpus this audit measures (e.g. \"voxpopuli\")")
     s.done()
     try:
-        load_published(folder)
+        results = load_published(folder)
     except InputError as exc:
         raise SpecError(f"{s.where}: {exc}", s.source) from None
+    # A name the release does not use compares with nothing: found here, not as a note once every model has run.
+    known = {st.corpus for st in results.sets.values()} | {c for g in results.switches.values() for c in g.corpora}
+    if known and corpus not in known:
+        raise s.fail(f"corpus {corpus!r} is no corpus of the release, so nothing would be compared: it names "
+                     f"{', '.join(sorted(known))}: give this audit's corpus as the release writes it")
     return PublishedSpec(folder, corpus)
 
 

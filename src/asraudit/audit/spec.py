@@ -79,7 +79,7 @@ from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
 from asraudit.probes.battery_run import BatteryParams
 from asraudit.probes.conventions_probe import ConventionsParams
-from asraudit.probes.families import LANGUAGES
+from asraudit.probes.families import LANGUAGES, load_catalogue
 from asraudit.probes.lift_probe import LiftParams
 from asraudit.probes.masked_probe import MaskedParams
 from asraudit.probes.refdis import MinerParams
@@ -309,6 +309,24 @@ def _probe(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path
     return ProbeSection(params, models)
 
 
+def _catalogue(s: Section, corpus_language: str) -> str:
+    """``[conventions] language``: a built-in catalogue (the corpus's language unless the section names one), else
+    a family file relative to the spec, read and checked now: it was read only by the conventions stage, after
+    every model had run, and from the working directory, not the spec's folder."""
+    name = s.get("language", str, corpus_language)
+    if name in LANGUAGES:
+        return name
+    path = s.path("language", must_exist=False)
+    if not path.is_file():
+        raise s.fail(f"language {name!r} is neither a built-in catalogue ({', '.join(LANGUAGES)}) nor a family "
+                     f"file: no such file {display_path(path, Path.cwd())}")
+    try:
+        load_catalogue(path)
+    except InputError as exc:
+        raise s.fail(f"language: {exc}") from None
+    return str(path)
+
+
 def _battery_spec(s: Section) -> dict:
     """A built-in battery by name, else a battery file relative to the spec."""
     name = s.get("spec", str, "paper")
@@ -352,10 +370,9 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     refdis = _params(data, "refdis", MinerParams, source, base)
     conventions = None
     if "conventions" in data:
-        # the corpus's language picks the catalogue unless the section names one itself
-        own = isinstance(data["conventions"], dict) and "language" in data["conventions"]
-        conventions = _params(data, "conventions", ConventionsParams, source, base,
-                              None if own else {"language": corpus.language})
+        s = Section(data["conventions"], "[conventions]", source, base)
+        conventions = read_params(s, ConventionsParams, {"language": _catalogue(s, corpus.language)})
+        s.done()
     masked = _probe(data, "masked", MaskedParams, source, base)
     lift = _probe(data, "lift", LiftParams, source, base)
     battery = _probe(data, "battery", BatteryParams, source, base, given=_battery_spec)
@@ -442,6 +459,11 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
                     check_field_types(params)
                 except InputError as exc:
                     raise InputError(f"{key}: {exc.message}") from None
+        if spec.conventions is not None and spec.conventions.language not in LANGUAGES:
+            try:  # a family file (relative to the working directory, as a dict spec's paths are), read now
+                load_catalogue(spec.conventions.language)
+            except InputError as exc:
+                raise InputError(f"conventions: language: {exc}") from None
         out = path_argument(spec.out, "out")
     except InputError as exc:
         raise fail(exc.message) from None

@@ -21,7 +21,7 @@ from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, outp
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
-from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions
+from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions, text_pairs
 from asraudit.probes.families import LANGUAGES, Catalogue, load_catalogue
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
@@ -46,8 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(Mr/Mister, 21/twenty-one, colour/color)? Works on raw text.",
     )
     add_preds_argument(p)
-    p.add_argument("--language", choices=LANGUAGES, default="en",
-                   help="the transcripts' language: picks the built-in catalogue (default %(default)s)")
+    p.add_argument("--language", choices=LANGUAGES, default=None,
+                   help="the transcripts' language: picks the built-in catalogue (default en)")
     p.add_argument("--families", action="append", metavar="FILE",
                    help="a TOML/JSON family file used instead of the built-in catalogue; "
                         "repeat to combine, and pass a language code (en, es, ...) to keep a built-in one too")
@@ -68,15 +68,26 @@ def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
+    if args.language and args.families:  # --families replaces the catalogue --language picks: one was ignored
+        files = " ".join(f"--families {f}" for f in args.families)
+        raise InputError(f"--language {args.language} picks a built-in catalogue and --families replaces it, so the "
+                         f"{args.language} catalogue would not be used: give --families {args.language} {files} to "
+                         "use both, or leave --language out")
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the tables are printed, not after
     files = prediction_files(args.preds)
     families = [(f"--families {f}", Path(f)) for f in args.families or [] if Path(f).exists()]
     ensure_outputs_apart([("--json", args.json)], [*prediction_inputs(files), *families])
     ensure_outside_prediction_folders([("--json", args.json)], args.preds)
-    catalogue = load_catalogue(args.families or [args.language])
+    catalogue = load_catalogue(args.families or [args.language or "en"])
     pset = load_predictions_with_warnings(files)
-    measured = measure_conventions({m: p.rows for m, p in pset.models.items()},
+    # One reference per clip (refused in one line where files differ, as refdis does): the reference's arm is
+    # the condition of every model's switch rate and agreement, the usage table and --show read it, and a model
+    # judged against its own file's reference was measured on another benchmark than the table beside it.
+    references = pset.references()
+    rows = text_pairs(references, {m: {cid: p.hypothesis for cid, p in preds.rows.items()}
+                                   for m, preds in pset.models.items()})
+    measured = measure_conventions(rows,
                                    ConventionsParams(min_per_arm=args.min_per_arm), catalogue=catalogue,
                                    n_boot=args.bootstrap, seed=args.seed)
     audit, switch, agree = measured.audit, measured.switch, measured.agreement

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -173,6 +174,8 @@ def _read(src: str | Path) -> tuple[dict, str]:
     if not path.is_file():
         raise InputError("no such family file", path)
     text = decode_text(path.read_bytes(), path)  # BOM dropped, a bad byte named by its line
+    if not unicodedata.is_normalized("NFC", text):  # forms saved decomposed: the scanned text is composed
+        text = unicodedata.normalize("NFC", text)
     return _parse(text, path.suffix.lower(), str(path)), str(path)
 
 

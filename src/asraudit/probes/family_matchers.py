@@ -96,8 +96,41 @@ def pattern_matchers(rows, arms, flags, where, label) -> list[Matcher]:
     return matchers
 
 
+# A number as a key group holds it: digit groups parted by a point, a comma, a space, a no-break or a
+# narrow no-break space (French and SI thousands), or an apostrophe (Swiss thousands).
+_NUMBER = regex.compile(r"\d+(?:[.,'\u0020\u00a0\u202f]\d+)*")
+_PARTS = regex.compile(r"(\d+)|[^\d]")
+
+
+def _number_value(text: str) -> str:
+    """A number's digits as one key whatever its house style: the thousands separators dropped and the decimal
+    mark written ".": "1,000", "1.000", "1 000" and "1000" are 1000; "1.5" and "1,5" are 1.5, never 15.
+
+    The last separator is the decimal mark when the digits after it are not three, or when it is not the one
+    that parts the groups before it ("1.000,50", "1,000.50"); otherwise every separator parts thousands (a
+    point or comma before exactly three digits is read as thousands, as "1.000" is in most of Europe)."""
+    groups = [m.group(1) for m in _PARTS.finditer(text) if m.group(1)]
+    seps = [m.group() for m in _PARTS.finditer(text) if not m.group(1)]
+    if not seps:
+        return text
+    last = seps[-1]
+    decimal = last not in " \u00a0\u202f'" and (len(groups[-1]) != 3 or any(s != last for s in seps[:-1]))
+    if decimal:
+        return "".join(groups[:-1]) + "." + groups[-1]
+    return "".join(groups)
+
+
 def _normal_key(text: str) -> str:
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """The words of a key group, letter case and punctuation aside; a number by its value (``_number_value``),
+    so that "€1.5 million" and "15 million euros" are two amounts, not one."""
+    out = []
+    pos = 0
+    for m in _NUMBER.finditer(text):
+        out.append("".join(ch for ch in text[pos:m.start()].casefold() if ch.isalnum()))
+        out.append(_number_value(m.group()))
+        pos = m.end()
+    out.append("".join(ch for ch in text[pos:].casefold() if ch.isalnum()))
+    return "".join(out)
 
 
 def _group_key(pattern: regex.Pattern, row_key: str) -> Callable[[regex.Match], str | None]:

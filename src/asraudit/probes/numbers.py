@@ -71,8 +71,10 @@ YEAR_WORDS_RE = (
     rf"){_YEAR_END}"
 )
 
-# Digits: not part of a longer number, a decimal, a time or a range.
-CARDINAL_DIGITS_RE = r"(?<![\w.,:/-])\d{1,2}(?!\w|[.,:/-]\d)"
+# Digits: not part of a longer number, a decimal, a time or a range.  A number whose thousands are parted by
+# a space, a no-break or a narrow no-break space ("21 000", SI and French style) is a longer number too, as
+# "21,000" is (the other languages' catalogues say so with ``not_before``).
+CARDINAL_DIGITS_RE = r"(?<![\w.,:/-])\d{1,2}(?!\w|[.,:/-]\d|[\u0020\u00a0\u202f]\d{3}(?!\d))"
 ORDINAL_DIGITS_RE = r"(?<![\w.,:/-])\d{1,2}(?:st|nd|rd|th)(?!\w)"
 YEAR_DIGITS_RE = r"(?<![\w.,:/])(?:1[1-9]\d\d|20\d\d)(?!\w|[.,:]\d)"
 

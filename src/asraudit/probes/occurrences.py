@@ -21,6 +21,7 @@ agreement side.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +29,7 @@ import regex
 
 from asraudit.probes.families import Catalogue
 from asraudit.text.align import align
+from asraudit.text.normalize import strip_format_characters
 
 Status = Literal["agree", "disagree", "outside", "missed"]
 
@@ -78,8 +80,20 @@ def find_renderings(catalogue: Catalogue, text: str) -> list[Rendering]:
     return chosen
 
 
+def readable(text: str) -> str:
+    """``text`` as the families read it: without format characters (category Cf: a zero-width space, a soft
+    hyphen, a byte-order mark inside "Mr\u200b Smith" or "Mis\u00adter") and composed (NFC: "événement" saved
+    decomposed by a Mac or another tool), as every normalizer reads text.  The families' forms are composed
+    text, so a decomposed or interrupted rendering would match no arm: the occurrence was counted as "outside"
+    (a miss of the reference's arm), and a decomposed reference held no occurrence at all."""
+    text = strip_format_characters(text)
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 def scan(catalogue: Catalogue, text: str) -> ScannedText:
-    """Tokenize ``text`` with each family match as one canonical token."""
+    """Tokenize ``text`` with each family match as one canonical token; ``text`` is read as
+    :func:`readable` gives it, and the spans (and ``ScannedText.text``) are of that text."""
+    text = readable(text)
     tokens: list[str] = []
     spans: list[tuple[int, int]] = []
     renderings: dict[int, Rendering] = {}

@@ -58,7 +58,7 @@ class ConventionAudit:
     occurrences: dict[str, list[Occurrence]]  # model -> occurrences, clip order kept
     clips_ran: dict[str, set[str]]  # model -> clips it has a hypothesis for
     references: dict[str, ScannedText] = field(default_factory=dict)  # clip -> scanned reference
-    hypotheses: dict[str, dict[str, str]] = field(default_factory=dict)  # model -> clip -> raw hyp
+    hypotheses: dict[str, dict[str, str]] = field(default_factory=dict)  # model -> clip -> hyp (as scanned: readable)
 
     @property
     def models(self) -> list[str]:
@@ -84,7 +84,9 @@ def collect(catalogue: Catalogue, models: Mapping[str, Mapping[str, _Row]]) -> C
             audit.references.setdefault(clip_id, ref)
             audit.hypotheses[model][clip_id] = row.hypothesis
             if ref.renderings:
-                found.extend(pair_occurrences(clip_id, ref, scan(catalogue, row.hypothesis)))
+                hyp = scan(catalogue, row.hypothesis)
+                audit.hypotheses[model][clip_id] = hyp.text  # the text the spans are of (``occurrences.readable``)
+                found.extend(pair_occurrences(clip_id, ref, hyp))
         audit.occurrences[model] = found
     return audit
 
