@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 
 INDEXES = ("model.safetensors.index.json", "pytorch_model.bin.index.json")
@@ -65,13 +66,68 @@ def check_safetensors(path: Path) -> None:
         raise InputError(f"cut short: {size:,} bytes where its tensors need {need:,} ({HINT})", path)
 
 
-def load_processor(source: str, load):
+def load_processor(source: str, load, rate: int | None = SAMPLE_RATE):
     """``load()``, a processor (tokenizer and feature extractor) read from ``source``; a folder whose tokenizer or
     feature-extractor files are missing or unreadable is one line naming it, not a traceback (transformers raises
-    OSError for a missing file, and TypeError when a tokenizer class is handed no vocabulary file)."""
+    OSError for a missing file, and TypeError when a tokenizer class is handed no vocabulary file).
+
+    ``rate``: the sample rate the family's runner gives the feature extractor (None: it resamples to the
+    extractor's own, as Kyutai's does); an extractor saved for another rate is refused here, before any clip."""
     try:
-        return load()
+        processor = load()
     except (OSError, TypeError, ValueError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else ""
         raise InputError(f"cannot load its processor (tokenizer and feature extractor): {type(exc).__name__}: "
                          f"{first} (are its tokenizer files there? {HINT})", source) from None
+    if rate is not None:
+        check_feature_rate(processor, source, rate)
+    return processor
+
+
+def check_feature_rate(processor, source: str, rate: int) -> None:
+    """InputError unless the processor's feature extractor takes audio at ``rate`` Hz.
+
+    transformers' extractors refuse audio of another rate only when they are called, so a folder whose
+    extractor says 24 or 8 kHz loaded and stopped at its first clip with a ValueError traceback, after every
+    model before it had run; an extractor that does not check (Granite-Speech's mel settings) would compute
+    its features of 16-kHz audio as if it were at its own rate, silently."""
+    extractor = getattr(processor, "feature_extractor", None) or getattr(processor, "audio_processor", None) or processor
+    declared = [getattr(extractor, "sampling_rate", None)]
+    mel = getattr(extractor, "melspec_kwargs", None)
+    if isinstance(mel, dict):
+        declared.append(mel.get("sample_rate"))
+    for value in declared:
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value != rate:
+            folder = Path(source)
+            files = [name for name in ("preprocessor_config.json", "processor_config.json") if (folder / name).is_file()]
+            where = f" ({files[0]})" if files else ""
+            raise InputError(
+                f"its feature extractor{where} takes audio at {value:g} Hz, and this family is given {rate} Hz audio "
+                f"(asraudit reads every clip at {SAMPLE_RATE} Hz): its features would be computed as if the clips "
+                f"were at {value:g} Hz, or refused at the first clip; if the model was trained on {rate}-Hz audio, set "
+                "the extractor's sampling_rate to it, else the file belongs to another model", source)
+
+
+def load_weights(model_class, source: str, **kwargs):
+    """``model_class.from_pretrained(source, **kwargs)``, refused when the checkpoint lacks some of the model's
+    tensors.  transformers fills a missing tensor with random values and says so only in a warning table: a
+    pretrained encoder without its speech-recognition head (wav2vec2-base, an XLS-R checkpoint), a classifier's
+    or an encoder's weights under a speech model's config, would transcribe noise, stored as the model's
+    transcripts.  Tensors computed at load (tied to another, or buffers) are not reported missing."""
+    model, info = model_class.from_pretrained(source, output_loading_info=True, **kwargs)
+    missing = sorted(info.get("missing_keys") or ())
+    if missing:
+        import json
+
+        try:
+            named = json.loads((Path(source) / "config.json").read_text(encoding="utf-8")).get("architectures")
+        except (OSError, ValueError, AttributeError):
+            named = None
+        saved = (f"config.json's architectures names {', '.join(map(str, named))}" if isinstance(named, list) and named
+                 else "its config.json names no architecture")
+        shown = ", ".join(missing[:3]) + (f", ... ({len(missing)} in all)" if len(missing) > 3 else "")
+        raise InputError(f"its weights lack tensors of {type(model).__name__}, the model asraudit runs for its "
+                         f"model_type: {shown}; transformers would fill them with random values and the transcripts "
+                         f"would be noise ({saved}: a pretrained encoder without its speech-recognition head, or "
+                         "another task's checkpoint?): use a checkpoint fine-tuned for speech recognition", source)
+    return model

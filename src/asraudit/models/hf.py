@@ -28,7 +28,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
-from asraudit.models.folder_check import load_processor
+from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, transcribe_in_windows
@@ -74,6 +74,8 @@ def _hash(settings: dict) -> str:
 
 class _HFModel:
     backend = "hf"
+    # The rate the runner gives the feature extractor (None: it resamples to the extractor's own).
+    feature_rate: int | None = SAMPLE_RATE
 
     def __init__(self, source: str, *, model_id: str | None, device: str, compute_type: str | None, revision: str | None, options: dict):
         from asraudit.models.torch_device import check_torch_device
@@ -116,15 +118,15 @@ class _HFModel:
         from transformers import AutoProcessor
 
         self.processor = load_processor(self.source,
-                                        lambda: AutoProcessor.from_pretrained(self.source, revision=self.revision))
+                                        lambda: AutoProcessor.from_pretrained(self.source, revision=self.revision),
+                                        self.feature_rate)
         import transformers
 
         # transformers renamed torch_dtype to dtype in 4.56.
         major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
         dtype_arg = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
-        self.model = auto_class.from_pretrained(
-            self.source, revision=self.revision, **{dtype_arg: _torch_dtype(self.compute_type)}
-        )
+        self.model = load_weights(auto_class, self.source, revision=self.revision,
+                                  **{dtype_arg: _torch_dtype(self.compute_type)})
         self.model.to(self.device).eval()
         self._torch = torch
 
@@ -211,7 +213,9 @@ class HFSeq2Seq(_HFModel):
 
     def _generate(self, windows: list[np.ndarray]) -> list[str]:
         opts = self.options
-        kwargs = {"num_beams": opts.beam_size, "max_new_tokens": opts.max_new_tokens}
+        # Greedy or beam search, whatever the folder's generation_config.json asks: its do_sample (with a
+        # temperature) would make every transcript a random draw, stored as the model's one answer.
+        kwargs = {"num_beams": opts.beam_size, "max_new_tokens": opts.max_new_tokens, "do_sample": False}
         if self.is_whisper:
             kwargs["return_timestamps"] = False
             if self.multilingual:

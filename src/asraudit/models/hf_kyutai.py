@@ -77,6 +77,7 @@ class HFKyutaiSTT(_HFModel):
     """A transformers Kyutai speech-to-text model; transcribes and scores (a ``ScoringModel``)."""
 
     backend = "hf-kyutai-stt"
+    feature_rate = None  # its audio is resampled to the extractor's rate (24 kHz, Mimi's)
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  revision: str | None = None, score_tolerance: float = SCORE_TOLERANCE, score_beam: int = SCORE_BEAM,

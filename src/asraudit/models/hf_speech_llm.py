@@ -34,7 +34,7 @@ import numpy as np
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
-from asraudit.models.folder_check import load_processor
+from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
@@ -141,8 +141,8 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         module, _, name = self.format.processor_loader.partition(":")
         loader = getattr(importlib.import_module(module), name)
         self.processor = load_processor(self.source, lambda: loader(self.source, self.revision))
-        self.model = model_class.from_pretrained(self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type),
-                                                 **NO_TRANSFORMERS_ADAPTER)
+        self.model = load_weights(model_class, self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type),
+                                  **NO_TRANSFORMERS_ADAPTER)
         if self.format.after_load is not None:
             module, _, name = self.format.after_load.partition(":")
             getattr(importlib.import_module(module), name)(self.model, self.source, self.revision)

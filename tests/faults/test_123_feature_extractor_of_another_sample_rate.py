@@ -1,0 +1,102 @@
+"""Case 123: a model folder whose feature extractor was saved for another sample rate.
+
+A ``preprocessor_config.json`` (``processor_config.json`` in transformers 5) saying 24 or 8 kHz, as a folder
+assembled from another model's files (or a telephony model's) has it: the folder loaded, ``audit --check``
+passed, and the first clip stopped the run with transformers' ValueError traceback ("was trained using a
+sampling rate of 24000"), after every model before it had run.  Now the load refuses it in one line naming the
+folder and the file, before any clip.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from asraudit.errors import InputError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def parakeet(tmp_path_factory):
+    from test_models_hf_transducer import save_tiny
+
+    return save_tiny(tmp_path_factory.mktemp("tdt"), "tdt")
+
+
+@pytest.fixture(scope="module")
+def wav2vec2(tmp_path_factory):
+    """A one-layer wav2vec2 CTC model over letters, with its processor."""
+    import transformers
+
+    folder = tmp_path_factory.mktemp("ctc")
+    vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
+    (folder / "vocab.json").write_text(json.dumps(vocab))
+    tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
+                                                  word_delimiter_token="|")
+    extractor = transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, do_normalize=True)
+    config = transformers.Wav2Vec2Config(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
+                                         num_attention_heads=2, intermediate_size=32, conv_dim=(16, 16),
+                                         conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
+                                         num_conv_pos_embedding_groups=2, pad_token_id=0)
+    torch.manual_seed(0)
+    transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
+    transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
+    return folder
+
+
+def _with_rate(src, tmp_path, rate):
+    folder = shutil.copytree(src, tmp_path / "model")
+    for name in ("preprocessor_config.json", "processor_config.json"):
+        path = folder / name
+        if path.is_file():
+            config = json.loads(path.read_text(encoding="utf-8"))
+            (config.get("feature_extractor") or config)["sampling_rate"] = rate
+            path.write_text(json.dumps(config), encoding="utf-8")
+            return folder, name
+    raise AssertionError("the fixture saved no feature-extractor file")
+
+
+@pytest.mark.parametrize("rate", [24000, 8000])
+@pytest.mark.parametrize("family", ["parakeet", "wav2vec2"])
+def test_transcribe_refuses_the_folder_before_any_clip(family, rate, request, tmp_path, cli):
+    from conftest import one_clip_manifest
+
+    folder, name = _with_rate(request.getfixturevalue(family), tmp_path, rate)
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+    assert ran.error_lines[0].startswith(f"asraudit: error: {folder}: its feature extractor ({name}) takes audio at "
+                                         f"{rate} Hz, and this family is given 16000 Hz audio"), ran.error_lines
+    assert "Traceback" not in ran.err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
+
+
+def test_the_folder_at_16_khz_still_loads(parakeet, wav2vec2):
+    from asraudit.models.registry import load_model
+
+    for folder in (parakeet, wav2vec2):
+        assert load_model(f"hf:{folder}").transcribe([torch.zeros(16000).numpy()]) is not None
+
+
+def test_audit_check_names_the_spec_model(parakeet, tmp_path, cli):
+    from conftest import one_clip_manifest
+
+    folder, _ = _with_rate(parakeet, tmp_path, 24000)
+    spec = tmp_path / "audit.toml"
+    spec.write_text(f'out = "out"\n[corpus]\nmanifest = "{one_clip_manifest(tmp_path).name}"\n[[model]]\n'
+                    f'spec = "hf:{folder}"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+    assert "takes audio at 24000 Hz" in ran.error_lines[0] and "[[model]] #1" in ran.error_lines[0]
+
+
+def test_python_load_is_an_input_error(wav2vec2, tmp_path):
+    from asraudit.models.registry import load_model
+
+    folder, _ = _with_rate(wav2vec2, tmp_path, 8000)
+    with pytest.raises(InputError, match="takes audio at 8000 Hz"):
+        load_model(str(folder))

@@ -1,0 +1,79 @@
+"""Case 125: a checkpoint that lacks the tensors of the model asraudit runs for its model_type.
+
+A pretrained wav2vec2 encoder without its CTC head (``facebook/wav2vec2-base``, an XLS-R checkpoint: the
+commonest download of the family), a Parakeet folder holding only its encoder's weights: transformers filled
+the missing tensors with random values, said so in a warning table among the log lines, and the run stored
+noise as the model's transcripts (``"kdhzaklahdhlgd s li'rhdhr ..."``), exit 0.  Now the load refuses it,
+naming the folder and the missing tensors, before any clip.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+transformers = pytest.importorskip("transformers")
+torch = pytest.importorskip("torch")
+
+from asraudit.errors import InputError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def wav2vec2(tmp_path_factory):
+    """A one-layer wav2vec2 CTC model over letters, with its processor."""
+    folder = tmp_path_factory.mktemp("ctc")
+    vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
+    (folder / "vocab.json").write_text(json.dumps(vocab))
+    tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
+                                                  word_delimiter_token="|")
+    extractor = transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, do_normalize=True)
+    config = transformers.Wav2Vec2Config(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
+                                         num_attention_heads=2, intermediate_size=32, conv_dim=(16, 16),
+                                         conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
+                                         num_conv_pos_embedding_groups=2, pad_token_id=0)
+    torch.manual_seed(0)
+    transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
+    transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
+    return folder
+
+
+def _pretrained_encoder_only(src, tmp_path):
+    """The folder as a pretraining checkpoint is: the same config and processor, the encoder's weights only."""
+    folder = shutil.copytree(src, tmp_path / "wav2vec2-base")
+    (folder / "model.safetensors").unlink()
+    torch.manual_seed(1)
+    transformers.Wav2Vec2Model(transformers.AutoConfig.from_pretrained(src)).save_pretrained(folder)
+    return folder
+
+
+def test_transcribe_refuses_an_encoder_without_its_ctc_head(wav2vec2, tmp_path, cli):
+    from conftest import one_clip_manifest
+
+    folder = _pretrained_encoder_only(wav2vec2, tmp_path)
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+    assert ran.error_lines[0] == (
+        f"asraudit: error: {folder}: its weights lack tensors of Wav2Vec2ForCTC, the model asraudit runs for its "
+        "model_type: lm_head.bias, lm_head.weight; transformers would fill them with random values and the "
+        "transcripts would be noise (config.json's architectures names Wav2Vec2Model: a pretrained encoder without "
+        "its speech-recognition head, or another task's checkpoint?): use a checkpoint fine-tuned for speech "
+        "recognition")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
+
+
+def test_a_transducer_folder_with_its_encoders_weights_only(tmp_path):
+    from test_models_hf_transducer import save_tiny
+
+    from asraudit.models.registry import load_model
+
+    folder = save_tiny(tmp_path / "tdt", "tdt")
+    assert load_model(f"hf:{folder}").model_id  # the whole folder loads
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    (folder / "model.safetensors").unlink()
+    transformers.ParakeetEncoder(transformers.ParakeetEncoderConfig(**config["encoder_config"])).save_pretrained(folder)
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")  # the TDT config, kept
+    with pytest.raises(InputError, match=r"its weights lack tensors of ParakeetForTDT, .*decoder\..* \(\d+ in all\)"):
+        load_model(f"hf:{folder}")
