@@ -123,7 +123,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
                 self._load_with_own_processor(model_class)
             # Batched generation needs the prompts aligned at their ends.
             self.tokenizer.padding_side = "left"
-        self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language)
+        self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language, self.source)
         check_template(self.template, self.model_id)
         end = self.options.end_token or self.format.end_token or self._generation_end()
         end_id = self.tokenizer.convert_tokens_to_ids(end)

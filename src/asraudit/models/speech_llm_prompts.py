@@ -114,8 +114,19 @@ class PromptFormat:
     # "module:function" (model, source, revision) called after loading (the checkpoint's speech LoRA to merge).
     after_load: str | None = None
 
-    def default_template(self, processor, language: str | None) -> str:
-        return self.default(processor, language)
+    def default_template(self, processor, language: str | None, source: str | None = None) -> str:
+        """The family's default prompt; a processor without the chat template that renders it is one line
+        naming ``source`` (transformers raises a ValueError when the template is used, here at load)."""
+        try:
+            return self.default(processor, language)
+        except ValueError as exc:
+            if "chat template" not in str(exc).lower() and "chat_template" not in str(exc):
+                raise
+            raise InputError(
+                "its processor has no chat template (chat_template.jinja, or chat_template in tokenizer_config.json), "
+                f"which renders {self.model_class.removesuffix('ForConditionalGeneration')}'s transcription prompt: "
+                "copy the checkpoint's chat_template.jinja into the folder, or give the prompt (option prompt=..., "
+                f"with {AUDIO_SLOT} where the clip goes)", source) from None
 
 
 FORMATS: dict[str, PromptFormat] = {
