@@ -20,10 +20,8 @@ torch = pytest.importorskip("torch")
 from asraudit.errors import InputError  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def wav2vec2(tmp_path_factory):
-    """A one-layer wav2vec2 CTC model over letters, with its processor."""
-    folder = tmp_path_factory.mktemp("ctc")
+def build_wav2vec2(folder):
+    """A one-layer wav2vec2 CTC model over letters, with its processor, saved into ``folder``."""
     vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
     (folder / "vocab.json").write_text(json.dumps(vocab))
     tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
@@ -37,6 +35,11 @@ def wav2vec2(tmp_path_factory):
     transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
     transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="module")
+def wav2vec2(tmp_path_factory):
+    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
 
 
 def _pretrained_encoder_only(src, tmp_path):

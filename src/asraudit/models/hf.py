@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Sequence
 
@@ -34,6 +34,10 @@ from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import english_only_options
 
+# Non-Whisper encoder-decoder families whose decoder prompt carries the language, or a punctuation switch
+# (hf_encdec.decoder_prompt); the others' prompt is their start token alone.
+LANGUAGE_PROMPTS = frozenset({"cohere_asr", "canary", "seamless_m4t", "seamless_m4t_v2"})
+PUNCTUATION_PROMPTS = frozenset({"cohere_asr", "canary"})
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
 
@@ -87,6 +91,27 @@ class _HFModel:
         self.compute_type = _DTYPES.get(compute_type, compute_type)
         self.revision = revision
         self.options = backend_options(HFDecodeOptions, options, self.model_id, also=("revision",))
+        self._given = dict(options)
+        if self.used_options is not None:
+            self.refuse_unused_options(self.used_options, self.runs)
+
+    # The HFDecodeOptions this runner reads (None: the subclass checks after loading, when its family is known),
+    # and what it runs, for the message refusing the others.
+    used_options: tuple[str, ...] | None = None
+    runs = ""
+
+    def refuse_unused_options(self, used: tuple[str, ...], runs: str) -> None:
+        """An InputError for an option given with a value other than its default that this family's runner never
+        reads (``beam_size`` on a CTC model, ``language`` on an English-only family): accepted, it was ignored,
+        and the run looked like the one asked for.  An option at its default changes nothing and is accepted."""
+        defaults = {f.name: f.default for f in fields(HFDecodeOptions)}
+        unused = sorted(name for name, value in self._given.items()
+                        if name in defaults and name not in used and value != defaults[name])
+        if unused:
+            given = ", ".join(f"{name}={self._given[name]!r}" for name in unused)
+            raise InputError(f"model {self.model_id!r} {runs}, so option {given} would change nothing: leave "
+                             f"{'it' if len(unused) == 1 else 'them'} out (the options it reads: "
+                             f"{', '.join(sorted(used))})")
 
     @property
     def config_hash(self) -> str:
@@ -150,10 +175,27 @@ class HFSeq2Seq(_HFModel):
         self.multilingual = self.is_whisper and bool(getattr(generation, "lang_to_id", None))
         if self.is_whisper:
             self._check_whisper_options(generation)
+        self.refuse_unused_options(*self._options_read())
         self.recipe = recipe_for(self.model, self.processor)
         self.window_seconds = check_window(self.model_id, self.recipe, self.options.window_seconds)
         self._prompt = self._build_prompt()
         check_decoder_length(self.model_id, self.model, len(self._prompt), self.options.max_new_tokens)
+
+    def _options_read(self) -> tuple[tuple[str, ...], str]:
+        """The options this family's decoding reads, and what it runs (for ``refuse_unused_options``)."""
+        model_type = self.model.config.model_type
+        if self.is_whisper:  # one 30-s window per decode, no punctuation switch
+            return ("beam_size", "max_new_tokens", "language", "task", "batch_size"), \
+                "is a Whisper (30-s windows, no punctuation switch in its prompt)"
+        used = ["beam_size", "max_new_tokens", "batch_size", "window_seconds"]
+        if model_type in LANGUAGE_PROMPTS:
+            used.append("language")
+        if model_type in PUNCTUATION_PROMPTS:
+            used.append("punctuation")
+        said = {"language": "a language", "punctuation": "a punctuation switch"}
+        has = " and ".join(said[name] for name in ("language", "punctuation") if name in used)
+        return tuple(used), (f"is {model_type}, whose decoder prompt carries {has} and no task" if has else
+                             f"is {model_type}, whose decoder prompt carries no language, task or punctuation switch")
 
     def _check_whisper_options(self, generation) -> None:
         """The language and task a Whisper prompt can carry, checked when the model loads.
@@ -334,6 +376,8 @@ class HFCTC(_HFModel):
     """A transformers CTC model (wav2vec2, HuBERT, ...)."""
 
     backend = "hf-ctc"
+    used_options = ("batch_size",)
+    runs = "is a CTC model, decoded greedily frame by frame over the whole clip, with no prompt"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None, revision: str | None = None, **options):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)

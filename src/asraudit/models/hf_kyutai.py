@@ -78,6 +78,8 @@ class HFKyutaiSTT(_HFModel):
 
     backend = "hf-kyutai-stt"
     feature_rate = None  # its audio is resampled to the extractor's rate (24 kHz, Mimi's)
+    used_options = ("batch_size", "beam_size")  # beam_size other than 1 is refused below, with its reason
+    runs = "is Kyutai STT, which emits one text token per audio frame, with no prompt"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  revision: str | None = None, score_tolerance: float = SCORE_TOLERANCE, score_beam: int = SCORE_BEAM,

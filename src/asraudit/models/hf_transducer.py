@@ -55,6 +55,8 @@ class HFTransducer(_HFModel):
     """A transformers Parakeet RNN-T or TDT model; implements ``ScoringModel``."""
 
     backend = "hf-transducer"
+    used_options = ("batch_size", "beam_size")
+    runs = "is a transducer, decoded over each window at the encoder's length, with no prompt"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  revision: str | None = None, interventions: Sequence = (), _loaded=None, _base_id: str | None = None,
