@@ -154,6 +154,31 @@ class _HFModel:
                                   **{dtype_arg: _torch_dtype(self.compute_type)})
         self.model.to(self.device).eval()
         self._torch = torch
+        self.check_tokenizer_fits()
+
+    def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
+        """(the tokens the tokenizer can give, the ids the model's output layer has, what that layer is called)."""
+        try:
+            count = len(self.tokenizer)
+        except TypeError:  # a tokenizer without a length (none of transformers' own)
+            count = None
+        layer = self.model.get_output_embeddings() if hasattr(self.model, "get_output_embeddings") else None
+        limit = getattr(layer, "out_features", None) or getattr(layer, "num_embeddings", None)
+        if limit is None:
+            config = getattr(self.model.config, "text_config", None) or self.model.config
+            limit = getattr(config, "vocab_size", None)
+        return count, limit, "output layer"
+
+    def check_tokenizer_fits(self) -> None:
+        """InputError when the folder's tokenizer has more tokens than the model has outputs: tokenizer files of
+        another model (copied in, or a folder assembled from two downloads).  Its ids past the model's last
+        were an IndexError traceback when a text was scored, and the ids below it decoded into another model's
+        words, a transcript of nonsense stored as the model's."""
+        count, limit, layer = self.vocabulary_sizes()
+        if count is not None and limit is not None and int(count) > int(limit):
+            raise InputError(f"its tokenizer has {int(count):,} tokens, but the model's {layer} has {int(limit):,}: "
+                             "the tokenizer files are another model's (its ids would name other words, or none the "
+                             "model has): put the model's own tokenizer files in the folder", self.source)
 
     @property
     def tokenizer(self):
@@ -378,6 +403,11 @@ class HFCTC(_HFModel):
     backend = "hf-ctc"
     used_options = ("batch_size",)
     runs = "is a CTC model, decoded greedily frame by frame over the whole clip, with no prompt"
+
+    def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
+        # The base vocabulary: a CTC tokenizer adds <s> and </s>, which no frame emits and no text is encoded with.
+        config = self.model.config
+        return getattr(self.tokenizer, "vocab_size", None), getattr(config, "vocab_size", None), "CTC output layer"
 
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None, revision: str | None = None, **options):
         super().__init__(source, model_id=model_id, device=device, compute_type=compute_type, revision=revision, options=options)

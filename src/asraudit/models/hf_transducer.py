@@ -58,6 +58,10 @@ class HFTransducer(_HFModel):
     used_options = ("batch_size", "beam_size")
     runs = "is a transducer, decoded over each window at the encoder's length, with no prompt"
 
+    def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
+        # The joint's outputs before the blank (its last) are the labels; a token at the blank's id would be read as it.
+        return len(self.tokenizer), int(self.model.config.blank_token_id), "joint (labels before its blank)"
+
     def __init__(self, source: str, *, model_id: str | None = None, device: str = "cpu", compute_type: str | None = None,
                  revision: str | None = None, interventions: Sequence = (), _loaded=None, _base_id: str | None = None,
                  **options):
