@@ -154,7 +154,36 @@ class _HFModel:
                                   **{dtype_arg: _torch_dtype(self.compute_type)})
         self.model.to(self.device).eval()
         self._torch = torch
+        self.check_processor_fits()
+
+    def check_processor_fits(self) -> None:
+        """The folder's processor files are the model's: its feature extractor gives the features the encoder
+        takes, and its tokenizer no id the model lacks (checked at load, before any clip)."""
+        self.check_feature_size()
         self.check_tokenizer_fits()
+
+    def check_feature_size(self) -> None:
+        """InputError when the feature extractor computes another number of mel bins than the model's encoder
+        takes (config.json's num_mel_bins, in the model's or its audio or encoder sub-config; Speech2Text's
+        input_feat_per_channel): a preprocessor_config.json of another model (whisper-large-v3's 128 mel bins in
+        an 80-bin Whisper's folder) loaded, and the first clip stopped the run with torch's RuntimeError."""
+        extractor = getattr(self.processor, "feature_extractor", None)
+        given = getattr(extractor, "feature_size", None)
+        if not isinstance(given, int) or isinstance(given, bool) or given <= 1:  # 1: raw samples (wav2vec2, Moonshine)
+            return
+        config = self.model.config
+        for where, sub in (("", config), ("audio_config.", getattr(config, "audio_config", None)),
+                           ("encoder_config.", getattr(config, "encoder_config", None))):
+            for key in ("num_mel_bins", "input_feat_per_channel"):
+                taken = getattr(sub, key, None) if sub is not None and not isinstance(sub, dict) else (
+                    sub.get(key) if isinstance(sub, dict) else None)
+                if isinstance(taken, int) and not isinstance(taken, bool) and taken != given:
+                    files = [n for n in ("preprocessor_config.json", "processor_config.json")
+                             if (Path(self.source) / n).is_file()]
+                    raise InputError(
+                        f"its feature extractor{f' ({files[0]})' if files else ''} computes {given} mel bins "
+                        f"(feature_size), but the model's encoder takes {taken} (config.json's {where}{key}): the "
+                        "extractor's file is another model's: put the model's own in the folder", self.source)
 
     def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
         """(the tokens the tokenizer can give, the ids the model's output layer has, what that layer is called)."""

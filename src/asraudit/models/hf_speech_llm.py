@@ -148,7 +148,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
             getattr(importlib.import_module(module), name)(self.model, self.source, self.revision)
         self.model.to(self.device).eval()
         self._torch = torch
-        self.check_tokenizer_fits()
+        self.check_processor_fits()
 
     def _generation_end(self) -> str:
         """The first token generation stops at: the end of turn for families that name none."""

@@ -1,10 +1,12 @@
-"""Case 123: a model folder whose feature extractor was saved for another sample rate.
+"""Case 123: a model folder whose feature extractor is another model's: another sample rate, other mel bins.
 
 A ``preprocessor_config.json`` (``processor_config.json`` in transformers 5) saying 24 or 8 kHz, as a folder
 assembled from another model's files (or a telephony model's) has it: the folder loaded, ``audit --check``
 passed, and the first clip stopped the run with transformers' ValueError traceback ("was trained using a
-sampling rate of 24000"), after every model before it had run.  Now the load refuses it in one line naming the
-folder and the file, before any clip.
+sampling rate of 24000"), after every model before it had run.  The same for an extractor of 128 mel bins
+(whisper-large-v3's) beside an encoder of 80: torch's ``RuntimeError: Given groups=1, weight of size [16, 80, 3],
+expected input[2, 128, 3000] to have 80 channels``.  Now the load refuses either in one line naming the folder
+and the file, before any clip.
 """
 
 from __future__ import annotations
@@ -34,13 +36,13 @@ def wav2vec2(tmp_path_factory):
     return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
 
 
-def _with_rate(src, tmp_path, rate):
+def _with_rate(src, tmp_path, rate, key="sampling_rate"):
     folder = shutil.copytree(src, tmp_path / "model")
     for name in ("preprocessor_config.json", "processor_config.json"):
         path = folder / name
         if path.is_file():
             config = json.loads(path.read_text(encoding="utf-8"))
-            (config.get("feature_extractor") or config)["sampling_rate"] = rate
+            (config.get("feature_extractor") or config)[key] = rate
             path.write_text(json.dumps(config), encoding="utf-8")
             return folder, name
     raise AssertionError("the fixture saved no feature-extractor file")
@@ -86,3 +88,25 @@ def test_python_load_is_an_input_error(wav2vec2, tmp_path):
     folder, _ = _with_rate(wav2vec2, tmp_path, 8000)
     with pytest.raises(InputError, match="takes audio at 8000 Hz"):
         load_model(str(folder))
+
+
+@pytest.fixture(scope="module")
+def qwen2_audio(tmp_path_factory):
+    from speech_llm_fixtures import tiny_qwen2_audio
+
+    return tiny_qwen2_audio(tmp_path_factory.mktemp("qwen2-audio"))
+
+
+@pytest.mark.parametrize("family, key", [("parakeet", "encoder_config.num_mel_bins"),
+                                         ("qwen2_audio", "audio_config.num_mel_bins")])
+def test_an_extractor_of_other_mel_bins_is_refused_before_any_clip(family, key, request, tmp_path, cli):
+    from conftest import one_clip_manifest
+
+    folder, name = _with_rate(request.getfixturevalue(family), tmp_path, 128, key="feature_size")
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+    assert ran.error_lines[0] == (f"asraudit: error: {folder}: its feature extractor ({name}) computes 128 mel bins "
+                                  f"(feature_size), but the model's encoder takes 80 (config.json's {key}): the "
+                                  "extractor's file is another model's: put the model's own in the folder")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
