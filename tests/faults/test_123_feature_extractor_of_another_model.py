@@ -110,3 +110,25 @@ def test_an_extractor_of_other_mel_bins_is_refused_before_any_clip(family, key, 
                                   f"(feature_size), but the model's encoder takes 80 (config.json's {key}): the "
                                   "extractor's file is another model's: put the model's own in the folder")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
+
+
+def test_granite_speech_whose_extractor_never_checked_the_rate(tmp_path, cli):
+    """Granite-Speech's extractor (asraudit's torchaudio-free one) takes any rate it is given: the old load
+    transcribed every clip with mel filters of 24 kHz over 16-kHz audio, exit 0."""
+    from speech_llm_fixtures import tiny_granite_speech
+
+    from conftest import one_clip_manifest
+
+    folder = tmp_path / "granite"
+    folder.mkdir()
+    tiny_granite_speech(folder)
+    path = folder / "preprocessor_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["sampling_rate"] = 24000
+    path.write_text(json.dumps(config), encoding="utf-8")
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--option", "max_new_tokens=4", "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+    assert ran.error_lines[0].startswith(f"asraudit: error: {folder}: its feature extractor (preprocessor_config.json) "
+                                         "takes audio at 24000 Hz, and this family is given 16000 Hz audio")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))

@@ -103,9 +103,9 @@ def check_feature_rate(processor, source: str, rate: int) -> None:
             where = f" ({files[0]})" if files else ""
             raise InputError(
                 f"its feature extractor{where} takes audio at {value:g} Hz, and this family is given {rate} Hz audio "
-                f"(asraudit reads every clip at {SAMPLE_RATE} Hz): its features would be computed as if the clips "
-                f"were at {value:g} Hz, or refused at the first clip; if the model was trained on {rate}-Hz audio, set "
-                "the extractor's sampling_rate to it, else the file belongs to another model", source)
+                f"(every clip is read at {SAMPLE_RATE} Hz): the first clip would be refused, or heard at the wrong "
+                f"rate; if the model was trained on {rate}-Hz audio, set sampling_rate to {rate} there, else the "
+                "file is another model's", source)
 
 
 def load_weights(model_class, source: str, **kwargs):
