@@ -98,3 +98,34 @@ def test_python_and_audit_check(parakeet, tmp_path, cli):
     ran = cli("audit", spec, "--check")
     assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
     assert "[[model]] #1" in ran.error_lines[0] and "option task='translate' would change nothing" in ran.error_lines[0]
+
+
+@pytest.mark.parametrize("family, option, said", [
+    ("moonshine", "beam_size=0", "option beam_size must be an integer of at least 1, got 0"),
+    ("moonshine", "max_new_tokens=0", "option max_new_tokens must be an integer of at least 1, got 0"),
+    ("parakeet", "window_seconds=-1", "option window_seconds must be a number above 0, got -1"),
+    ("canary", "punctuation=no", "option punctuation must be true or false, got 'no'"),
+])
+def test_a_value_the_runner_cannot_take_is_refused_at_load(family, option, said, request, tmp_path, cli):
+    """``beam_size=0`` had been a ZeroDivisionError and ``max_new_tokens=0`` transformers' ValueError, tracebacks
+    at the first clip (case 30 checked the CTranslate2 Whisper's values only)."""
+    from conftest import one_clip_manifest
+
+    folder = request.getfixturevalue(family)
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--option", option, "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and ran.error_lines == [f"asraudit: error: --model hf:{folder}: {said}"], ran.err
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
+
+
+def test_a_speech_llm_value_from_python(tmp_path):
+    from speech_llm_fixtures import tiny_qwen2_audio
+
+    from asraudit.models.registry import load_model
+
+    folder = tiny_qwen2_audio(tmp_path / "qwen2-audio")
+    for options, said in (({"beam_size": 0}, "option beam_size must be an integer of at least 1, got 0"),
+                          ({"max_new_tokens": "8"}, "option max_new_tokens must be an integer of at least 1, got '8'")):
+        with pytest.raises(InputError) as caught:
+            load_model(f"hf:{folder}", **options)
+        assert str(caught.value) == said

@@ -21,7 +21,7 @@ from asraudit.arguments import texts
 from asraudit.errors import InputError
 
 __all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "audio_batch",
-           "backend_options", "score_arguments"]
+           "backend_options", "check_option_values", "score_arguments"]
 
 O = TypeVar("O")
 
@@ -41,6 +41,33 @@ def backend_options(cls: type[O], options: Mapping[str, Any], model_id: str, als
         raise InputError(f"model {model_id!r} has no option {names}; its options: "
                          f"{', '.join(sorted(known | set(also)))}")
     return cls(**options)
+
+
+def check_option_values(options: object, *, counts: Sequence[str] = (), texts_or_none: Sequence[str] = (),
+                        switches_or_none: Sequence[str] = (), positive_or_none: Sequence[str] = ()) -> None:
+    """An InputError naming the option whose value an options dataclass cannot take, checked when the model
+    loads: ``counts`` are integers of at least 1 (``beam_size=0`` was a ZeroDivisionError, ``max_new_tokens=0``
+    transformers' ValueError and ``beam_size="2"`` a TypeError, each at the first clip, after every model
+    before it had run), the others a str, a bool or a positive finite number, or None."""
+    import math
+
+    for name in counts:
+        value = getattr(options, name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise InputError(f"option {name} must be an integer of at least 1, got {value!r}")
+    for name in texts_or_none:
+        value = getattr(options, name)
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"option {name} must be a text, got {value!r}")
+    for name in switches_or_none:
+        value = getattr(options, name)
+        if value is not None and not isinstance(value, bool):
+            raise InputError(f"option {name} must be true or false, got {value!r}")
+    for name in positive_or_none:
+        value = getattr(options, name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value) or value <= 0):
+            raise InputError(f"option {name} must be a number above 0, got {value!r}")
 
 
 def audio_batch(audio: object) -> list[np.ndarray]:

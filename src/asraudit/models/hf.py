@@ -26,7 +26,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -54,6 +54,10 @@ class HFDecodeOptions:
     # Added for non-Whisper families; None (the default) leaves existing config hashes unchanged.
     punctuation: bool | None = None  # NeMo multitask prompt (Canary, Cohere ASR): <|pnc|> or <|nopnc|>
     window_seconds: float | None = None  # long-audio window; None = the family's (hf_encdec.Recipe)
+
+    def __post_init__(self) -> None:
+        check_option_values(self, counts=("beam_size", "max_new_tokens", "batch_size"), texts_or_none=("language", "task"),
+                            switches_or_none=("punctuation",), positive_or_none=("window_seconds",))
 
     def hashed(self) -> dict:
         """The settings for ``config_hash``: new fields only when set, so old hashes stay valid."""

@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, audio_batch, backend_options, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, score_arguments
 from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf import _hash, _HFModel, _torch_dtype
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
@@ -52,6 +52,10 @@ class SpeechLLMOptions:
     language: str | None = "en"
     prompt: str | None = None  # a template with {audio}; None = the checkpoint's own transcription prompt
     end_token: str | None = None  # the token that closes the assistant turn; None = the family's
+
+    def __post_init__(self) -> None:
+        check_option_values(self, counts=("beam_size", "max_new_tokens", "batch_size"),
+                            texts_or_none=("language", "prompt", "end_token"))
 
     def hashed(self) -> dict:
         """The settings for ``config_hash`` (the contract ``hf._HFModel.config_hash`` reads): all of them."""
