@@ -129,3 +129,25 @@ def test_a_speech_llm_value_from_python(tmp_path):
         with pytest.raises(InputError) as caught:
             load_model(f"hf:{folder}", **options)
         assert str(caught.value) == said
+
+
+def test_a_speech_llm_language_its_prompt_never_names(tmp_path):
+    """GLM-ASR's and Granite-Speech's default prompts name no language, and a prompt given as an option replaces
+    the default: ``language=fr`` there had been ignored; Qwen2-Audio's prompt carries it and takes it."""
+    from speech_llm_fixtures import tiny_granite_speech, tiny_qwen2_audio
+
+    from asraudit.models.registry import load_model
+
+    granite, qwen = tmp_path / "granite", tmp_path / "qwen2-audio"
+    granite.mkdir()
+    tiny_granite_speech(granite)
+    tiny_qwen2_audio(qwen)
+    with pytest.raises(InputError) as caught:
+        load_model(f"hf:{granite}", language="fr")
+    assert str(caught.value) == (f"model 'hf:{granite}' is granite_speech, whose transcription prompt names no "
+                                 "language, so option language='fr' would change nothing: leave it out, or give a "
+                                 "prompt that asks for the language (prompt=...)")
+    with pytest.raises(InputError, match=r"option language='fr' would change nothing, since the prompt is given"):
+        load_model(f"hf:{qwen}", language="fr", prompt="<|audio_bos|>{audio}<|audio_eos|>Transcribe:")
+    assert "<|fr|>" in load_model(f"hf:{qwen}", language="fr").template
+    assert load_model(f"hf:{granite}", language="en").model_id and load_model(f"hf:{granite}", language=None).model_id

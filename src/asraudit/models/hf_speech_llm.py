@@ -128,6 +128,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
             # Batched generation needs the prompts aligned at their ends.
             self.tokenizer.padding_side = "left"
         self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language, self.source)
+        self._refuse_an_unread_language()
         check_template(self.template, self.model_id)
         end = self.options.end_token or self.format.end_token or self._generation_end()
         end_id = self.tokenizer.convert_tokens_to_ids(end)
@@ -135,6 +136,22 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
             raise InputError(f"model {self.model_id!r}: end token {end!r} is not in its vocabulary; set end_token=... to the token that closes the assistant turn")
         self.end_id = int(end_id)
         self.end_token = end
+
+    def _refuse_an_unread_language(self) -> None:
+        """The language reaches the model only through the family's default prompt: given with a prompt of the
+        user's, or to a family whose prompt names no language (GLM-ASR, Granite-Speech, Phi-4-Multimodal), a
+        language other than the default was ignored, and the run looked like the one asked for (fault case 127)."""
+        language, default = self.options.language, SpeechLLMOptions.language
+        if language in (default, None):  # None: no language named, which is what such a prompt does
+            return
+        if self.options.prompt is not None:
+            raise InputError(f"model {self.model_id!r}: option language={language!r} would change nothing, since "
+                             "the prompt is given (prompt=...): write the language into the prompt, and leave the "
+                             "option out")
+        if self.format.default_template(self.processor, default, self.source) == self.template:
+            raise InputError(f"model {self.model_id!r} is {self.model.config.model_type}, whose transcription prompt "
+                             f"names no language, so option language={language!r} would change nothing: leave it out, "
+                             "or give a prompt that asks for the language (prompt=...)")
 
     def _load_with_own_processor(self, model_class) -> None:
         """``_HFModel._load`` for families whose processor AutoProcessor cannot build here (Granite-Speech,
