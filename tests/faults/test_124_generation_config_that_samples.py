@@ -4,6 +4,11 @@
 encoder-decoder family (Moonshine, Canary, Cohere ASR, Speech2Text, SeamlessM4T) a random draw: the same clip
 gave another transcript on each run, each stored as the model's one answer, exit 0.  asraudit decodes greedily
 (or with the beam it is given) whatever the folder asks, as its speech-LLM and Kyutai runners already did.
+
+The same file missing, or saved without the language table (``lang_to_id``, as older Whisper fine-tunes are):
+a multilingual Whisper was taken for an English-only one, its prompt built without the language and task
+tokens (another transcript, silently) and ``language=de`` refused as if its vocabulary had none.  Its languages
+are now read from its vocabulary when it has a multilingual Whisper's size (51,865 outputs or more).
 """
 
 from __future__ import annotations
@@ -57,3 +62,77 @@ def test_beam_search_is_not_beam_sampling(folders):
     for seed in range(3):
         torch.manual_seed(seed)
         assert model.transcribe([_clip()]) == expected
+
+
+@pytest.fixture(scope="module")
+def multilingual_whisper(tmp_path_factory):
+    """A tiny multilingual Whisper (51,865 outputs, whisper-base's tokenizer) whose generation_config.json is a
+    released checkpoint's (language and task tables), and a copy of it without the file, as older fine-tunes are."""
+    import transformers
+
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-base"):
+        pytest.skip("needs whisper-base's tokenizer (the embedded model)")
+    folder = tmp_path_factory.mktemp("whisper") / "complete"
+    tok = transformers.WhisperTokenizerFast(tokenizer_file=str(embedded.locate("whisper-base") / "tokenizer.json"),
+                                            bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    ids = dict(zip(["sot", "en", "de", "transcribe", "translate", "notimestamps"], tok.convert_tokens_to_ids(
+        ["<|startoftranscript|>", "<|en|>", "<|de|>", "<|transcribe|>", "<|translate|>", "<|notimestamps|>"])))
+    config = transformers.WhisperConfig(
+        vocab_size=51865, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, decoder_start_token_id=ids["sot"],
+        eos_token_id=tok.eos_token_id, pad_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id,
+        begin_suppress_tokens=None, suppress_tokens=None)
+    torch.manual_seed(0)
+    model = transformers.WhisperForConditionalGeneration(config)
+    generation = model.generation_config
+    generation.is_multilingual, generation.no_timestamps_token_id = True, ids["notimestamps"]
+    generation.lang_to_id = {code: tok.convert_tokens_to_ids(code) for code in ("<|en|>", "<|de|>", "<|fr|>")}
+    generation.task_to_id = {"transcribe": ids["transcribe"], "translate": ids["translate"]}
+    generation._from_model_config = False
+    model.save_pretrained(folder)
+    transformers.WhisperProcessor(transformers.WhisperFeatureExtractor(feature_size=80), tok).save_pretrained(folder)
+    bare = shutil.copytree(folder, folder.parent / "no-generation-config")
+    (bare / "generation_config.json").unlink()
+    return folder, bare, ids
+
+
+def test_a_multilingual_whisper_without_its_language_table(multilingual_whisper):
+    """Without lang_to_id the folder was taken for an English-only Whisper: its prompt lost the language and
+    task tokens (another transcript, silently) and ``language=de`` was refused as if its vocabulary had none."""
+    from asraudit.models.registry import load_model
+
+    complete, bare, ids = multilingual_whisper
+    for language in ("en", "de"):
+        expected = load_model(f"hf:{complete}", max_new_tokens=5, language=language)
+        model = load_model(f"hf:{bare}", max_new_tokens=5, language=language)
+        assert model.prompt_ids() == expected.prompt_ids() == [ids["sot"], ids[language], ids["transcribe"],
+                                                              ids["notimestamps"]]
+        assert model.transcribe([_clip()]) == expected.transcribe([_clip()])
+    assert load_model(f"hf:{bare}").config_hash != load_model(f"hf:{complete}").config_hash
+
+
+def test_an_english_only_whisper_without_generation_config_stays_english_only(tmp_path):
+    import transformers
+
+    from asraudit.errors import InputError
+    from asraudit.models import embedded
+    from asraudit.models.registry import load_model
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs whisper-tiny.en's tokenizer (the embedded model)")
+    tok = transformers.WhisperTokenizerFast(tokenizer_file=str(embedded.locate("whisper-tiny.en") / "tokenizer.json"),
+                                            bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    config = transformers.WhisperConfig(
+        vocab_size=51864, d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
+        decoder_start_token_id=tok.convert_tokens_to_ids("<|startoftranscript|>"), eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id, begin_suppress_tokens=None, suppress_tokens=None)
+    transformers.WhisperForConditionalGeneration(config).save_pretrained(tmp_path)
+    transformers.WhisperProcessor(transformers.WhisperFeatureExtractor(feature_size=80), tok).save_pretrained(tmp_path)
+    (tmp_path / "generation_config.json").unlink()
+    model = load_model(f"hf:{tmp_path}")
+    assert model.prompt_ids() == tok.convert_tokens_to_ids(["<|startoftranscript|>", "<|notimestamps|>"])
+    with pytest.raises(InputError, match="this Whisper is English-only"):
+        load_model(f"hf:{tmp_path}", language="de")

@@ -38,6 +38,8 @@ from asraudit.models.whisper_tokenizer import english_only_options
 # (hf_encdec.decoder_prompt); the others' prompt is their start token alone.
 LANGUAGE_PROMPTS = frozenset({"cohere_asr", "canary", "seamless_m4t", "seamless_m4t_v2"})
 PUNCTUATION_PROMPTS = frozenset({"cohere_asr", "canary"})
+# OpenAI's rule: a Whisper of this many outputs or more is multilingual (51,864 for the English-only ones).
+MULTILINGUAL_WHISPER_VOCAB = 51865
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
 
@@ -131,6 +133,9 @@ class _HFModel:
             "options": self.options.hashed(),
             "windowing": WINDOWING,
         }
+        completed = getattr(self, "_completed", None)  # settings asraudit read from the folder's other files
+        if completed is not None:
+            settings["completed"] = completed
         adapter = getattr(self.model, "asraudit_adapter", None)  # a PEFT adapter over the base (peft_adapter.py)
         if adapter is not None:
             settings["adapter"] = adapter["digest"]
@@ -230,6 +235,8 @@ class HFSeq2Seq(_HFModel):
         self._load(AutoModelForSpeechSeq2Seq)
         self.is_whisper = self.model.config.model_type == "whisper"
         generation = self.model.generation_config
+        if self.is_whisper:
+            self._whisper_languages_from_vocabulary(generation)
         self.multilingual = self.is_whisper and bool(getattr(generation, "lang_to_id", None))
         if self.is_whisper:
             self._check_whisper_options(generation)
@@ -254,6 +261,25 @@ class HFSeq2Seq(_HFModel):
         has = " and ".join(said[name] for name in ("language", "punctuation") if name in used)
         return tuple(used), (f"is {model_type}, whose decoder prompt carries {has} and no task" if has else
                              f"is {model_type}, whose decoder prompt carries no language, task or punctuation switch")
+
+    def _whisper_languages_from_vocabulary(self, generation) -> None:
+        """A multilingual Whisper's language and task tokens, read from its vocabulary when the folder's
+        generation config lacks them (no generation_config.json, or one saved before transformers wrote
+        lang_to_id, as older fine-tunes are): the model was taken for an English-only one, its prompt built
+        without the language and task tokens it was trained with (other transcripts, silently), and a
+        ``language`` option refused as if its vocabulary had none."""
+        if getattr(generation, "lang_to_id", None) or int(self.model.config.vocab_size) < MULTILINGUAL_WHISPER_VOCAB:
+            return  # English-only Whispers' tokenizers hold the language tokens too: their size tells them apart
+        from transformers.models.whisper.tokenization_whisper import LANGUAGES
+
+        vocab = self.tokenizer.get_vocab()
+        languages = {f"<|{code}|>": int(vocab[f"<|{code}|>"]) for code in LANGUAGES if f"<|{code}|>" in vocab}
+        tasks = {task: int(vocab[f"<|{task}|>"]) for task in ("transcribe", "translate") if f"<|{task}|>" in vocab}
+        if not languages or "transcribe" not in tasks or "<|notimestamps|>" not in vocab:
+            return  # an English-only vocabulary
+        generation.lang_to_id, generation.task_to_id, generation.is_multilingual = languages, tasks, True
+        generation.no_timestamps_token_id = int(vocab["<|notimestamps|>"])
+        self._completed = "whisper languages from the vocabulary"  # in config_hash: results stored before differ
 
     def _check_whisper_options(self, generation) -> None:
         """The language and task a Whisper prompt can carry, checked when the model loads.
