@@ -136,3 +136,12 @@ def test_an_english_only_whisper_without_generation_config_stays_english_only(tm
     assert model.prompt_ids() == tok.convert_tokens_to_ids(["<|startoftranscript|>", "<|notimestamps|>"])
     with pytest.raises(InputError, match="this Whisper is English-only"):
         load_model(f"hf:{tmp_path}", language="de")
+
+
+def test_the_white_box_whisper_of_that_folder_is_multilingual_too(multilingual_whisper):
+    from asraudit.models.registry import load_model
+
+    complete, bare, _ = multilingual_whisper
+    expected, model = load_model(f"whitebox:hf:{complete}"), load_model(f"whitebox:hf:{bare}")
+    assert model.multilingual and expected.multilingual
+    assert model.transcribe([_clip()]) == expected.transcribe([_clip()])

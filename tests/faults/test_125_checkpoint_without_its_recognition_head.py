@@ -80,3 +80,29 @@ def test_a_transducer_folder_with_its_encoders_weights_only(tmp_path):
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")  # the TDT config, kept
     with pytest.raises(InputError, match=r"its weights lack tensors of ParakeetForTDT, .*decoder\..* \(\d+ in all\)"):
         load_model(f"hf:{folder}")
+
+
+def test_a_whisper_classifiers_weights_under_whisper_and_whitebox(tmp_path, cli):
+    """A Whisper audio classifier (its encoder and a classification head, no decoder), loaded as ``hf:`` and as
+    the white-box Whisper (``whitebox:hf:``), which had transcribed ``Presbyter Presbyter ...``."""
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs whisper-tiny.en's tokenizer (the embedded model)")
+    tok = transformers.WhisperTokenizerFast(tokenizer_file=str(embedded.locate("whisper-tiny.en") / "tokenizer.json"),
+                                            bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    config = transformers.WhisperConfig(
+        vocab_size=len(tok), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, num_labels=3,
+        decoder_start_token_id=tok.convert_tokens_to_ids("<|startoftranscript|>"), eos_token_id=tok.eos_token_id,
+        pad_token_id=tok.eos_token_id, bos_token_id=tok.eos_token_id, begin_suppress_tokens=None, suppress_tokens=None)
+    folder = tmp_path / "classifier"
+    transformers.WhisperForAudioClassification(config).save_pretrained(folder)
+    transformers.WhisperProcessor(transformers.WhisperFeatureExtractor(feature_size=80), tok).save_pretrained(folder)
+    from asraudit.models.registry import load_model
+
+    for spec in (f"hf:{folder}", f"whitebox:hf:{folder}"):
+        with pytest.raises(InputError, match=r"its weights lack tensors of WhisperForConditionalGeneration, the model "
+                                             r"asraudit runs for its model_type: model\.decoder\..* \(\d+ in all\); "
+                                             r".*architectures names WhisperForAudioClassification"):
+            load_model(spec)

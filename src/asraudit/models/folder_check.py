@@ -115,6 +115,12 @@ def load_weights(model_class, source: str, **kwargs):
     or an encoder's weights under a speech model's config, would transcribe noise, stored as the model's
     transcripts.  Tensors computed at load (tied to another, or buffers) are not reported missing."""
     model, info = model_class.from_pretrained(source, output_loading_info=True, **kwargs)
+    refuse_missing_tensors(model, info, source)
+    return model
+
+
+def refuse_missing_tensors(model, info: dict, source: str) -> None:
+    """InputError naming ``source`` when transformers' loading ``info`` lists tensors missing from it."""
     missing = sorted(info.get("missing_keys") or ())
     if missing:
         import json
@@ -130,4 +136,3 @@ def load_weights(model_class, source: str, **kwargs):
                          f"model_type: {shown}; transformers would fill them with random values and the transcripts "
                          f"would be noise ({saved}: a pretrained encoder without its speech-recognition head, or "
                          "another task's checkpoint?): use a checkpoint fine-tuned for speech recognition", source)
-    return model

@@ -32,14 +32,12 @@ from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
 from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, transcribe_in_windows
-from asraudit.models.whisper_tokenizer import english_only_options
+from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB, english_only_options
 
 # Non-Whisper encoder-decoder families whose decoder prompt carries the language, or a punctuation switch
 # (hf_encdec.decoder_prompt); the others' prompt is their start token alone.
 LANGUAGE_PROMPTS = frozenset({"cohere_asr", "canary", "seamless_m4t", "seamless_m4t_v2"})
 PUNCTUATION_PROMPTS = frozenset({"cohere_asr", "canary"})
-# OpenAI's rule: a Whisper of this many outputs or more is multilingual (51,864 for the English-only ones).
-MULTILINGUAL_WHISPER_VOCAB = 51865
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
 

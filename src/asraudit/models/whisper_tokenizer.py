@@ -155,6 +155,11 @@ class WhisperTokenizer:
         return self._tok.id_to_token(token_id)
 
 
+# OpenAI's rule: a Whisper of this many outputs or more is multilingual (51,864 for the English-only ones, whose
+# tokenizers hold the language tokens too).
+MULTILINGUAL_WHISPER_VOCAB = 51865
+
+
 def english_only_options(language: str | None, task: str) -> None:
     """An English-only Whisper (tiny.en, base.en...) has no language or task tokens: its prompt is the same
     whatever the options say, so ``language=fr`` or ``task=translate`` were accepted and silently ignored (the

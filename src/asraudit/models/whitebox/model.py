@@ -74,7 +74,11 @@ class WhiteboxWhisper:
         self.batch_size = max(1, int(batch_size))
         self.threads = threads
         generation = hf_model.generation_config
-        self.multilingual = bool(getattr(generation, "is_multilingual", False))
+        # A folder saved without the generation config's is_multilingual (older fine-tunes): OpenAI's rule by size.
+        from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB
+
+        self.multilingual = bool(getattr(generation, "is_multilingual", False)) or \
+            int(hf_model.config.vocab_size) >= MULTILINGUAL_WHISPER_VOCAB
         # A variant shares its parent's tokenizer and weights fingerprint: reading tokenizer.json
         # costs ~0.5 s, and an experiment makes a variant per arm.
         tokenizer, fingerprint = _shared or (None, None)
@@ -106,7 +110,11 @@ class WhiteboxWhisper:
             source = source_from_dir(path) if path.is_dir() else embedded_source(name)
             directory = convert(source, cache)
             label = source.name
-        hf_model, _, _ = load_converted(directory, device=device)
+        hf_model, _, info = load_converted(directory, device=device)
+        if directory == path:  # a user's folder (a conversion asraudit made is whole: its tests hold it so)
+            from asraudit.models.folder_check import refuse_missing_tensors
+
+            refuse_missing_tensors(hf_model, info, str(path))
         return cls(hf_model, directory, label, device=device, **kwargs)
 
     def variant(self, *interventions: Intervention) -> "WhiteboxWhisper":
