@@ -145,3 +145,51 @@ def test_the_white_box_whisper_of_that_folder_is_multilingual_too(multilingual_w
     expected, model = load_model(f"whitebox:hf:{complete}"), load_model(f"whitebox:hf:{bare}")
     assert model.multilingual and expected.multilingual
     assert model.transcribe([_clip()]) == expected.transcribe([_clip()])
+
+
+def _tones():
+    """Three clips the tiny models transcribe differently (tones of 200, 500, 800 Hz in noise)."""
+    rng, t = np.random.default_rng(5), np.arange(16000) / 16000
+    return [(0.3 * np.sin(2 * np.pi * (200 + 300 * i) * t) + 0.05 * rng.standard_normal(16000)).astype(np.float32)
+            for i in range(3)]
+
+
+def _with_generation(src, folder, **settings):
+    shutil.copytree(src, folder)
+    path = folder / "generation_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config.update(settings)
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("builder", ["moonshine", "qwen2_audio"])
+def test_several_sequences_per_clip_asked_by_the_folder(builder, tmp_path):
+    """``num_return_sequences`` 2 beside ``num_beams`` 2: with ``beam_size=2`` each clip's two beams came back and
+    were read as the next clips' transcripts (clip 2 stored clip 1's second beam), exit 0; with the default
+    beam it was transformers' ValueError traceback at the first clip."""
+    import encdec_tiny
+    import speech_llm_fixtures
+
+    from asraudit.models.registry import load_model
+
+    build = encdec_tiny.moonshine if builder == "moonshine" else speech_llm_fixtures.tiny_qwen2_audio
+    plain = build(tmp_path / "plain")
+    asking = _with_generation(plain, tmp_path / "two-each", num_return_sequences=2, num_beams=2)
+    for beam in (1, 2):
+        expected = load_model(f"hf:{plain}", max_new_tokens=4, beam_size=beam).transcribe(_tones())
+        assert load_model(f"hf:{asking}", max_new_tokens=4, beam_size=beam).transcribe(_tones()) == expected
+
+
+def test_a_generation_config_transformers_refuses_is_one_line(tmp_path, cli):
+    import encdec_tiny
+
+    from conftest import one_clip_manifest
+
+    folder = _with_generation(encdec_tiny.moonshine(tmp_path / "plain"), tmp_path / "model", num_return_sequences=2)
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
+              "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: {folder}/generation_config.json: transformers refuses its settings: Greedy methods "
+        "(do_sample != True) without beam search do not support `num_return_sequences` different than 1 (got 2): "
+        "fix the file, or remove it (the model's config.json then gives the defaults)"], ran.err

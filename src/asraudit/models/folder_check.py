@@ -114,9 +114,31 @@ def load_weights(model_class, source: str, **kwargs):
     pretrained encoder without its speech-recognition head (wav2vec2-base, an XLS-R checkpoint), a classifier's
     or an encoder's weights under a speech model's config, would transcribe noise, stored as the model's
     transcripts.  Tensors computed at load (tied to another, or buffers) are not reported missing."""
-    model, info = model_class.from_pretrained(source, output_loading_info=True, **kwargs)
+    try:
+        model, info = model_class.from_pretrained(source, output_loading_info=True, **kwargs)
+    except ValueError as exc:
+        check_generation_config(source)  # a generation_config.json transformers refuses, named as such
+        raise exc from None
     refuse_missing_tensors(model, info, source)
     return model
+
+
+def check_generation_config(source: str) -> None:
+    """InputError naming the folder's generation_config.json when transformers refuses its settings as they stand
+    (``num_return_sequences`` 2 with greedy decoding, a negative ``temperature``): ``from_pretrained`` raised it
+    as a ValueError traceback, at load.  asraudit passes its own length, beam and greedy settings to every
+    ``generate`` call; the file's other settings are the model's and stay in force."""
+    path = Path(source) / "generation_config.json"
+    if not path.is_file():
+        return
+    from transformers import GenerationConfig
+
+    try:
+        GenerationConfig.from_pretrained(source)
+    except ValueError as exc:
+        said = " ".join(str(exc).split()).rstrip(".")
+        raise InputError(f"transformers refuses its settings: {said[:300]}: fix the file, or remove it (the model's "
+                         "config.json then gives the defaults)", path) from None
 
 
 def refuse_missing_tensors(model, info: dict, source: str) -> None:

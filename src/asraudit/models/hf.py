@@ -358,7 +358,9 @@ class HFSeq2Seq(_HFModel):
         opts = self.options
         # Greedy or beam search, whatever the folder's generation_config.json asks: its do_sample (with a
         # temperature) would make every transcript a random draw, stored as the model's one answer.
-        kwargs = {"num_beams": opts.beam_size, "max_new_tokens": opts.max_new_tokens, "do_sample": False}
+        # And one sequence per window: its num_return_sequences would return several, read as the next clips'.
+        kwargs = {"num_beams": opts.beam_size, "max_new_tokens": opts.max_new_tokens, "do_sample": False,
+                  "num_return_sequences": 1}
         if self.is_whisper:
             kwargs["return_timestamps"] = False
             if self.multilingual:

@@ -131,7 +131,7 @@ class HFKyutaiSTT(_HFModel):
         with torch.inference_mode():
             sequences = self.model.generate(
                 input_values=batch["input_values"].to(self.device, torch.float32),
-                padding_mask=batch["padding_mask"].to(self.device), do_sample=False, num_beams=1,
+                padding_mask=batch["padding_mask"].to(self.device), do_sample=False, num_beams=1, num_return_sequences=1,
             )
         # Drop the start token; keep each row's own frames (see the module docstring).
         return [[int(i) for i in row[1 : 1 + self._frames(len(a))]] for row, a in zip(sequences, audio)]
@@ -196,7 +196,7 @@ class HFKyutaiSTT(_HFModel):
 
         codec.encode = recording  # an instance attribute over the class method, removed below
         try:
-            self.model.generate(input_values=values, padding_mask=padding_mask, do_sample=False, num_beams=1)
+            self.model.generate(input_values=values, padding_mask=padding_mask, do_sample=False, num_beams=1, num_return_sequences=1)
         finally:
             del codec.encode
         return torch.cat(windows, dim=-1)

@@ -232,7 +232,10 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         torch = self._torch
         inputs, ctx = self._paired_inputs(windows)  # a paired variant: the windows, then their sources
         with torch.inference_mode(), self._hooks(ctx):
-            sequences = self.model.generate(**inputs, do_sample=False, max_new_tokens=self.options.max_new_tokens,
+            # One sequence per window, whatever the folder's generation_config.json says (num_return_sequences 2
+            # returned two per window, read as the next clips' transcripts).
+            sequences = self.model.generate(**inputs, do_sample=False, num_return_sequences=1,
+                                            max_new_tokens=self.options.max_new_tokens,
                                             **self.paired_generate_options(ctx))
         if not isinstance(sequences, torch.Tensor):
             sequences = sequences.sequences
