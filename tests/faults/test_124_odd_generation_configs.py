@@ -1,4 +1,4 @@
-"""Case 124: a model folder whose generation_config.json asks for sampling.
+"""Case 124: a model folder whose generation_config.json asks for what asraudit must not do, or lacks a table.
 
 ``"do_sample": true`` with a temperature (as many checkpoints ship it, for chat use) made every transcript of an
 encoder-decoder family (Moonshine, Canary, Cohere ASR, Speech2Text, SeamlessM4T) a random draw: the same clip
@@ -9,6 +9,10 @@ The same file missing, or saved without the language table (``lang_to_id``, as o
 a multilingual Whisper was taken for an English-only one, its prompt built without the language and task
 tokens (another transcript, silently) and ``language=de`` refused as if its vocabulary had none.  Its languages
 are now read from its vocabulary when it has a multilingual Whisper's size (51,865 outputs or more).
+
+And ``num_return_sequences`` 2: several sequences per window, read as the next clips' transcripts (with
+``num_beams`` 2), or transformers' ValueError traceback at load (without): one sequence is asked for, and a
+file transformers refuses is one line naming it.
 """
 
 from __future__ import annotations
