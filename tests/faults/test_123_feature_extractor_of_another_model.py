@@ -106,8 +106,8 @@ def test_an_extractor_of_other_mel_bins_is_refused_before_any_clip(family, key, 
     ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
               "--out", tmp_path / "out", "--no-progress")
     assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
-    assert ran.error_lines[0] == (f"asraudit: error: {folder}: its feature extractor ({name}) computes 128 mel bins "
-                                  f"(feature_size), but the model's encoder takes 80 (config.json's {key}): the "
+    assert ran.error_lines[0] == (f"asraudit: error: {folder}: its feature extractor ({name}) computes 128 mel bins, "
+                                  f"but the model's encoder takes 80 (config.json's {key}): the "
                                   "extractor's file is another model's: put the model's own in the folder")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
 
@@ -132,3 +132,33 @@ def test_granite_speech_whose_extractor_never_checked_the_rate(tmp_path, cli):
     assert ran.error_lines[0].startswith(f"asraudit: error: {folder}: its feature extractor (preprocessor_config.json) "
                                          "takes audio at 24000 Hz, and this family is given 16000 Hz audio")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
+
+
+@pytest.mark.parametrize("builder, said", [
+    ("tiny_phi4_multimodal", "computes 128 mel bins, but the model's encoder takes 80 (config.json's "
+                             "audio_config.input_size)"),
+    ("tiny_granite_speech", "computes 128 mel bins, stacked 2 frames at a time (256 wide), but the model's encoder "
+                            "takes 16 (32 wide) (config.json's encoder_config.input_dim)"),
+])
+def test_families_that_name_their_encoder_input_otherwise(builder, said, tmp_path):
+    """Phi-4-Multimodal's and Granite-Speech's configs give the encoder's input width under other names; an
+    extractor of 128 mel bins had stopped the first clip with torch's RuntimeError (`The size of tensor a (128)
+    must match the size of tensor b (80)`, `mat1 and mat2 shapes cannot be multiplied (100x256 and 32x16)`)."""
+    import speech_llm_fixtures
+
+    from asraudit.models.registry import load_model
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    getattr(speech_llm_fixtures, builder)(folder)
+    assert load_model(f"hf:{folder}").model_id  # its own extractor fits
+    path = folder / "preprocessor_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config["feature_size"] = 128
+    if "n_mels" in config:
+        config["n_mels"] = 128
+    path.write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_model(f"hf:{folder}")
+    assert str(caught.value) == (f"{folder}: its feature extractor (preprocessor_config.json) {said}: the "
+                                 "extractor's file is another model's: put the model's own in the folder")

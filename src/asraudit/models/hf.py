@@ -38,6 +38,13 @@ from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB, englis
 # (hf_encdec.decoder_prompt); the others' prompt is their start token alone.
 LANGUAGE_PROMPTS = frozenset({"cohere_asr", "canary", "seamless_m4t", "seamless_m4t_v2"})
 PUNCTUATION_PROMPTS = frozenset({"cohere_asr", "canary"})
+# Where a family's config gives its encoder's input width other than as num_mel_bins (instead of it): (sub-config,
+# key, frames stacked per encoder input), checked against the extractor's mel bins (``check_feature_size``).
+FEATURE_WIDTHS = {
+    "speech_to_text": [("", "input_feat_per_channel", 1)],
+    "phi4_multimodal": [("audio_config", "input_size", 1)],
+    "granite_speech": [("encoder_config", "input_dim", 2)],  # its extractor stacks two frames into one input
+}
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"
 
@@ -190,26 +197,31 @@ class _HFModel:
 
     def check_feature_size(self) -> None:
         """InputError when the feature extractor computes another number of mel bins than the model's encoder
-        takes (config.json's num_mel_bins, in the model's or its audio or encoder sub-config; Speech2Text's
-        input_feat_per_channel): a preprocessor_config.json of another model (whisper-large-v3's 128 mel bins in
-        an 80-bin Whisper's folder) loaded, and the first clip stopped the run with torch's RuntimeError."""
-        extractor = getattr(self.processor, "feature_extractor", None)
-        given = getattr(extractor, "feature_size", None)
+        takes (config.json's num_mel_bins, in the model's or its audio or encoder sub-config; the families that
+        name it otherwise in ``FEATURE_WIDTHS``): a preprocessor_config.json of another model (whisper-large-v3's
+        128 mel bins in an 80-bin Whisper's folder) loaded, and the first clip stopped the run with torch's
+        RuntimeError."""
+        extractor = getattr(self.processor, "feature_extractor", None) or getattr(self.processor, "audio_processor", None)
+        mel = getattr(extractor, "melspec_kwargs", None)
+        given = mel.get("n_mels") if isinstance(mel, dict) and "n_mels" in mel else getattr(extractor, "feature_size", None)
         if not isinstance(given, int) or isinstance(given, bool) or given <= 1:  # 1: raw samples (wav2vec2, Moonshine)
             return
         config = self.model.config
-        for where, sub in (("", config), ("audio_config.", getattr(config, "audio_config", None)),
-                           ("encoder_config.", getattr(config, "encoder_config", None))):
-            for key in ("num_mel_bins", "input_feat_per_channel"):
-                taken = getattr(sub, key, None) if sub is not None and not isinstance(sub, dict) else (
-                    sub.get(key) if isinstance(sub, dict) else None)
-                if isinstance(taken, int) and not isinstance(taken, bool) and taken != given:
-                    files = [n for n in ("preprocessor_config.json", "processor_config.json")
-                             if (Path(self.source) / n).is_file()]
-                    raise InputError(
-                        f"its feature extractor{f' ({files[0]})' if files else ''} computes {given} mel bins "
-                        f"(feature_size), but the model's encoder takes {taken} (config.json's {where}{key}): the "
-                        "extractor's file is another model's: put the model's own in the folder", self.source)
+        places = FEATURE_WIDTHS.get(config.model_type) or [(sub, "num_mel_bins", 1)
+                                                           for sub in ("", "audio_config", "encoder_config")]
+        for sub_name, key, frames in places:
+            sub = getattr(config, sub_name, None) if sub_name else config
+            taken = sub.get(key) if isinstance(sub, dict) else getattr(sub, key, None)
+            if isinstance(taken, int) and not isinstance(taken, bool) and taken != given * frames:
+                files = [n for n in ("preprocessor_config.json", "processor_config.json")
+                         if (Path(self.source) / n).is_file()]
+                stacked = f", stacked {frames} frames at a time ({given * frames} wide)" if frames != 1 else ""
+                raise InputError(
+                    f"its feature extractor{f' ({files[0]})' if files else ''} computes {given} mel bins{stacked}, "
+                    f"but the model's encoder takes {taken // frames if frames != 1 else taken}"
+                    f"{f' ({taken} wide)' if frames != 1 else ''} (config.json's "
+                    f"{sub_name + '.' if sub_name else ''}{key}): the extractor's file is another model's: put the "
+                    "model's own in the folder", self.source)
 
     def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
         """(the tokens the tokenizer can give, the ids the model's output layer has, what that layer is called)."""
