@@ -153,18 +153,14 @@ def test_a_speech_llm_language_its_prompt_never_names(tmp_path):
     assert load_model(f"hf:{granite}", language="en").model_id and load_model(f"hf:{granite}", language=None).model_id
 
 
-@pytest.mark.parametrize("setting, said", [
-    (("--compute-type", "int8"), "compute type 'int8' is not one a transformers model loads with (one of bfloat16, "
-                                 "default, float16, float32: a torch dtype; int8 and int8_float16 are CTranslate2's)"),
-    (("--device", "tpu"), "device 'tpu' cannot be used by torch here (Expected one of cpu, cuda,"),
-])
-def test_a_compute_type_or_device_torch_cannot_use(setting, said, wav2vec2, tmp_path, cli):
+def test_a_compute_type_torch_has_no_dtype_for(wav2vec2, tmp_path, cli):
     """``--compute-type int8`` (CTranslate2's, which the README's tour uses) on a transformers model was a
-    ValueError traceback, ``--device tpu`` a RuntimeError one (``cuda`` without CUDA: an AssertionError)."""
+    ValueError traceback at load."""
     from conftest import one_clip_manifest
 
-    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{wav2vec2}", *setting,
-              "--out", tmp_path / "out", "--no-progress")
-    assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
-    assert ran.error_lines[0].startswith(f"asraudit: error: --model hf:{wav2vec2}: {said}"), ran.error_lines
+    ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{wav2vec2}",
+              "--compute-type", "int8", "--out", tmp_path / "out", "--no-progress")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: --model hf:{wav2vec2}: compute type 'int8' is not one a transformers model loads with (one "
+        "of bfloat16, default, float16, float32: a torch dtype; int8 and int8_float16 are CTranslate2's)"], ran.err
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").glob("*.jsonl"))
