@@ -185,15 +185,19 @@ def test_several_sequences_per_clip_asked_by_the_folder(builder, tmp_path):
         assert load_model(f"hf:{asking}", max_new_tokens=4, beam_size=beam).transcribe(_tones()) == expected
 
 
-def test_a_generation_config_transformers_refuses_is_one_line(tmp_path, cli):
+@pytest.mark.parametrize("settings, said", [
+    ({"num_return_sequences": 2}, "Greedy methods (do_sample != True) without beam search do not support "
+                                  "`num_return_sequences` different than 1 (got 2)"),
+    ({"max_new_tokens": 0}, "`max_new_tokens` must be greater than 0, but is 0"),
+])
+def test_a_generation_config_transformers_refuses_is_one_line(settings, said, tmp_path, cli):
     import encdec_tiny
 
     from conftest import one_clip_manifest
 
-    folder = _with_generation(encdec_tiny.moonshine(tmp_path / "plain"), tmp_path / "model", num_return_sequences=2)
+    folder = _with_generation(encdec_tiny.moonshine(tmp_path / "plain"), tmp_path / "model", **settings)
     ran = cli("transcribe", "--corpus", one_clip_manifest(tmp_path), "--model", f"hf:{folder}",
               "--out", tmp_path / "out", "--no-progress")
     assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {folder}/generation_config.json: transformers refuses its settings: Greedy methods "
-        "(do_sample != True) without beam search do not support `num_return_sequences` different than 1 (got 2): "
+        f"asraudit: error: {folder}/generation_config.json: transformers refuses its settings: {said}: "
         "fix the file, or remove it (the model's config.json then gives the defaults)"], ran.err
