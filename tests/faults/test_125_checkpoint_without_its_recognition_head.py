@@ -106,3 +106,25 @@ def test_a_whisper_classifiers_weights_under_whisper_and_whitebox(tmp_path, cli)
                                              r"asraudit runs for its model_type: model\.decoder\..* \(\d+ in all\); "
                                              r".*architectures names WhisperForAudioClassification"):
             load_model(spec)
+
+
+def test_a_ctc_checkpoint_without_the_training_only_mask_vector_still_loads(wav2vec2, tmp_path, cli):
+    """Released CTC checkpoints (facebook/wav2vec2-base-960h among them) lack ``masked_spec_embed``, SpecAugment's
+    learned mask vector, which only training reads: such a folder loads and transcribes as the whole one does."""
+    from safetensors.torch import load_file, save_file
+
+    from conftest import one_clip_manifest
+
+    folder = shutil.copytree(wav2vec2, tmp_path / "wav2vec2-base-960h")
+    tensors = load_file(folder / "model.safetensors")
+    assert tensors.pop("wav2vec2.masked_spec_embed") is not None
+    save_file(tensors, folder / "model.safetensors", metadata={"format": "pt"})
+    manifest = one_clip_manifest(tmp_path)
+    outputs = {}
+    for name, source in (("whole", wav2vec2), ("released", folder)):
+        ran = cli("transcribe", "--corpus", manifest, "--model", f"hf:{source}", "--out", tmp_path / name,
+                  "--no-progress")
+        assert ran.code == 0, ran.err
+        (written,) = (tmp_path / name).glob("*.jsonl")
+        outputs[name] = json.loads(written.read_text(encoding="utf-8"))["pred_text"]
+    assert outputs["released"] == outputs["whole"]
