@@ -103,3 +103,39 @@ def asraudit_subprocess(*args, cwd: Path | None = None, env: dict | None = None,
     full_env.update(env or {})
     return subprocess.Popen([sys.executable, "-m", "asraudit", *map(str, args)], cwd=cwd, env=full_env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def build_wav2vec2(folder: Path) -> Path:
+    """A one-layer wav2vec2 CTC model over letters, with its processor, saved into ``folder`` as a user's
+    downloaded folder is (the fault tests of model folders start from it and damage a copy)."""
+    transformers = pytest.importorskip("transformers")
+    torch = pytest.importorskip("torch")
+    vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
+    (folder / "vocab.json").write_text(json.dumps(vocab))
+    tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
+                                                  word_delimiter_token="|")
+    extractor = transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, do_normalize=True)
+    config = transformers.Wav2Vec2Config(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
+                                         num_attention_heads=2, intermediate_size=32, conv_dim=(16, 16),
+                                         conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
+                                         num_conv_pos_embedding_groups=2, pad_token_id=0)
+    torch.manual_seed(0)
+    transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
+    transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def wav2vec2(tmp_path_factory) -> Path:
+    """``build_wav2vec2``'s folder, made once per test module."""
+    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
+
+
+@pytest.fixture(scope="module")
+def parakeet(tmp_path_factory) -> Path:
+    """A tiny Parakeet TDT folder (the transducer tests' builder), made once per test module."""
+    pytest.importorskip("transformers")
+    from test_models_hf_transducer import save_tiny
+
+    return save_tiny(tmp_path_factory.mktemp("tdt"), "tdt")
+

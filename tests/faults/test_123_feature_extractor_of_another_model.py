@@ -22,20 +22,6 @@ torch = pytest.importorskip("torch")
 from asraudit.errors import InputError  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def parakeet(tmp_path_factory):
-    from test_models_hf_transducer import save_tiny
-
-    return save_tiny(tmp_path_factory.mktemp("tdt"), "tdt")
-
-
-@pytest.fixture(scope="module")
-def wav2vec2(tmp_path_factory):
-    from test_125_checkpoint_without_its_recognition_head import build_wav2vec2
-
-    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
-
-
 def _with_rate(src, tmp_path, rate, key="sampling_rate"):
     folder = shutil.copytree(src, tmp_path / "model")
     for name in ("preprocessor_config.json", "processor_config.json"):

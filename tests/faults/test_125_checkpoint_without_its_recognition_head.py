@@ -20,28 +20,6 @@ torch = pytest.importorskip("torch")
 from asraudit.errors import InputError  # noqa: E402
 
 
-def build_wav2vec2(folder):
-    """A one-layer wav2vec2 CTC model over letters, with its processor, saved into ``folder``."""
-    vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
-    (folder / "vocab.json").write_text(json.dumps(vocab))
-    tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
-                                                  word_delimiter_token="|")
-    extractor = transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, do_normalize=True)
-    config = transformers.Wav2Vec2Config(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
-                                         num_attention_heads=2, intermediate_size=32, conv_dim=(16, 16),
-                                         conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
-                                         num_conv_pos_embedding_groups=2, pad_token_id=0)
-    torch.manual_seed(0)
-    transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
-    transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
-    return folder
-
-
-@pytest.fixture(scope="module")
-def wav2vec2(tmp_path_factory):
-    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
-
-
 def _pretrained_encoder_only(src, tmp_path):
     """The folder as a pretraining checkpoint is: the same config and processor, the encoder's weights only."""
     folder = shutil.copytree(src, tmp_path / "wav2vec2-base")

@@ -33,20 +33,6 @@ def canary(tmp_path_factory):
     return encdec_tiny.canary(tmp_path_factory.mktemp("canary"))
 
 
-@pytest.fixture(scope="module")
-def parakeet(tmp_path_factory):
-    from test_models_hf_transducer import save_tiny
-
-    return save_tiny(tmp_path_factory.mktemp("tdt"), "tdt")
-
-
-@pytest.fixture(scope="module")
-def wav2vec2(tmp_path_factory):
-    from test_125_checkpoint_without_its_recognition_head import build_wav2vec2
-
-    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
-
-
 CTC = "is a CTC model, decoded greedily frame by frame over the whole clip, with no prompt"
 TRANSDUCER = "is a transducer, decoded over each window at the encoder's length, with no prompt"
 MOONSHINE = "is moonshine, whose decoder prompt carries no language, task or punctuation switch"

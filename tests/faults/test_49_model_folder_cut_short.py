@@ -31,22 +31,10 @@ HINT = "an interrupted download or a partial copy? fetch the model's files again
 
 @pytest.fixture(scope="module")
 def ctc_folder(tmp_path_factory):
-    """A two-layer-wide, one-layer wav2vec2 CTC model with its tokenizer, saved as a user's folder is."""
-    folder = tmp_path_factory.mktemp("ctc")
-    vocab = {"<pad>": 0, "<unk>": 1, "|": 2, **{ch: i + 3 for i, ch in enumerate("abcdefghijklmnopqrstuvwxyz'")}}
-    (folder / "vocab.json").write_text(json.dumps(vocab))
-    tokenizer = transformers.Wav2Vec2CTCTokenizer(str(folder / "vocab.json"), unk_token="<unk>", pad_token="<pad>",
-                                                  word_delimiter_token="|")
-    extractor = transformers.Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, padding_value=0.0,
-                                                      do_normalize=True, return_attention_mask=False)
-    config = transformers.Wav2Vec2Config(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1,
-                                         num_attention_heads=2, intermediate_size=32, conv_dim=(16, 16),
-                                         conv_kernel=(10, 3), conv_stride=(5, 2), num_conv_pos_embeddings=16,
-                                         num_conv_pos_embedding_groups=2, pad_token_id=0)
-    torch.manual_seed(0)
-    transformers.Wav2Vec2ForCTC(config).save_pretrained(folder)
-    transformers.Wav2Vec2Processor(feature_extractor=extractor, tokenizer=tokenizer).save_pretrained(folder)
-    return folder
+    """A one-layer wav2vec2 CTC model with its tokenizer, saved as a user's folder is."""
+    from conftest import build_wav2vec2
+
+    return build_wav2vec2(tmp_path_factory.mktemp("ctc"))
 
 
 def _copy(src, tmp_path, name="model"):
