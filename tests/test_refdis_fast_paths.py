@@ -72,7 +72,7 @@ def test_full_cli_still_loads_what_it_scores_with(shared_reference_dir, tmp_path
                  "--json", str(out)])
     assert proc.returncode == 0, proc.stderr
     assert "'numpy'" in proc.stderr
-    assert "'asraudit.report.summary'" not in proc.stderr  # its serializer comes from the light report.plain
+    assert "'asraudit.report.summary'" not in proc.stderr  # its serializer comes from the light plain_json
     # An English run builds no language's normalizer and starts no worker pool.
     assert "'asraudit.text.basic_languages'" not in proc.stderr
     assert "'concurrent.futures.process'" not in proc.stderr

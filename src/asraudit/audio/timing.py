@@ -34,7 +34,7 @@ import numpy as np
 
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.report.plain import to_plain
+from asraudit.plain_json import to_plain
 
 
 @dataclass(frozen=True, slots=True)

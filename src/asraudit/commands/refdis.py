@@ -182,7 +182,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     from asraudit.probes.refdis import prepare_clips
     from asraudit.probes.refdis_probe import measure_refdis
     from asraudit.probes.refdis import plain_edit
-    from asraudit.report.plain import to_plain
+    from asraudit.plain_json import to_plain
 
     params = MinerParams(
         majority=args.majority, min_run_len=args.min_run_len,

@@ -36,7 +36,7 @@ from asraudit.demo.calibration_report import (
 )
 from asraudit.errors import InputError
 from asraudit.report.calibration_rows import DetectorRow
-from asraudit.report.plain import to_plain
+from asraudit.plain_json import to_plain
 from asraudit.report.schema import from_json, read_summary, summary_schema
 from asraudit.report.summary import write_json
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, wilson_interval
 from asraudit.probes.battery import READOUTS, READOUT_PROBE, BatterySpec
-from asraudit.report.plain import to_plain
+from asraudit.plain_json import to_plain
 
 # One measurement of one item: (cluster = clip id, numerator, denominator).
 Cell = dict[str, tuple[str, float, float]]

@@ -29,7 +29,7 @@ from asraudit.metrics.stats import Interval, json_number, wilson_interval
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
 from asraudit.probes.masked import MaskTarget, control_target, is_recovered, select_targets
-from asraudit.report.plain import to_plain
+from asraudit.plain_json import to_plain
 from asraudit.run.spec import SCORE, TRANSCRIBE, Score, Transcribe, make_job
 
 

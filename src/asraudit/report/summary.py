@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.paths import write_text_whole
-from asraudit.report.plain import to_plain  # the serializer lives in a light module; imported from here too
+from asraudit.plain_json import to_plain  # the serializer lives in a light module; imported from here too
 from asraudit.report.calibration_rows import DetectorRow
 from asraudit.report.mechanism_rows import MechanismCurve, MechanismKindRow
 from asraudit.report.published_rows import PublishedComparison, PublishedSwitchComparison

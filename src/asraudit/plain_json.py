@@ -1,4 +1,5 @@
-"""``to_plain``, the one serializer of summary.json and of every command's ``--json``, in a module of its own.
+"""``to_plain``, the one serializer of summary.json, of every command's ``--json`` and of the typed results'
+``to_json``, in a module of its own at the bottom of the tree (the audio, probe and report layers all use it).
 
 It needs nothing but the standard library, while ``report.summary`` (which
 re-exports it) defines summary.json's whole layout, a few dozen
