@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "wer",
         help="WER per model from prediction files",
-        description="WER, S/D/I, transcript precision and a clip-bootstrap 95%% interval per model.",
+        description="WER, S/D/I, transcript precision and a clip-bootstrap 95% interval per model.",
     )
     add_preds_argument(p)
     p.add_argument("--scorer", choices=SCORERS, default="asraudit",
