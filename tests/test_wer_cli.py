@@ -87,3 +87,21 @@ def test_preds_command_reports_coverage_conflicts_and_exports(tmp_path, capsys):
     assert "clip '2'" in out
     exported = load_predictions(tmp_path / "out")
     assert exported.model_names == ["a", "b"] and len(exported.models["a"]) == 2
+
+
+def test_no_help_text_shows_a_doubled_percent():
+    """argparse formats ``%`` in an option's help, not in a description: ``95%%`` there was printed as written."""
+    import argparse
+
+    from asraudit.cli import build_parser
+
+    def helps(parser):
+        yield parser.prog, parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from helps(sub)
+
+    texts = dict(helps(build_parser()))
+    assert "asraudit wer" in texts and "95% interval" in texts["asraudit wer"]
+    assert [prog for prog, text in texts.items() if "%%" in text] == []

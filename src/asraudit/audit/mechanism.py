@@ -36,6 +36,7 @@ from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.probes.battery_donors import check_donor_source
 from asraudit.metrics.stats import Interval
 from asraudit.models.registry import load_model
+from asraudit.models.token_counts import token_counter
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.rows import MechanismRow, bounds, finite, flat_row
 
@@ -93,6 +94,8 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
         return _capped(chosen, spec.max_clips)
 
     ablate, induce = readable(spec.ablate), readable(spec.induce)
+    if spec.site == "decoder":
+        check_forced_tokens(spec, [p.positive for p in learn])
     try:  # spans that start after a clip ends: a mask that pairs the clip with itself, frames the clip lacks
         if spec.negative_source:
             check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
@@ -113,6 +116,26 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "
                             f"{spec.holdout}); raise holdout or lower max_pairs", None)
     return SteerPlan(spec, tuple(learn), learned, frozenset(held) - learned, ablate, induce)
+
+
+def check_forced_tokens(spec: SteerSpec, clips: Sequence) -> None:
+    """``positions = "first:N"`` or ``"each:N"`` forces the first N - 1 tokens of every learning clip's reference
+    in the model and its contrast: a reference with fewer stopped the mechanism stage, the last, after every
+    other stage ran.  Counted with the tokenizers in the models' files (``token_counts``), where they say."""
+    head, _, count = spec.positions.partition(":")  # first, all (no count), first:N, each:N (spec_mechanism)
+    if head not in ("first", "each") or not count.isdigit() or int(count) <= 1:
+        return
+    count = int(count)
+    for model in (spec.model, spec.contrast):
+        counter = token_counter(model)
+        if counter is None:
+            continue
+        for clip in clips:
+            n = counter(clip.reference or "")
+            if n < count - 1:
+                raise SpecError(f"{spec.entry}: positions {spec.positions!r} force the first {count - 1} tokens of "
+                                f"each learning clip's reference, but clip {clip.id}'s has {n} in {model}'s "
+                                f"tokenizer ({clip.reference!r}): use fewer positions, or select longer clips", None)
 
 
 def check_mechanism(specs: Sequence[MechanismSpec], clips: Sequence, source: str | None = None) -> list[SteerPlan]:

@@ -87,6 +87,7 @@ from asraudit.probes.refdis_params import checked_params
 from asraudit.probes.translation_probe import TranslationParams
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
+from asraudit.metrics.defaults import check_bootstrap_ceiling
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.text.normalize import NORMALIZERS
 
@@ -346,6 +347,10 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     normalizer = top.choice("normalizer", tuple(NORMALIZERS), DEFAULT_NORMALIZER[scorer])
     given_normalizer = "normalizer" in data
     bootstrap = top.integer("bootstrap", 1000, minimum=0)
+    try:
+        check_bootstrap_ceiling(bootstrap, "bootstrap")
+    except InputError as exc:
+        raise top.fail(exc.message) from None
     description = top.get("description", str, "")
     if "corpus" not in data:
         raise top.fail("needs a [corpus] table")
@@ -442,6 +447,7 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
 
     try:
         counts = {key: whole_number(getattr(spec, key), key, 0) for key in ("seed", "bootstrap")}  # np.int64 -> int
+        check_bootstrap_ceiling(counts["bootstrap"], "bootstrap")
         for key, choices in (("normalizer", NORMALIZERS), ("scorer", SCORERS)):
             if getattr(spec, key) not in choices:
                 raise InputError(f"{key} must be one of {', '.join(choices)}, got {getattr(spec, key)!r}")

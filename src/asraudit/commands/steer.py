@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.commands.common import at_least, finite_number, frames_option
+from asraudit.commands.common import at_least, finite_number, frames_option, resample_count
 from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
@@ -71,7 +71,7 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="text normalizer for WER and edits (default %(default)s)")
-    p.add_argument("--n-boot", type=at_least(0), default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
+    p.add_argument("--n-boot", type=resample_count, default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
     p.add_argument("--json", type=output_file, metavar="FILE", help="also write the readout as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 

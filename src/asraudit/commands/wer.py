@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.commands.common import (add_preds_argument, check_resampling, ensure_outside_prediction_folders,
-                                      prediction_inputs)
+from asraudit.commands.common import (add_preds_argument, at_least, check_resampling,
+                                      ensure_outside_prediction_folders, prediction_inputs)
 from asraudit.commands.wer_groups import (groups_json, print_group_table, read_groups, require_manifest_clips,
                                           score_groups)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "wer",
         help="WER per model from prediction files",
-        description="WER, S/D/I, transcript precision and a clip-bootstrap 95%% interval per model.",
+        description="WER, S/D/I, transcript precision and a clip-bootstrap 95% interval per model.",
     )
     add_preds_argument(p)
     p.add_argument("--scorer", choices=SCORERS, default="asraudit",
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--common", action="store_true",
                    help="score every model on the clips all models ran (fair comparison)")
     p.add_argument("--json", type=output_file, metavar="OUT", help="write the scores as JSON")
-    p.add_argument("--show-alignments", type=int, default=0, metavar="N",
+    p.add_argument("--show-alignments", type=at_least(0), default=0, metavar="N",
                    help="print the N worst clips of each model aligned word by word")
     p.add_argument("--paired", action="store_true",
                    help="print P(row model has lower WER than column model), paired clip bootstrap")

@@ -17,7 +17,7 @@ import numpy as np
 
 from asraudit.blas_threads import blas_on_calling_thread
 from asraudit.errors import InputError
-from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_bootstrap_ceiling
 
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
 # so a million-clip corpus draws two resamples at a time (16 MB of indices), not
@@ -159,6 +159,8 @@ def check_resampling_args(**values) -> None:
             raise InputError(f"{name} must be an integer of at least 0, got {value!r}")
         if value < 0:
             raise InputError(f"{name} must be at least 0, got {value}")
+        if name != "seed":
+            check_bootstrap_ceiling(value, name)
 
 
 def _index_chunks(n_units: int, n_boot: int, seed: int):

@@ -42,6 +42,19 @@ from asraudit.models.speech_llm_whitebox import SpeechLLMWhitebox
 from asraudit.models.whisper_frontend import audible_windows, split_windows
 
 
+def check_answer_length(model_id: str, config, max_new_tokens: int) -> None:
+    """``max_new_tokens`` within the positions the language model reads (its text config's
+    ``max_position_embeddings``), where the prompt and the audio's tokens also sit: ``max_new_tokens=1000000``
+    was taken, and a window whose answer did not end ran on for minutes, past the positions the model was
+    trained on."""
+    text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    limit = getattr(text_config, "max_position_embeddings", None) or getattr(config, "max_position_embeddings", None)
+    if isinstance(limit, int) and max_new_tokens >= limit:
+        raise InputError(f"model {model_id!r} reads at most {limit} positions (its text config's "
+                         f"max_position_embeddings), prompt and audio included, but max_new_tokens={max_new_tokens} "
+                         f"was asked: use max_new_tokens below {limit}")
+
+
 @dataclass(frozen=True)
 class SpeechLLMOptions:
     """Settings that change transcripts or scores (all enter ``config_hash``)."""
@@ -120,6 +133,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
 
             config = AutoConfig.from_pretrained(source, revision=revision)
             self.format = format_for(config.model_type)
+            check_answer_length(self.model_id, config, self.options.max_new_tokens)  # before the weights load
             model_class = getattr(transformers, self.format.model_class)
             if self.format.processor_loader is None:
                 self._load(model_class)

@@ -14,6 +14,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.arguments import names as name_list, once_each
 from asraudit.bulk import builds_in_bulk
+from asraudit.data.group_values import MISSING_GROUP, group_label
 from asraudit.data.predictions import PredictionSet, load_predictions, no_shared_clips
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -132,6 +133,19 @@ def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
         raise no_shared_clips((a, first[a]), (b, first[b]), "the panel's vote")
 
 
+def _group_labels(groups: Mapping, clips: Sequence[ClipInput]) -> dict[str, str]:
+    """clip -> its group, by the rule of the command line and the audit (``data.group_values.group_label``): NaN,
+    None and the empty value are ``(none)``, as is a clip ``groups`` does not name; ``3.0`` is group ``3``.  A
+    NaN per clip was one group per clip (NaN is not equal to itself) and every edit of it fell out of them; a clip
+    missing from ``groups`` fell out of every group; a list was a TypeError after the mining."""
+    for cid, value in groups.items():
+        if isinstance(value, (list, tuple, set, dict)):
+            raise InputError(f"groups[{cid!r}] is a {type(value).__name__}, not one value: groups maps each clip id "
+                             f"to its group's label")
+    labels = {str(cid): group_label(value, "groups", None, None) for cid, value in groups.items()}
+    return {clip.clip_id: labels.get(clip.clip_id, MISSING_GROUP) for clip in clips}
+
+
 @builds_in_bulk
 def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: MinerParams = MinerParams(), *,
                    scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
@@ -141,7 +155,8 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     """Mine the panel's edits (or diff ``corrections``, clip -> corrected tokens) and score ``scored`` on them.
 
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
-    clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value.
+    clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value (NaN, None and a clip it
+    does not name: ``(none)``).
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
     check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)
     checked_params(params)
@@ -151,6 +166,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     for arg, value in (("corrections", corrections), ("groups", groups)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
+    labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
             name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
@@ -166,9 +182,9 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     if boot > 0:
         scores = accept_ref(result.edits, scored, n_boot=boot, seed=seed)
     by_group: dict[str, dict[str, AcceptRef]] = {}
-    if groups is not None:
-        values = list(dict.fromkeys(groups.values()))
-        by_group = breakdown(result.edits, scored, lambda e: groups.get(e.clip_id, "None"), values)
+    if labels is not None:
+        by_group = breakdown(result.edits, scored, lambda e: labels.get(e.clip_id, MISSING_GROUP),
+                             list(dict.fromkeys(labels.values())))
     fixed = corrected_references(result, corrections)
     cost = wer_cost(clips, fixed, result.edits, scored, n_boot=n_boot, seed=seed, counts=counts)
     return RefdisResult(result, clips, scored, scores, by_kind, by_position, by_group, fixed, cost)
