@@ -17,7 +17,9 @@ Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
   user is online, a hub id (``hf:NAME``).  Audio is taken as the encoded
   bytes (``Audio(decode=False)``) and decoded by ``asraudit.audio.io``, so all
   three sources go through one decoder and ``datasets``' optional decoding
-  stack (torchcodec) is never needed.
+  stack (torchcodec) is never needed; a column of arrays already decoded
+  (``{"array", "sampling_rate"}`` rows, no ``Audio`` feature) is read as
+  samples at their rate.
 
 Problems are found at load time, before any model runs: duplicate ids,
 missing audio files, files whose header is not audio or holds no samples,
@@ -466,21 +468,23 @@ def load_hf_dataset(
         id_column = "id"
     if id_column is not None and id_column not in columns:
         raise InputError(f"no id column {id_column!r}; columns: {columns}", source)
-    ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
+    decoded = _decoded_audio_column(ds.features[audio_column])
+    if not decoded:
+        try:
+            ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
+        except Exception:  # pyarrow's ArrowNotImplementedError (a number column) and the like, as a traceback
+            raise InputError(f"column {audio_column!r} holds {ds.features[audio_column]}, not audio: give an Audio "
+                             "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
+                             source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
-        audio = rec[audio_column] or {}
-        data, audio_path = audio.get("bytes"), audio.get("path")
-        if data is None and audio_path is None:
-            raise InputError("row has no audio (neither bytes nor path)", source, row)
-        clip_audio: Path | bytes = data if data is not None else Path(audio_path)
-        if data is not None:  # its header read now, as a manifest's files are: before any model runs
-            check_audio_bytes(data, name=f"clip {rec[id_column] if id_column else index}", origin=Origin(source, row))
-        else:
-            check_audio_file(clip_audio, origin=Origin(source, row))
         clip_id = _dataset_id(rec[id_column], source, row) if id_column else str(index)
+        if decoded:
+            clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
+        else:
+            clip_audio = _encoded_audio(rec[audio_column], clip_id, source, row)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
@@ -499,6 +503,44 @@ def load_hf_dataset(
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source)
+
+
+def _decoded_audio_column(feature) -> bool:
+    """A column of decoded audio that is no ``Audio`` feature: ``{"array": [...], "sampling_rate": N}`` per row, as
+    ``Dataset.from_dict`` or ``from_pandas`` types the dicts a decoded ``Audio`` column gives (not cast back to
+    ``Audio``).  Casting it to ``Audio(decode=False)`` encodes every array, which ``datasets`` cannot do without
+    torchcodec: an ``ImportError`` traceback.  Its samples are read as they are instead."""
+    return isinstance(feature, dict) and "array" in feature and "sampling_rate" in feature
+
+
+def _decoded_samples(audio, column: str, name: str, origin: Origin) -> np.ndarray:
+    """A row's decoded audio as 16 kHz mono samples (``audio.io.prepare``: resampled from its ``sampling_rate``,
+    mixed to mono, checked now, before any model runs).  A two-dimensional array is ``datasets``' channels-first
+    layout (``Audio(mono=False)``), which ``prepare`` reads as frames by channels."""
+    if not audio or audio.get("array") is None or audio.get("sampling_rate") is None:
+        raise InputError(f"{column!r} holds no audio (an array and its sampling_rate)", origin.source, origin.row)
+    try:
+        samples = np.asarray(audio["array"])
+    except ValueError:  # ragged channels
+        raise InputError(f"{column!r}: channels of different lengths", origin.source, origin.row) from None
+    if samples.ndim == 2:
+        samples = samples.T
+    return prepare(samples, audio["sampling_rate"], name=name, origin=origin)
+
+
+def _encoded_audio(audio, name, source: str, row: int) -> Path | bytes:
+    """A row's ``Audio(decode=False)`` value (encoded bytes or a file path), its header read now, as a manifest's
+    files are: before any model runs."""
+    audio = audio or {}
+    data, audio_path = audio.get("bytes"), audio.get("path")
+    if data is None and audio_path is None:
+        raise InputError("row has no audio (neither bytes nor path)", source, row)
+    clip_audio: Path | bytes = data if data is not None else Path(audio_path)
+    if data is not None:
+        check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+    else:
+        check_audio_file(clip_audio, origin=Origin(source, row))
+    return clip_audio
 
 
 # --- one entry point ----------------------------------------------------------------
