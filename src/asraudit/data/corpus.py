@@ -34,6 +34,7 @@ from __future__ import annotations
 import errno
 import functools
 import hashlib
+import json
 import math
 import os
 import stat
@@ -411,6 +412,43 @@ def _pick_split(ds, split: str | None, source: str):
     return ds, split
 
 
+def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, str | None]:
+    """The folder of the split to read in a ``save_to_disk`` folder, its rows checked to be there.
+
+    ``load_from_disk`` on a dataset dict loads every split, and an empty one (written without data files) fails
+    with ``IndexError: list index out of range``: a dict whose ``test`` split was empty could not be read at all,
+    not even its ``train`` split, and the error was worded as a lost connection.  Only the asked split is loaded
+    now, and an empty one is said as such."""
+    listing = folder / "dataset_dict.json"
+    if listing.is_file():
+        try:
+            splits = [str(x) for x in json.loads(listing.read_text(encoding="utf-8"))["splits"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"dataset_dict.json cannot be read ({type(exc).__name__}: {exc}): save the dataset "
+                             "again", source) from None
+        if split is None:
+            if len(splits) != 1:
+                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+            split = splits[0]
+        if split not in splits:
+            raise InputError(f"no split {split!r}; available: {splits}", source)
+        folder = folder / split
+    try:
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return folder, split  # left to datasets, whose error names what is wrong
+    if not isinstance(state, dict):
+        return folder, split
+    recorded = state.get("_split")
+    if not listing.is_file() and split is not None and isinstance(recorded, str) and recorded != split:
+        # one split saved alone: the asked split was ignored, and the other split's clips audited under its name
+        raise InputError(f"no split {split!r}: the folder holds one split saved alone, {recorded!r}: ask for "
+                         f"{recorded!r} or give no split", source)
+    if state.get("_data_files") == []:
+        raise InputError(f"dataset split {split!r} has no rows" if split else "dataset has no rows", source)
+    return folder, split
+
+
 def _dataset_id(value, source: str, row: int) -> str:
     """A dataset's id cell as a clip id, by the prediction files' rule (``data.rows.number_id``): an id column of
     whole numbers with a gap is float, and its ``7.0`` must be the ``7`` of the model's prediction file; a null or
@@ -447,12 +485,18 @@ def load_hf_dataset(
         ) from None
     source = str(name_or_path)
     local = Path(name_or_path)
+    saved = local.is_dir() and _is_saved_dataset(local)
+    if saved:
+        folder, split = _saved_split(local, split, source)
     try:
-        if local.is_dir() and _is_saved_dataset(local):
-            ds = datasets.load_from_disk(str(local))
+        if saved:
+            ds = datasets.load_from_disk(str(folder))
         else:
             ds = datasets.load_dataset(source, config, split=split)
     except Exception as exc:  # datasets/huggingface_hub raise many unrelated types for "not there"
+        if saved:
+            raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
+                             f"({type(exc).__name__}: {exc})", source) from None
         raise InputError(
             f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
             source,
