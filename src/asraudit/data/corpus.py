@@ -222,14 +222,17 @@ def _not_audio_file(path: Path) -> str:
     return "is not a regular file (a pipe, socket or device): save the audio to a file"
 
 
-def _check_duration(duration: float, seconds: float | None, audio_path: Path, path: Path, row: int) -> None:
-    """A manifest's ``duration`` that is not its file's length (beyond rounding: half a second, or a tenth) names
-    other audio, or another unit: it was copied into every prediction file and every RTFx as given."""
+def _check_duration(duration: float, seconds: float | None, audio_path: Path | str, path: Path | str,
+                    row: int) -> None:
+    """A manifest's (or dataset's) ``duration`` that is not its audio's length (beyond rounding: half a second, or a
+    tenth) names other audio, or another unit: it was copied into every prediction file and every RTFx as given.
+    ``audio_path`` is a file, or the words naming a dataset row's audio (``the row's audio``)."""
     if seconds is None or abs(duration - seconds) <= max(0.5, 0.1 * seconds):
         return
     unit = " (milliseconds? asraudit reads seconds)" if abs(duration / 1000 - seconds) <= max(0.5, 0.1 * seconds) else ""
-    raise InputError(f"duration {duration:g} s, but audio file {display_path(audio_path, Path.cwd())} is "
-                     f"{seconds:.2f} s long{unit}: the row names other audio, or its duration is wrong", path, row)
+    audio = f"audio file {display_path(audio_path, Path.cwd())}" if isinstance(audio_path, Path) else audio_path
+    raise InputError(f"duration {duration:g} s, but {audio} is {seconds:.2f} s long{unit}: the row names other "
+                     "audio, or its duration is wrong", path, row)
 
 
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
@@ -527,8 +530,15 @@ def load_hf_dataset(
         clip_id = _dataset_id(rec[id_column], source, row) if id_column else str(index)
         if decoded:
             clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
+            seconds = clip_audio.size / SAMPLE_RATE
         else:
-            clip_audio = _encoded_audio(rec[audio_column], clip_id, source, row)
+            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row)
+        # checked as a manifest's is: a string was a ValueError traceback, NaN, a negative number or milliseconds
+        # were kept as the clip's length, in every prediction file and RTFx
+        duration = optional_seconds(rec.get("duration"), "duration", Path(source), row)
+        if duration is not None:
+            _check_duration(duration, seconds, clip_audio if isinstance(clip_audio, Path) else "the row's audio",
+                            source, row)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
@@ -539,10 +549,7 @@ def load_hf_dataset(
         elif speaker is not None:
             speaker = number_text(speaker) if isinstance(speaker, (int, float)) and not isinstance(speaker, bool) \
                 else str(speaker)
-        duration = rec.get("duration")
-        clips.append(
-            Clip(clip_id, clip_audio, text, speaker, float(duration) if duration is not None else None, metadata, source, row)
-        )
+        clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]
@@ -572,19 +579,17 @@ def _decoded_samples(audio, column: str, name: str, origin: Origin) -> np.ndarra
     return prepare(samples, audio["sampling_rate"], name=name, origin=origin)
 
 
-def _encoded_audio(audio, name, source: str, row: int) -> Path | bytes:
-    """A row's ``Audio(decode=False)`` value (encoded bytes or a file path), its header read now, as a manifest's
-    files are: before any model runs."""
+def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, float | None]:
+    """A row's ``Audio(decode=False)`` value (encoded bytes or a file path) and its length in seconds (None when
+    its header does not say), its header read now, as a manifest's files are: before any model runs."""
     audio = audio or {}
     data, audio_path = audio.get("bytes"), audio.get("path")
     if data is None and audio_path is None:
         raise InputError("row has no audio (neither bytes nor path)", source, row)
     clip_audio: Path | bytes = data if data is not None else Path(audio_path)
     if data is not None:
-        check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
-    else:
-        check_audio_file(clip_audio, origin=Origin(source, row))
-    return clip_audio
+        return clip_audio, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+    return clip_audio, check_audio_file(clip_audio, origin=Origin(source, row))
 
 
 # --- one entry point ----------------------------------------------------------------
