@@ -155,10 +155,15 @@ def results_folder(given: str | Path | None) -> Path:
 
 
 def load_published(folder: str | Path) -> PublishedResults:
-    """Every aggregate and switch group in ``folder`` (a folder with neither is an InputError)."""
+    """Every aggregate and switch group in ``folder`` (a folder with neither is an InputError); hidden files (a
+    name starting with ``.``) are not read."""
     folder = Path(folder)
     sets = {}
     for path in sorted(folder.glob(f"*{AGGREGATE_SUFFIX}")):
+        if path.name.startswith("."):
+            # hidden, as a predictions folder skips them (case 21): a copy from a Mac holds `._x_aggregate.json`
+            # (binary metadata) beside each file, which refused the whole release as "not a JSON file"
+            continue
         s = _published_set(path, _read(path))
         sets[s.name] = s
     switches = {}
