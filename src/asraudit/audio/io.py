@@ -502,8 +502,9 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     return info.frames / info.samplerate if info.frames > 0 else None
 
 
-def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Origin | None = None) -> None:
-    """``check_audio_file`` for an encoded file held in memory (a dataset row's bytes): its header only."""
+def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Origin | None = None) -> float | None:
+    """``check_audio_file`` for an encoded file held in memory (a dataset row's bytes): its header only.  Returns
+    its length in seconds, as ``check_audio_file`` does."""
     if not data:
         raise _fail("audio is empty (0 bytes)", name, origin)
     if data[:4] == b"OggS":
@@ -524,6 +525,7 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
         _check_flac_end(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
+    return info.frames / info.samplerate
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:

@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 
 from asraudit.data.corpus import Corpus
-from asraudit.data.paths import output_file
+from asraudit.data.paths import output_file, written_whole
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
@@ -106,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
         print_run(summary, store)
         n_rows = 0
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        with tmp.open("w", encoding="utf-8") as fh:
+        # written whole as every other output (case 135): a link keeps pointing at its file, which gets the rows; a
+        # stream (a FIFO, /dev/stdout) is appended to; a run's temporary file has a name of its own
+        with written_whole(args.out) as tmp, tmp.open("w", encoding="utf-8") as fh:
             for ident in summary.identities:
                 for clip in corpus:
                     params = task.params_for(clip)
@@ -123,6 +124,5 @@ def run(args: argparse.Namespace) -> int:
                             "token_ids": list(s.token_ids), "logprobs": list(s.logprobs), "total": s.total,
                         }, ensure_ascii=False) + "\n")
                         n_rows += 1
-        tmp.replace(args.out)
     print(f"wrote {args.out} ({n_rows} scored candidate(s))")
     return 0

@@ -17,7 +17,9 @@ Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
   user is online, a hub id (``hf:NAME``).  Audio is taken as the encoded
   bytes (``Audio(decode=False)``) and decoded by ``asraudit.audio.io``, so all
   three sources go through one decoder and ``datasets``' optional decoding
-  stack (torchcodec) is never needed.
+  stack (torchcodec) is never needed; a column of arrays already decoded
+  (``{"array", "sampling_rate"}`` rows, no ``Audio`` feature) is read as
+  samples at their rate.
 
 Problems are found at load time, before any model runs: duplicate ids,
 missing audio files, files whose header is not audio or holds no samples,
@@ -32,6 +34,7 @@ from __future__ import annotations
 import errno
 import functools
 import hashlib
+import json
 import math
 import os
 import stat
@@ -219,14 +222,17 @@ def _not_audio_file(path: Path) -> str:
     return "is not a regular file (a pipe, socket or device): save the audio to a file"
 
 
-def _check_duration(duration: float, seconds: float | None, audio_path: Path, path: Path, row: int) -> None:
-    """A manifest's ``duration`` that is not its file's length (beyond rounding: half a second, or a tenth) names
-    other audio, or another unit: it was copied into every prediction file and every RTFx as given."""
+def _check_duration(duration: float, seconds: float | None, audio_path: Path | str, path: Path | str,
+                    row: int) -> None:
+    """A manifest's (or dataset's) ``duration`` that is not its audio's length (beyond rounding: half a second, or a
+    tenth) names other audio, or another unit: it was copied into every prediction file and every RTFx as given.
+    ``audio_path`` is a file, or the words naming a dataset row's audio (``the row's audio``)."""
     if seconds is None or abs(duration - seconds) <= max(0.5, 0.1 * seconds):
         return
     unit = " (milliseconds? asraudit reads seconds)" if abs(duration / 1000 - seconds) <= max(0.5, 0.1 * seconds) else ""
-    raise InputError(f"duration {duration:g} s, but audio file {display_path(audio_path, Path.cwd())} is "
-                     f"{seconds:.2f} s long{unit}: the row names other audio, or its duration is wrong", path, row)
+    audio = f"audio file {display_path(audio_path, Path.cwd())}" if isinstance(audio_path, Path) else audio_path
+    raise InputError(f"duration {duration:g} s, but {audio} is {seconds:.2f} s long{unit}: the row names other "
+                     "audio, or its duration is wrong", path, row)
 
 
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
@@ -409,6 +415,43 @@ def _pick_split(ds, split: str | None, source: str):
     return ds, split
 
 
+def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, str | None]:
+    """The folder of the split to read in a ``save_to_disk`` folder, its rows checked to be there.
+
+    ``load_from_disk`` on a dataset dict loads every split, and an empty one (written without data files) fails
+    with ``IndexError: list index out of range``: a dict whose ``test`` split was empty could not be read at all,
+    not even its ``train`` split, and the error was worded as a lost connection.  Only the asked split is loaded
+    now, and an empty one is said as such."""
+    listing = folder / "dataset_dict.json"
+    if listing.is_file():
+        try:
+            splits = [str(x) for x in json.loads(listing.read_text(encoding="utf-8"))["splits"]]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"dataset_dict.json cannot be read ({type(exc).__name__}: {exc}): save the dataset "
+                             "again", source) from None
+        if split is None:
+            if len(splits) != 1:
+                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+            split = splits[0]
+        if split not in splits:
+            raise InputError(f"no split {split!r}; available: {splits}", source)
+        folder = folder / split
+    try:
+        state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return folder, split  # left to datasets, whose error names what is wrong
+    if not isinstance(state, dict):
+        return folder, split
+    recorded = state.get("_split")
+    if not listing.is_file() and split is not None and isinstance(recorded, str) and recorded != split:
+        # one split saved alone: the asked split was ignored, and the other split's clips audited under its name
+        raise InputError(f"no split {split!r}: the folder holds one split saved alone, {recorded!r}: ask for "
+                         f"{recorded!r} or give no split", source)
+    if state.get("_data_files") == []:
+        raise InputError(f"dataset split {split!r} has no rows" if split else "dataset has no rows", source)
+    return folder, split
+
+
 def _dataset_id(value, source: str, row: int) -> str:
     """A dataset's id cell as a clip id, by the prediction files' rule (``data.rows.number_id``): an id column of
     whole numbers with a gap is float, and its ``7.0`` must be the ``7`` of the model's prediction file; a null or
@@ -445,12 +488,18 @@ def load_hf_dataset(
         ) from None
     source = str(name_or_path)
     local = Path(name_or_path)
+    saved = local.is_dir() and _is_saved_dataset(local)
+    if saved:
+        folder, split = _saved_split(local, split, source)
     try:
-        if local.is_dir() and _is_saved_dataset(local):
-            ds = datasets.load_from_disk(str(local))
+        if saved:
+            ds = datasets.load_from_disk(str(folder))
         else:
             ds = datasets.load_dataset(source, config, split=split)
     except Exception as exc:  # datasets/huggingface_hub raise many unrelated types for "not there"
+        if saved:
+            raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
+                             f"({type(exc).__name__}: {exc})", source) from None
         raise InputError(
             f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
             source,
@@ -466,21 +515,30 @@ def load_hf_dataset(
         id_column = "id"
     if id_column is not None and id_column not in columns:
         raise InputError(f"no id column {id_column!r}; columns: {columns}", source)
-    ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
+    decoded = _decoded_audio_column(ds.features[audio_column])
+    if not decoded:
+        try:
+            ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
+        except Exception:  # pyarrow's ArrowNotImplementedError (a number column) and the like, as a traceback
+            raise InputError(f"column {audio_column!r} holds {ds.features[audio_column]}, not audio: give an Audio "
+                             "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
+                             source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
-        audio = rec[audio_column] or {}
-        data, audio_path = audio.get("bytes"), audio.get("path")
-        if data is None and audio_path is None:
-            raise InputError("row has no audio (neither bytes nor path)", source, row)
-        clip_audio: Path | bytes = data if data is not None else Path(audio_path)
-        if data is not None:  # its header read now, as a manifest's files are: before any model runs
-            check_audio_bytes(data, name=f"clip {rec[id_column] if id_column else index}", origin=Origin(source, row))
-        else:
-            check_audio_file(clip_audio, origin=Origin(source, row))
         clip_id = _dataset_id(rec[id_column], source, row) if id_column else str(index)
+        if decoded:
+            clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
+            seconds = clip_audio.size / SAMPLE_RATE
+        else:
+            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row)
+        # checked as a manifest's is: a string was a ValueError traceback, NaN, a negative number or milliseconds
+        # were kept as the clip's length, in every prediction file and RTFx
+        duration = optional_seconds(rec.get("duration"), "duration", Path(source), row)
+        if duration is not None:
+            _check_duration(duration, seconds, clip_audio if isinstance(clip_audio, Path) else "the row's audio",
+                            source, row)
         text = rec[text_column]
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
@@ -491,14 +549,47 @@ def load_hf_dataset(
         elif speaker is not None:
             speaker = number_text(speaker) if isinstance(speaker, (int, float)) and not isinstance(speaker, bool) \
                 else str(speaker)
-        duration = rec.get("duration")
-        clips.append(
-            Clip(clip_id, clip_audio, text, speaker, float(duration) if duration is not None else None, metadata, source, row)
-        )
+        clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source)
+
+
+def _decoded_audio_column(feature) -> bool:
+    """A column of decoded audio that is no ``Audio`` feature: ``{"array": [...], "sampling_rate": N}`` per row, as
+    ``Dataset.from_dict`` or ``from_pandas`` types the dicts a decoded ``Audio`` column gives (not cast back to
+    ``Audio``).  Casting it to ``Audio(decode=False)`` encodes every array, which ``datasets`` cannot do without
+    torchcodec: an ``ImportError`` traceback.  Its samples are read as they are instead."""
+    return isinstance(feature, dict) and "array" in feature and "sampling_rate" in feature
+
+
+def _decoded_samples(audio, column: str, name: str, origin: Origin) -> np.ndarray:
+    """A row's decoded audio as 16 kHz mono samples (``audio.io.prepare``: resampled from its ``sampling_rate``,
+    mixed to mono, checked now, before any model runs).  A two-dimensional array is ``datasets``' channels-first
+    layout (``Audio(mono=False)``), which ``prepare`` reads as frames by channels."""
+    if not audio or audio.get("array") is None or audio.get("sampling_rate") is None:
+        raise InputError(f"{column!r} holds no audio (an array and its sampling_rate)", origin.source, origin.row)
+    try:
+        samples = np.asarray(audio["array"])
+    except ValueError:  # ragged channels
+        raise InputError(f"{column!r}: channels of different lengths", origin.source, origin.row) from None
+    if samples.ndim == 2:
+        samples = samples.T
+    return prepare(samples, audio["sampling_rate"], name=name, origin=origin)
+
+
+def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, float | None]:
+    """A row's ``Audio(decode=False)`` value (encoded bytes or a file path) and its length in seconds (None when
+    its header does not say), its header read now, as a manifest's files are: before any model runs."""
+    audio = audio or {}
+    data, audio_path = audio.get("bytes"), audio.get("path")
+    if data is None and audio_path is None:
+        raise InputError("row has no audio (neither bytes nor path)", source, row)
+    clip_audio: Path | bytes = data if data is not None else Path(audio_path)
+    if data is not None:
+        return clip_audio, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+    return clip_audio, check_audio_file(clip_audio, origin=Origin(source, row))
 
 
 # --- one entry point ----------------------------------------------------------------

@@ -155,10 +155,15 @@ def results_folder(given: str | Path | None) -> Path:
 
 
 def load_published(folder: str | Path) -> PublishedResults:
-    """Every aggregate and switch group in ``folder`` (a folder with neither is an InputError)."""
+    """Every aggregate and switch group in ``folder`` (a folder with neither is an InputError); hidden files (a
+    name starting with ``.``) are not read."""
     folder = Path(folder)
     sets = {}
     for path in sorted(folder.glob(f"*{AGGREGATE_SUFFIX}")):
+        if path.name.startswith("."):
+            # hidden, as a predictions folder skips them (case 21): a copy from a Mac holds `._x_aggregate.json`
+            # (binary metadata) beside each file, which refused the whole release as "not a JSON file"
+            continue
         s = _published_set(path, _read(path))
         sets[s.name] = s
     switches = {}
@@ -198,7 +203,33 @@ def _count(obj: Any, key: str, path: Path, where: str) -> int:
     return value
 
 
-def _leaderboard_row(r: Any, path: Path, where: str) -> PublishedAcceptRef:
+def _names(obj: Any, key: str, path: Path, where: str) -> tuple[str, ...]:
+    """A released list of names (a panel, a group's arms): every item text.  A number among them stopped the
+    listing with ``TypeError: sequence item 1: expected str instance, int found``, a traceback."""
+    items = _field(obj, key, list, path, where)
+    for i, item in enumerate(items, start=1):
+        if not isinstance(item, str):
+            raise InputError(f"{where}: {key}[{i}] is {item!r} ({type(item).__name__}), not a name: the release "
+                             "writes names as JSON strings", path)
+    return tuple(items)
+
+
+def _in_panel(r: Any, panel: tuple[str, ...], path: Path, where: str) -> bool:
+    """A row's ``in_whitelist``: a JSON boolean that agrees with the set's whitelist (as every row of the release
+    does).  ``"false"`` written as text was read with ``bool()`` as true: a model outside the panel listed as a
+    member, silently; a row pasted from another set carries the other set's flag."""
+    member = _field(r, "model", str, path, where) in panel
+    value = r.get("in_whitelist", member) if isinstance(r, dict) else member
+    if not isinstance(value, bool):
+        raise InputError(f"{where}: in_whitelist must be true or false, got {value!r} ({type(value).__name__})",
+                         path)
+    if value != member:
+        raise InputError(f"{where}: in_whitelist is {str(value).lower()}, but model {r['model']!r} is "
+                         f"{'' if member else 'not '}in the whitelist {list(panel)}", path)
+    return value
+
+
+def _leaderboard_row(r: Any, path: Path, where: str, panel: tuple[str, ...] = ()) -> PublishedAcceptRef:
     """One model's released counts, which must add up: its ref and audio verdicts are among its eligible runs.
 
     A rate recomputed from counts that do not add up (a copy edited by hand, a file cut and pasted) would be
@@ -212,7 +243,7 @@ def _leaderboard_row(r: Any, path: Path, where: str) -> PublishedAcceptRef:
     if ref + audio and not abs(published - ref / (ref + audio)) <= RATE_ROUNDING:
         raise InputError(f"{where}: benchmaxx_score {published} is not its counts' rate: accepted_ref {ref} of "
                          f"{ref + audio} verdicts is {ref / (ref + audio):.4f}", path)
-    return PublishedAcceptRef(_field(r, "model", str, path, where), bool(r.get("in_whitelist", False)), ref, audio,
+    return PublishedAcceptRef(_field(r, "model", str, path, where), _in_panel(r, panel, path, where), ref, audio,
                               eligible, published)
 
 
@@ -227,18 +258,19 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
         float(_field(p, "min_consensus_cer", (int, float), path, "params")),
     )
     prominence = _field(d, "prominence", dict, path, name)
+    panel = _names(d, "whitelist", path, name)
     rows, first_row = [], {}
     for i, r in enumerate(_field(d, "benchmaxx_leaderboard", list, path, name), start=1):
-        row = _leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]")
+        row = _leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]", panel)
         if row.model in first_row:  # two count sets for one model: which one the paper meant is unknowable
             raise InputError(f"benchmaxx_leaderboard[{i}]: model {row.model!r} is listed again "
                              f"(first at benchmaxx_leaderboard[{first_row[row.model]}])", path)
         first_row[row.model] = i
         rows.append(row)
     return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
-                        str(d.get("split", "")), tuple(_field(d, "whitelist", list, path, name)), settings,
-                        _field(prominence, "clips_analyzed", int, path, "prominence"),
-                        _field(prominence, "n_runs", int, path, "prominence"), tuple(rows))
+                        str(d.get("split", "")), panel, settings,
+                        _count(prominence, "clips_analyzed", path, "prominence"),
+                        _count(prominence, "n_runs", path, "prominence"), tuple(rows))
 
 
 def _arm(a: Any, path: Path, where: str) -> PublishedArm:
@@ -262,7 +294,7 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
                                     float(_field(r, "lo", (int, float), path, where)),
                                     float(_field(r, "hi", (int, float), path, where))))
     scope = str(g.get("scope", ""))
-    return PublishedSwitchGroup(name, path, scope, tuple(_field(g, "arms", list, path, name)),
+    return PublishedSwitchGroup(name, path, scope, _names(g, "arms", path, name),
                                 float(_field(g, "chance", (int, float), path, name)),
-                                _field(g, "min_per_arm", int, path, name), tuple(rows),
+                                _count(g, "min_per_arm", path, name), tuple(rows),
                                 scope_corpora(scope), scope_families(scope))
