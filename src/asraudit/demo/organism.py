@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.data.paths import publish_dir
+from asraudit.data.paths import publish_dir, written_whole
 from asraudit.errors import InputError
 from asraudit.demo.organism_inputs import clip_features, time_masked
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
@@ -364,9 +364,8 @@ def build_organism(
     if init is not None:
         metadata["init_sha256"] = hashlib.sha256(init.read_bytes()).hexdigest()
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    save_file(tensors, str(tmp), metadata=metadata)
-    tmp.replace(out)
+    with written_whole(out) as tmp:
+        save_file(tensors, str(tmp), metadata=metadata)
     log(f"wrote {out} ({out.stat().st_size / 1e6:.2f} MB, {len(adapters)} adapted layers, {time.time() - t0:.0f} s)")
     return out
 
