@@ -439,6 +439,29 @@ def decode_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Ori
     return prepare(samples, rate, name=name, origin=origin)
 
 
+# Frames per block of the FLAC walk: 4 s at 16 kHz, so a damaged frame is placed within a few seconds.
+_FLAC_BLOCK = 1 << 16
+
+
+def _check_flac_frames(handle, info, name: str | Path, origin: Origin | None) -> None:
+    """Refuse a FLAC damaged in the middle (a flipped byte, a bad sector): each frame carries a CRC, which
+    libFLAC checks only when it decodes the frame, so the header and the last sample (``_check_flac_end``) read
+    well, and the decode failed ("unknown error in flac decoder") only when the run reached the clip, after the
+    models had run on the others.  Every frame is decoded here, in blocks of a few hundred kB, as integers: about
+    1.6 ms for 10 s of 16 kHz mono (300 clips of 50 min: 0.53 s against 0.06 s; a hundred hours in about a minute,
+    against the hours the models take).
+    A file whose samples are read anyway (``_samples_can_fail``) is not decoded twice."""
+    done = 0
+    try:
+        with sf.SoundFile(handle) as f:
+            for block in f.blocks(blocksize=_FLAC_BLOCK, dtype="int16"):
+                done += len(block)
+    except (sf.SoundFileError, RuntimeError) as exc:
+        raise _fail(f"the file is damaged: a FLAC frame after {done / info.samplerate:.2f} s of its "
+                    f"{info.frames / info.samplerate:.2f} s cannot be decoded ({_OPENING.sub('', str(exc)).strip()}); "
+                    "a corrupted copy? Copy it again", name, origin) from None
+
+
 def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float | None:
     """Check that ``path`` is audio a model can be given; raise InputError naming it.
     Returns its length in seconds as the header gives it (None for raw PCM, whose header there is none).
@@ -450,7 +473,8 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     before it.  A header is a few hundred bytes.  The samples are read too
     where the header says they could fail the decode checks (float samples:
     NaN, integer scale; two or more channels: channels that cancel), see
-    ``_samples_can_fail``; integer mono files are checked by header alone."""
+    ``_samples_can_fail``; integer mono files are checked by header alone, but for FLAC, whose frames are
+    decoded to find a damaged one (``_check_flac_frames``)."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -495,6 +519,8 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
                 _check_complete(handle, size, path, origin, info)
         if info.format == "FLAC":
             _check_flac_end(str(path), info, path, origin)
+            if not _samples_can_fail(info):
+                _check_flac_frames(str(path), info, path, origin)
         if _samples_can_fail(info):
             _check_samples(str(path), path, origin)
     except OSError as exc:
@@ -523,6 +549,8 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
         _check_complete(io.BytesIO(data), len(data), name, origin, info)
     if info.format == "FLAC":
         _check_flac_end(io.BytesIO(data), info, name, origin)
+        if not _samples_can_fail(info):
+            _check_flac_frames(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
     return info.frames / info.samplerate

@@ -250,8 +250,13 @@ def _corpus(s: Section) -> CorpusSpec:
             raise sub.fail("needs field and one of values = [...] (keep clips whose field is one of them) "
                            "or first = N (keep clips whose field takes one of its first N values)")
         sub.done()
-    spec = CorpusSpec(manifest=manifest, predictions=predictions, folder=folder, dataset=dataset, split=s.get("split", str),
-                      config=s.get("config", str), limit=s.integer("limit", None, minimum=1),
+    split, config = s.get("split", str), s.get("config", str)
+    for key, value in (("split", split), ("config", config)):
+        if value is not None and (manifest or predictions):  # read as a manifest: the key was ignored
+            raise s.fail(f"{key} = {value!r} cannot apply to a {'manifest' if manifest else 'predictions file'}, "
+                         f"which has no {key}s (a Hugging Face dataset's): remove it")
+    spec = CorpusSpec(manifest=manifest, predictions=predictions, folder=folder, dataset=dataset, split=split,
+                      config=config, limit=s.integer("limit", None, minimum=1),
                       said_field=s.get("said_field", str), group_field=s.get("group_field", str),
                       select_field=select_field, select_values=select_values, select_first=select_first,
                       language=s.choice("language", LANGUAGES, "en"))

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from asraudit.data.corpus import Corpus
 from asraudit.data.paths import output_file, written_whole
-from asraudit.data.rows import jsonl_rows
+from asraudit.data.rows import jsonl_rows, number_id
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus, print_run)
@@ -65,7 +65,7 @@ def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
         key = next((f for f in ID_FIELDS if f in rec), None)
         if key is None:
             raise InputError(f"missing clip id (one of {ID_FIELDS}); found {sorted(rec)}", path, row)
-        clip_id = str(rec[key])
+        clip_id = str(number_id(rec[key], path, row))  # 7.0 is clip 7, as in every other file the project reads
         if clip_id not in corpus:
             raise InputError(f"clip {clip_id!r} is not in the corpus", path, row)
         if clip_id in out:
@@ -73,6 +73,10 @@ def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
         texts = rec.get("candidates")
         if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
             raise InputError("'candidates' must be a non-empty list of strings", path, row)
+        first: dict[str, int] = {}
+        for i, text in enumerate(texts, 1):  # scored twice, it was two rows of the output for one candidate
+            if first.setdefault(text, i) != i:
+                raise InputError(f"candidates {first[text]} and {i} are the same text {text!r}: keep one", path, row)
         out[clip_id], rows[clip_id] = list(texts), row
     return out
 

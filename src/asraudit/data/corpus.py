@@ -447,6 +447,11 @@ def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, st
         # one split saved alone: the asked split was ignored, and the other split's clips audited under its name
         raise InputError(f"no split {split!r}: the folder holds one split saved alone, {recorded!r}: ask for "
                          f"{recorded!r} or give no split", source)
+    if not listing.is_file() and split is not None and not isinstance(recorded, str):
+        # a dataset saved without a split name (Dataset.from_dict): the asked split was ignored and every row
+        # audited under its name
+        raise InputError(f"split {split!r} cannot be chosen: the folder holds one dataset saved with no split name, "
+                         "read whole: give no split", source)
     if state.get("_data_files") == []:
         raise InputError(f"dataset split {split!r} has no rows" if split else "dataset has no rows", source)
     return folder, split
@@ -489,6 +494,9 @@ def load_hf_dataset(
     source = str(name_or_path)
     local = Path(name_or_path)
     saved = local.is_dir() and _is_saved_dataset(local)
+    if saved and config is not None:  # load_from_disk has no configurations: the asked one was ignored
+        raise InputError(f"configuration {config!r} cannot be chosen: a saved dataset folder holds one "
+                         "(a configuration is chosen for a hub dataset, hf:NAME): give no configuration", source)
     if saved:
         folder, split = _saved_split(local, split, source)
     try:
@@ -595,6 +603,15 @@ def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, fl
 # --- one entry point ----------------------------------------------------------------
 
 
+def _no_dataset_options(kind: str, split: str | None, config: str | None, source: str) -> None:
+    """A split or configuration asked of a corpus that has none was ignored: the user who asked for the test split
+    believed the test split audited."""
+    for what, value in (("split", split), ("configuration", config)):
+        if value is not None:
+            raise InputError(f"{what} {value!r} cannot be chosen: {kind} has no {what}s (they are a Hugging Face "
+                             f"dataset's): give no {what}", source)
+
+
 def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None) -> Corpus:
     """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``."""
     path = path_argument(spec, "spec")
@@ -602,10 +619,12 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
     if text.startswith(HF_PREFIX):
         return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config)
     if path.is_file():
+        _no_dataset_options("a manifest", split, config, text)
         return load_manifest(path)
     if path.is_dir():
         if _is_saved_dataset(path):
             return load_hf_dataset(path, split=split, config=config)
+        _no_dataset_options("a folder of audio", split, config, text)
         return load_folder(path)
     if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is
         raise InputError(not_a_file(path, "corpus"), text)

@@ -43,6 +43,21 @@ def backend_options(cls: type[O], options: Mapping[str, Any], model_id: str, als
     return cls(**options)
 
 
+# The most beams asraudit decodes with.  Real decoding runs 1 to about 10 (Whisper's default is 5, NeMo's transducer
+# beams 4 to 16); every backend's cost and memory grow with the beam (CTranslate2 and transformers' generate keep
+# every beam of every clip in memory at once), so a beam_size of 100000 (a slip, or a misread option) ran for
+# minutes with no output, CTranslate2 allocating that many beams, and could not even be stopped with Ctrl-C.
+MAX_BEAM_SIZE = 128
+
+
+def check_beam_size(value: object) -> None:
+    """An InputError for a beam size no real decoding uses, before any clip is decoded (see ``MAX_BEAM_SIZE``);
+    the value is otherwise checked by the caller as an integer of at least 1."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > MAX_BEAM_SIZE:
+        raise InputError(f"option beam_size {value} is past {MAX_BEAM_SIZE}, the most asraudit decodes with (real "
+                         "decoding uses 1 to about 10 beams, and time and memory grow with each): give a smaller one")
+
+
 def check_option_values(options: object, *, counts: Sequence[str] = (), texts_or_none: Sequence[str] = (),
                         switches_or_none: Sequence[str] = (), positive_or_none: Sequence[str] = ()) -> None:
     """An InputError naming the option whose value an options dataclass cannot take, checked when the model
@@ -55,6 +70,8 @@ def check_option_values(options: object, *, counts: Sequence[str] = (), texts_or
         value = getattr(options, name)
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise InputError(f"option {name} must be an integer of at least 1, got {value!r}")
+        if name == "beam_size":
+            check_beam_size(value)
     for name in texts_or_none:
         value = getattr(options, name)
         if value is not None and not isinstance(value, str):

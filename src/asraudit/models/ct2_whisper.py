@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, backend_options, score_arguments
+from asraudit.models.base import TokenScores, backend_options, check_beam_size, score_arguments
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, log_mel_spectrogram, transcribe_in_windows
@@ -75,6 +75,7 @@ class WhisperDecodeOptions:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InputError(f"option {name} must be an integer of at least {low}, got {value!r}")
+        check_beam_size(self.beam_size)
         for name, positive in (("patience", True), ("length_penalty", False), ("repetition_penalty", True)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
