@@ -73,7 +73,7 @@ from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
-from asraudit.probes.battery_donors import DonorPool, check_donor_source
+from asraudit.probes.battery_donors import DonorPool, check_donor_source, said_by
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
@@ -305,6 +305,33 @@ def check_sources(spec: BatterySpec) -> None:
             raise _fail(f"{where}: donor {p['donor']}: {exc}", spec.source) from None
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             raise _fail(f"{where}: {exc}", spec.source) from None
+
+
+def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None) -> None:
+    """That the corpus can give the conditions drawing on its own clips (``donor = "benchmark"``, babble noise)
+    a donor for every clip, before any model runs: a donor is another clip that says something else, so a
+    corpus of one clip, or whose clips all say one text, has none (``texts``: what each clip says, as the run
+    reads it; else its reference).
+
+    The battery found it when it reached the condition, after the models had run every condition before it:
+    babble was a ``ValueError`` traceback, a splice one line naming neither spec nor condition."""
+    clips = list(corpus)
+    said = {said_by((texts or {}).get(c.id) or c.reference or "") for c in clips}
+    if len(said) >= 2:  # then every clip has another clip that says something else
+        return
+    for n, cond in enumerate(spec.conditions, start=1):
+        p = cond.params
+        if cond.type == "noise" and p["kind"] == "babble":
+            what, fix = "babble noise is summed from", 'use kind = "white", or'
+        elif cond.type == "splice" and p["donor"] == "benchmark":
+            what, fix = "donor 'benchmark' splices", "use a corpus: or tts: donor, or"
+        else:
+            continue
+        held = (f"holds one clip ({clips[0].id!r})" if len(clips) == 1 else
+                f"holds {len(clips)} clips that all say one text" if clips else "holds no clip")
+        raise _fail(f"[[condition]] #{n} ({cond.name}): {what} other clips of the corpus that say something else "
+                    f"than the clip, and the corpus {held}, so no clip has a donor: {fix} audit a larger corpus",
+                    spec.source)
 
 
 def load_spec(spec: str | Path) -> BatterySpec:
