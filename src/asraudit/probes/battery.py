@@ -216,6 +216,10 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
 MAX_RT60_S = 20.0
 MAX_GAP_S = 60.0
 MAX_SPLICE_S = 600.0
+# The noise is scaled to the clip's power, so below this SNR it is more than 30 times the clip's level: a clip at
+# an rms of 0.2 gets noise peaks near 30 (-40 dB: near 100), which the models refuse as no audio (past 32, case
+# 61) only once the battery reaches the condition, after every condition before it has run.
+MIN_SNR_DB = -30.0
 
 
 def _check_params(ctype: str, p: dict, where: str, source) -> None:
@@ -237,6 +241,10 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
         integer("seed", 0)
     if ctype == "noise":
         number("snr_db")
+        if p["snr_db"] < MIN_SNR_DB:
+            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, inf): below {MIN_SNR_DB:g} dB "
+                        "the noise, set against the clip's power, drives its samples tens of times past [-1, 1] (at -100 dB "
+                        "to 10^5 times the clip's level), audio the models refuse once the battery reaches it", source)
         if p["kind"] not in ("white", "babble"):
             raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
         integer("donors", 1)
