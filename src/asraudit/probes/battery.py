@@ -68,7 +68,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
-from asraudit.audio.conditions import TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
+from asraudit.audio.conditions import TTS_ENGINES, Codec, check_codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
 from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
@@ -298,7 +298,8 @@ def check_probe_inputs(spec: BatterySpec, *, no_edits: str | None, no_targets: s
 
 def check_sources(spec: BatterySpec) -> None:
     """What the conditions need from outside the spec file, there before any model runs: each donor corpus
-    loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for.
+    loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for, the
+    installed libsndfile writes each codec.
 
     Found only when the battery reached the condition, each had stopped the run after the models had worked
     through every condition before it (an unknown voice and an engine name as tracebacks)."""
@@ -309,6 +310,8 @@ def check_sources(spec: BatterySpec) -> None:
                 check_donor_source(p["donor"])
             elif cond.type == "revoice":
                 synthesize("test", p["engine"], p["voice"])
+            elif cond.type == "codec":
+                check_codec(p["codec"], float(p["quality"]))
         except InputError as exc:
             raise _fail(f"{where}: donor {p['donor']}: {exc}", spec.source) from None
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
