@@ -68,7 +68,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
-from asraudit.audio.conditions import TTS_ENGINES, Codec, check_codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
+from asraudit.audio.conditions import (TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, check_codec,
+                                      synthesize)
 from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
@@ -242,9 +243,10 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
     if ctype == "noise":
         number("snr_db")
         if p["snr_db"] < MIN_SNR_DB:
-            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, inf): below {MIN_SNR_DB:g} dB "
-                        "the noise, set against the clip's power, drives its samples tens of times past [-1, 1] (at -100 dB "
-                        "to 10^5 times the clip's level), audio the models refuse once the battery reaches it", source)
+            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, inf): below "
+                        f"{MIN_SNR_DB:g} dB the noise, set against the clip's power, drives its samples tens of times "
+                        "past [-1, 1] (at -100 dB to 10^5 times the clip's level), audio the models refuse once the "
+                        "battery reaches it", source)
         if p["kind"] not in ("white", "babble"):
             raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
         integer("donors", 1)
