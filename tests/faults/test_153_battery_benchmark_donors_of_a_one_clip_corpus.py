@@ -7,6 +7,8 @@ speakers), has none: the battery found it when it reached the condition, after t
 condition before it, babble as ``ValueError: babble noise needs donor audio (other clips)`` (a traceback), the
 splice as one line naming neither the spec nor the condition. Now it is refused with the spec's other checks,
 before the aligner or any model runs (``audit --check`` too), and the donor pool says it in one line if reached.
+Babble of ``donors = 3`` over a corpus where a clip has fewer other clips that say something else was summed
+from the ones there were (one voice: a competing talker, not babble) without a word; it is refused the same way.
 """
 
 from __future__ import annotations
@@ -68,7 +70,17 @@ def test_clips_that_all_say_one_text_give_no_donor(tmp_path):
     with pytest.raises(InputError) as err:
         check_benchmark_donors(spec, corpus)
     assert "and the corpus holds 2 clips that all say one text, so no clip has a donor" in str(err.value)
-    check_benchmark_donors(spec, corpus, {"b.wav": "a dog ran"})  # what the run reads the clip as saying
+    said = {"b.wav": "a dog ran"}  # what the run reads the clip as saying
+    with pytest.raises(InputError) as err:  # babble of 3 voices (the default) from one other clip
+        check_benchmark_donors(spec, corpus, said)
+    assert str(err.value) == (
+        "b.toml: [[condition]] #2 (x): babble noise sums donors = 3 other clips of the corpus that say something else "
+        "than the clip, and clip 'a.wav' has 1 (the corpus holds 2 clips), so its babble would hold fewer voices "
+        "than asked: give donors = 1, or audit a larger corpus")
+    check_benchmark_donors(parse_spec({"condition": [{"name": "x", "type": "noise", "snr_db": 5, "kind": "babble",
+                                                      "donors": 1}]}, "b.toml"), corpus, said)
+    check_benchmark_donors(parse_spec({"condition": [{"name": "x", "type": "splice", "donor": "benchmark",
+                                                      "seconds": 2}]}, "b.toml"), corpus, said)
     with pytest.raises(InputError) as err:  # reached at run time (the Python API): one line, not a ValueError
         DonorPool("benchmark", corpus, {}).sample("a.wav", "the cat sat", 3, 0)
     assert str(err.value) == "donor source 'benchmark' has no utterance other than clip 'a.wav'"

@@ -62,6 +62,7 @@ from __future__ import annotations
 import math
 import subprocess
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
@@ -322,29 +323,38 @@ def check_sources(spec: BatterySpec) -> None:
 
 def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None) -> None:
     """That the corpus can give the conditions drawing on its own clips (``donor = "benchmark"``, babble noise)
-    a donor for every clip, before any model runs: a donor is another clip that says something else, so a
-    corpus of one clip, or whose clips all say one text, has none (``texts``: what each clip says, as the run
-    reads it; else its reference).
+    a donor for every clip, and babble its ``donors`` for every clip, before any model runs: a donor is another
+    clip that says something else, so a corpus of one clip, or whose clips all say one text, has none
+    (``texts``: what each clip says, as the run reads it; else its reference).
 
     The battery found it when it reached the condition, after the models had run every condition before it:
-    babble was a ``ValueError`` traceback, a splice one line naming neither spec nor condition."""
+    babble was a ``ValueError`` traceback, a splice one line naming neither spec nor condition; babble of fewer
+    donors than asked was summed from the ones there were."""
     clips = list(corpus)
-    said = {said_by((texts or {}).get(c.id) or c.reference or "") for c in clips}
-    if len(said) >= 2:  # then every clip has another clip that says something else
-        return
+    said = [said_by((texts or {}).get(c.id) or c.reference or "") for c in clips]
+    counts = Counter(said)
     for n, cond in enumerate(spec.conditions, start=1):
         p = cond.params
         if cond.type == "noise" and p["kind"] == "babble":
-            what, fix = "babble noise is summed from", 'use kind = "white", or'
+            what, fix, wanted = "babble noise is summed from", 'use kind = "white", or', int(p["donors"])
         elif cond.type == "splice" and p["donor"] == "benchmark":
-            what, fix = "donor 'benchmark' splices", "use a corpus: or tts: donor, or"
+            what, fix, wanted = "donor 'benchmark' splices", "use a corpus: or tts: donor, or", 1
         else:
             continue
-        held = (f"holds one clip ({clips[0].id!r})" if len(clips) == 1 else
-                f"holds {len(clips)} clips that all say one text" if clips else "holds no clip")
-        raise _fail(f"[[condition]] #{n} ({cond.name}): {what} other clips of the corpus that say something else "
-                    f"than the clip, and the corpus {held}, so no clip has a donor: {fix} audit a larger corpus",
-                    spec.source)
+        if len(counts) < 2:  # no clip has another clip that says something else
+            held = (f"holds one clip ({clips[0].id!r})" if len(clips) == 1 else
+                    f"holds {len(clips)} clips that all say one text" if clips else "holds no clip")
+            raise _fail(f"[[condition]] #{n} ({cond.name}): {what} other clips of the corpus that say something "
+                        f"else than the clip, and the corpus {held}, so no clip has a donor: {fix} audit a larger "
+                        "corpus", spec.source)
+        # Babble of fewer voices than asked (one voice: a competing talker) was summed without a word.
+        fewest = min(range(len(clips)), key=lambda i: len(clips) - counts[said[i]])
+        have = len(clips) - counts[said[fewest]]
+        if have < wanted:
+            raise _fail(f"[[condition]] #{n} ({cond.name}): babble noise sums donors = {wanted} other clips of the "
+                        f"corpus that say something else than the clip, and clip {clips[fewest].id!r} has {have} "
+                        f"(the corpus holds {len(clips)} clips), so its babble would hold fewer voices than asked: "
+                        f"give donors = {have}, or audit a larger corpus", spec.source)
 
 
 def load_spec(spec: str | Path) -> BatterySpec:
