@@ -27,8 +27,8 @@ from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
-from asraudit.probes.battery import check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, \
-    load_spec as load_battery
+from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
+    check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.run.grid import Identity, identify
 from asraudit.text.normalize import get_normalizer
 
@@ -156,6 +156,7 @@ def prepare(spec: AuditSpec) -> Prepared:
             check_battery_inputs(battery, no_edits=None, no_targets=no_targets)
         except InputError as exc:
             raise SpecError(f"[battery]: {exc}", spec.source) from None
+        check_benchmark_donors(battery, corpus.clips)  # the clips' references: edits are mined later
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)

@@ -27,6 +27,7 @@ from asraudit.probes.translation_probe import (
 from asraudit.report.rows import bounds, finite
 from asraudit.report.translation_rows import TranslationRow, TranslationSection
 from asraudit.run.grid import materialize
+from asraudit.text.normalize import get_normalizer
 
 
 def check_translation(spec: AuditSpec, loaded: dict[str, object]) -> None:
@@ -34,6 +35,7 @@ def check_translation(spec: AuditSpec, loaded: dict[str, object]) -> None:
     section = spec.translation
     params = section.params
     named = list(section.models)
+    params.validate().keyed(get_normalizer(spec.normalizer))  # a span two lexicon entries give: before any model runs
     for name in named:
         reason = cannot_render(loaded[name], params.target, params.prompt)
         if reason is not None:

@@ -21,7 +21,7 @@ from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, 
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
-from asraudit.probes.battery import READOUTS, check_probe_inputs, check_sources, load_spec
+from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
 from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
@@ -114,11 +114,12 @@ def run(args: argparse.Namespace) -> int:
         if args.limit:
             keep = {c.id for c in list(corpus)[: args.limit]}
             edits = [e for e in edits if e.clip_id in keep]
+    said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
+    check_benchmark_donors(spec, corpus, said)  # before the aligner and the models run
     texts = clip_texts(corpus, args.text_field, args.limit)
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
-    said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
     print(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
           f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)

@@ -76,7 +76,8 @@ def _params(args: argparse.Namespace) -> TranslationParams:
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     params = _params(args)
-    params.validate()  # a broken lexicon or truth file fails before any model loads
+    # a broken lexicon or truth file fails before any model loads, as does a span two entries give
+    params.validate().keyed(get_normalizer(args.normalizer))
     check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
                        files=[("--out", args.out), ("--json", args.json)],
                        inputs=[("--truth", args.truth), ("--edits", args.edits), ("--lexicon", args.lexicon)])

@@ -82,15 +82,32 @@ def _speech_llm_type(model) -> str:
     return str(model.model.config.model_type)
 
 
+def _whisper_lacks(model, target: str) -> bool:
+    """Whether a loaded multilingual Whisper has no language token for ``target`` (CTranslate2: its tokenizer;
+    transformers: its generation config's languages); False where neither can be read."""
+    tokenizer = getattr(model, "tokenizer", None)
+    if callable(getattr(tokenizer, "token_id", None)):
+        return tokenizer.token_id(f"<|{target}|>") is None
+    languages = getattr(getattr(getattr(model, "model", None), "generation_config", None), "lang_to_id", None)
+    if languages:
+        return f"<|{target}|>" not in languages
+    return False
+
+
 def cannot_render(model, target: str, prompt: str | None = None) -> str | None:
     """Why the loaded ``model`` cannot render speech in ``target`` (None: it can)."""
     family = _family(model)
     if family == "whisper":
-        return None if _multilingual(model) else (
-            "an English-only Whisper: its vocabulary has no language token to force")
+        if not _multilingual(model):
+            return "an English-only Whisper: its vocabulary has no language token to force"
+        if _whisper_lacks(model, target):  # the renderer's load refused it, after the audit's other stages
+            return f"its vocabulary has no <|{target}|> token, so {target!r} is not a language of this Whisper"
+        return None
     if family == "seamless":
         return None if target in SEAMLESS_CODES else f"no SeamlessM4T language code is known for {target!r}"
     if family == "speech-llm":
+        if target not in LANGUAGE_NAMES:  # the prompt names the language: language_name() refused it at render
+            return f"no language name is known for {target!r} to ask for it by (known: {', '.join(LANGUAGE_NAMES)})"
         if prompt is not None or _speech_llm_type(model) in TRANSLATION_TEMPLATES:
             return None
         return (f"no translation prompt is known for the {_speech_llm_type(model)} family; give one with "

@@ -62,18 +62,20 @@ from __future__ import annotations
 import math
 import subprocess
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 
-from asraudit.audio.conditions import TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, synthesize
+from asraudit.audio.conditions import (TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, check_codec,
+                                      synthesize)
 from asraudit.audio.timing import WordTiming
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
-from asraudit.probes.battery_donors import DonorPool, check_donor_source
+from asraudit.probes.battery_donors import DonorPool, check_donor_source, said_by
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift_run import EditItem
 from asraudit.probes.masked_run import MaskItem
@@ -216,6 +218,10 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
 MAX_RT60_S = 20.0
 MAX_GAP_S = 60.0
 MAX_SPLICE_S = 600.0
+# The noise is scaled to the clip's power, so below this SNR it is more than 30 times the clip's level: a clip at
+# an rms of 0.2 gets noise peaks near 30 (-40 dB: near 100), which the models refuse as no audio (past 32, case
+# 61) only once the battery reaches the condition, after every condition before it has run.
+MIN_SNR_DB = -30.0
 
 
 def _check_params(ctype: str, p: dict, where: str, source) -> None:
@@ -237,6 +243,11 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
         integer("seed", 0)
     if ctype == "noise":
         number("snr_db")
+        if p["snr_db"] < MIN_SNR_DB:
+            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, inf): below "
+                        f"{MIN_SNR_DB:g} dB the noise, set against the clip's power, drives its samples tens of times "
+                        "past [-1, 1] (at -100 dB to 10^5 times the clip's level), audio the models refuse once the "
+                        "battery reaches it", source)
         if p["kind"] not in ("white", "babble"):
             raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
         integer("donors", 1)
@@ -290,7 +301,8 @@ def check_probe_inputs(spec: BatterySpec, *, no_edits: str | None, no_targets: s
 
 def check_sources(spec: BatterySpec) -> None:
     """What the conditions need from outside the spec file, there before any model runs: each donor corpus
-    loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for.
+    loads and has utterances with text, each TTS engine is installed and speaks with the voice asked for, the
+    installed libsndfile writes each codec.
 
     Found only when the battery reached the condition, each had stopped the run after the models had worked
     through every condition before it (an unknown voice and an engine name as tracebacks)."""
@@ -301,10 +313,48 @@ def check_sources(spec: BatterySpec) -> None:
                 check_donor_source(p["donor"])
             elif cond.type == "revoice":
                 synthesize("test", p["engine"], p["voice"])
+            elif cond.type == "codec":
+                check_codec(p["codec"], float(p["quality"]))
         except InputError as exc:
             raise _fail(f"{where}: donor {p['donor']}: {exc}", spec.source) from None
         except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
             raise _fail(f"{where}: {exc}", spec.source) from None
+
+
+def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None) -> None:
+    """That the corpus can give the conditions drawing on its own clips (``donor = "benchmark"``, babble noise)
+    a donor for every clip, and babble its ``donors`` for every clip, before any model runs: a donor is another
+    clip that says something else, so a corpus of one clip, or whose clips all say one text, has none
+    (``texts``: what each clip says, as the run reads it; else its reference).
+
+    The battery found it when it reached the condition, after the models had run every condition before it:
+    babble was a ``ValueError`` traceback, a splice one line naming neither spec nor condition; babble of fewer
+    donors than asked was summed from the ones there were."""
+    clips = list(corpus)
+    said = [said_by((texts or {}).get(c.id) or c.reference or "") for c in clips]
+    counts = Counter(said)
+    for n, cond in enumerate(spec.conditions, start=1):
+        p = cond.params
+        if cond.type == "noise" and p["kind"] == "babble":
+            what, fix, wanted = "babble noise is summed from", 'use kind = "white", or', int(p["donors"])
+        elif cond.type == "splice" and p["donor"] == "benchmark":
+            what, fix, wanted = "donor 'benchmark' splices", "use a corpus: or tts: donor, or", 1
+        else:
+            continue
+        if len(counts) < 2:  # no clip has another clip that says something else
+            held = (f"holds one clip ({clips[0].id!r})" if len(clips) == 1 else
+                    f"holds {len(clips)} clips that all say one text" if clips else "holds no clip")
+            raise _fail(f"[[condition]] #{n} ({cond.name}): {what} other clips of the corpus that say something "
+                        f"else than the clip, and the corpus {held}, so no clip has a donor: {fix} audit a larger "
+                        "corpus", spec.source)
+        # Babble of fewer voices than asked (one voice: a competing talker) was summed without a word.
+        fewest = min(range(len(clips)), key=lambda i: len(clips) - counts[said[i]])
+        have = len(clips) - counts[said[fewest]]
+        if have < wanted:
+            raise _fail(f"[[condition]] #{n} ({cond.name}): babble noise sums donors = {wanted} other clips of the "
+                        f"corpus that say something else than the clip, and clip {clips[fewest].id!r} has {have} "
+                        f"(the corpus holds {len(clips)} clips), so its babble would hold fewer voices than asked: "
+                        f"give donors = {have}, or audit a larger corpus", spec.source)
 
 
 def load_spec(spec: str | Path) -> BatterySpec:

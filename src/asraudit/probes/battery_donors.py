@@ -86,8 +86,8 @@ class DonorPool:
 
     def donors_for(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: float = 0.2) -> Donor:
         """Donor utterances (never the clip itself or its text) joined until they last ``seconds``."""
-        own = " ".join(clip_text.lower().split())
-        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
+        own = said_by(clip_text)
+        pool = [(i, t) for i, t in self._entries if i != clip_id and said_by(t) != own]
         if not pool:
             raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"{seed}:{clip_id}").shuffle(pool)
@@ -106,10 +106,17 @@ class DonorPool:
 
     def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
         """``n`` other utterances (babble), seeded per clip."""
-        own = " ".join(clip_text.lower().split())
-        pool = [(i, t) for i, t in self._entries if i != clip_id and " ".join(t.lower().split()) != own]
+        own = said_by(clip_text)
+        pool = [(i, t) for i, t in self._entries if i != clip_id and said_by(t) != own]
+        if not pool:  # Noise would refuse babble of no donor with a ValueError, a traceback mid-run
+            raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
         return [(i, self._samples(i, t)) for i, t in pool[:n]]
+
+
+def said_by(text: str) -> str:
+    """A donor's text as the pool compares it with the clip's: a donor never says what the clip says."""
+    return " ".join(text.lower().split())
 
 
 def check_donor_source(spec: str) -> None:

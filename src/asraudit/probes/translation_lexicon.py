@@ -71,10 +71,17 @@ class Lexicon:
     def keyed(self, normalize: Callable[[str], str]) -> dict[tuple[str, ...], LexiconEntry]:
         """Entries by their span's normalized words (the probe looks spans up by the words it compares)."""
         out: dict[tuple[str, ...], LexiconEntry] = {}
-        for entry in self.entries:
+        number: dict[tuple[str, ...], int] = {}
+        for n, entry in enumerate(self.entries, start=1):
             key = tuple(normalize(entry.en).split())
-            if key:
-                out.setdefault(key, entry)
+            if not key:
+                continue
+            if key in out:  # only the first entry's patterns were read: a rendering by the second's counted absent
+                first = out[key]
+                raise InputError(f"span #{n} ({entry.en!r}) is span #{number[key]} ({first.en!r}) again once "
+                                 f"normalized ({' '.join(key)!r}), and a span is read by one entry, so its patterns "
+                                 "would never be tried: merge the two into one [[span]]", self.label)
+            out[key], number[key] = entry, n
         return out
 
     def found(self, entry: LexiconEntry, rendering: str) -> bool:

@@ -9,12 +9,13 @@ every condition follows.
 """
 
 from asraudit.audio.conditions.base import Compose, Condition, Original, Silence, compose
-from asraudit.audio.conditions.channel import Codec, Noise, Reverb, babble_from, measured_snr_db, synthetic_rir
+from asraudit.audio.conditions.channel import Codec, Noise, Reverb, babble_from, check_codec, measured_snr_db, \
+    synthetic_rir
 from asraudit.audio.conditions.other_audio import TTS_ENGINES, DonorSplice, Revoice, synthesize
 from asraudit.audio.conditions.spans import MASK_RAMP_S, SpanMask, Truncate
 
 __all__ = [
     "Codec", "Compose", "Condition", "DonorSplice", "MASK_RAMP_S", "Noise", "Original", "Reverb", "Revoice",
-    "Silence", "SpanMask", "TTS_ENGINES", "Truncate", "babble_from", "compose", "measured_snr_db", "synthesize",
-    "synthetic_rir",
+    "Silence", "SpanMask", "TTS_ENGINES", "Truncate", "babble_from", "check_codec", "compose", "measured_snr_db",
+    "synthesize", "synthetic_rir",
 ]

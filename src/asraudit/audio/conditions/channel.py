@@ -122,6 +122,32 @@ class Reverb(Condition):
 _CODECS = {"mp3": ("MP3", "MPEG_LAYER_III"), "opus": ("OGG", "OPUS"), "vorbis": ("OGG", "VORBIS")}
 
 
+# The libsndfile release that first writes each codec (MP3 came in 1.1.0, Opus in 1.0.29).
+_CODEC_SINCE = {"mp3": "1.1.0", "opus": "1.0.29", "vorbis": "1.0.18"}
+
+
+def _encoded(audio: np.ndarray, codec: str, quality: float) -> io.BytesIO:
+    """``audio`` written by libsndfile as ``codec``; a libsndfile that cannot write it is one line saying so."""
+    fmt, subtype = _CODECS[codec]
+    buf = io.BytesIO()
+    try:
+        with sf.SoundFile(buf, "w", samplerate=SAMPLE_RATE, channels=1, format=fmt, subtype=subtype,
+                          compression_level=quality) as fh:
+            fh.write(audio)
+    except (ValueError, TypeError, RuntimeError) as exc:  # sf.LibsndfileError is a RuntimeError
+        raise RuntimeError(f"codec {codec}: the installed libsndfile ({sf.__libsndfile_version__}) cannot write "
+                           f"{fmt} {subtype} ({exc}); it takes libsndfile {_CODEC_SINCE[codec]} or later: update "
+                           "libsndfile (the soundfile wheel bundles a recent one), or choose another codec") from None
+    buf.seek(0)
+    return buf
+
+
+def check_codec(codec: str, quality: float = 0.5) -> None:
+    """That libsndfile writes ``codec`` here, by encoding a tenth of a second of silence (RuntimeError if not):
+    a build without MP3 was a ``ValueError`` traceback once the battery reached the condition."""
+    _encoded(np.zeros(SAMPLE_RATE // 10, dtype=np.float32), codec, quality)
+
+
 def _estimate_delay(reference: np.ndarray, decoded: np.ndarray, max_lag: int) -> int:
     """Lag (samples) of ``decoded`` behind ``reference`` by cross-correlation."""
     n = min(len(reference), len(decoded))
@@ -160,13 +186,7 @@ class Codec(Condition):
     def _apply(self, audio):
         if audio.size == 0:
             return audio.copy()
-        fmt, subtype = _CODECS[self.codec]
-        buf = io.BytesIO()
-        with sf.SoundFile(buf, "w", samplerate=SAMPLE_RATE, channels=1, format=fmt, subtype=subtype,
-                          compression_level=self.quality) as fh:
-            fh.write(audio)
-        buf.seek(0)
-        decoded, rate = sf.read(buf, dtype="float32")
+        decoded, rate = sf.read(_encoded(audio, self.codec, self.quality), dtype="float32")
         if decoded.ndim > 1:
             decoded = decoded.mean(axis=1)
         if rate != SAMPLE_RATE:
