@@ -29,8 +29,8 @@ from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_source_reaches, measure_readout,
-                                          parse_audio_source, run_variants)
+from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_one_window, check_source_reaches,
+                                          measure_readout, parse_audio_source, run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.probes.battery_donors import check_donor_source
@@ -60,6 +60,28 @@ class SteerPlan:
 
 def _capped(clips: Sequence, cap: int | None) -> tuple:
     return tuple(clips if cap is None else clips[:cap])
+
+
+def check_windows(models: Sequence[str], clips: Sequence, what: str) -> None:
+    """A time span on clips longer than the window of a model it runs in (``check_one_window``), refused before
+    any model runs where the model's files give its window (``layer_counts.window_seconds``); the stage checks
+    the others once it has loaded them."""
+    from types import SimpleNamespace
+
+    from asraudit.models.layer_counts import window_seconds
+
+    for name in dict.fromkeys(models):
+        window = window_seconds(name)
+        if window is not None:
+            check_one_window(SimpleNamespace(window_seconds=window), clips, what)
+
+
+def _induce_models(spec: SteerSpec) -> tuple[str, ...]:
+    return ((spec.model,) if spec.induce_model else ()) + spec.apply_to
+
+
+def _frames_span(spec: SteerSpec) -> bool:
+    return spec.site == "encoder" and Frames.parse(spec.frames).kind == "span"
 
 
 def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
@@ -104,6 +126,9 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
             used = list({c.id: c for c in [q for p in learn for q in (p.positive, p.negative) if q is not None]
                          + list(ablate) + list(induce)}.values())
             check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
+        if _frames_span(spec):  # a span acts in each window the model decodes a longer clip in
+            check_windows((spec.model,), ablate, f"frames {spec.frames!r}")
+            check_windows(_induce_models(spec), induce, f"frames {spec.frames!r}")
     except InputError as exc:
         raise SpecError(f"{where}: {exc.message}", None) from None
     if spec.splice is not None:  # the other donor audio loads and speaks now, not when the last stage builds pairs
@@ -398,7 +423,15 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
         run_variants(ctx.store, variants, clips, batch_size=batch, progress=ctx.progress, description=title)
         return title, _readout_rows(run, title, action, plan, model_name, variants, clips, direction, path, details)
 
+    def one_window(target, clips) -> None:  # models whose files did not give their window (check_windows)
+        if _frames_span(spec):
+            try:
+                check_one_window(target, clips, f"frames {spec.frames!r}")
+            except InputError as exc:
+                raise SpecError(f"{spec.entry}: {exc.message}", ctx.spec.source) from None
+
     if plan.ablate_clips:
+        one_window(model, plan.ablate_clips)
         variants = [Variant("baseline", "baseline", model)]
         details: dict[str, dict] = {"baseline": {}}
         for k in spec.ablate_ranks:
@@ -412,12 +445,13 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
         run.curves.extend(curves(measured, title, spec.model, sweeps))
 
     if plan.induce_clips:
-        for name in ((spec.model,) if spec.induce_model else ()) + spec.apply_to:
+        for name in _induce_models(spec):
             target = run.whitebox(name)
             problem = _fits(spec, target, direction)
             if problem:
                 ctx.note(f"mechanism {spec.name}: {problem}; induction in {name} skipped")
                 continue
+            one_window(target, plan.induce_clips)
             variants = [Variant("baseline", "baseline", target)]
             details = {"baseline": {}}
             for alpha in spec.alphas:

@@ -55,11 +55,22 @@ class PatchPlan:
     clips: tuple
 
 
+ATTENTION = "attention = true (the decoder kept from each clip's disputed span)"
+
+
 def plan_patch(spec: PatchSpec, clips: Sequence) -> PatchPlan:
     chosen = spec.clips.select(clips)
     if not chosen:
         raise SpecError(f"{spec.entry}: clips selects no clip of the corpus ({spec.clips.describe()})", None)
-    return PatchPlan(spec, tuple(chosen if spec.max_clips is None else chosen[: spec.max_clips]))
+    chosen = tuple(chosen if spec.max_clips is None else chosen[: spec.max_clips])
+    if spec.attention:  # the disputed span is seconds of each input: it would act once in each window
+        from asraudit.audit.mechanism import check_windows
+
+        try:
+            check_windows((spec.model,), chosen, ATTENTION)
+        except InputError as exc:
+            raise SpecError(f"{spec.entry}: {exc.message}", None) from None
+    return PatchPlan(spec, chosen)
 
 
 def _rows(run, measured, experiment: str, model_name: str, spec: PatchSpec, directions: dict[str, str]) -> None:
@@ -171,6 +182,13 @@ def run_patch(run, plan: PatchPlan) -> None:
                            seed=ctx.spec.seed)
     batch = ctx.spec.executor.batch_size
     clips = list(plan.clips)
+    if spec.attention:  # a model whose files did not give its window (plan_patch)
+        from asraudit.mechanism.experiment import check_one_window
+
+        try:
+            check_one_window(model, clips, ATTENTION)
+        except InputError as exc:
+            raise SpecError(f"{spec.entry}: {exc.message}", ctx.spec.source) from None
 
     def readout(title, variants):
         run_variants(ctx.store, variants, clips, batch_size=batch, progress=ctx.progress, description=title)

@@ -20,6 +20,7 @@ from pathlib import Path
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.registry import registered_models
+from asraudit.models.whisper_frontend import CHUNK_SECONDS
 from asraudit.models.whitebox.sites import layer_index
 
 STACKS = ("encoder", "decoder")
@@ -70,3 +71,26 @@ def check_layers(wanted: list[tuple[str, str, int]], what: str) -> None:
             counts[model] = layer_counts(model)
         if counts[model] is not None:
             layer_index(layer, counts[model][stack], f"{what}: {model} {stack}")
+
+
+def window_seconds(model: str) -> float | None:
+    """The longest input a white-box model decodes in one pass, from its files: 30 s for a Whisper (an embedded
+    one, a CTranslate2 Whisper folder, a transformers folder whose ``model_type`` is ``whisper``: the white-box
+    Whisper pads or cuts every window to 30 s), a registered plug-in's when it says; None when the files do not
+    say (other families), and the mechanism stage checks once it has loaded the model."""
+    entry = registered_models().get(model)
+    if entry is not None:
+        return entry.window_seconds() if entry.window_seconds is not None else None
+    if model in embedded.EMBEDDED_MODELS:
+        return float(CHUNK_SECONDS)
+    folder = Path(model)
+    config = folder / "config.json"
+    if not config.is_file():
+        return None
+    if (folder / "model.bin").is_file():
+        return float(CHUNK_SECONDS) if _from_ct2(folder) is not None else None
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return float(CHUNK_SECONDS) if isinstance(data, dict) and data.get("model_type") == "whisper" else None

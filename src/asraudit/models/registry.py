@@ -85,7 +85,9 @@ class RegisteredModel:
     is its line in ``asraudit models`` (computed when listed, since whether it
     is present can change); ``layer_counts()``, when given, is that PyTorch
     form's ``{"encoder": n, "decoder": m}`` without building it (an audit's
-    ``--check`` refuses a ``[[mechanism]]`` layer it lacks; ``models.layer_counts``).
+    ``--check`` refuses a ``[[mechanism]]`` layer it lacks; ``models.layer_counts``); ``window_seconds()``,
+    when given, is the longest input that form decodes in one pass (``--check`` refuses a ``[[mechanism]]`` time
+    span on longer clips).
     """
 
     name: str
@@ -93,6 +95,7 @@ class RegisteredModel:
     catalog_entry: Callable[[], EmbeddedInfo]
     load_whitebox: Callable[..., ASRModel] | None = None
     layer_counts: Callable[[], dict[str, int] | None] | None = None
+    window_seconds: Callable[[], float | None] | None = None
 
 
 ENTRY_POINT_GROUP = "asraudit.models"
@@ -108,13 +111,14 @@ _discovered = False
 
 def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
                    load_whitebox: Callable[..., ASRModel] | None = None,
-                   layer_counts: Callable[[], dict[str, int] | None] | None = None) -> None:
+                   layer_counts: Callable[[], dict[str, int] | None] | None = None,
+                   window_seconds: Callable[[], float | None] | None = None) -> None:
     """Make ``name`` a model spec (and ``whitebox:<name>`` when ``load_whitebox`` is given).
 
     Registering the same entry again is harmless (a plug-in found both as an
     entry point and in-tree); a different model under a taken name is an error.
     """
-    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts)
+    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds)
     if name in embedded.EMBEDDED_MODELS or (name in _registered and _registered[name] != entry):
         raise ValueError(f"model name {name!r} is already taken")
     _registered[name] = entry
