@@ -17,13 +17,13 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
+from asraudit.commands.common import load_corpus_edits
 from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
-from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
@@ -106,11 +106,7 @@ def run(args: argparse.Namespace) -> int:
     edits = []
     if args.edits:
         references = {c.id: c.reference for c in corpus if c.reference is not None}
-        outside: list[str] = []
-        edits = load_edits(args.edits, references, normalize, skipped=outside)
-        if outside:
-            print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
-                  f"e.g. {outside[0]}", file=sys.stderr)
+        edits, _ = load_corpus_edits(args.edits, references, normalize)
         if args.limit:
             keep = {c.id for c in list(corpus)[: args.limit]}
             edits = [e for e in edits if e.clip_id in keep]

@@ -155,3 +155,17 @@ def load_predictions_with_warnings(paths) -> PredictionSet:
         print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
     sys.stderr.flush()
     return pset
+
+
+def load_corpus_edits(path: Path, references, normalize) -> tuple[list, list[str]]:
+    """``--edits`` of the corpus's clips (``probes.lift_run.load_edits``) and the edits left out as on clips
+    outside it (a subset of the benchmark), with one warning line saying how many: ``lift``, ``battery`` and
+    ``translate`` share it, so none drops them silently."""
+    from asraudit.probes.lift_run import load_edits
+
+    outside: list[str] = []
+    items = load_edits(path, references, normalize, skipped=outside)
+    if outside:
+        print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
+              f"e.g. {outside[0]}", file=sys.stderr)
+    return items, outside

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_resampling
+from asraudit.commands.common import check_resampling, load_corpus_edits
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.probes.lift_probe import measure_lift
-from asraudit.probes.lift_run import load_edits
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
@@ -63,11 +61,7 @@ def run(args: argparse.Namespace) -> int:
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}
-    outside: list[str] = []
-    items = load_edits(args.edits, references, normalize, skipped=outside)
-    if outside:
-        print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
-              f"e.g. {outside[0]}", file=sys.stderr)
+    items, outside = load_corpus_edits(args.edits, references, normalize)
     if not items and outside:  # "no edits in the file" said of a file that held some
         raise InputError(f"none of its {len(outside)} edit(s) is on a clip of the corpus (e.g. {outside[0]!r}): "
                          "edits and corpus of different benchmarks, or clip ids written differently?", args.edits)

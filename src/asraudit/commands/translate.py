@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.commands.common import at_least, check_resampling
+from asraudit.commands.common import at_least, check_resampling, load_corpus_edits
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
@@ -26,7 +26,6 @@ from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
-from asraudit.probes.lift_run import load_edits
 from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
                                                read_truth)
 from asraudit.report.summary import to_plain
@@ -87,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.truth:
         items = items_from_truth(read_truth(args.truth), references, normalize, str(args.truth))
     else:
-        items = items_from_edits(load_edits(args.edits, references, normalize, skipped=[]))
+        items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
     if not items:
         raise InputError("no dropped or invented spans on the corpus's clips", args.truth or args.edits)
     options = parse_options(args.option)
