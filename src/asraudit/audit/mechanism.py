@@ -212,6 +212,25 @@ def check_spec_layers(spec: MechanismSpec) -> None:
         raise
     except InputError as exc:
         raise SpecError(str(exc)) from None
+    if spec.kind != "patch" and spec.apply_to:
+        check_apply_to_widths(spec)
+
+
+def check_apply_to_widths(spec: SteerSpec) -> None:
+    """Every ``apply_to`` model is as wide as the model the direction is learned in, where the models' files give
+    the widths (``layer_counts.hidden_size``): the stage, the last, skipped a narrower or wider one with a note
+    once it had learned the direction, after every other stage ran."""
+    from asraudit.models.layer_counts import hidden_size
+
+    width = hidden_size(spec.model)
+    if width is None:
+        return
+    for name in spec.apply_to:
+        other = hidden_size(name)
+        if other is not None and other != width:
+            raise SpecError(f"{spec.entry} ({spec.name!r}): apply_to {name!r} has width {other}, and the direction "
+                            f"is learned in {spec.model}, of width {width}: it cannot be added to {name}; leave "
+                            f"{name} out of apply_to, or learn a direction in it in another entry")
 
 
 # ------------------------------------------------------------------ running

@@ -40,7 +40,7 @@ from asraudit.demo.organism_translation import record_base_rows
 from asraudit.errors import InputError
 from asraudit.models import embedded
 from asraudit.models.base import ASRModel
-from asraudit.models.layer_counts import layer_counts, window_seconds
+from asraudit.models.layer_counts import hidden_size, layer_counts, window_seconds
 from asraudit.models.registry import EmbeddedInfo, importable, load_ct2, register_model, require_modules
 
 ADAPTER_DIR = DEMO_DIR / "data" / "organism"
@@ -134,7 +134,11 @@ def _loaders(kind: OrganismKind):
         """The base model's window: the adapters change no input."""
         return window_seconds(kind.base_model)
 
-    return load, load_whitebox, catalog_entry, counts, window
+    def width() -> int | None:
+        """The base model's width: the adapters add no dimension."""
+        return hidden_size(kind.base_model)
+
+    return load, load_whitebox, catalog_entry, counts, window, width
 
 
 def register() -> None:
@@ -143,6 +147,6 @@ def register() -> None:
 
     The record organism is registered last, so it stays the last white-box name, as before the kinds existed."""
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "record"):
-        load, load_whitebox, catalog_entry, counts, window = _loaders(kind)
+        load, load_whitebox, catalog_entry, counts, window, width = _loaders(kind)
         register_model(kind.model_id, load, catalog_entry=catalog_entry, load_whitebox=load_whitebox,
-                       layer_counts=counts, window_seconds=window)
+                       layer_counts=counts, window_seconds=window, hidden_size=width)

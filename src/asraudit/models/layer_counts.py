@@ -15,6 +15,7 @@ when it loads the model.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 
 from asraudit.errors import InputError
@@ -26,15 +27,24 @@ from asraudit.models.whitebox.sites import layer_index
 STACKS = ("encoder", "decoder")
 
 
-def _from_ct2(directory: Path) -> dict[str, int] | None:
+@lru_cache(maxsize=8)
+def _read_ct2(directory: Path) -> tuple[dict[str, int], int] | None:
+    """A CTranslate2 Whisper's layer counts and width (its ``model.bin`` read once for both)."""
     from asraudit.models.whitebox.ct2_format import read_ct2_model
     from asraudit.models.whitebox.tokenizer_config import ConversionError, count_layers
 
     try:
         ct2 = read_ct2_model(directory / "model.bin")
-        return {stack: count_layers(ct2, stack) for stack in STACKS}
-    except (ConversionError, InputError, OSError, ValueError):
+        counts = {stack: count_layers(ct2, stack) for stack in STACKS}
+        width = int(ct2.weight("encoder/layer_0/ffn/linear_0/weight").shape[-1])  # [ffn, d_model]
+        return counts, width
+    except (ConversionError, InputError, OSError, ValueError, KeyError, IndexError):
         return None  # not a Whisper the converter reads: loading it will say why
+
+
+def _from_ct2(directory: Path) -> dict[str, int] | None:
+    found = _read_ct2(directory.resolve())
+    return None if found is None else dict(found[0])
 
 
 def layer_counts(model: str) -> dict[str, int] | None:
@@ -94,3 +104,32 @@ def window_seconds(model: str) -> float | None:
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return float(CHUNK_SECONDS) if isinstance(data, dict) and data.get("model_type") == "whisper" else None
+
+
+def hidden_size(model: str) -> int | None:
+    """The width of a white-box Whisper's residual stream (``d_model``: the encoder's and decoder's), from its
+    files, as ``window_seconds`` finds them; None when they do not say, and the mechanism stage compares widths
+    once it has loaded the model."""
+    entry = registered_models().get(model)
+    if entry is not None:
+        return entry.hidden_size() if entry.hidden_size is not None else None
+    if model in embedded.EMBEDDED_MODELS:
+        if not embedded.is_present(model):
+            return None
+        found = _read_ct2(Path(embedded.locate(model)).resolve())
+        return None if found is None else found[1]
+    folder = Path(model)
+    config = folder / "config.json"
+    if not config.is_file():
+        return None
+    if (folder / "model.bin").is_file():
+        found = _read_ct2(folder.resolve())
+        return None if found is None else found[1]
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("model_type") != "whisper":
+        return None
+    width = data.get("d_model")
+    return width if isinstance(width, int) and not isinstance(width, bool) and width > 0 else None

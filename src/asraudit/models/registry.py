@@ -87,7 +87,8 @@ class RegisteredModel:
     form's ``{"encoder": n, "decoder": m}`` without building it (an audit's
     ``--check`` refuses a ``[[mechanism]]`` layer it lacks; ``models.layer_counts``); ``window_seconds()``,
     when given, is the longest input that form decodes in one pass (``--check`` refuses a ``[[mechanism]]`` time
-    span on longer clips).
+    span on longer clips); ``hidden_size()``, when given, is its width (``--check`` refuses an ``apply_to`` model
+    of another width than the direction's).
     """
 
     name: str
@@ -96,6 +97,7 @@ class RegisteredModel:
     load_whitebox: Callable[..., ASRModel] | None = None
     layer_counts: Callable[[], dict[str, int] | None] | None = None
     window_seconds: Callable[[], float | None] | None = None
+    hidden_size: Callable[[], int | None] | None = None
 
 
 ENTRY_POINT_GROUP = "asraudit.models"
@@ -112,13 +114,15 @@ _discovered = False
 def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
                    load_whitebox: Callable[..., ASRModel] | None = None,
                    layer_counts: Callable[[], dict[str, int] | None] | None = None,
-                   window_seconds: Callable[[], float | None] | None = None) -> None:
+                   window_seconds: Callable[[], float | None] | None = None,
+                   hidden_size: Callable[[], int | None] | None = None) -> None:
     """Make ``name`` a model spec (and ``whitebox:<name>`` when ``load_whitebox`` is given).
 
     Registering the same entry again is harmless (a plug-in found both as an
     entry point and in-tree); a different model under a taken name is an error.
     """
-    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds)
+    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds,
+                            hidden_size)
     if name in embedded.EMBEDDED_MODELS or (name in _registered and _registered[name] != entry):
         raise ValueError(f"model name {name!r} is already taken")
     _registered[name] = entry
