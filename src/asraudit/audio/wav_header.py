@@ -15,7 +15,12 @@ The other containers a folder corpus reads that declare their length are
 read the same way (libsndfile read each of them cut at half as the half it
 holds, without a word): AIFF (``SSND``), Sun/NeXT AU (its header's data
 size), Sony Wave64 (its ``data`` chunk), RF64 (its ``ds64`` chunk) and NIST
-SPHERE (``sample_count`` times the sample and channel sizes).
+SPHERE (``sample_count`` times the sample and channel sizes), and those a
+manifest can name: Amiga IFF 8SVX/16SV (``BODY``), Creative VOC (its first
+sound block's length) and Psion WVE (its sample count).  Not checked: IRCAM
+and Ensoniq PAF (their headers hold no length: the samples run to the file's
+end), MATLAB 5 (libsndfile's own files declare 8 bytes more than they hold)
+and Akai MPC2K.
 """
 
 from __future__ import annotations
@@ -176,3 +181,59 @@ def sphere_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     if declared <= 0 or declared <= present:
         return None
     return declared, max(present, 0)
+
+
+def svx_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of an Amiga IFF 8SVX or 16SV file's ``BODY`` chunk cut short (IFF chunks,
+    as AIFF's)."""
+    handle.seek(0)
+    head = handle.read(12)
+    if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in (b"8SVX", b"16SV"):
+        return None
+    found = _chunk(handle, 12, ">", b"BODY")
+    if found is None:
+        return None
+    offset, length = found
+    present = size - offset - 8
+    if length in _STREAMED or length <= present:
+        return None
+    return length, max(present, 0)
+
+
+_VOC_MAGIC = b"Creative Voice File\x1a"
+_VOC_SOUND = {1: 2, 9: 12}  # block type -> bytes of its own header before the samples (8-bit, new format)
+
+
+def voc_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a Creative VOC file whose first sound block is cut short: the
+    file header gives the first block's offset, and each block a type byte and a 24-bit length."""
+    handle.seek(0)
+    head = handle.read(26)
+    if len(head) < 26 or not head.startswith(_VOC_MAGIC):
+        return None
+    offset = struct.unpack("<H", head[20:22])[0]
+    handle.seek(offset)
+    block = handle.read(4)
+    if len(block) < 4 or block[0] not in _VOC_SOUND:
+        return None
+    length = int.from_bytes(block[1:4], "little")
+    own = _VOC_SOUND[block[0]]
+    present = size - offset - 4
+    if length <= own or length <= present:
+        return None
+    return length - own, max(present - own, 0)
+
+
+def wve_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a Psion WVE file (8-kHz A-law, one byte a sample) cut short:
+    its 32-byte header gives the sample count."""
+    handle.seek(0)
+    head = handle.read(32)
+    if len(head) < 32 or not head.startswith(b"ALawSoundFile**\x00"):
+        return None
+    declared = struct.unpack(">I", head[18:22])[0]
+    present = size - 32
+    if declared in _STREAMED or declared <= present:
+        return None
+    return declared, max(present, 0)
+
