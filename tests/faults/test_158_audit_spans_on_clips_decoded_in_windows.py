@@ -1,8 +1,9 @@
 """Case 158: an audit's ``[[mechanism]]`` time span on clips longer than the model's window. A span is seconds of
 each input the model decodes, and Whisper decodes a longer clip in windows of at most 30 s, so the span acted once
 in each window (case 121 refused it for ``steer`` and ``patch``, not for the audit): a steer entry's ``frames =
-"1-2"`` on the clips it ablates or induces on (in ``model`` and its ``apply_to`` models), a patch entry's
-attention mask over each clip's disputed span. Now ``check_mechanism`` (``audit --check``, and the audit before
+"1-2"`` on the clips it ablates or induces on (in ``model`` and its ``apply_to`` models); a patch entry's
+attention mask over each clip's disputed span stopped the stage with ``KeyError: 'no source for this input'``
+(its source is looked up by the audio of each window, which is no clip's). Now ``check_mechanism`` (``audit --check``, and the audit before
 its first stage) refuses it from the clips' headers and the models' files; a model whose files do not give its
 window is checked by the mechanism stage when it loads it, before any variant runs."""
 
