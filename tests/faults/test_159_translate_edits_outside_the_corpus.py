@@ -53,3 +53,17 @@ def test_edits_all_on_the_corpus_give_no_warning(tmp_path, cli):
     manifest, edits = _inputs(tmp_path, ["a.wav"])
     ran = _translate(cli, tmp_path, manifest, edits)
     assert "warning" not in ran.err and ran.code == 2  # the missing model, and nothing else
+
+
+def test_a_truth_file_with_clips_outside_the_corpus_says_how_many_are_left_out(tmp_path, cli):
+    manifest, _ = _inputs(tmp_path, [])
+    truth = tmp_path / "truth.json"
+    span = {"kind": "delete", "r": "we", "a": "", "ref_start": 0, "ref_end": 1}
+    truth.write_text(json.dumps({"a.wav": {"edits": [span]}, "b.wav": {"edits": [span]}, "c.wav": {"edits": []}}),
+                     encoding="utf-8")
+    ran = cli("translate", "--model", tmp_path / "no-such-model", "--corpus", manifest, "--truth", truth,
+              "--target", "es", "--out", tmp_path / "t.jsonl", "--no-progress")
+    lines = ran.err.splitlines()
+    warning = "asraudit: warning: the spans of 1 clip(s) outside the corpus left out, e.g. b.wav"  # c.wav has none
+    assert warning in lines
+    assert ran.code == 2 and lines.index(warning) < lines.index(ran.error_lines[0])  # before the model loads

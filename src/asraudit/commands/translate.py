@@ -84,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
     normalize = get_normalizer(args.normalizer)
     references = {c.id: c.reference for c in corpus if c.reference is not None}
     if args.truth:
-        items = items_from_truth(read_truth(args.truth), references, normalize, str(args.truth))
+        truth = read_truth(args.truth)
+        ids = {c.id for c in corpus}
+        outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
+        if outside:  # as --edits on such clips are (load_corpus_edits)
+            print(f"asraudit: warning: the spans of {len(outside)} clip(s) outside the corpus left out, "
+                  f"e.g. {outside[0]}", file=sys.stderr)
+        items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
         items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
     if not items:
