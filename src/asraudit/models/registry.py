@@ -104,6 +104,15 @@ IN_TREE_PLUGINS = ("asraudit.demo.organism_kinds",)
 
 _registered: dict[str, RegisteredModel] = {}
 _discovered = False
+# Plug-ins that could not register (an import error, a register function that raised, a name refused):
+# one line each, naming the plug-in.  Every other model keeps working; `asraudit models` warns of them, and a
+# spec no model answers names them (it may be the one a broken plug-in would have given).
+_broken: list[str] = []
+_owners: dict[str, str] = {}  # registered name -> the plug-in that registered it
+_loading: str | None = None  # the plug-in whose register function runs now (named when its name is refused)
+# A registered name is looked up before the spec forms below it, so it may not look like one of them.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+_RESERVED = ("pocketsphinx",)
 
 
 def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
@@ -112,27 +121,73 @@ def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: C
     """Make ``name`` a model spec (and ``whitebox:<name>`` when ``load_whitebox`` is given).
 
     Registering the same entry again is harmless (a plug-in found both as an
-    entry point and in-tree); a different model under a taken name is an error.
+    entry point and in-tree); a different model under a taken name is an error,
+    and so is a name that is not a plain label (letters, digits, ``. _ + -``:
+    ``hf:x`` or ``org/name`` would shadow those spec forms).
     """
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
+        raise ValueError(f"model name {name!r} is not a plain label (letters, digits, '.', '_', '+', '-', "
+                         "starting with a letter or digit) or is a built-in spec")
     entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts)
-    if name in embedded.EMBEDDED_MODELS or (name in _registered and _registered[name] != entry):
-        raise ValueError(f"model name {name!r} is already taken")
+    if name in embedded.EMBEDDED_MODELS:
+        raise ValueError(f"model name {name!r} is already taken by an embedded model")
+    if name in _registered and _registered[name] != entry:
+        taker = _owners.get(name)
+        raise ValueError(f"model name {name!r} is already taken" + (f" by plug-in {taker}" if taker else ""))
     _registered[name] = entry
+    if _loading is not None:
+        _owners.setdefault(name, _loading)
+
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _load_plugin(label: str, register: Callable[[], Callable[[], None]]) -> None:
+    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised."""
+    global _loading
+    _loading = label
+    try:
+        register()()
+    except Exception as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
+        _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
+    finally:
+        _loading = None
 
 
 def registered_models() -> dict[str, RegisteredModel]:
     """The plug-ins' named models; the plug-ins are loaded on the first call."""
     global _discovered
     if not _discovered:
+        _discovered = True
         loaded = set()
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            entry_point.load()()
+            dist = getattr(entry_point, "dist", None)
+            package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load)
             loaded.add(entry_point.module)
         for module in IN_TREE_PLUGINS:
             if module not in loaded:
-                importlib.import_module(module).register()
-        _discovered = True
+                _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register)
     return dict(_registered)
+
+
+def broken_plugins() -> tuple[str, ...]:
+    """One line per plug-in that could not register its models (empty when every plug-in loaded)."""
+    registered_models()
+    return tuple(_broken)
+
+
+def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
+    """A registered model's line in ``asraudit models``; a ``catalog_entry`` that raises is listed as such."""
+    try:
+        return entry.catalog_entry()
+    except Exception as exc:
+        owner = _owners.get(entry.name)
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in "
+                            f"{owner or repr(entry.name)} raised {_one_line(exc)}", "-")
 
 
 def whitebox_model_names() -> tuple[str, ...]:
@@ -168,7 +223,7 @@ def available_models() -> ModelCatalog:
         EmbeddedInfo(name, embedded.is_present(name), model.description, embedded.version_of(name))
         for name, model in embedded.EMBEDDED_MODELS.items()
     )
-    plugins = tuple(entry.catalog_entry() for entry in registered_models().values())
+    plugins = tuple(_catalog_line(entry) for entry in registered_models().values())
     return ModelCatalog(backends, models + plugins)
 
 
@@ -369,6 +424,9 @@ def _load_model(spec: str, device: str, compute_type: str | None, options: dict)
         directory = _hub_snapshot(spec, options.pop("revision", None))
         return _load_directory(directory, spec, device, compute_type, options)
     known = ", ".join(embedded.EMBEDDED_MODELS)
+    broken = broken_plugins()
+    if broken:  # the name may be the one a broken plug-in would have registered
+        raise InputError(f"unknown model {spec!r}, and {'; '.join(broken)}: fix or uninstall the plug-in")
     raise InputError(
         f"unknown model {spec!r}: use an embedded model ({known}), pocketsphinx, replay:<file>, "
         "http://host:port, ct2:<dir>, hf:<dir or hub id>, or a local model directory"

@@ -1,0 +1,94 @@
+"""Case 162: an installed third-party model plug-in (the ``asraudit.models`` entry-point group) that is broken.
+
+Its module fails to import (an ImportError, a SyntaxError, an exception at import), its register function raises,
+it registers a name an embedded model or another plug-in holds, a name that is not a plain label, or its
+``catalog_entry()`` raises.  Before, the first lookup of any name loaded the plug-ins without a guard: every
+command that looks up a model (``asraudit models``, ``transcribe --model whisper-tiny.en``, ``audit --check``)
+stopped with the plug-in's traceback.  Now the broken plug-in is one warning in ``asraudit models``, every other
+model works, and a spec no model answers names it in its one error line.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from asraudit.models import registry
+
+from conftest import one_clip_manifest
+
+PLUGINS = {
+    "importerror": "import nonexistent_module_of_a_plugin\n",
+    "syntaxerror": "def register(:\n",
+    "raiseatimport": "raise RuntimeError('plug-in needs a licence key')\n",
+    "registerraises": "def register():\n    raise KeyError('config missing')\n",
+    "embeddedname": (
+        "from asraudit.models.registry import register_model\n"
+        "def register():\n    register_model('whisper-tiny.en', lambda **kw: None, catalog_entry=lambda: None)\n"),
+    "badlabel": (
+        "from asraudit.models.registry import register_model\n"
+        "def register():\n    register_model('hf:my-model', lambda **kw: None, catalog_entry=lambda: None)\n"),
+}
+
+
+def _install(site, name: str, module_text: str) -> None:
+    """A distribution ``name`` whose entry point in asraudit.models is ``plug_NAME:register``."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[asraudit.models]\n{name} = plug_{name}:register\n", encoding="utf-8")
+    (site / f"plug_{name}.py").write_text(module_text, encoding="utf-8")
+
+
+@pytest.fixture()
+def fresh_registry(monkeypatch, tmp_path):
+    """The registry as in a new process, with a site folder for plug-ins on sys.path."""
+    monkeypatch.setattr(registry, "_registered", {})
+    monkeypatch.setattr(registry, "_discovered", False)
+    for name, value in (("_broken", []), ("_owners", {})):
+        if hasattr(registry, name):
+            monkeypatch.setattr(registry, name, value)
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
+@pytest.mark.parametrize("kind", sorted(PLUGINS))
+def test_a_broken_plugin_is_one_warning_and_other_models_work(kind, fresh_registry, tmp_path, cli):
+    _install(fresh_registry, kind, PLUGINS[kind])
+    listed = cli("models")
+    assert listed.code == 0, listed.err
+    assert "whisper-tiny.en" in listed.out
+    warnings = [line for line in listed.err.splitlines() if line.startswith("asraudit: warning:")]
+    assert len(warnings) == 1 and f"plug-in '{kind}' (plug_{kind}:register, package {kind})" in warnings[0]
+    assert "Traceback" not in listed.err
+    # A spec no model answers names the broken plug-in (it may be the one that would have answered it).
+    missing = cli("transcribe", "--model", "my-model", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
+    assert missing.code == 2 and len(missing.error_lines) == 1, missing.err
+    assert f"unknown model 'my-model', and plug-in '{kind}'" in missing.error_lines[0]
+
+
+def test_a_healthy_model_transcribes_beside_a_broken_plugin(fresh_registry, tmp_path, cli):
+    _install(fresh_registry, "importerror", PLUGINS["importerror"])
+    ran = cli("transcribe", "--model", "whisper-tiny.en", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
+    assert ran.code == 0, ran.err
+    assert (tmp_path / "o" / "whisper-tiny.en.jsonl").is_file()
+
+
+def test_two_plugins_under_one_name_and_a_catalog_entry_that_raises(fresh_registry, cli):
+    first = ("from asraudit.models.registry import register_model, EmbeddedInfo\n"
+             "def register():\n    register_model('shared-name', lambda **kw: None,"
+             " catalog_entry=lambda: EmbeddedInfo('shared-name', True, 'first', '-'))\n"
+             "    register_model('unlistable', lambda **kw: None, catalog_entry=lambda: 1 / 0)\n")
+    second = ("from asraudit.models.registry import register_model\n"
+              "def register():\n    register_model('shared-name', lambda **kw: 1, catalog_entry=lambda: None)\n")
+    _install(fresh_registry, "aaafirst", first)
+    _install(fresh_registry, "zzzsecond", second)
+    listed = cli("models")
+    assert listed.code == 0, listed.err
+    assert "shared-name" in listed.out and "unlistable" in listed.out
+    assert "catalog_entry() of plug-in 'aaafirst'" in listed.out and "ZeroDivisionError" in listed.out
+    warnings = [line for line in listed.err.splitlines() if line.startswith("asraudit: warning:")]
+    assert len(warnings) == 1, listed.err
+    # whichever loaded second is the broken one, and the line names the plug-in holding the name
+    assert "model name 'shared-name' is already taken by plug-in" in warnings[0]
