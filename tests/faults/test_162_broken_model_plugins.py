@@ -73,6 +73,9 @@ def test_a_healthy_model_transcribes_beside_a_broken_plugin(fresh_registry, tmp_
     ran = cli("transcribe", "--model", "whisper-tiny.en", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
     assert ran.code == 0, ran.err
     assert (tmp_path / "o" / "whisper-tiny.en.jsonl").is_file()
+    whitebox = cli("transcribe", "--model", "whitebox:my-model", "--corpus", tmp_path / "m.jsonl", "--out", tmp_path / "o")
+    assert whitebox.code == 2 and len(whitebox.error_lines) == 1, whitebox.err
+    assert "unknown white-box model 'my-model', and plug-in 'importerror' (plug_importerror:register" in whitebox.err
 
 
 def test_two_plugins_under_one_name_and_a_catalog_entry_that_raises(fresh_registry, cli):

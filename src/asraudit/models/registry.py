@@ -335,6 +335,10 @@ def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
     registered = registered_models().get(name)
     if registered is not None and registered.load_whitebox is not None:
         return registered.load_whitebox(device=device, **options)
+    if (not name.startswith("hf:") and name not in embedded.EMBEDDED_MODELS and not Path(name).expanduser().exists()
+            and broken_plugins()):  # the name may be the one a broken plug-in would have registered
+        raise InputError(f"unknown white-box model {name!r}, and {'; '.join(broken_plugins())}: fix or uninstall "
+                         "the plug-in")
     target = name[3:] if name.startswith("hf:") else name
     path = Path(target).expanduser()
     if name.startswith("hf:") and not path.is_dir():
