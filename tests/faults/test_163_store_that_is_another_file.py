@@ -78,3 +78,17 @@ def test_an_empty_file_still_becomes_a_store(tmp_path):
     (tmp_path / "s.sqlite").write_bytes(b"")
     with ResultStore(tmp_path / "s.sqlite") as store:
         assert store.count() == 0
+
+
+def test_from_python_a_folder_or_a_file_in_the_path_is_one_line(tmp_path):
+    """``--store`` checked these already; ``ResultStore(path)`` said `unable to open database file` of a folder and
+    raised `FileExistsError` (a traceback) where a file stood in the path."""
+    with pytest.raises(InputError) as err:
+        ResultStore(tmp_path)
+    assert str(err.value) == f"{tmp_path}: the result store is a folder; give a file name"
+    (tmp_path / "m.jsonl").write_text("{}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        ResultStore(tmp_path / "m.jsonl" / "deeper" / "s.sqlite")
+    assert str(err.value) == (f"{tmp_path / 'm.jsonl' / 'deeper' / 's.sqlite'}: cannot write the result store: "
+                              f"{tmp_path / 'm.jsonl'} is a file, not a folder")
+    assert (tmp_path / "m.jsonl").read_text(encoding="utf-8") == "{}\n"

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from asraudit.arguments import path as path_argument
+from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
@@ -240,6 +241,8 @@ class ResultStore:
     def __init__(self, path: str | Path):
         self.path = path_argument(path, "path")
         self._claims: Claimant | None = None
+        # A folder, or a file where a folder of the path should be, in one line (from Python too, not only --store).
+        ensure_writable_file(self.path, "the result store")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + OPEN_TIMEOUT_S
         while True:
