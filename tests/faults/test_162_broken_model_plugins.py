@@ -44,7 +44,7 @@ def fresh_registry(monkeypatch, tmp_path):
     """The registry as in a new process, with a site folder for plug-ins on sys.path."""
     monkeypatch.setattr(registry, "_registered", {})
     monkeypatch.setattr(registry, "_discovered", False)
-    for name, value in (("_broken", []), ("_owners", {})):
+    for name, value in (("_broken", []), ("_owners", {}), ("_third_party", set())):
         if hasattr(registry, name):
             monkeypatch.setattr(registry, name, value)
     site = tmp_path / "site"
@@ -95,3 +95,32 @@ def test_two_plugins_under_one_name_and_a_catalog_entry_that_raises(fresh_regist
     assert len(warnings) == 1, listed.err
     # whichever loaded second is the broken one, and the line names the plug-in holding the name
     assert "model name 'shared-name' is already taken by plug-in" in warnings[0]
+
+
+FAULTY = ("from asraudit.models.registry import register_model\n"
+          "def _load(**kw):\n    raise RuntimeError('weights not downloaded')\n"
+          "def _layers():\n    raise OSError('cannot read config')\n"
+          "def register():\n    register_model('faulty-model', _load, catalog_entry=lambda: None, load_whitebox=_load,"
+          " layer_counts=_layers)\n")
+
+
+def test_a_registered_model_whose_functions_fail_is_one_line_naming_the_plugin(fresh_registry, tmp_path, cli):
+    """It registered, but ``catalog_entry()`` returns None (``asraudit models`` stopped with AttributeError) and
+    ``load``, ``load_whitebox`` and ``layer_counts`` raise (their tracebacks)."""
+    _install(fresh_registry, "faulty", FAULTY)
+    listed = cli("models")
+    assert listed.code == 0, listed.err
+    assert ("cannot list it: catalog_entry() of plug-in 'faulty' (plug_faulty:register, package faulty) returned "
+            "NoneType, not an EmbeddedInfo") in listed.out
+    manifest = one_clip_manifest(tmp_path)
+    for spec, what in (("faulty-model", "load"), ("whitebox:faulty-model", "load_whitebox")):
+        ran = cli("transcribe", "--model", spec, "--corpus", manifest, "--out", tmp_path / "o")
+        assert ran.code == 2 and len(ran.error_lines) == 1, ran.err
+        assert (f"model 'faulty-model' of plug-in 'faulty' (plug_faulty:register, package faulty): its {what}() "
+                "raised RuntimeError: weights not downloaded: a fault of the plug-in: fix or uninstall it"
+                ) in ran.error_lines[0]
+    from asraudit.errors import InputError
+    from asraudit.models.layer_counts import layer_counts
+
+    with pytest.raises(InputError, match=r"its layer_counts\(\) raised OSError: cannot read config"):
+        layer_counts("faulty-model")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from asraudit.errors import InputError
 from asraudit.models import embedded
-from asraudit.models.registry import registered_models
+from asraudit.models.registry import plugin_call, registered_models
 from asraudit.models.whitebox.sites import layer_index
 
 STACKS = ("encoder", "decoder")
@@ -40,7 +40,7 @@ def layer_counts(model: str) -> dict[str, int] | None:
     """``{"encoder": n, "decoder": m}`` for a white-box model name or folder, or None when its files do not say."""
     entry = registered_models().get(model)
     if entry is not None:
-        return entry.layer_counts() if entry.layer_counts is not None else None
+        return plugin_call(model, "layer_counts", entry.layer_counts) if entry.layer_counts is not None else None
     if model in embedded.EMBEDDED_MODELS:
         if not embedded.is_present(model):
             return None  # the stage's load names the missing wheel

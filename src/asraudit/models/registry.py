@@ -145,9 +145,29 @@ def _one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _load_plugin(label: str, register: Callable[[], Callable[[], None]]) -> None:
+_third_party: set[str] = set()  # registered names whose plug-in is not part of asraudit
+
+
+def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
+    """Call a function a plug-in gave for its model ``name`` (``load``, ``load_whitebox``, ``layer_counts``).
+
+    A third-party plug-in's own fault (any exception but an ``InputError``, or a ``TypeError`` for an option the
+    model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
+    try:
+        return call(*args, **kwargs)
+    except InputError:
+        raise
+    except Exception as exc:
+        if name not in _third_party or isinstance(exc, TypeError) and "unexpected keyword argument" in str(exc):
+            raise
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() raised "
+                         f"{_one_line(exc)}: a fault of the plug-in: fix or uninstall it") from None
+
+
+def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
     """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised."""
     global _loading
+    before = set(_registered)
     _loading = label
     try:
         register()()
@@ -155,6 +175,8 @@ def _load_plugin(label: str, register: Callable[[], Callable[[], None]]) -> None
         _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
     finally:
         _loading = None
+        if not in_tree:
+            _third_party.update(set(_registered) - before)
 
 
 def registered_models() -> dict[str, RegisteredModel]:
@@ -166,11 +188,13 @@ def registered_models() -> dict[str, RegisteredModel]:
         for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
             dist = getattr(entry_point, "dist", None)
             package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
-            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load)
+            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load,
+                         in_tree=entry_point.module in IN_TREE_PLUGINS)
             loaded.add(entry_point.module)
         for module in IN_TREE_PLUGINS:
             if module not in loaded:
-                _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register)
+                _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register,
+                             in_tree=True)
     return dict(_registered)
 
 
@@ -182,12 +206,16 @@ def broken_plugins() -> tuple[str, ...]:
 
 def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
     """A registered model's line in ``asraudit models``; a ``catalog_entry`` that raises is listed as such."""
+    owner = _owners.get(entry.name) or repr(entry.name)
     try:
-        return entry.catalog_entry()
+        line = entry.catalog_entry()
     except Exception as exc:
-        owner = _owners.get(entry.name)
-        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in "
-                            f"{owner or repr(entry.name)} raised {_one_line(exc)}", "-")
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} raised "
+                            f"{_one_line(exc)}", "-")
+    if not isinstance(line, EmbeddedInfo):
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} returned "
+                            f"{type(line).__name__}, not an EmbeddedInfo", "-")
+    return line
 
 
 def whitebox_model_names() -> tuple[str, ...]:
@@ -334,7 +362,7 @@ def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
     require_modules(("torch", "transformers"), "hf", f"white-box model {name!r}")
     registered = registered_models().get(name)
     if registered is not None and registered.load_whitebox is not None:
-        return registered.load_whitebox(device=device, **options)
+        return plugin_call(name, "load_whitebox", registered.load_whitebox, device=device, **options)
     if (not name.startswith("hf:") and name not in embedded.EMBEDDED_MODELS and not Path(name).expanduser().exists()
             and broken_plugins()):  # the name may be the one a broken plug-in would have registered
         raise InputError(f"unknown white-box model {name!r}, and {'; '.join(broken_plugins())}: fix or uninstall "
@@ -399,7 +427,7 @@ def _load_model(spec: str, device: str, compute_type: str | None, options: dict)
         return PocketSphinx(**options)
     registered = registered_models().get(spec)
     if registered is not None:
-        return registered.load(device=device, compute_type=compute_type, **options)
+        return plugin_call(spec, "load", registered.load, device=device, compute_type=compute_type, **options)
     if spec.startswith("whitebox:"):
         return _load_whitebox(spec[len("whitebox:"):], device, options)
     if spec in embedded.EMBEDDED_MODELS:
