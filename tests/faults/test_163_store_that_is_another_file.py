@@ -55,6 +55,9 @@ def test_a_json_or_text_file_is_named_for_what_it_is(tmp_path):
     (tmp_path / "notes.txt").write_text("résumé of the run\n", encoding="utf-8")
     with pytest.raises(InputError, match="not a result store: a text file, not an SQLite database"):
         ResultStore(tmp_path / "notes.txt")
+    one_clip_manifest(tmp_path)  # a.wav: the audio given as the store was called damaged ("move it aside")
+    with pytest.raises(InputError, match="not a result store: a WAV \\(RIFF\\) file, not an SQLite database"):
+        ResultStore(tmp_path / "a.wav")
 
 
 @pytest.mark.parametrize("version, said", [

@@ -203,6 +203,10 @@ def _other_kind_of_file(path: Path) -> str:
         return ""
     if not head or head.startswith(b"SQLite format 3\x00"):
         return ""
+    for magic, kind in ((b"RIFF", "a WAV (RIFF) file"), (b"fLaC", "a FLAC file"), (b"OggS", "an Ogg file"),
+                        (b"ID3", "an MP3 file"), (b"PAR1", "a Parquet file"), (b"PK\x03\x04", "a zip archive")):
+        if head.startswith(magic):
+            return kind
     if head.lstrip().startswith((b"{", b"[")):
         return "a JSON file"
     try:
