@@ -72,9 +72,11 @@ def test_a_store_of_another_schema_version(tmp_path, version, said):
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
     db.commit()
     db.close()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
     with pytest.raises(InputError) as err:
         ResultStore(path)
     assert str(err.value) == f"{path}: {said}"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest  # a later asraudit's store is left as it was
 
 
 def test_an_empty_file_still_becomes_a_store(tmp_path):
