@@ -124,3 +124,15 @@ def test_a_registered_model_whose_functions_fail_is_one_line_naming_the_plugin(f
 
     with pytest.raises(InputError, match=r"its layer_counts\(\) raised OSError: cannot read config"):
         layer_counts("faulty-model")
+
+
+def test_a_plugin_load_that_returns_no_model(fresh_registry, tmp_path, cli):
+    """``load`` returned None: the run stopped with `AttributeError: 'NoneType' object has no attribute 'model_id'`."""
+    _install(fresh_registry, "nomodel", "from asraudit.models.registry import register_model, EmbeddedInfo\n"
+             "def register():\n    register_model('no-model', lambda **kw: None,"
+             " catalog_entry=lambda: EmbeddedInfo('no-model', True, 'x', '-'))\n")
+    ran = cli("transcribe", "--model", "no-model", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
+    assert ran.code == 2 and ran.error_lines == [
+        "asraudit: error: model 'no-model' of plug-in 'nomodel' (plug_nomodel:register, package "
+        "nomodel): its load() returned NoneType, not a model (it has no model_id and config_hash): a fault of the "
+        "plug-in: fix or uninstall it"], ran.err

@@ -154,7 +154,7 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
     A third-party plug-in's own fault (any exception but an ``InputError``, or a ``TypeError`` for an option the
     model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
     try:
-        return call(*args, **kwargs)
+        made = call(*args, **kwargs)
     except InputError:
         raise
     except Exception as exc:
@@ -162,6 +162,12 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
             raise
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() raised "
                          f"{_one_line(exc)}: a fault of the plug-in: fix or uninstall it") from None
+    if what.startswith("load") and name in _third_party and not (hasattr(made, "model_id")
+                                                                 and hasattr(made, "config_hash")):
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned "
+                         f"{type(made).__name__}, not a model (it has no model_id and config_hash): a fault of the "
+                         "plug-in: fix or uninstall it")
+    return made
 
 
 def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
