@@ -136,3 +136,17 @@ def test_a_plugin_load_that_returns_no_model(fresh_registry, tmp_path, cli):
         "asraudit: error: model 'no-model' of plug-in 'nomodel' (plug_nomodel:register, package "
         "nomodel): its load() returned NoneType, not a model (it has no model_id and config_hash): a fault of the "
         "plug-in: fix or uninstall it"], ran.err
+
+
+def test_an_unreadable_entry_points_file_stops_nothing(fresh_registry, cli):
+    """A package's entry_points.txt with a line importlib.metadata cannot parse: every command that looked up a model
+    stopped with `TypeError: Pair.__new__() missing 1 required positional argument: 'value'`."""
+    info = fresh_registry / "brokenmeta-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenmeta\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[asraudit.models]\nthis line has no equals sign\n", encoding="utf-8")
+    listed = cli("models")
+    assert listed.code == 0, listed.err
+    assert "whisper-tiny.en" in listed.out and "whisper-tiny.en-organism" in listed.out  # the in-tree plug-in still
+    warnings = [line for line in listed.err.splitlines() if line.startswith("asraudit: warning:")]
+    assert len(warnings) == 1 and "entry_points.txt is malformed" in warnings[0], listed.err

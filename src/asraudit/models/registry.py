@@ -191,7 +191,13 @@ def registered_models() -> dict[str, RegisteredModel]:
     if not _discovered:
         _discovered = True
         loaded = set()
-        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry_points = tuple(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+        except Exception as exc:  # an installed package's entry_points.txt that importlib.metadata cannot parse
+            entry_points = ()
+            _broken.append(f"the plug-ins of the {ENTRY_POINT_GROUP!r} entry-point group could not be listed: an "
+                           f"installed package's entry_points.txt is malformed ({_one_line(exc)})")
+        for entry_point in entry_points:
             dist = getattr(entry_point, "dist", None)
             package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
             _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load,
