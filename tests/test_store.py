@@ -147,5 +147,5 @@ def test_concurrent_reader_only_ever_sees_whole_batches(tmp_path):
 
 def test_a_file_that_is_not_a_store_is_an_input_error(tmp_path):
     (tmp_path / "junk.sqlite").write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(InputError, match="not a usable asraudit store"):
+    with pytest.raises(InputError, match="not a result store: a text file, not an SQLite database"):
         ResultStore(tmp_path / "junk.sqlite")

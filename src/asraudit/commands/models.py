@@ -15,7 +15,7 @@ import sys
 from dataclasses import asdict
 
 from asraudit.models.families import families
-from asraudit.models.registry import available_models
+from asraudit.models.registry import available_models, broken_plugins
 from asraudit.report.tables import render_table
 
 
@@ -42,6 +42,8 @@ def family_rows() -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     catalog = available_models()
     rows = family_rows()
+    for line in broken_plugins():
+        print(f"asraudit: warning: {line}: its models are not listed; every other model works", file=sys.stderr)
     if args.json:
         print(json.dumps({"families": rows, **asdict(catalog)}, indent=2))
         return 0

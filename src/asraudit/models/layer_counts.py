@@ -20,7 +20,7 @@ from pathlib import Path
 
 from asraudit.errors import InputError
 from asraudit.models import embedded
-from asraudit.models.registry import registered_models
+from asraudit.models.registry import plugin_call, registered_models
 from asraudit.models.whisper_frontend import CHUNK_SECONDS
 from asraudit.models.whitebox.sites import layer_index
 
@@ -51,7 +51,7 @@ def layer_counts(model: str) -> dict[str, int] | None:
     """``{"encoder": n, "decoder": m}`` for a white-box model name or folder, or None when its files do not say."""
     entry = registered_models().get(model)
     if entry is not None:
-        return entry.layer_counts() if entry.layer_counts is not None else None
+        return plugin_call(model, "layer_counts", entry.layer_counts) if entry.layer_counts is not None else None
     if model in embedded.EMBEDDED_MODELS:
         if not embedded.is_present(model):
             return None  # the stage's load names the missing wheel
@@ -90,7 +90,7 @@ def window_seconds(model: str) -> float | None:
     say (other families), and the mechanism stage checks once it has loaded the model."""
     entry = registered_models().get(model)
     if entry is not None:
-        return entry.window_seconds() if entry.window_seconds is not None else None
+        return plugin_call(model, "window_seconds", entry.window_seconds) if entry.window_seconds is not None else None
     if model in embedded.EMBEDDED_MODELS:
         return float(CHUNK_SECONDS)
     folder = Path(model)
@@ -112,7 +112,7 @@ def hidden_size(model: str) -> int | None:
     once it has loaded the model."""
     entry = registered_models().get(model)
     if entry is not None:
-        return entry.hidden_size() if entry.hidden_size is not None else None
+        return plugin_call(model, "hidden_size", entry.hidden_size) if entry.hidden_size is not None else None
     if model in embedded.EMBEDDED_MODELS:
         if not embedded.is_present(model):
             return None

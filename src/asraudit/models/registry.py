@@ -109,6 +109,15 @@ IN_TREE_PLUGINS = ("asraudit.demo.organism_kinds",)
 
 _registered: dict[str, RegisteredModel] = {}
 _discovered = False
+# Plug-ins that could not register (an import error, a register function that raised, a name refused):
+# one line each, naming the plug-in.  Every other model keeps working; `asraudit models` warns of them, and a
+# spec no model answers names them (it may be the one a broken plug-in would have given).
+_broken: list[str] = []
+_owners: dict[str, str] = {}  # registered name -> the plug-in that registered it
+_loading: str | None = None  # the plug-in whose register function runs now (named when its name is refused)
+# A registered name is looked up before the spec forms below it, so it may not look like one of them.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+_RESERVED = ("pocketsphinx",)
 
 
 def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
@@ -119,28 +128,113 @@ def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: C
     """Make ``name`` a model spec (and ``whitebox:<name>`` when ``load_whitebox`` is given).
 
     Registering the same entry again is harmless (a plug-in found both as an
-    entry point and in-tree); a different model under a taken name is an error.
+    entry point and in-tree); a different model under a taken name is an error,
+    and so is a name that is not a plain label (letters, digits, ``. _ + -``:
+    ``hf:x`` or ``org/name`` would shadow those spec forms).
     """
-    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds,
-                            hidden_size)
-    if name in embedded.EMBEDDED_MODELS or (name in _registered and _registered[name] != entry):
-        raise ValueError(f"model name {name!r} is already taken")
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name in _RESERVED:
+        raise ValueError(f"model name {name!r} is not a plain label (letters, digits, '.', '_', '+', '-', "
+                         "starting with a letter or digit) or is a built-in spec")
+    entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds, hidden_size)
+    if name in embedded.EMBEDDED_MODELS:
+        raise ValueError(f"model name {name!r} is already taken by an embedded model")
+    if name in _registered and _registered[name] != entry:
+        taker = _owners.get(name)
+        raise ValueError(f"model name {name!r} is already taken" + (f" by plug-in {taker}" if taker else ""))
     _registered[name] = entry
+    if _loading is not None:
+        _owners.setdefault(name, _loading)
+
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+_third_party: set[str] = set()  # registered names whose plug-in is not part of asraudit
+
+
+def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
+    """Call a function a plug-in gave for its model ``name`` (``load``, ``load_whitebox``, ``layer_counts``, ``window_seconds``, ``hidden_size``).
+
+    A third-party plug-in's own fault (any exception but an ``InputError``, or a ``TypeError`` for an option the
+    model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
+    try:
+        made = call(*args, **kwargs)
+    except InputError:
+        raise
+    except Exception as exc:
+        if name not in _third_party or isinstance(exc, TypeError) and "unexpected keyword argument" in str(exc):
+            raise
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() raised "
+                         f"{_one_line(exc)}: a fault of the plug-in: fix or uninstall it") from None
+    if what.startswith("load") and name in _third_party and not (hasattr(made, "model_id")
+                                                                 and hasattr(made, "config_hash")):
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned "
+                         f"{type(made).__name__}, not a model (it has no model_id and config_hash): a fault of the "
+                         "plug-in: fix or uninstall it")
+    return made
+
+
+def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
+    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised."""
+    global _loading
+    before = set(_registered)
+    _loading = label
+    try:
+        register()()
+    except Exception as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
+        _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
+    finally:
+        _loading = None
+        if not in_tree:
+            _third_party.update(set(_registered) - before)
 
 
 def registered_models() -> dict[str, RegisteredModel]:
     """The plug-ins' named models; the plug-ins are loaded on the first call."""
     global _discovered
     if not _discovered:
+        _discovered = True
         loaded = set()
-        for entry_point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
-            entry_point.load()()
+        try:
+            entry_points = tuple(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP))
+        except Exception as exc:  # an installed package's entry_points.txt that importlib.metadata cannot parse
+            entry_points = ()
+            _broken.append(f"the plug-ins of the {ENTRY_POINT_GROUP!r} entry-point group could not be listed: an "
+                           f"installed package's entry_points.txt is malformed ({_one_line(exc)})")
+        for entry_point in entry_points:
+            dist = getattr(entry_point, "dist", None)
+            package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load,
+                         in_tree=entry_point.module in IN_TREE_PLUGINS)
             loaded.add(entry_point.module)
         for module in IN_TREE_PLUGINS:
             if module not in loaded:
-                importlib.import_module(module).register()
-        _discovered = True
+                _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register,
+                             in_tree=True)
     return dict(_registered)
+
+
+def broken_plugins() -> tuple[str, ...]:
+    """One line per plug-in that could not register its models (empty when every plug-in loaded)."""
+    registered_models()
+    return tuple(_broken)
+
+
+def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
+    """A registered model's line in ``asraudit models``; a ``catalog_entry`` that raises is listed as such."""
+    owner = _owners.get(entry.name) or repr(entry.name)
+    try:
+        line = entry.catalog_entry()
+    except Exception as exc:
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} raised "
+                            f"{_one_line(exc)}", "-")
+    if not isinstance(line, EmbeddedInfo):
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} returned "
+                            f"{type(line).__name__}, not an EmbeddedInfo", "-")
+    return line
 
 
 def whitebox_model_names() -> tuple[str, ...]:
@@ -176,7 +270,7 @@ def available_models() -> ModelCatalog:
         EmbeddedInfo(name, embedded.is_present(name), model.description, embedded.version_of(name))
         for name, model in embedded.EMBEDDED_MODELS.items()
     )
-    plugins = tuple(entry.catalog_entry() for entry in registered_models().values())
+    plugins = tuple(_catalog_line(entry) for entry in registered_models().values())
     return ModelCatalog(backends, models + plugins)
 
 
@@ -287,7 +381,11 @@ def _load_whitebox(name: str, device: str, options: dict) -> ASRModel:
     require_modules(("torch", "transformers"), "hf", f"white-box model {name!r}")
     registered = registered_models().get(name)
     if registered is not None and registered.load_whitebox is not None:
-        return registered.load_whitebox(device=device, **options)
+        return plugin_call(name, "load_whitebox", registered.load_whitebox, device=device, **options)
+    if (not name.startswith("hf:") and name not in embedded.EMBEDDED_MODELS and not Path(name).expanduser().exists()
+            and broken_plugins()):  # the name may be the one a broken plug-in would have registered
+        raise InputError(f"unknown white-box model {name!r}, and {'; '.join(broken_plugins())}: fix or uninstall "
+                         "the plug-in")
     target = name[3:] if name.startswith("hf:") else name
     path = Path(target).expanduser()
     if name.startswith("hf:") and not path.is_dir():
@@ -348,7 +446,7 @@ def _load_model(spec: str, device: str, compute_type: str | None, options: dict)
         return PocketSphinx(**options)
     registered = registered_models().get(spec)
     if registered is not None:
-        return registered.load(device=device, compute_type=compute_type, **options)
+        return plugin_call(spec, "load", registered.load, device=device, compute_type=compute_type, **options)
     if spec.startswith("whitebox:"):
         return _load_whitebox(spec[len("whitebox:"):], device, options)
     if spec in embedded.EMBEDDED_MODELS:
@@ -377,6 +475,9 @@ def _load_model(spec: str, device: str, compute_type: str | None, options: dict)
         directory = _hub_snapshot(spec, options.pop("revision", None))
         return _load_directory(directory, spec, device, compute_type, options)
     known = ", ".join(embedded.EMBEDDED_MODELS)
+    broken = broken_plugins()
+    if broken:  # the name may be the one a broken plug-in would have registered
+        raise InputError(f"unknown model {spec!r}, and {'; '.join(broken)}: fix or uninstall the plug-in")
     raise InputError(
         f"unknown model {spec!r}: use an embedded model ({known}), pocketsphinx, replay:<file>, "
         "http://host:port, ct2:<dir>, hf:<dir or hub id>, or a local model directory"

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
 from asraudit.arguments import path as path_argument
+from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores
 from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
@@ -193,6 +194,29 @@ def _damaged(exc: sqlite3.DatabaseError) -> str:
     return ""
 
 
+def _other_kind_of_file(path: Path) -> str:
+    """What a file SQLite refused is, when it is plainly not an SQLite database ("" when it may be one, damaged)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return ""
+    if not head or head.startswith(b"SQLite format 3\x00"):
+        return ""
+    for magic, kind in ((b"RIFF", "a WAV (RIFF) file"), (b"fLaC", "a FLAC file"), (b"OggS", "an Ogg file"),
+                        (b"ID3", "an MP3 file"), (b"PAR1", "a Parquet file"), (b"PK\x03\x04", "a zip archive")):
+        if head.startswith(magic):
+            return kind
+    if head.lstrip().startswith((b"{", b"[")):
+        return "a JSON file"
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the end of what was read
+            return ""
+    return "a text file"
+
+
 def _store_errors(method):
     """A store method whose SQLite errors (a damaged page met only when read, a full disk, a lock held past
     the timeout) become one line naming the store file, which the CLI prints without a traceback."""
@@ -221,6 +245,8 @@ class ResultStore:
     def __init__(self, path: str | Path):
         self.path = path_argument(path, "path")
         self._claims: Claimant | None = None
+        # A folder, or a file where a folder of the path should be, in one line (from Python too, not only --store).
+        ensure_writable_file(self.path, "the result store")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + OPEN_TIMEOUT_S
         while True:
@@ -236,11 +262,16 @@ class ResultStore:
                     raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
                 time.sleep(random.uniform(0.01, 0.1))
             except sqlite3.DatabaseError as exc:
+                other = _other_kind_of_file(self.path)
+                if other:
+                    raise InputError(f"not a result store: {other}, not an SQLite database: name a new file (or an "
+                                     "asraudit store) for the store", self.path) from None
                 raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
 
     def _open(self) -> sqlite3.Connection:
         db = sqlite3.connect(str(self.path), timeout=OPEN_TIMEOUT_S, isolation_level=None)
         try:
+            self._check_identity(db)  # before anything is written: another program's database is left as it was
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
@@ -254,12 +285,40 @@ class ResultStore:
             raise
         return db
 
+    def _check_identity(self, db: sqlite3.Connection) -> None:
+        """Refuse an SQLite database that is not an asraudit store (another program's, whose tables asraudit would
+        add its own to), and a store of another schema version, before a table is created or the journal changed.
+        A database without tables (a new or empty file) becomes a store."""
+        tables = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        if not tables:
+            return
+        version = None
+        if "meta" in tables:
+            try:
+                row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            except sqlite3.OperationalError:  # a table named meta of other columns
+                row = None
+            version = row[0] if row else None
+        if version is None:
+            shown = ", ".join(tables[:5]) + (f", ... ({len(tables)} in all)" if len(tables) > 5 else "")
+            raise InputError(f"an SQLite database that is not an asraudit result store (its tables: {shown}); "
+                             "asraudit would add its tables to it: name a new file (or an asraudit store) for the store",
+                             self.path)
+        self._check_version(version)
+
+    def _check_version(self, version: object) -> None:
+        if str(version) != str(SCHEMA_VERSION):
+            later = str(version).isdigit() and int(str(version)) > SCHEMA_VERSION
+            raise InputError(f"store schema version {version}, this asraudit reads {SCHEMA_VERSION}"
+                             + ("; it was written by a later asraudit: upgrade asraudit to read it, or start a new"
+                                " store" if later else ": the store is damaged or not asraudit's"), self.path)
+
     def _check_schema(self, db: sqlite3.Connection) -> None:
         row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is None:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        elif int(row[0]) != SCHEMA_VERSION:
-            raise InputError(f"store schema version {row[0]}, this asraudit reads {SCHEMA_VERSION}", self.path)
+        else:
+            self._check_version(row[0])
 
     def close(self) -> None:
         try:
