@@ -156,7 +156,8 @@ _third_party: set[str] = set()  # registered names whose plug-in is not part of 
 
 
 def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
-    """Call a function a plug-in gave for its model ``name`` (``load``, ``load_whitebox``, ``layer_counts``, ``window_seconds``, ``hidden_size``).
+    """Call a function a plug-in gave for its model ``name`` (``load``, ``load_whitebox``, ``layer_counts``,
+    ``window_seconds``, ``hidden_size``).
 
     A third-party plug-in's own fault (any exception but an ``InputError``, or a ``TypeError`` for an option the
     model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
