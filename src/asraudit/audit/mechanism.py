@@ -29,8 +29,9 @@ from asraudit.audit.spec_reader import SpecError
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
-from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_one_window, check_source_reaches,
-                                          measure_readout, parse_audio_source, run_variants)
+from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_one_window,
+                                          check_source_reaches, check_windows, measure_readout, parse_audio_source,
+                                          run_variants)
 from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
 from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.probes.battery_donors import check_donor_source
@@ -60,20 +61,6 @@ class SteerPlan:
 
 def _capped(clips: Sequence, cap: int | None) -> tuple:
     return tuple(clips if cap is None else clips[:cap])
-
-
-def check_windows(models: Sequence[str], clips: Sequence, what: str) -> None:
-    """A time span on clips longer than the window of a model it runs in (``check_one_window``), refused before
-    any model runs where the model's files give its window (``layer_counts.window_seconds``); the stage checks
-    the others once it has loaded them."""
-    from types import SimpleNamespace
-
-    from asraudit.models.layer_counts import window_seconds
-
-    for name in dict.fromkeys(models):
-        window = window_seconds(name)
-        if window is not None:
-            check_one_window(SimpleNamespace(window_seconds=window), clips, what)
 
 
 def _induce_models(spec: SteerSpec) -> tuple[str, ...]:

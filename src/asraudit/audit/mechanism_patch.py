@@ -64,7 +64,7 @@ def plan_patch(spec: PatchSpec, clips: Sequence) -> PatchPlan:
         raise SpecError(f"{spec.entry}: clips selects no clip of the corpus ({spec.clips.describe()})", None)
     chosen = tuple(chosen if spec.max_clips is None else chosen[: spec.max_clips])
     if spec.attention:  # the disputed span is seconds of each input: it would act once in each window
-        from asraudit.audit.mechanism import check_windows
+        from asraudit.mechanism.experiment import check_windows
 
         try:
             check_windows((spec.model,), chosen, ATTENTION)

@@ -292,9 +292,22 @@ def check_one_window(model, clips: Sequence[Clip], what: str) -> None:
     (at pauses, ``transcribe_in_windows``) that are decoded one by one: the span acted once in each window, at
     1.0-1.6 s of a 41.9-s clip and again 19.76 s later, with no word. The lengths come from the audio files'
     headers; clips held in memory are not checked."""
+    check_within_window(getattr(model, "window_seconds", None), clips, what)
+
+
+def check_windows(models: Sequence[str], clips: Sequence[Clip], what: str) -> None:
+    """``check_one_window`` before any model runs, for the models whose files give their window
+    (``layer_counts.window_seconds``); the experiment checks the others once it has loaded them."""
+    from asraudit.models.layer_counts import window_seconds
+
+    for name in dict.fromkeys(models):
+        check_within_window(window_seconds(name), clips, what)
+
+
+def check_within_window(window: float | None, clips: Sequence[Clip], what: str) -> None:
+    """InputError when a clip is longer than ``window`` seconds (None: the model does not window)."""
     from asraudit.audio.io import audio_duration
 
-    window = getattr(model, "window_seconds", None)
     if window is None:
         return
     long = []
