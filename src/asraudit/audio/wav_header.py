@@ -67,22 +67,31 @@ def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     return length, max(present, 0)
 
 
-def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
-    """``wav_shortfall`` for AIFF and AIFF-C: ``(declared, present)`` bytes of sound data when the ``SSND`` chunk
-    is cut short (libsndfile reads the shorter clip it finds here too).  None for a complete file or another
-    format."""
+def _iff_shortfall(handle: BinaryIO, size: int, forms: tuple[bytes, ...], chunk: bytes) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of ``chunk`` in an IFF ``FORM`` file of one of ``forms`` (AIFF, Amiga 8SVX)
+    when the file ends inside it; None for a complete file or another format."""
     handle.seek(0)
     head = handle.read(12)
-    if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in (b"AIFF", b"AIFC"):
+    if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in forms:
         return None
-    found = _chunk(handle, 12, ">", b"SSND")
+    found = _chunk(handle, 12, ">", chunk)
     if found is None:
         return None
     offset, length = found
     present = size - offset - 8
-    if length in _STREAMED or length <= present or length < 8:
+    if length in _STREAMED or length <= present:
         return None
-    return length - 8, max(present - 8, 0)  # the chunk's own offset and block size are not sound data
+    return length, max(present, 0)
+
+
+def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``wav_shortfall`` for AIFF and AIFF-C: ``(declared, present)`` bytes of sound data when the ``SSND`` chunk
+    is cut short (libsndfile reads the shorter clip it finds here too).  None for a complete file or another
+    format."""
+    short = _iff_shortfall(handle, size, (b"AIFF", b"AIFC"), b"SSND")
+    if short is None or short[0] < 8:
+        return None
+    return short[0] - 8, max(short[1] - 8, 0)  # the chunk's own offset and block size are not sound data
 
 
 def au_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
@@ -186,18 +195,7 @@ def sphere_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
 def svx_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     """``(declared, present)`` bytes of an Amiga IFF 8SVX or 16SV file's ``BODY`` chunk cut short (IFF chunks,
     as AIFF's)."""
-    handle.seek(0)
-    head = handle.read(12)
-    if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in (b"8SVX", b"16SV"):
-        return None
-    found = _chunk(handle, 12, ">", b"BODY")
-    if found is None:
-        return None
-    offset, length = found
-    present = size - offset - 8
-    if length in _STREAMED or length <= present:
-        return None
-    return length, max(present, 0)
+    return _iff_shortfall(handle, size, (b"8SVX", b"16SV"), b"BODY")
 
 
 _VOC_MAGIC = b"Creative Voice File\x1a"
