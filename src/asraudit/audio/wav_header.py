@@ -57,7 +57,13 @@ def wav_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
     head = handle.read(12)
     if len(head) < 12 or head[8:12] != b"WAVE" or head[:4] not in (b"RIFF", b"RIFX"):
         return None
-    found = _chunk(handle, 12, "<" if head[:4] == b"RIFF" else ">", b"data")
+    return _chunk_shortfall(handle, size, "<" if head[:4] == b"RIFF" else ">", b"data")
+
+
+def _chunk_shortfall(handle: BinaryIO, size: int, order: str, wanted: bytes) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of the chunk ``wanted`` (found by ``_chunk`` from offset 12) when the file
+    ends inside it; None when it is whole, streamed (its size unknown) or not found."""
+    found = _chunk(handle, 12, order, wanted)
     if found is None:
         return None
     offset, length = found
@@ -74,14 +80,7 @@ def _iff_shortfall(handle: BinaryIO, size: int, forms: tuple[bytes, ...], chunk:
     head = handle.read(12)
     if len(head) < 12 or head[:4] != b"FORM" or head[8:12] not in forms:
         return None
-    found = _chunk(handle, 12, ">", chunk)
-    if found is None:
-        return None
-    offset, length = found
-    present = size - offset - 8
-    if length in _STREAMED or length <= present:
-        return None
-    return length, max(present, 0)
+    return _chunk_shortfall(handle, size, ">", chunk)
 
 
 def aiff_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
