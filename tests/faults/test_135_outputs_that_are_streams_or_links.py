@@ -143,3 +143,23 @@ def test_standard_output_sent_to_a_file_gets_the_table_then_the_json(tmp_path):
     table, brace, rest = text.partition("\n{")
     assert table.startswith("WER (asraudit scorer") and "m3" in table
     assert list(json.loads(brace.strip() + rest)) == ["scorer", "normalizer", "models"]
+
+
+def test_a_regular_file_under_dev_is_replaced_not_appended_to(tmp_path, cli):
+    """Only a path naming a file descriptor is a stream by its name: ``/dev/shm/x.json`` (a file in memory) written
+    twice holds the second run's JSON alone."""
+    from pathlib import Path
+
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or not os.access(shm, os.W_OK):
+        pytest.skip("no writable /dev/shm")
+    preds = panel_files(tmp_path / "preds", ROWS)
+    out = shm / f"asraudit-test-135-{os.getpid()}.json"
+    try:
+        for _ in range(2):
+            ran = cli("wer", "--preds", preds, "--json", out)
+            assert ran.code == 0, ran.err
+        assert list(json.loads(out.read_text(encoding="utf-8"))) == ["scorer", "normalizer", "models"]
+        assert stat.S_ISREG(os.lstat(out).st_mode)
+    finally:
+        out.unlink(missing_ok=True)

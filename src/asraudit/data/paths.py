@@ -198,18 +198,19 @@ def unique_temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
 
 
-# Paths that are windows onto a stream, not files: ``/dev/stdout``, ``/dev/fd/3`` (a shell's ``>(...)``),
-# ``/proc/self/fd/1``.  They resolve, through ``/proc``, to a pipe or a terminal or whatever the shell opened.
-_STREAM_PREFIXES = ("/dev/", "/proc/")
+# Paths that are another name of an open file descriptor, not files: ``/dev/stdout``, ``/dev/fd/3`` (a shell's
+# ``>(...)``), ``/proc/self/fd/1``.  They resolve, through ``/proc``, to a pipe, a terminal or a file the shell
+# opened.  (A regular file elsewhere under ``/dev``, such as ``/dev/shm/x.json``, is a file like any other.)
+_DESCRIPTOR_PATH = re.compile(r"/dev/(?:stdin|stdout|stderr|fd/\d+)|/proc/[^/]+/fd/\d+")
 
 
 def is_stream(path: str | Path) -> bool:
     """Whether ``path`` is written as a stream, not replaced as a file: it is there and, its links followed, not a
-    regular file (a FIFO, ``/dev/null``, a terminal), or it lies under ``/dev`` or ``/proc`` (``/dev/stdout``
-    when the shell sent standard output to a file: that file is held open by the shell, and replacing it would
-    leave the shell's later output in a file no name reaches)."""
+    regular file (a FIFO, ``/dev/null``, a terminal), or it names a file descriptor (``/dev/stdout`` when the
+    shell sent standard output to a file: that file is held open by the shell, and replacing it would leave the
+    shell's later output in a file no name reaches)."""
     text = os.fspath(path)
-    if text.startswith(_STREAM_PREFIXES):
+    if _DESCRIPTOR_PATH.fullmatch(text):
         return True
     try:
         mode = os.stat(text).st_mode
