@@ -22,7 +22,7 @@ from pathlib import Path
 from asraudit.audit.outputs import print_summary
 from asraudit.commands.audit import print_outputs
 from asraudit.commands.common import at_least
-from asraudit.data.paths import output_file, output_folder
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, output_folder
 from asraudit.demo import demo_audit
 from asraudit.demo.build_benchmark import DATA_DIR, build
 from asraudit.demo.calibration_report import print_detectors
@@ -102,6 +102,12 @@ def _build_organism(args: argparse.Namespace) -> int:
     if args.epochs:
         config = replace(config, epochs=args.epochs)
     init = organism_kind(kind.starts_from).adapter if kind.starts_from else None
-    build_organism(args.manifest or BENCHMARK_DIR / "manifest.jsonl", args.out or kind.adapter, config,
-                   recipe=kind.recipe, kind=kind.name, init=init, base_model=kind.base_model)
+    manifest = args.manifest or BENCHMARK_DIR / "manifest.jsonl"
+    out = args.out or kind.adapter
+    # Checked before the minutes of training: the adapter was written only at the end, so an --out that is a
+    # folder, or the train manifest itself, failed (or destroyed the manifest) after the whole build.
+    ensure_writable_file(out, "--out")
+    ensure_outputs_apart([("--out", out)], [("--manifest", manifest), ("the adapter it starts from", init)],
+                         fix="name another adapter file")
+    build_organism(manifest, out, config, recipe=kind.recipe, kind=kind.name, init=init, base_model=kind.base_model)
     return 0
