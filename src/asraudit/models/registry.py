@@ -138,9 +138,12 @@ def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: C
     entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds, hidden_size)
     if name in embedded.EMBEDDED_MODELS:
         raise ValueError(f"model name {name!r} is already taken by an embedded model")
+    if _loading is None:  # a direct call: asraudit's own plug-ins (and installed ones) register first
+        registered_models()
     if name in _registered and _registered[name] != entry:
         taker = _owners.get(name)
-        raise ValueError(f"model name {name!r} is already taken" + (f" by plug-in {taker}" if taker else ""))
+        holder = "asraudit's own plug-in" if name in _built_in else "plug-in"
+        raise ValueError(f"model name {name!r} is already taken" + (f" by {holder} {taker}" if taker else ""))
     _registered[name] = entry
     if _loading is not None:
         _owners.setdefault(name, _loading)
@@ -153,6 +156,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 _third_party: set[str] = set()  # registered names whose plug-in is not part of asraudit
+_built_in: set[str] = set()  # registered names of asraudit's own plug-ins (the demo's model organisms)
 
 
 def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
@@ -163,9 +167,9 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
     model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
     try:
         made = call(*args, **kwargs)
-    except InputError:
+    except (InputError, KeyboardInterrupt, GeneratorExit):
         raise
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit too: a plug-in's sys.exit() is its fault, not the user's stop
         if name not in _third_party or isinstance(exc, TypeError) and "unexpected keyword argument" in str(exc):
             raise
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() raised "
@@ -179,17 +183,25 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
 
 
 def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
-    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised."""
+    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised.
+
+    A failure is any exception, and also ``SystemExit`` (a plug-in that calls ``sys.exit()`` on import or in its
+    register function ended every command that looks up a model) or another ``BaseException`` of the plug-in's
+    own; a ``KeyboardInterrupt`` (Ctrl-C, and asraudit's ``Terminated``) is the user's and goes on."""
     global _loading
     before = set(_registered)
     _loading = label
     try:
         register()()
-    except Exception as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
         _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
     finally:
         _loading = None
-        if not in_tree:
+        if in_tree:
+            _built_in.update(set(_registered) - before)
+        else:
             _third_party.update(set(_registered) - before)
 
 
@@ -205,17 +217,26 @@ def registered_models() -> dict[str, RegisteredModel]:
             entry_points = ()
             _broken.append(f"the plug-ins of the {ENTRY_POINT_GROUP!r} entry-point group could not be listed: an "
                            f"installed package's entry_points.txt is malformed ({_one_line(exc)})")
-        for entry_point in entry_points:
-            dist = getattr(entry_point, "dist", None)
-            package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
-            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load,
-                         in_tree=entry_point.module in IN_TREE_PLUGINS)
+        # asraudit's own plug-ins first, so their names are theirs: a third-party plug-in listed before them (the
+        # order is the installed packages') that registers a demo model's name is refused, not used in its place.
+        in_tree = [e for e in entry_points if e.module in IN_TREE_PLUGINS]
+        third_party = [e for e in entry_points if e.module not in IN_TREE_PLUGINS]
+        for entry_point in in_tree:
+            _load_entry_point(entry_point, in_tree=True)
             loaded.add(entry_point.module)
         for module in IN_TREE_PLUGINS:
             if module not in loaded:
                 _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register,
                              in_tree=True)
+        for entry_point in third_party:
+            _load_entry_point(entry_point, in_tree=False)
     return dict(_registered)
+
+
+def _load_entry_point(entry_point, *, in_tree: bool) -> None:
+    dist = getattr(entry_point, "dist", None)
+    package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+    _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load, in_tree=in_tree)
 
 
 def broken_plugins() -> tuple[str, ...]:
@@ -229,7 +250,9 @@ def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
     owner = _owners.get(entry.name) or repr(entry.name)
     try:
         line = entry.catalog_entry()
-    except Exception as exc:
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:
         return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} raised "
                             f"{_one_line(exc)}", "-")
     if not isinstance(line, EmbeddedInfo):
