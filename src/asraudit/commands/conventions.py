@@ -23,6 +23,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
 from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions, text_pairs
 from asraudit.probes.families import LANGUAGES, Catalogue, load_catalogue
+from asraudit.text.basic_language_codes import language_code
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
     DEFAULT_MIN_PER_ARM,
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(Mr/Mister, 21/twenty-one, colour/color)? Works on raw text.",
     )
     add_preds_argument(p)
-    p.add_argument("--language", choices=LANGUAGES, default=None,
+    p.add_argument("--language", type=language_code, choices=LANGUAGES, default=None,
                    help="the transcripts' language: picks the built-in catalogue (default en)")
     p.add_argument("--families", action="append", metavar="FILE",
                    help="a TOML/JSON family file used instead of the built-in catalogue; "
