@@ -24,7 +24,7 @@ from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
-from asraudit.report.tables import render_table
+from asraudit.report.tables import note, one_line, render_table
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 
@@ -85,8 +85,8 @@ def print_result(result, file=None) -> None:
                        (_delta_rate if READOUTS[c.readout] == "rate" else _value)(c.did), c.did.n]
                       for c in result.contrasts],
                      title="difference in differences (paired clip bootstrap)", file=file)
-    for note in result.notes:
-        print(f"note: {note}", file=file)
+    for line in result.notes:
+        print(one_line(f"note: {line}"), file=file)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         result = measure_battery(
             store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
-            on_condition=lambda name: print(f"asraudit: battery condition {name}", file=sys.stderr),
+            on_condition=lambda name: note(f"battery condition {name}"),
         )
     print_result(result)
     if args.json:

@@ -29,7 +29,7 @@ from asraudit.models.target_language import renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
                                                read_truth)
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
@@ -88,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
         ids = {c.id for c in corpus}
         outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
         if outside:  # as --edits on such clips are (load_corpus_edits)
-            print(f"asraudit: warning: the spans of {len(outside)} clip(s) outside the corpus left out, "
-                  f"e.g. {outside[0]}", file=sys.stderr)
+            warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}")
         items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
         items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
@@ -116,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     render_table(["model", "span", "transcript", "in rendering", "rate", f"95% CI ({method})"], rows,
                  title=f"span rendered in {params.target}, by whether the transcript held it")
     for model, counts in result.excluded.items():
-        print(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items()), file=sys.stderr)
+        print(one_line(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items())), file=sys.stderr)
     print(f"wrote {args.out} ({len(result.outcomes)} row(s))")
     if args.json:
         payload = {"target": result.target, "lexicon": result.lexicon, "excluded": result.excluded,
