@@ -113,3 +113,18 @@ def test_every_format_character_but_the_joiners_is_escaped():
     assert missed == []
     assert one_line("e\u0301 \u05d0 \u0645\u200c\u06cc \U0001F469\u200d\U0001F4BB") == \
         "e\u0301 \u05d0 \u0645\u200c\u06cc \U0001F469\u200d\U0001F4BB"  # marks, scripts and joiners as they are
+
+
+def test_lines_beside_the_tables_that_name_a_model_are_escaped(tmp_path, cli):
+    """The tables escaped a model's name (case 95), the lines around them did not: ``wer --show-alignments``'s
+    ``== MODEL: N worst clips ==`` and ``refdis``'s ``panel: ...`` line."""
+    rows = [(f"k{i}", "the cat sat", "the cat sat") for i in range(6)]
+    for name in (f"m{HOSTILE}", "n1", "n2"):
+        write_preds(tmp_path / f"{name}.jsonl", rows)
+    shown = cli("wer", "--preds", tmp_path / f"m{HOSTILE}.jsonl", "--show-alignments", "1")
+    assert shown.code == 0, shown.err
+    assert f"== m{SHOWN}: 1 worst clips ==" in shown.out.splitlines()
+    mined = cli("refdis", "--preds", tmp_path, "--panel", f"m{HOSTILE},n1,n2")
+    assert mined.code == 0, mined.err
+    assert any(line.startswith(f"panel: m{SHOWN}, n1, n2 (3)") for line in mined.out.splitlines()), mined.out
+    assert not _raw_controls(shown.out + shown.err + mined.out + mined.err)

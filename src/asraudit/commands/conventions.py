@@ -117,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_header(audit: ConventionAudit, catalogue: Catalogue, min_per_arm: int) -> None:
     sources = ", ".join(catalogue.sources)
-    print(f"Rendering conventions on raw text: {len(audit.models)} model(s), {len(audit.references)} clips, "
-          f"{len(catalogue.families)} families ({sources}); switch rate needs >= {min_per_arm} clips "
-          f"on at least two arms")
+    print(one_line(f"Rendering conventions on raw text: {len(audit.models)} model(s), {len(audit.references)} clips, "
+                   f"{len(catalogue.families)} families ({sources}); switch rate needs >= {min_per_arm} clips "
+                   "on at least two arms"))
 
 
 def _arm_counts(arms: tuple[str, ...], counts: list[int]) -> str:
@@ -172,7 +172,7 @@ def _print_switch(results: list[SwitchRate], what: str, min_per_arm: int) -> Non
     unmeasured = [g for g in groups if not any(r.group == g and r.measurable for r in results)]
     if unmeasured:
         reasons = {r.group: r.reason() for r in results if r.group in unmeasured}
-        print(f"Not measurable ({len(unmeasured)}): " + "; ".join(f"{g}: {reasons[g]}" for g in unmeasured))
+        print(one_line(f"Not measurable ({len(unmeasured)}): " + "; ".join(f"{g}: {reasons[g]}" for g in unmeasured)))
     left_out = {(r.group, a.label, a.clips) for r in measurable for a in r.left_out}
     if left_out:
         print("Arms with too few clips, left out of the minimum: "
@@ -247,7 +247,7 @@ def _print_examples(audit: ConventionAudit, n: int) -> None:
     fams = audit.catalogue.families
     for model in audit.models:
         picked = _pick_examples(audit.occurrences[model], n)
-        print(f"\n== {model}: {len(picked)} example occurrence(s) ==")
+        print("\n" + one_line(f"== {model}: {len(picked)} example occurrence(s) =="))
         for o in picked:
             fam = fams[o.family]
             said = fam.arms[o.hyp_arm] if o.hyp_arm is not None else {"outside": "other words",

@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
         print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_lines_whole(args.out, (json.dumps(o.to_json(), ensure_ascii=False) for o in result.outcomes))
-    print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
+    print(one_line(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon "
+                   f"{result.lexicon}"))
     rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
              fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]
     method = f"Wilson, n = {params.cluster_field} values" if params.cluster_field else "Wilson over clips"

@@ -259,7 +259,7 @@ def _print_alignments(results: dict[str, Scored], normalize, n: int) -> None:
             candidates = key
         texts = r.file.read_rows(r.file.rows[r.positions[i]] for i in candidates)
         ranked = sorted(candidates, key=lambda i: (-wer[i], -errors[i], texts[int(r.file.rows[r.positions[i]])].clip_id))
-        print(f"\n== {m}: {min(n, len(ranked))} worst clips ==")
+        print("\n" + one_line(f"== {m}: {min(n, len(ranked))} worst clips =="))
         for i in ranked[:n]:
             p = texts[int(r.file.rows[r.positions[i]])]
             s, d, ins, words = (int(x) for x in c[i, :4])
