@@ -179,7 +179,32 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned "
                          f"{type(made).__name__}, not a model (it has no model_id and config_hash): a fault of the "
                          "plug-in: fix or uninstall it")
+    if what.startswith("load") and name in _third_party:
+        holder = _other_models_name(name, made.model_id)
+        if holder is not None:
+            raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned a "
+                             f"model whose model_id is {made.model_id!r}, the name of {holder}: its results would be "
+                             "stored, written and shown as that model's: a fault of the plug-in: fix or uninstall it")
     return made
+
+
+def _other_models_name(name: str, model_id: object) -> str | None:
+    """What else ``model_id`` names when it is not ``name``'s own: an embedded model, pocketsphinx, or a model another
+    plug-in (or asraudit's own) registered; None when it names nothing else.  A model is known by its model_id in
+    the store, the prediction file names and every table, so a plug-in's model under another's id passed its
+    transcripts off as that model's (``transcribe --model my-model`` wrote ``whisper-tiny.en.jsonl``)."""
+    if not isinstance(model_id, str):
+        return None
+    plain = model_id[len("whitebox:"):] if model_id.startswith("whitebox:") else model_id
+    if plain == name:
+        return None
+    if plain in embedded.EMBEDDED_MODELS:
+        return "an embedded model"
+    if plain in _RESERVED:
+        return "a built-in model"
+    if plain in _registered:
+        return f"model {plain!r} of plug-in {_owners.get(plain, repr(plain))}"
+    return None
 
 
 def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
