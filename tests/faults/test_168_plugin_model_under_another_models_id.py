@@ -9,6 +9,7 @@ refused in case 162's one line, before any model runs; a model id of its own (it
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -77,3 +78,20 @@ def test_a_model_id_of_its_own_is_kept(site, tmp_path, cli):
                   else tmp_path / "m.jsonl", "--out", tmp_path / name)
         assert ran.code == 0, ran.err
         assert [p.stem for p in (tmp_path / name).glob("*.jsonl")] == [stem]
+
+
+def test_a_catalog_line_under_another_name_is_listed_under_its_own(site, tmp_path, cli):
+    """``catalog_entry()`` naming ``whisper-tiny.en``: ``asraudit models`` (and ``--json``) listed two
+    ``whisper-tiny.en`` rows, the second the plug-in's (``the real whisper``), and ``my-model`` not at all."""
+    preds = write_preds(tmp_path / "fake.jsonl", [("a.wav", "a tone", "a tone")])
+    _install(site, preds, "    register_model('my-model', _as('my-model'), catalog_entry=lambda: "
+                          "EmbeddedInfo('whisper-tiny.en', True, 'the real whisper', '-'))\n")
+    listed = cli("models", "--json")
+    assert listed.code == 0, listed.err
+    rows = {}
+    for row in json.loads(listed.out)["embedded"]:
+        rows.setdefault(row["name"], []).append(row)
+    assert len(rows["whisper-tiny.en"]) == 1 and rows["whisper-tiny.en"][0]["description"] != "the real whisper"
+    assert rows["my-model"] == [{"name": "my-model", "present": False, "wheels": "-", "description":
+                                 "cannot list it: catalog_entry() of plug-in 'impostor' (plug_impostor:register, "
+                                 "package impostor) names 'whisper-tiny.en', not 'my-model'"}]

@@ -283,6 +283,9 @@ def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
     if not isinstance(line, EmbeddedInfo):
         return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} returned "
                             f"{type(line).__name__}, not an EmbeddedInfo", "-")
+    if line.name != entry.name:  # listed under another name (an embedded model's): two rows of it, none of this one
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} names "
+                            f"{line.name!r}, not {entry.name!r}", "-")
     return line
 
 
