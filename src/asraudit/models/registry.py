@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -179,6 +180,11 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned "
                          f"{type(made).__name__}, not a model (it has no model_id and config_hash): a fault of the "
                          "plug-in: fix or uninstall it")
+    if what in _ANSWERS and name in _third_party and made is not None and not _ANSWERS[what][0](made):
+        shown = repr(made) if len(repr(made)) <= 80 else repr(made)[:77] + "..."
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned {shown} "
+                         f"({type(made).__name__}), not {_ANSWERS[what][1]}: a fault of the plug-in: fix or uninstall "
+                         "it")
     if what.startswith("load") and name in _third_party:
         holder = _other_models_name(name, made.model_id)
         if holder is not None:
@@ -186,6 +192,23 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
                              f"model whose model_id is {made.model_id!r}, the name of {holder}: its results would be "
                              "stored, written and shown as that model's: a fault of the plug-in: fix or uninstall it")
     return made
+
+
+def _positive_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+# What a plug-in's layer_counts(), window_seconds() and hidden_size() may answer (None: "my files do not say"), and
+# how an error names it.  Anything else failed where the answer was used: ``{"encoder": "4"}`` stopped `audit
+# --check` with ``TypeError: bad operand type for unary -: 'str'``, a window of "30" with a TypeError from
+# ``round``, a width of 384.5 was compared with the others' as it was.
+_ANSWERS = {
+    "layer_counts": (lambda v: isinstance(v, dict) and all(_positive_whole(v.get(s)) for s in ("encoder", "decoder")),
+                     "None or {\"encoder\": n, \"decoder\": m} of whole numbers of at least 1"),
+    "window_seconds": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                       and v > 0, "None or a number of seconds above 0"),
+    "hidden_size": (_positive_whole, "None or a whole number of at least 1"),
+}
 
 
 def _other_models_name(name: str, model_id: object) -> str | None:
