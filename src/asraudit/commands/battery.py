@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
@@ -115,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
-    note(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
-         f"{len(edits)} edit(s), {len(items)} masked target(s)")
+    print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
+                   f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
         result = measure_battery(
