@@ -46,7 +46,7 @@ from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
 from asraudit.probes.sampling import sample
 from asraudit.report.html import render_report
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
 from asraudit.run.store import ResultStore
 
 __all__ = ["flag_models", "print_summary", "provenance", "report_edits", "write_report", "write_summary",
@@ -246,7 +246,7 @@ def print_summary(summary: Summary, file=None) -> None:
                  title=summary.title or "audit", file=out)
     for name, m in summary.models.items():
         if m.flagged:
-            print(f"⚑ {name} flagged: " + "; ".join(m.flag_reasons), file=out)
+            print(one_line(f"⚑ {name} flagged: " + "; ".join(m.flag_reasons)), file=out)
     if summary.translation is not None and summary.translation.rows:
         t = summary.translation
         render_table(["model", "span", "transcript", f"rendering in {t.target} holds it [Wilson 95%]"],
@@ -254,4 +254,4 @@ def print_summary(summary: Summary, file=None) -> None:
                       for r in t.rows], title=f"translation probe ({t.spans} spans)", file=out)
     notes = {m.switch_note for m in summary.models.values() if m.switch_rate is None}
     for note in sorted(n for n in notes if n):
-        print(f"switch rate {note}", file=out)
+        print(one_line(f"switch rate {note}"), file=out)

@@ -89,6 +89,7 @@ from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import check_bootstrap_ceiling
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
+from asraudit.text.basic_language_codes import language_code
 from asraudit.text.normalize import NORMALIZERS
 
 __all__ = ["AuditSpec", "CorpusSpec", "ExecutorSpec", "ModelSpec", "ProbeSection", "ReportSpec", "SpecError",
@@ -259,9 +260,17 @@ def _corpus(s: Section) -> CorpusSpec:
                       config=config, limit=s.integer("limit", None, minimum=1),
                       said_field=s.get("said_field", str), group_field=s.get("group_field", str),
                       select_field=select_field, select_values=select_values, select_first=select_first,
-                      language=s.choice("language", LANGUAGES, "en"))
+                      language=_corpus_language(s))
     s.done()
     return spec
+
+
+def _corpus_language(s: Section) -> str:
+    """``[corpus] language``: a code of ``LANGUAGES`` in any case (``language_code``: "FR" is "fr")."""
+    given = s.get("language", str, "en")
+    if language_code(given) not in LANGUAGES:
+        raise s.fail(f"language must be one of {', '.join(LANGUAGES)}, got {given!r}")
+    return language_code(given)
 
 
 def _normalizer_for(top: Section, normalizer: str, given: bool, language: str) -> str:
@@ -320,8 +329,8 @@ def _catalogue(s: Section, corpus_language: str) -> str:
     a family file relative to the spec, read and checked now: it was read only by the conventions stage, after
     every model had run, and from the working directory, not the spec's folder."""
     name = s.get("language", str, corpus_language)
-    if name in LANGUAGES:
-        return name
+    if language_code(name) in LANGUAGES:
+        return language_code(name)
     path = s.path("language", must_exist=False)
     if not path.is_file():
         raise s.fail(f"language {name!r} is neither a built-in catalogue ({', '.join(LANGUAGES)}) nor a family "

@@ -14,6 +14,7 @@ from asraudit.audit.spec import load_spec
 from asraudit.audit.results import build_summary
 from asraudit.data.paths import output_folder
 from asraudit.display_paths import display_path
+from asraudit.report.tables import one_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -60,8 +61,8 @@ def run(args: argparse.Namespace) -> int:
         spec = replace(spec, report=replace(spec.report, audio_budget_mb=args.audio_budget_mb))
     if args.check:
         ready = prepare(spec)
-        print(f"{args.spec}: ok: {len(ready.corpus)} clips, models {', '.join(ready.identities)}, "
-              f"panel {', '.join(ready.panel)}")
+        print(one_line(f"{args.spec}: ok: {len(ready.corpus)} clips, models {', '.join(ready.identities)}, "
+                       f"panel {', '.join(ready.panel)}"))
         return 0
     result = run_audit(spec, progress=not args.no_progress)
     print_summary(build_summary(result))

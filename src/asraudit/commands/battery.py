@@ -24,7 +24,7 @@ from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
-from asraudit.report.tables import render_table
+from asraudit.report.tables import note, one_line, render_table
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 
@@ -85,8 +85,8 @@ def print_result(result, file=None) -> None:
                        (_delta_rate if READOUTS[c.readout] == "rate" else _value)(c.did), c.did.n]
                       for c in result.contrasts],
                      title="difference in differences (paired clip bootstrap)", file=file)
-    for note in result.notes:
-        print(f"note: {note}", file=file)
+    for line in result.notes:
+        print(one_line(f"note: {line}"), file=file)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,14 +116,14 @@ def run(args: argparse.Namespace) -> int:
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)
-    print(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
-          f"{len(edits)} edit(s), {len(items)} masked target(s)", file=sys.stderr)
+    print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
+                   f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
         result = measure_battery(
             store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
-            on_condition=lambda name: print(f"asraudit: battery condition {name}", file=sys.stderr),
+            on_condition=lambda name: note(f"battery condition {name}"),
         )
     print_result(result)
     if args.json:

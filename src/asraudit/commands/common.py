@@ -10,7 +10,7 @@ from asraudit.arguments import number
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import check_bootstrap_ceiling
-from asraudit.report.tables import one_line
+from asraudit.report.tables import warn
 
 
 def at_least(minimum: int):
@@ -152,7 +152,7 @@ def load_predictions_with_warnings(paths) -> PredictionSet:
     """Load prediction files and print the loader's warnings to stderr before any table."""
     pset = load_predictions(paths)
     for w in pset.warnings:
-        print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
+        warn(w)
     sys.stderr.flush()
     return pset
 
@@ -166,6 +166,5 @@ def load_corpus_edits(path: Path, references, normalize) -> tuple[list, list[str
     outside: list[str] = []
     items = load_edits(path, references, normalize, skipped=outside)
     if outside:
-        print(f"asraudit: warning: {len(outside)} edit(s) on clips outside the corpus left out, "
-              f"e.g. {outside[0]}", file=sys.stderr)
+        warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}")
     return items, outside

@@ -23,6 +23,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval
 from asraudit.probes.conventions_probe import ConventionsParams, measure_conventions, text_pairs
 from asraudit.probes.families import LANGUAGES, Catalogue, load_catalogue
+from asraudit.text.basic_language_codes import language_code
 from asraudit.probes.occurrences import Occurrence
 from asraudit.probes.rendering import (
     DEFAULT_MIN_PER_ARM,
@@ -46,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "(Mr/Mister, 21/twenty-one, colour/color)? Works on raw text.",
     )
     add_preds_argument(p)
-    p.add_argument("--language", choices=LANGUAGES, default=None,
+    p.add_argument("--language", type=language_code, choices=LANGUAGES, default=None,
                    help="the transcripts' language: picks the built-in catalogue (default en)")
     p.add_argument("--families", action="append", metavar="FILE",
                    help="a TOML/JSON family file used instead of the built-in catalogue; "
@@ -116,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_header(audit: ConventionAudit, catalogue: Catalogue, min_per_arm: int) -> None:
     sources = ", ".join(catalogue.sources)
-    print(f"Rendering conventions on raw text: {len(audit.models)} model(s), {len(audit.references)} clips, "
-          f"{len(catalogue.families)} families ({sources}); switch rate needs >= {min_per_arm} clips "
-          f"on at least two arms")
+    print(one_line(f"Rendering conventions on raw text: {len(audit.models)} model(s), {len(audit.references)} clips, "
+                   f"{len(catalogue.families)} families ({sources}); switch rate needs >= {min_per_arm} clips "
+                   "on at least two arms"))
 
 
 def _arm_counts(arms: tuple[str, ...], counts: list[int]) -> str:
@@ -171,7 +172,7 @@ def _print_switch(results: list[SwitchRate], what: str, min_per_arm: int) -> Non
     unmeasured = [g for g in groups if not any(r.group == g and r.measurable for r in results)]
     if unmeasured:
         reasons = {r.group: r.reason() for r in results if r.group in unmeasured}
-        print(f"Not measurable ({len(unmeasured)}): " + "; ".join(f"{g}: {reasons[g]}" for g in unmeasured))
+        print(one_line(f"Not measurable ({len(unmeasured)}): " + "; ".join(f"{g}: {reasons[g]}" for g in unmeasured)))
     left_out = {(r.group, a.label, a.clips) for r in measurable for a in r.left_out}
     if left_out:
         print("Arms with too few clips, left out of the minimum: "
@@ -246,7 +247,7 @@ def _print_examples(audit: ConventionAudit, n: int) -> None:
     fams = audit.catalogue.families
     for model in audit.models:
         picked = _pick_examples(audit.occurrences[model], n)
-        print(f"\n== {model}: {len(picked)} example occurrence(s) ==")
+        print("\n" + one_line(f"== {model}: {len(picked)} example occurrence(s) =="))
         for o in picked:
             fam = fams[o.family]
             said = fam.arms[o.hyp_arm] if o.hyp_arm is not None else {"outside": "other words",

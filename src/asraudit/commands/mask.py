@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
@@ -30,7 +29,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.aligners import make_aligner
 from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, note, render_table, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
@@ -123,8 +122,8 @@ def build_items(args: argparse.Namespace, corpus, texts: dict[str, str], out_dir
     plan = plan_masked(corpus, texts, params, timings_cache=args.timings or out_dir / TIMINGS_NAME,
                        device=args.device, seed=args.seed)
     if plan.failures:
-        print(f"asraudit: warning: {len(plan.failures)} of {len(plan.wanted)} clip(s) could not be aligned with "
-              f"{args.align}, e.g. {plan.failures[0].clip_id}: {plan.failures[0].reason}", file=sys.stderr)
+        warn(f"{len(plan.failures)} of {len(plan.wanted)} clip(s) could not be aligned with {args.align}, "
+             f"e.g. {plan.failures[0].clip_id}: {plan.failures[0].reason}")
     if args.compare_aligner and not params.recipe:
         other = make_aligner(args.compare_aligner, device=args.device)
         cache = TimingCache(args.timings or out_dir / TIMINGS_NAME)
@@ -144,11 +143,10 @@ def print_agreement(name_a: str, name_b: str, ag) -> None:
 
 def print_jobs(summaries, labels=("transcribe", "score"), file=None) -> None:
     """Per model and step: jobs run now and jobs found in the store."""
-    file = file or sys.stderr
     for label, summary in zip(labels, summaries):
         for stats in summary.models:
-            print(f"asraudit: {stats.model_id}: {label}: {stats.jobs_run} job(s) run now, "
-                  f"{stats.jobs_done_before} already stored", file=file)
+            note(f"{stats.model_id}: {label}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already "
+                 "stored", file=file)
 
 
 def _lift_cell(summary) -> str:

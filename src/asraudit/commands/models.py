@@ -16,7 +16,7 @@ from dataclasses import asdict
 
 from asraudit.models.families import families
 from asraudit.models.registry import available_models, broken_plugins
-from asraudit.report.tables import render_table
+from asraudit.report.tables import render_table, warn
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     catalog = available_models()
     rows = family_rows()
     for line in broken_plugins():
-        print(f"asraudit: warning: {line}: its models are not listed; every other model works", file=sys.stderr)
+        warn(f"{line}: its models are not listed; every other model works")
     if args.json:
         print(json.dumps({"families": rows, **asdict(catalog)}, indent=2))
         return 0

@@ -15,7 +15,6 @@ must change nothing), and the readout table compares them.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +27,7 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
+from asraudit.report.tables import warn
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
 PATCH_SITES = ("encoder", "decoder", "projector", "decoder-audio")
@@ -129,9 +129,9 @@ def _positions_reached(positions: tuple[int, ...], model, clips):
                              "transcripts")
         short = [cid for cid, n in lengths.items() if n <= first]
         if short:
-            print(f"asraudit: warning: --positions {given}: {len(short)} of {len(lengths)} clip(s) have a baseline "
-                  f"transcript that ends before position {first} (first: {short[0]!r}, {lengths[short[0]]} tokens): "
-                  "the patch leaves those transcripts as they are", file=sys.stderr)
+            warn(f"--positions {given}: {len(short)} of {len(lengths)} clip(s) have a baseline transcript that ends "
+                 f"before position {first} (first: {short[0]!r}, {lengths[short[0]]} tokens): the patch leaves those "
+                 "transcripts as they are")
 
     return check
 

@@ -18,7 +18,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.probes.refdis_params import MinerParams, distinct_panel
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 # The full miner, its scoring and the summary serializer are imported where they run (``_run_full``,
@@ -153,8 +153,8 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
     _warn_overlap(panel, scored, "--compat hume judges them by their own vote, as the release does")
     result = run_hume(pset, panel, params, models=models)
     kinds = Counter((e.kind, e.position) for e in result.edits)
-    print(f"clips: {result.n_clips}   panel: {', '.join(panel)} ({len(panel)})   "
-          f"reference errors found: {len(result.edits)}")
+    print(one_line(f"clips: {result.n_clips}   panel: {', '.join(panel)} ({len(panel)})   "
+                   f"reference errors found: {len(result.edits)}"))
     print("edits: " + ", ".join(f"{k} {p} {n}" for (k, p), n in sorted(kinds.items())) if kinds else "edits: none")
     rows = [
         [m, f"{s['rate']:.3f}", f"[{s['lo']:.3f}, {s['hi']:.3f}]", s["n_ref"], s["n_eligible"]]
@@ -203,13 +203,11 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
             raise no_shared_clips((first.source, next(iter(first.rows))), (args.corrected, unknown[0]), "--corrected",
                                   f"{args.corrected.name} corrects no clip the models ran")
         if unknown:
-            print(f"asraudit: warning: {len(unknown)} corrected clip(s) not in the predictions, e.g. {unknown[0]!r}",
-                  file=sys.stderr)
+            warn(f"{len(unknown)} corrected clip(s) not in the predictions, e.g. {unknown[0]!r}")
         corrected_tokens = {cid: tuple(normalize(text).split()) for cid, text in raw.items()}
         clips = prepare_clips(pset, normalize, scored)
         if panel:
-            print("asraudit: warning: --panel is ignored with --corrected (edits come from the correction)",
-                  file=sys.stderr)
+            warn("--panel is ignored with --corrected (edits come from the correction)")
     else:
         if not panel:
             raise InputError("--panel is required (or --corrected FILE, or --compat hume with --panel)")
@@ -259,8 +257,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
 def _warn_overlap(panel, scored, how: str) -> None:
     both = [m for m in scored if m in set(panel)]
     if both:
-        print(f"asraudit: warning: panel member(s) {', '.join(both)} are also under test; {how}",
-              file=sys.stderr)
+        warn(f"panel member(s) {', '.join(both)} are also under test; {how}")
 
 
 def _print_summary(result, panel) -> None:
@@ -270,8 +267,8 @@ def _print_summary(result, panel) -> None:
     detail = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in s.items() if v)
     print(f"clips: {result.n_clips} ({detail})")
     if panel:
-        print(f"panel: {', '.join(panel)} ({len(panel)})   majority {result.params.majority}, "
-              f"{'interior edits on' if result.params.include_middle else 'boundary edits only'}")
+        print(one_line(f"panel: {', '.join(panel)} ({len(panel)})   majority {result.params.majority}, "
+                       f"{'interior edits on' if result.params.include_middle else 'boundary edits only'}"))
     full = [e for e in result.edits if e.in_full_panel]
     extra = len(result.edits) - len(full)
     line = f"edits: {len(full)}" + (" by the whole panel" if panel else " from the correction")
@@ -323,15 +320,14 @@ def _print_review(path: Path, edits=None) -> None:
     if edits is not None:
         summary, foreign = judgements_of(summary, edits)
         if foreign:
-            print(f"asraudit: warning: {path}: {len(foreign)} judged edit(s) are not edits of this run (first: "
-                  f"{foreign[0]!r}): the sheet was written for another run (other files or settings); they are "
-                  "left out of the precision", file=sys.stderr)
+            warn(f"{path}: {len(foreign)} judged edit(s) are not edits of this run (first: {foreign[0]!r}): the sheet "
+                 "was written for another run (other files or settings); they are left out of the precision")
         against = f" against this run's {len(edits)} edits"
     low, high = summary.interval
-    print(f"review {path}{against}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner precision "
-          f"{fmt_rate(summary.precision)} {fmt_interval(low, high)} (Wilson 95%)")
+    print(one_line(f"review {path}{against}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner "
+                   f"precision {fmt_rate(summary.precision)} {fmt_interval(low, high)} (Wilson 95%)"))
     for kind, (real, false) in sorted(summary.by_kind.items()):
-        print(f"  {kind}: {real} real / {real + false}")
+        print("  " + one_line(f"{kind}: {real} real / {real + false}"))
 
 
 def _full_json(result, scores, by_kind, by_position, cost, args) -> dict:

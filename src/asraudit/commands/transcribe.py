@@ -23,6 +23,7 @@ from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_dir, ensu
                                   output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
+from asraudit.report.tables import note, one_line, warn
 from asraudit.run.executor import parse_executor
 from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions
@@ -142,8 +143,8 @@ def print_run(summary: RunSummary, store: ResultStore, file=None) -> None:
         rtfx = f"RTFx {total.rtfx:.1f} ({total.audio_seconds:.1f} s audio / {total.compute_seconds:.1f} s compute)" \
             if total and total.compute_seconds > 0 else "RTFx -"
         shared = f", {stats.jobs_by_others} by a concurrent run" if stats.jobs_by_others else ""
-        print(f"asraudit: {stats.model_id}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already "
-              f"stored{shared}; {rtfx}", file=file)
+        note(f"{stats.model_id}: {stats.jobs_run} job(s) run now, {stats.jobs_done_before} already stored{shared}; "
+             f"{rtfx}", file=file)
 
 
 # --- transcribe ----------------------------------------------------------------------------
@@ -189,11 +190,10 @@ def run(args: argparse.Namespace) -> int:
         print_run(summary, store)
         without_reference = sum(1 for c in corpus if c.reference is None)
         if without_reference:
-            print(f"asraudit: warning: {without_reference} clip(s) have no reference transcript; "
-                  "their 'text' is empty", file=sys.stderr)
+            warn(f"{without_reference} clip(s) have no reference transcript; their 'text' is empty")
         for ident, stem in zip(summary.identities, stems):
             path, missing = write_predictions(store, corpus, ident.model_id, ident.config_hash,
                                               args.out / f"{stem}.jsonl")
-            note = f" ({missing} clip(s) without a result)" if missing else ""
-            print(f"wrote {path}{note}")
+            lacking = f" ({missing} clip(s) without a result)" if missing else ""
+            print(one_line(f"wrote {path}{lacking}"))  # the file is named after the model
     return 0

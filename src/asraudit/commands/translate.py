@@ -29,7 +29,7 @@ from asraudit.models.target_language import renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
                                                read_truth)
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
@@ -88,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
         ids = {c.id for c in corpus}
         outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
         if outside:  # as --edits on such clips are (load_corpus_edits)
-            print(f"asraudit: warning: the spans of {len(outside)} clip(s) outside the corpus left out, "
-                  f"e.g. {outside[0]}", file=sys.stderr)
+            warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}")
         items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
         items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
@@ -109,14 +108,15 @@ def run(args: argparse.Namespace) -> int:
         print_jobs(result.jobs, labels=("transcribe", f"render {params.target}"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_lines_whole(args.out, (json.dumps(o.to_json(), ensure_ascii=False) for o in result.outcomes))
-    print(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon {result.lexicon}")
+    print(one_line(f"spans: {len(result.items)} on {len({i.clip_id for i in result.items})} clip(s); lexicon "
+                   f"{result.lexicon}"))
     rows = [[c.model, c.kind, c.transcript, f"{c.k}/{c.n}", fmt_rate(c.k / c.n if c.n else float("nan"), 1),
              fmt_interval(c.interval.low, c.interval.high, 1) if c.n else "-"] for c in result.cells]
     method = f"Wilson, n = {params.cluster_field} values" if params.cluster_field else "Wilson over clips"
     render_table(["model", "span", "transcript", "in rendering", "rate", f"95% CI ({method})"], rows,
                  title=f"span rendered in {params.target}, by whether the transcript held it")
     for model, counts in result.excluded.items():
-        print(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items()), file=sys.stderr)
+        print(one_line(f"{model}: " + ", ".join(f"{status} {n}" for status, n in counts.items())), file=sys.stderr)
     print(f"wrote {args.out} ({len(result.outcomes)} row(s))")
     if args.json:
         payload = {"target": result.target, "lexicon": result.lexicon, "excluded": result.excluded,

@@ -30,7 +30,7 @@ from asraudit.metrics.stream_rows import text_hash
 from asraudit.metrics.wer import CorpusScore
 from asraudit.report.alignment_view import alignment_lines
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
 from asraudit.text.align import align
 from asraudit.text.normalize import NORMALIZERS
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"two prediction files for model {f.model!r}: {files[f.model].source} and {path}", path)
         files[f.model] = f
     for w in _warnings(files):
-        print(f"asraudit: warning: {one_line(w)}", file=sys.stderr)
+        warn(w)
     sys.stderr.flush()
     if args.common or args.paired:
         _require_common_clips(files, "--common" if args.common else "--paired")
@@ -206,9 +206,8 @@ def _print_table(files: dict[str, StreamedFile], results: dict[str, Scored], sco
         ])
         empty.update(r.empty_reference_clips)
     if empty:
-        shown = one_line(", ".join(sorted(empty)[:5])) + (" ..." if len(empty) > 5 else "")
-        print(f"asraudit: warning: {len(empty)} clip(s) have an empty normalized reference and are left "
-              f"out of WER: {shown}", file=sys.stderr)
+        shown = ", ".join(sorted(empty)[:5]) + (" ..." if len(empty) > 5 else "")
+        warn(f"{len(empty)} clip(s) have an empty normalized reference and are left out of WER: {shown}")
     sys.stderr.flush()
     render_table(
         ["model", "WER", "95% CI", "S", "D", "I", "ref words", "precision", "scored", "ran"],
@@ -260,7 +259,7 @@ def _print_alignments(results: dict[str, Scored], normalize, n: int) -> None:
             candidates = key
         texts = r.file.read_rows(r.file.rows[r.positions[i]] for i in candidates)
         ranked = sorted(candidates, key=lambda i: (-wer[i], -errors[i], texts[int(r.file.rows[r.positions[i]])].clip_id))
-        print(f"\n== {m}: {min(n, len(ranked))} worst clips ==")
+        print("\n" + one_line(f"== {m}: {min(n, len(ranked))} worst clips =="))
         for i in ranked[:n]:
             p = texts[int(r.file.rows[r.positions[i]])]
             s, d, ins, words = (int(x) for x in c[i, :4])

@@ -15,6 +15,7 @@ published number is never shown without the arithmetic that produced it.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -203,6 +204,19 @@ def _count(obj: Any, key: str, path: Path, where: str) -> int:
     return value
 
 
+def _number(obj: Any, key: str, path: Path, where: str, low: float = 0.0, high: float = 1.0,
+            open_ends: bool = False) -> float:
+    """A released number in [low, high] (``open_ends``: strictly between them): a rate, an interval bound, a
+    share.  JSON as Python reads it takes ``NaN`` and ``Infinity``, and a copy edited by hand can hold 1.7 or -3;
+    each was printed as released (``nan%``, ``-300.00%``, ``chance nan``) beside the recomputed numbers."""
+    value = float(_field(obj, key, (int, float), path, where))
+    inside = low < value < high if open_ends else low <= value <= high
+    if not (inside and math.isfinite(value)):  # NaN fails both comparisons
+        span = f"({low:g}, {high:g})" if open_ends else f"[{low:g}, {high:g}]"
+        raise InputError(f"{where}: {key} must be a number in {span}, got {value!r}", path)
+    return value
+
+
 def _names(obj: Any, key: str, path: Path, where: str) -> tuple[str, ...]:
     """A released list of names (a panel, a group's arms): every item text.  A number among them stopped the
     listing with ``TypeError: sequence item 1: expected str instance, int found``, a traceback."""
@@ -239,7 +253,7 @@ def _leaderboard_row(r: Any, path: Path, where: str, panel: tuple[str, ...] = ()
     if ref + audio > eligible:
         raise InputError(f"{where}: accepted_ref {ref} + followed_consensus {audio} exceed eligible_runs {eligible}",
                          path)
-    published = float(_field(r, "benchmaxx_score", (int, float), path, where))
+    published = _number(r, "benchmaxx_score", path, where)
     if ref + audio and not abs(published - ref / (ref + audio)) <= RATE_ROUNDING:
         raise InputError(f"{where}: benchmaxx_score {published} is not its counts' rate: accepted_ref {ref} of "
                          f"{ref + audio} verdicts is {ref / (ref + audio):.4f}", path)
@@ -251,11 +265,11 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
     name = path.name[: -len(AGGREGATE_SUFFIX)]
     p = _field(d, "params", dict, path, name)
     settings = MinerSettings(
-        float(_field(p, "majority_pct", (int, float), path, "params")),
-        _field(p, "min_run_len", int, path, "params"),
+        _number(p, "majority_pct", path, "params"),
+        _count(p, "min_run_len", path, "params"),
         _field(p, "include_middle", bool, path, "params"),
-        float(_field(p, "min_ref_match_pct", (int, float), path, "params")),
-        float(_field(p, "min_consensus_cer", (int, float), path, "params")),
+        _number(p, "min_ref_match_pct", path, "params"),
+        _number(p, "min_consensus_cer", path, "params", high=float("inf")),
     )
     prominence = _field(d, "prominence", dict, path, name)
     panel = _names(d, "whitelist", path, name)
@@ -285,16 +299,20 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     for model, r in _field(g, "results", dict, path, name).items():
         where = f"{name}.results.{model}"
         arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
-        switch = float(_field(r, "switch", (int, float), path, where))
+        switch = _number(r, "switch", path, where)
         rates = [a.hits / a.n for a in arms.values() if a.n]
         if rates and not abs(switch - min(rates)) <= RATE_ROUNDING:
             raise InputError(f"{where}: switch {switch} is not its arms' rate: the lowest arm's hits/n is "
                              f"{min(rates):.4f}", path)
-        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where), switch,
-                                    float(_field(r, "lo", (int, float), path, where)),
-                                    float(_field(r, "hi", (int, float), path, where))))
+        low, high = _number(r, "lo", path, where), _number(r, "hi", path, where)
+        if low > high:
+            raise InputError(f"{where}: lo {low} exceeds hi {high}: not an interval", path)
+        # the rate is released rounded to four decimals, its bounds are not: the release's rounding is allowed
+        if not low - RATE_ROUNDING <= switch <= high + RATE_ROUNDING:
+            raise InputError(f"{where}: switch {switch} lies outside its interval [lo {low}, hi {high}]", path)
+        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where), switch, low, high))
     scope = str(g.get("scope", ""))
     return PublishedSwitchGroup(name, path, scope, _names(g, "arms", path, name),
-                                float(_field(g, "chance", (int, float), path, name)),
+                                _number(g, "chance", path, name, open_ends=True),
                                 _count(g, "min_per_arm", path, name), tuple(rows),
                                 scope_corpora(scope), scope_families(scope))

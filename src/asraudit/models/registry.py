@@ -32,6 +32,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import importlib.util
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path, PurePath
@@ -138,9 +139,12 @@ def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: C
     entry = RegisteredModel(name, load, catalog_entry, load_whitebox, layer_counts, window_seconds, hidden_size)
     if name in embedded.EMBEDDED_MODELS:
         raise ValueError(f"model name {name!r} is already taken by an embedded model")
+    if _loading is None:  # a direct call: asraudit's own plug-ins (and installed ones) register first
+        registered_models()
     if name in _registered and _registered[name] != entry:
         taker = _owners.get(name)
-        raise ValueError(f"model name {name!r} is already taken" + (f" by plug-in {taker}" if taker else ""))
+        holder = "asraudit's own plug-in" if name in _built_in else "plug-in"
+        raise ValueError(f"model name {name!r} is already taken" + (f" by {holder} {taker}" if taker else ""))
     _registered[name] = entry
     if _loading is not None:
         _owners.setdefault(name, _loading)
@@ -153,6 +157,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 _third_party: set[str] = set()  # registered names whose plug-in is not part of asraudit
+_built_in: set[str] = set()  # registered names of asraudit's own plug-ins (the demo's model organisms)
 
 
 def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
@@ -163,9 +168,9 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
     model does not take, which ``load_model`` reports) is one line naming the plug-in, not its traceback."""
     try:
         made = call(*args, **kwargs)
-    except InputError:
+    except (InputError, KeyboardInterrupt, GeneratorExit):
         raise
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit too: a plug-in's sys.exit() is its fault, not the user's stop
         if name not in _third_party or isinstance(exc, TypeError) and "unexpected keyword argument" in str(exc):
             raise
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() raised "
@@ -175,21 +180,76 @@ def plugin_call(name: str, what: str, call: Callable, *args, **kwargs):
         raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned "
                          f"{type(made).__name__}, not a model (it has no model_id and config_hash): a fault of the "
                          "plug-in: fix or uninstall it")
+    if what in _ANSWERS and name in _third_party and made is not None and not _ANSWERS[what][0](made):
+        shown = repr(made) if len(repr(made)) <= 80 else repr(made)[:77] + "..."
+        raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned {shown} "
+                         f"({type(made).__name__}), not {_ANSWERS[what][1]}: a fault of the plug-in: fix or uninstall "
+                         "it")
+    if what.startswith("load") and name in _third_party:
+        holder = _other_models_name(name, made.model_id)
+        if holder is not None:
+            raise InputError(f"model {name!r} of plug-in {_owners.get(name, repr(name))}: its {what}() returned a "
+                             f"model whose model_id is {made.model_id!r}, the name of {holder}: its results would be "
+                             "stored, written and shown as that model's: a fault of the plug-in: fix or uninstall it")
     return made
 
 
+def _positive_whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+# What a plug-in's layer_counts(), window_seconds() and hidden_size() may answer (None: "my files do not say"), and
+# how an error names it.  Anything else failed where the answer was used: ``{"encoder": "4"}`` stopped `audit
+# --check` with ``TypeError: bad operand type for unary -: 'str'``, a window of "30" with a TypeError from
+# ``round``, a width of 384.5 was compared with the others' as it was.
+_ANSWERS = {
+    "layer_counts": (lambda v: isinstance(v, dict) and all(_positive_whole(v.get(s)) for s in ("encoder", "decoder")),
+                     "None or {\"encoder\": n, \"decoder\": m} of whole numbers of at least 1"),
+    "window_seconds": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                       and v > 0, "None or a number of seconds above 0"),
+    "hidden_size": (_positive_whole, "None or a whole number of at least 1"),
+}
+
+
+def _other_models_name(name: str, model_id: object) -> str | None:
+    """What else ``model_id`` names when it is not ``name``'s own: an embedded model, pocketsphinx, or a model another
+    plug-in (or asraudit's own) registered; None when it names nothing else.  A model is known by its model_id in
+    the store, the prediction file names and every table, so a plug-in's model under another's id passed its
+    transcripts off as that model's (``transcribe --model my-model`` wrote ``whisper-tiny.en.jsonl``)."""
+    if not isinstance(model_id, str):
+        return None
+    plain = model_id[len("whitebox:"):] if model_id.startswith("whitebox:") else model_id
+    if plain == name:
+        return None
+    if plain in embedded.EMBEDDED_MODELS:
+        return "an embedded model"
+    if plain in _RESERVED:
+        return "a built-in model"
+    if plain in _registered:
+        return f"model {plain!r} of plug-in {_owners.get(plain, repr(plain))}"
+    return None
+
+
 def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_tree: bool = False) -> None:
-    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised."""
+    """Run one plug-in's register function; a failure is recorded in ``_broken``, not raised.
+
+    A failure is any exception, and also ``SystemExit`` (a plug-in that calls ``sys.exit()`` on import or in its
+    register function ended every command that looks up a model) or another ``BaseException`` of the plug-in's
+    own; a ``KeyboardInterrupt`` (Ctrl-C, and asraudit's ``Terminated``) is the user's and goes on."""
     global _loading
     before = set(_registered)
     _loading = label
     try:
         register()()
-    except Exception as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
         _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
     finally:
         _loading = None
-        if not in_tree:
+        if in_tree:
+            _built_in.update(set(_registered) - before)
+        else:
             _third_party.update(set(_registered) - before)
 
 
@@ -205,17 +265,26 @@ def registered_models() -> dict[str, RegisteredModel]:
             entry_points = ()
             _broken.append(f"the plug-ins of the {ENTRY_POINT_GROUP!r} entry-point group could not be listed: an "
                            f"installed package's entry_points.txt is malformed ({_one_line(exc)})")
-        for entry_point in entry_points:
-            dist = getattr(entry_point, "dist", None)
-            package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
-            _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load,
-                         in_tree=entry_point.module in IN_TREE_PLUGINS)
+        # asraudit's own plug-ins first, so their names are theirs: a third-party plug-in listed before them (the
+        # order is the installed packages') that registers a demo model's name is refused, not used in its place.
+        in_tree = [e for e in entry_points if e.module in IN_TREE_PLUGINS]
+        third_party = [e for e in entry_points if e.module not in IN_TREE_PLUGINS]
+        for entry_point in in_tree:
+            _load_entry_point(entry_point, in_tree=True)
             loaded.add(entry_point.module)
         for module in IN_TREE_PLUGINS:
             if module not in loaded:
                 _load_plugin(f"{module!r}", lambda module=module: importlib.import_module(module).register,
                              in_tree=True)
+        for entry_point in third_party:
+            _load_entry_point(entry_point, in_tree=False)
     return dict(_registered)
+
+
+def _load_entry_point(entry_point, *, in_tree: bool) -> None:
+    dist = getattr(entry_point, "dist", None)
+    package = f", package {dist.name}" if dist is not None and getattr(dist, "name", None) else ""
+    _load_plugin(f"{entry_point.name!r} ({entry_point.value}{package})", entry_point.load, in_tree=in_tree)
 
 
 def broken_plugins() -> tuple[str, ...]:
@@ -229,12 +298,17 @@ def _catalog_line(entry: RegisteredModel) -> EmbeddedInfo:
     owner = _owners.get(entry.name) or repr(entry.name)
     try:
         line = entry.catalog_entry()
-    except Exception as exc:
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as exc:
         return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} raised "
                             f"{_one_line(exc)}", "-")
     if not isinstance(line, EmbeddedInfo):
         return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} returned "
                             f"{type(line).__name__}, not an EmbeddedInfo", "-")
+    if line.name != entry.name:  # listed under another name (an embedded model's): two rows of it, none of this one
+        return EmbeddedInfo(entry.name, False, f"cannot list it: catalog_entry() of plug-in {owner} names "
+                            f"{line.name!r}, not {entry.name!r}", "-")
     return line
 
 

@@ -68,6 +68,7 @@ from asraudit.probes.family_matchers import (
     pattern_matchers,
     strings,
 )
+from asraudit.text.basic_language_codes import language_code
 
 # One built-in catalogue per language (ISO 639-1 code); a corpus's ``language`` picks one.
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pl", "pt")
@@ -165,10 +166,11 @@ def load_catalogue(sources: str | Path | Sequence[str | Path] = "en") -> Catalog
 
 
 def _read(src: str | Path) -> tuple[dict, str]:
-    if str(src) in BUILTIN:
-        name = BUILTIN[str(src)]
+    code = language_code(str(src))  # a language code in any case ("FR"), as everywhere asraudit takes one
+    if code in BUILTIN:
+        name = BUILTIN[code]
         text = resources.files("asraudit.probes").joinpath("data", name).read_text(encoding="utf-8")
-        label = f"built-in:{src}"
+        label = f"built-in:{code}"
         return _parse(text, ".toml", label), label
     path = Path(src)
     if not path.is_file():

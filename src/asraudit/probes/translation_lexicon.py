@@ -29,6 +29,7 @@ import regex
 
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
+from asraudit.text.basic_language_codes import language_code
 from asraudit.text.basic_languages import BASIC_LANGUAGES
 from asraudit.text.normalize import get_normalizer
 
@@ -127,9 +128,10 @@ def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
 
 def load_lexicon(source: str | Path = "es") -> Lexicon:
     """A built-in lexicon by target language (``"es"``) or a TOML file; its examples are checked."""
-    if str(source) in BUILTIN:
-        text = resources.files("asraudit.probes").joinpath("data", BUILTIN[str(source)]).read_text(encoding="utf-8")
-        label = f"built-in:{source}"
+    code = language_code(str(source))  # "ES" is "es", as everywhere asraudit takes a language
+    if code in BUILTIN:
+        text = resources.files("asraudit.probes").joinpath("data", BUILTIN[code]).read_text(encoding="utf-8")
+        label = f"built-in:{code}"
     else:
         path = Path(source)
         if not path.is_file():
@@ -145,7 +147,7 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
     if data.get("schema", LEXICON_SCHEMA) != LEXICON_SCHEMA:  # a later layout may mean other things by the keys
         raise InputError(f"schema {data['schema']!r}: this asraudit reads lexicons of schema {LEXICON_SCHEMA}", label)
-    target, source_language = data.get("target"), data.get("source", "en")
+    target, source_language = language_code(data.get("target")), data.get("source", "en")
     if not isinstance(target, str) or not target:
         raise InputError("the lexicon needs target = \"<language code>\"", label)
     spans = data.get("span", [])

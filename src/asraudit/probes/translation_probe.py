@@ -42,6 +42,7 @@ from asraudit.probes.translation_lexicon import BUILTIN, Lexicon, LexiconEntry, 
 from asraudit.run.grid import Identity
 from asraudit.run.prediction_files import stored_transcripts
 from asraudit.run.spec import Transcribe
+from asraudit.text.basic_language_codes import language_code
 
 KINDS = ("dropped", "invented")              # the record leaves out spoken words / has unspoken ones
 TRANSCRIPT_STATES = ("omitted", "contained")  # whether the model's own transcript holds the span
@@ -70,6 +71,10 @@ class TranslationParams:
     # a clip field whose clips are not independent (parliament-mini's sentence, read by seven voices): the
     # intervals then count its values, not clips, as the sample size (see summarize); None: clips
     cluster_field: str | None = None
+
+    def __post_init__(self) -> None:
+        # a language code in any case ("ES" is "es"): fold() picks the target's normalizer by the lower-case code
+        object.__setattr__(self, "target", language_code(self.target))
 
     def lexicon_source(self) -> str | Path:
         return self.lexicon if self.lexicon is not None else self.target

@@ -19,12 +19,16 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             from rich.progress import Progress as RichProgress
 
+            from asraudit.report.tables import one_line
+
+            # The label names the corpus and the models (a file "corpus [v2].jsonl", a clip id): plain text, not
+            # rich's markup ("[v2]" vanished and "[/]" raised MarkupError), its control characters escaped.
             self._bar = RichProgress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[rtfx]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                 console=Console(stderr=True), transient=False,
             )
-            self._task = self._bar.add_task(label, total=total, rate="", rtfx="")
+            self._task = self._bar.add_task(one_line(label), total=total, rate="", rtfx="")
             self._bar.start()
             self._start = time.perf_counter()
 

@@ -17,6 +17,8 @@ import sys
 import time
 from typing import Callable, Sequence
 
+from asraudit.report.tables import note
+
 # How often a run that waits for another run's jobs looks at the store again.
 POLL_SECONDS = 0.5
 
@@ -62,8 +64,9 @@ def wait_for_others(store, summary, deferred: list, run_units: Callable[[list], 
             break
         if not announced:
             n = sum(len(u.jobs) for u in pending)
-            print(f"asraudit: {n} job(s) are being computed by another run into {store.path}; "
-                  "waiting for them instead of computing them twice", file=sys.stderr, flush=True)
+            note(f"{n} job(s) are being computed by another run into {store.path}; waiting for them instead of "
+                 "computing them twice")
+            sys.stderr.flush()
             announced = True
         still: list = []
         for unit in pending:  # one unit at a time: its audio is decoded only if this run computes it

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from asraudit.errors import InputError
-from asraudit.text.basic_language_codes import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS
+from asraudit.text.basic_language_codes import BASIC_LANGUAGES, LANGUAGE_NORMALIZERS, language_code
 from asraudit.text import basic_normalizer, whisper_english
 from asraudit.text.basic_normalizer import BasicNormalizer
 from asraudit.text.spelling import spelling_table
@@ -161,7 +161,7 @@ def _language_code(language: object) -> str:
     choices = f"en, {', '.join(BASIC_LANGUAGES)}"
     if not isinstance(language, str):
         raise InputError(f"language is an ISO 639-1 code (a str), one of {choices}, got {language!r}")
-    code = language.lower()
+    code = language_code(language)
     if code != "en" and code not in BASIC_LANGUAGES:
         raise InputError(f"language {language!r} has no basic normalizer: choose one of {choices}")
     return code
