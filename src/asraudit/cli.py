@@ -17,7 +17,7 @@ import threading
 
 from asraudit.version import __version__
 from asraudit.errors import InputError, ServiceError
-from asraudit.report.tables import one_line
+from asraudit.terminal_text import one_line
 
 # Modules under asraudit.commands, in the order `asraudit --help` lists them.
 COMMAND_MODULES = (

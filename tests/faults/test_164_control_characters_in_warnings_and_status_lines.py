@@ -6,7 +6,7 @@ exception text, a replayed model's id reached the terminal as they were (``\\x1b
 draws over the start of the line).  The escaping rule itself left the bidirectional controls and invisible format
 characters: a clip id with U+202E (right-to-left override) turned the rest of an error line around.  The
 progress bar read its label (the corpus's file name) as rich markup: ``corpus [v2].jsonl`` lost ``[v2]``, and
-``a[/]b.jsonl`` raised ``MarkupError``.  Now every warning goes through ``report.tables.warn``, every status line
+``a[/]b.jsonl`` raised ``MarkupError``.  Now every warning goes through ``terminal_text.warn``, every status line
 through ``note``, the progress bar takes its label as plain escaped text, and ``one_line`` escapes the format
 characters too (but the joiners U+200C and U+200D, which scripts and emoji need).  Files keep every id as it was.
 """
@@ -21,7 +21,7 @@ import unicodedata
 import pytest
 
 from asraudit.models import registry
-from asraudit.report.tables import one_line
+from asraudit.terminal_text import one_line
 
 from conftest import one_clip_manifest, write_preds
 

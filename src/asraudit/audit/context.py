@@ -19,7 +19,7 @@ from typing import Callable
 from asraudit.audit.spec import AuditSpec
 from asraudit.data.corpus import Corpus
 from asraudit.run.grid import Identity
-from asraudit.report.tables import one_line
+from asraudit.terminal_text import one_line
 from asraudit.run.store import ResultStore
 
 

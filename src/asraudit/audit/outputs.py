@@ -46,7 +46,8 @@ from asraudit.probes.corrected import hyp_span_of
 from asraudit.probes.refdis import HypCells
 from asraudit.probes.sampling import sample
 from asraudit.report.html import render_report
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import one_line
 from asraudit.run.store import ResultStore
 
 __all__ = ["flag_models", "print_summary", "provenance", "report_edits", "write_report", "write_summary",

@@ -14,7 +14,7 @@ from asraudit.audit.spec import load_spec
 from asraudit.audit.results import build_summary
 from asraudit.data.paths import output_folder
 from asraudit.display_paths import display_path
-from asraudit.report.tables import one_line
+from asraudit.terminal_text import one_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -24,7 +24,8 @@ from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
-from asraudit.report.tables import note, one_line, render_table
+from asraudit.report.tables import render_table
+from asraudit.terminal_text import note, one_line
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 

@@ -10,7 +10,7 @@ from asraudit.arguments import number
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import check_bootstrap_ceiling
-from asraudit.report.tables import warn
+from asraudit.terminal_text import warn
 
 
 def at_least(minimum: int):

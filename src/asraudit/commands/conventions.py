@@ -33,7 +33,8 @@ from asraudit.probes.rendering import (
     agreement,
     reference_usage,
 )
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import one_line
 
 _SHOW_ORDER = ("disagree", "agree", "outside", "missed")
 _CONTEXT = 40  # characters of context either side of a highlighted span

@@ -29,7 +29,8 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.aligners import make_aligner
 from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
-from asraudit.report.tables import fmt_interval, fmt_rate, note, render_table, warn
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import note, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 

@@ -16,7 +16,8 @@ from dataclasses import asdict
 
 from asraudit.models.families import families
 from asraudit.models.registry import available_models, broken_plugins
-from asraudit.report.tables import render_table, warn
+from asraudit.report.tables import render_table
+from asraudit.terminal_text import warn
 
 
 def register(sub: argparse._SubParsersAction) -> None:

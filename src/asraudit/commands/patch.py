@@ -27,7 +27,7 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
 from asraudit.models.whitebox.frames import Frames, SourcesByAudio
-from asraudit.report.tables import warn
+from asraudit.terminal_text import warn
 
 # The sites an activation patch can replace (interventions.PATCH_SITES; listed here so the CLI imports no torch).
 PATCH_SITES = ("encoder", "decoder", "projector", "decoder-audio")

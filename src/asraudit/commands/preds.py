@@ -13,7 +13,8 @@ from asraudit.commands.common import add_preds_argument, load_predictions_with_w
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
 from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
 from asraudit.errors import InputError
-from asraudit.report.tables import one_line, render_table
+from asraudit.report.tables import render_table
+from asraudit.terminal_text import one_line
 
 
 def register(sub: argparse._SubParsersAction) -> None:

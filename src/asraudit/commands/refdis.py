@@ -18,7 +18,8 @@ from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
 from asraudit.probes.refdis_params import MinerParams, distinct_panel
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import one_line, warn
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 # The full miner, its scoring and the summary serializer are imported where they run (``_run_full``,

@@ -23,7 +23,7 @@ from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_dir, ensu
                                   output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
-from asraudit.report.tables import note, one_line, warn
+from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.executor import parse_executor
 from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions

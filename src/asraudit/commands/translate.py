@@ -29,7 +29,8 @@ from asraudit.models.target_language import renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
                                                read_truth)
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import one_line, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 

@@ -30,7 +30,8 @@ from asraudit.metrics.stream_rows import text_hash
 from asraudit.metrics.wer import CorpusScore
 from asraudit.report.alignment_view import alignment_lines
 from asraudit.report.summary import to_plain
-from asraudit.report.tables import fmt_interval, fmt_rate, one_line, render_table, warn
+from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import one_line, warn
 from asraudit.text.align import align
 from asraudit.text.normalize import NORMALIZERS
 

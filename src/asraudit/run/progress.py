@@ -19,7 +19,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             from rich.progress import Progress as RichProgress
 
-            from asraudit.report.tables import one_line
+            from asraudit.terminal_text import one_line
 
             # The label names the corpus and the models (a file "corpus [v2].jsonl", a clip id): plain text, not
             # rich's markup ("[v2]" vanished and "[/]" raised MarkupError), its control characters escaped.

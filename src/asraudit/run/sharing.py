@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from asraudit.report.tables import note
+from asraudit.terminal_text import note
 
 # How often a run that waits for another run's jobs looks at the store again.
 POLL_SECONDS = 0.5
