@@ -50,7 +50,8 @@ def open_corpus(spec: AuditSpec):
     elif c.predictions is not None:
         corpus = load_manifest(c.predictions, check_files=False)
     else:
-        corpus = load_corpus(c.folder if c.folder is not None else c.dataset, split=c.split, config=c.config)
+        corpus = load_corpus(c.folder if c.folder is not None else c.dataset, split=c.split, config=c.config,
+                             audio_column=c.audio_column, text_column=c.text_column, id_column=c.id_column)
     clips = list(corpus.clips)
     if c.select_field:
         values: list[str] = []
