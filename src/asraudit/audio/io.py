@@ -32,7 +32,7 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
-from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_seconds
+from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_walk
 from asraudit.audio.ogg_pages import ogg_damage
 from asraudit.audio.wav_header import (aiff_shortfall, au_shortfall, rf64_shortfall, sphere_shortfall,
                                       svx_shortfall, voc_shortfall, w64_shortfall, wav_shortfall, wve_shortfall)
@@ -335,11 +335,18 @@ def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> No
 
 
 def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> None:
-    """Refuse an MP3 whose frames hold another length than libsndfile reads (beyond rounding: half a second,
+    """Refuse an MP3 whose frames lose sync in the middle (bytes overwritten: mpg123 skips them and the frames
+    they hit, without an error), or hold another length than libsndfile reads (beyond rounding: half a second,
     or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
-    held = mpeg_seconds(data)
-    if held is None:
+    walk = mpeg_walk(data)
+    if walk is None:
         return
+    held = walk.seconds
+    if walk.lost_at is not None:
+        raise _fail(f"the file is damaged: its MP3 frames lose sync at byte {walk.lost_at} (after "
+                    f"{walk.lost_after:.2f} s of {held:.2f} s): {walk.skipped} bytes are no MPEG frame, and a "
+                    "decoder skips them and the audio they held, reading the clip short; a corrupted copy? Copy it "
+                    "again", name, origin)
     try:
         info = info or sf.info(io.BytesIO(data))  # the caller's, when it has read the header already
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
