@@ -34,8 +34,9 @@ import soxr
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
 from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_walk
 from asraudit.audio.ogg_pages import ogg_damage
-from asraudit.audio.wav_header import (aiff_shortfall, au_shortfall, rf64_shortfall, sphere_shortfall,
-                                      svx_shortfall, voc_shortfall, w64_shortfall, wav_shortfall, wve_shortfall)
+from asraudit.audio.wav_header import (aiff_shortfall, au_shortfall, avr_shortfall, mat4_shortfall, mat5_shortfall,
+                                      mpc2k_shortfall, rf64_shortfall, sphere_shortfall, svx_shortfall, voc_shortfall,
+                                      w64_shortfall, wav_shortfall, wve_shortfall)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -270,11 +271,13 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
 # Containers whose header declares their samples' size, and the reader of each (``wav_header``).
 _SHORTFALLS = (("WAV", wav_shortfall), ("AIFF", aiff_shortfall), ("AU", au_shortfall), ("Wave64", w64_shortfall),
                ("RF64", rf64_shortfall), ("NIST SPHERE", sphere_shortfall), ("IFF 8SVX", svx_shortfall),
-               ("VOC", voc_shortfall), ("WVE", wve_shortfall))
+               ("VOC", voc_shortfall), ("WVE", wve_shortfall), ("MATLAB 5", mat5_shortfall),
+               ("MATLAB 4", mat4_shortfall), ("MPC2000", mpc2k_shortfall), ("AVR", avr_shortfall))
 
 
 def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
-    """Refuse a WAV, AIFF, AU, Wave64, RF64, NIST SPHERE, 8SVX, VOC, WVE, MP3 or Ogg file that libsndfile would read as another
+    """Refuse a WAV, AIFF, AU, Wave64, RF64, NIST SPHERE, 8SVX, VOC, WVE, MATLAB 5 or 4, MPC2000, AVR, MP3 or Ogg file
+    that libsndfile would read as another
     length than the file holds (see ``wav_header``, ``mpeg_frames`` and ``ogg_pages``)."""
     for container, shortfall in _SHORTFALLS:
         short = shortfall(handle, size)
@@ -313,7 +316,8 @@ def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
 
 # Containers whose header declares a length the file may not hold (``_check_complete``; Ogg is checked before
 # the header is read, ``_check_ogg``).
-_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3", "AU", "W64", "RF64", "NIST", "SVX", "VOC", "WVE")
+_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3", "AU", "W64", "RF64", "NIST", "SVX", "VOC", "WVE", "MAT5", "MAT4",
+                    "MPC2K", "AVR")
 
 
 def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> None:
