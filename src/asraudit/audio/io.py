@@ -275,10 +275,11 @@ _SHORTFALLS = (("WAV", wav_shortfall), ("AIFF", aiff_shortfall), ("AU", au_short
                ("MATLAB 4", mat4_shortfall), ("MPC2000", mpc2k_shortfall), ("AVR", avr_shortfall))
 
 
-def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
+def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> float | None:
     """Refuse a WAV, AIFF, AU, Wave64, RF64, NIST SPHERE, 8SVX, VOC, WVE, MATLAB 5 or 4, MPC2000, AVR, MP3 or Ogg file
     that libsndfile would read as another
-    length than the file holds (see ``wav_header``, ``mpeg_frames`` and ``ogg_pages``)."""
+    length than the file holds (see ``wav_header``, ``mpeg_frames`` and ``ogg_pages``).  Returns the seconds the
+    decoder reads where they are not the header's (an MP3 whose length libsndfile estimates), else None."""
     for container, shortfall in _SHORTFALLS:
         short = shortfall(handle, size)
         if short:
@@ -290,10 +291,11 @@ def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, 
     head = handle.read(4)
     if head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
         handle.seek(0)
-        _check_mpeg_length(handle.read(), name, origin, info)
-    elif head == b"OggS":
+        return _check_mpeg_length(handle.read(), name, origin, info)
+    if head == b"OggS":
         handle.seek(0)
         _check_ogg(handle.read(), name, origin)
+    return None
 
 
 def _check_ogg(data: bytes, name: str | Path, origin: Origin | None) -> None:
@@ -338,13 +340,17 @@ def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> No
                 name, origin)
 
 
-def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> None:
+def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> float | None:
     """Refuse an MP3 whose frames lose sync in the middle (bytes overwritten: mpg123 skips them and the frames
     they hit, without an error), or hold another length than libsndfile reads (beyond rounding: half a second,
-    or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
+    or a tenth): cut short (a Xing header declares more), two files joined, or a VBR stream without a Xing header.
+
+    Returns the seconds libsndfile's decoder reads when its header's length is not them: an MP3 without a Xing
+    header whose length libsndfile estimates from the file's size, tags included (a CBR file with cover art in
+    its ID3 tag: 11.71 s estimated of 5.47 s), is read whole, to its last frame; None otherwise."""
     walk = mpeg_walk(data)
     if walk is None:
-        return
+        return None
     held = walk.seconds
     if walk.lost_at is not None:
         raise _fail(f"the file is damaged: its MP3 frames lose sync at byte {walk.lost_at} (after "
@@ -354,12 +360,14 @@ def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, inf
     try:
         info = info or sf.info(io.BytesIO(data))  # the caller's, when it has read the header already
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
-        return  # not audio libsndfile reads: the decode says so
+        return None  # not audio libsndfile reads: the decode says so
     if info.format != "MP3" or info.samplerate <= 0:
-        return
+        return None
     read = info.frames / info.samplerate
+    if held < read and not walk.declared:  # an estimate that counted bytes which are no audio: the frames are read
+        return held
     if abs(held - read) <= max(0.5, 0.1 * max(held, read)):
-        return
+        return None
     if held < read:
         raise _fail(f"the file is cut short: its MP3 header declares {read:.2f} s, its frames hold {held:.2f} s "
                     f"({100 * held / read:.0f}%); a partial copy or download? Copy it again", name, origin)
@@ -525,10 +533,11 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     _check_rate(int(info.samplerate), path, origin)
     if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
         raise _empty_at_16k(info.frames, int(info.samplerate), path, origin)
+    read = None
     try:
         if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
-                _check_complete(handle, size, path, origin, info)
+                read = _check_complete(handle, size, path, origin, info)
         if info.format == "FLAC":
             _check_flac_end(str(path), info, path, origin)
             if not _samples_can_fail(info):
@@ -537,6 +546,8 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
             _check_samples(str(path), path, origin)
     except OSError as exc:
         raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if read is not None:
+        return read
     return info.frames / info.samplerate if info.frames > 0 else None
 
 
@@ -557,15 +568,15 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     _check_rate(int(info.samplerate), name, origin)
     if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
         raise _empty_at_16k(info.frames, int(info.samplerate), name, origin)
-    if info.format in _DECLARED_LENGTH:
-        _check_complete(io.BytesIO(data), len(data), name, origin, info)
+    read = _check_complete(io.BytesIO(data), len(data), name, origin, info) \
+        if info.format in _DECLARED_LENGTH else None
     if info.format == "FLAC":
         _check_flac_end(io.BytesIO(data), info, name, origin)
         if not _samples_can_fail(info):
             _check_flac_frames(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
-    return info.frames / info.samplerate
+    return read if read is not None else info.frames / info.samplerate
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:
@@ -577,6 +588,14 @@ def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFo
         width = RAW_SAMPLE_WIDTHS[raw.subtype]
         return path.stat().st_size / (width * raw.channels * raw.sample_rate)
     try:
-        return float(sf.info(str(path)).duration)
+        info = sf.info(str(path))
     except (sf.SoundFileError, RuntimeError) as exc:
         raise _fail(f"cannot read audio header ({exc})", path, origin) from None
+    if info.format == "MP3":  # its length may be libsndfile's estimate, which counts tags (_check_mpeg_length)
+        try:
+            read = _check_mpeg_length(path.read_bytes(), path, origin, info)
+        except OSError as exc:
+            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+        if read is not None:
+            return read
+    return float(info.duration)

@@ -105,10 +105,13 @@ def _followed(data: bytes, j: int) -> bool:
 class MpegWalk:
     """What an MPEG audio stream's frames hold: ``seconds`` of audio (header frames left out) at ``rate``, and,
     for a stream whose frames lose sync in the middle (bytes that are neither frames nor tags, with frames after
-    them), the offset of the first such byte, the seconds of audio before it, and how many bytes were skipped."""
+    them), the offset of the first such byte, the seconds of audio before it, and how many bytes were skipped.
+    ``declared``: whether the stream starts with a Xing/Info or VBRI frame, which declares its length (without
+    one, libsndfile estimates the length from the file's size, tags included)."""
 
     seconds: float
     rate: int
+    declared: bool = False
     lost_at: int | None = None
     lost_after: float | None = None
     skipped: int = 0
@@ -130,6 +133,7 @@ def mpeg_walk(data: bytes) -> MpegWalk | None:
     gap: int | None = None  # where the bytes skipped since the last frame or tag start
     lost_at = lost_after = None
     skipped = 0
+    declared = _no_audio(data, i, first[0])
     while i < n:
         frame = mpeg_frame(data, i)
         if frame is not None and frame[0] > 4 and _followed(data, i + frame[0]):
@@ -154,7 +158,7 @@ def mpeg_walk(data: bytes) -> MpegWalk | None:
         i = data.find(b"\xff", i + 1)  # resynchronise at the next possible header
         if i < 0:
             break
-    return MpegWalk(samples / rate, rate, lost_at, lost_after, skipped)
+    return MpegWalk(samples / rate, rate, declared, lost_at, lost_after, skipped)
 
 
 def mpeg_seconds(data: bytes) -> float | None:
