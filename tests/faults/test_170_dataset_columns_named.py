@@ -61,6 +61,24 @@ def test_the_columns_are_named_on_the_command_line(tmp_path, cli):
     assert [(r["audio_filepath"], r["text"]) for r in rows] == [("u1", "a tone")]
 
 
+def test_the_text_column_chosen_among_several_is_said(tmp_path, cli):
+    datasets = pytest.importorskip("datasets")
+    one_clip_manifest(tmp_path)
+    saved = tmp_path / "two"
+    rows = datasets.Dataset.from_dict({"audio": [str(tmp_path / "a.wav")], "text": ["A TONE."],
+                                       "normalized_text": ["a tone"]})
+    rows.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(saved))
+    ran = _transcribe(cli, tmp_path, saved)
+    notes = [line for line in ran.err.splitlines() if line.startswith("asraudit: note:")]
+    assert ran.code == 0 and notes == [
+        f"asraudit: note: {saved}: references read from column 'text'; the dataset also has 'normalized_text' "
+        "(name another with --text-column, or text_column = in an audit spec's [corpus])"]
+    ran = _transcribe(cli, tmp_path, saved, "--text-column", "normalized_text")
+    assert ran.code == 0 and "asraudit: note:" not in ran.err
+    rows = [json.loads(line) for line in (tmp_path / "out" / "pocketsphinx.jsonl").read_text().splitlines()]
+    assert [r["text"] for r in rows] == ["a tone"]
+
+
 def test_columns_cannot_be_chosen_of_a_manifest_or_a_folder(tmp_path, cli):
     manifest = one_clip_manifest(tmp_path)
     ran = _transcribe(cli, tmp_path, manifest, "--text-column", "words")

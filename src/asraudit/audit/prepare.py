@@ -11,6 +11,7 @@ model, in seconds, and reported together with the entry they come from.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +72,9 @@ def open_corpus(spec: AuditSpec):
         clips = clips[: c.limit]
     if not clips:
         raise SpecError("the corpus selection has no clips", spec.source)
-    return Corpus(corpus.name, tuple(clips), corpus.source)
+    for note in corpus.notes:  # how a dataset was read (its text column chosen among several)
+        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    return Corpus(corpus.name, tuple(clips), corpus.source, corpus.notes)
 
 
 def _factory(m: ModelSpec, spec: AuditSpec):

@@ -70,9 +70,12 @@ def add_dataset_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def open_corpus(args: argparse.Namespace) -> Corpus:
-    """``--corpus`` with the dataset options ``add_dataset_arguments`` gave."""
-    return load_corpus(args.corpus, split=args.split, config=args.hf_config, audio_column=args.audio_column,
-                       text_column=args.text_column, id_column=args.id_column)
+    """``--corpus`` with the dataset options ``add_dataset_arguments`` gave; how it was read is noted on stderr."""
+    corpus = load_corpus(args.corpus, split=args.split, config=args.hf_config, audio_column=args.audio_column,
+                         text_column=args.text_column, id_column=args.id_column)
+    for note in corpus.notes:
+        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    return corpus
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:

@@ -149,6 +149,8 @@ class Corpus:
     name: str
     clips: tuple[Clip, ...]
     source: str | None = None
+    # what the reader should know of how the corpus was read (a dataset's text column chosen among several)
+    notes: tuple[str, ...] = ()
     _by_id: dict[str, Clip] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -516,7 +518,9 @@ def load_hf_dataset(
         ) from None
     ds, split = _pick_split(ds, split, source)
     columns = list(ds.column_names)
-    audio_column, text_column, id_column = _dataset_columns(columns, audio_column, text_column, id_column, source)
+    notes: list[str] = []
+    audio_column, text_column, id_column = _dataset_columns(columns, audio_column, text_column, id_column, source,
+                                                            notes)
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
@@ -555,14 +559,15 @@ def load_hf_dataset(
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]
-    return Corpus(f"{label}-{split}" if split else label, tuple(clips), source)
+    return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
 
 
 def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
-                     source: str) -> tuple[str, str, str | None]:
+                     source: str, notes: list[str]) -> tuple[str, str, str | None]:
     """The audio, text and id columns: those named, else the defaults, each checked to be among the dataset's
     columns.  A column named that is not there, or one column named for two parts, is one line listing the
-    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec)."""
+    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec).  A
+    text column chosen by default among several candidates is said in ``notes``."""
     listed = ", ".join(repr(c) for c in columns)
     for what, given in (("audio", audio), ("text", text), ("id", ident)):
         if given is not None and given not in columns:
@@ -574,6 +579,10 @@ def _dataset_columns(columns: list[str], audio: str | None, text: str | None, id
                              "the audio (--audio-column, or audio_column = in an audit spec's [corpus])", source)
     if text is None:
         text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
+        if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
+            notes.append(f"references read from column {text!r}; the dataset also has "
+                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} "
+                         "(name another with --text-column, or text_column = in an audit spec's [corpus])")
         if text is None:
             raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
                              f"{listed}: name the one that holds the reference transcripts (--text-column, or "
