@@ -3,7 +3,7 @@ cut at half their bytes (case 120 was AU, Wave64, RF64 and SPHERE): Amiga IFF 8S
 first sound block's length) and Psion WVE (its sample count). Each was read as the half it holds (8SVX and VOC
 1.00 s, WVE 2.00 s of 4.00 s), with no error. Now their headers are read as the WAV's is (``audio/wav_header.py``)
 when the corpus is read and at every decode. IRCAM and PAF declare no length (their samples run to the end of
-the file), MATLAB 5 files from libsndfile declare 8 bytes more than they hold, and MPC2K is left unchecked."""
+the file); MATLAB 5 and MPC2K are checked since case 173 (``test_173_matlab_mpc_avr_cut_short.py``)."""
 
 from __future__ import annotations
 

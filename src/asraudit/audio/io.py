@@ -32,10 +32,11 @@ import soundfile as sf
 import soxr
 
 from asraudit.audio.constants import FLOAT_PEAK_LIMIT, SAMPLE_RATE
-from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_seconds
+from asraudit.audio.mpeg_frames import mpeg_frame, mpeg_walk
 from asraudit.audio.ogg_pages import ogg_damage
-from asraudit.audio.wav_header import (aiff_shortfall, au_shortfall, rf64_shortfall, sphere_shortfall,
-                                      svx_shortfall, voc_shortfall, w64_shortfall, wav_shortfall, wve_shortfall)
+from asraudit.audio.wav_header import (aiff_shortfall, au_shortfall, avr_shortfall, mat4_shortfall, mat5_shortfall,
+                                      mpc2k_shortfall, rf64_shortfall, sphere_shortfall, svx_shortfall, voc_shortfall,
+                                      w64_shortfall, wav_shortfall, wve_shortfall)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -270,12 +271,15 @@ def _read(handle, name: str | Path, origin: Origin | None, raw: RawFormat | None
 # Containers whose header declares their samples' size, and the reader of each (``wav_header``).
 _SHORTFALLS = (("WAV", wav_shortfall), ("AIFF", aiff_shortfall), ("AU", au_shortfall), ("Wave64", w64_shortfall),
                ("RF64", rf64_shortfall), ("NIST SPHERE", sphere_shortfall), ("IFF 8SVX", svx_shortfall),
-               ("VOC", voc_shortfall), ("WVE", wve_shortfall))
+               ("VOC", voc_shortfall), ("WVE", wve_shortfall), ("MATLAB 5", mat5_shortfall),
+               ("MATLAB 4", mat4_shortfall), ("MPC2000", mpc2k_shortfall), ("AVR", avr_shortfall))
 
 
-def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> None:
-    """Refuse a WAV, AIFF, AU, Wave64, RF64, NIST SPHERE, 8SVX, VOC, WVE, MP3 or Ogg file that libsndfile would read as another
-    length than the file holds (see ``wav_header``, ``mpeg_frames`` and ``ogg_pages``)."""
+def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, info=None) -> float | None:
+    """Refuse a WAV, AIFF, AU, Wave64, RF64, NIST SPHERE, 8SVX, VOC, WVE, MATLAB 5 or 4, MPC2000, AVR, MP3 or Ogg file
+    that libsndfile would read as another
+    length than the file holds (see ``wav_header``, ``mpeg_frames`` and ``ogg_pages``).  Returns the seconds the
+    decoder reads where they are not the header's (an MP3 whose length libsndfile estimates), else None."""
     for container, shortfall in _SHORTFALLS:
         short = shortfall(handle, size)
         if short:
@@ -287,10 +291,11 @@ def _check_complete(handle, size: int, name: str | Path, origin: Origin | None, 
     head = handle.read(4)
     if head[:3] == b"ID3" or (len(head) > 1 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0):  # MPEG audio, perhaps
         handle.seek(0)
-        _check_mpeg_length(handle.read(), name, origin, info)
-    elif head == b"OggS":
+        return _check_mpeg_length(handle.read(), name, origin, info)
+    if head == b"OggS":
         handle.seek(0)
         _check_ogg(handle.read(), name, origin)
+    return None
 
 
 def _check_ogg(data: bytes, name: str | Path, origin: Origin | None) -> None:
@@ -313,7 +318,8 @@ def _check_known_length(info, name: str | Path, origin: Origin | None) -> None:
 
 # Containers whose header declares a length the file may not hold (``_check_complete``; Ogg is checked before
 # the header is read, ``_check_ogg``).
-_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3", "AU", "W64", "RF64", "NIST", "SVX", "VOC", "WVE")
+_DECLARED_LENGTH = ("WAV", "WAVEX", "AIFF", "MP3", "AU", "W64", "RF64", "NIST", "SVX", "VOC", "WVE", "MAT5", "MAT4",
+                    "MPC2K", "AVR")
 
 
 def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> None:
@@ -334,21 +340,34 @@ def _check_flac_end(handle, info, name: str | Path, origin: Origin | None) -> No
                 name, origin)
 
 
-def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> None:
-    """Refuse an MP3 whose frames hold another length than libsndfile reads (beyond rounding: half a second,
-    or a tenth): cut short, two files joined, or a VBR stream without a Xing header."""
-    held = mpeg_seconds(data)
-    if held is None:
-        return
+def _check_mpeg_length(data: bytes, name: str | Path, origin: Origin | None, info=None) -> float | None:
+    """Refuse an MP3 whose frames lose sync in the middle (bytes overwritten: mpg123 skips them and the frames
+    they hit, without an error), or hold another length than libsndfile reads (beyond rounding: half a second,
+    or a tenth): cut short (a Xing header declares more), two files joined, or a VBR stream without a Xing header.
+
+    Returns the seconds libsndfile's decoder reads when its header's length is not them: an MP3 without a Xing
+    header whose length libsndfile estimates from the file's size, tags included (a CBR file with cover art in
+    its ID3 tag: 11.71 s estimated of 5.47 s), is read whole, to its last frame; None otherwise."""
+    walk = mpeg_walk(data)
+    if walk is None:
+        return None
+    held = walk.seconds
+    if walk.lost_at is not None:
+        raise _fail(f"the file is damaged: its MP3 frames lose sync at byte {walk.lost_at} (after "
+                    f"{walk.lost_after:.2f} s of {held:.2f} s): {walk.skipped} bytes are no MPEG frame, and a "
+                    "decoder skips them and the audio they held, reading the clip short; a corrupted copy? Copy it "
+                    "again", name, origin)
     try:
         info = info or sf.info(io.BytesIO(data))  # the caller's, when it has read the header already
     except (sf.SoundFileError, RuntimeError, TypeError, ValueError):
-        return  # not audio libsndfile reads: the decode says so
+        return None  # not audio libsndfile reads: the decode says so
     if info.format != "MP3" or info.samplerate <= 0:
-        return
+        return None
     read = info.frames / info.samplerate
+    if held < read and not walk.declared:  # an estimate that counted bytes which are no audio: the frames are read
+        return held
     if abs(held - read) <= max(0.5, 0.1 * max(held, read)):
-        return
+        return None
     if held < read:
         raise _fail(f"the file is cut short: its MP3 header declares {read:.2f} s, its frames hold {held:.2f} s "
                     f"({100 * held / read:.0f}%); a partial copy or download? Copy it again", name, origin)
@@ -514,10 +533,11 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
     _check_rate(int(info.samplerate), path, origin)
     if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
         raise _empty_at_16k(info.frames, int(info.samplerate), path, origin)
+    read = None
     try:
         if info.format in _DECLARED_LENGTH:
             with open(path, "rb") as handle:
-                _check_complete(handle, size, path, origin, info)
+                read = _check_complete(handle, size, path, origin, info)
         if info.format == "FLAC":
             _check_flac_end(str(path), info, path, origin)
             if not _samples_can_fail(info):
@@ -526,6 +546,8 @@ def check_audio_file(path: str | Path, *, origin: Origin | None = None, raw: Raw
             _check_samples(str(path), path, origin)
     except OSError as exc:
         raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+    if read is not None:
+        return read
     return info.frames / info.samplerate if info.frames > 0 else None
 
 
@@ -546,15 +568,15 @@ def check_audio_bytes(data: bytes, *, name: str | Path = "<bytes>", origin: Orig
     _check_rate(int(info.samplerate), name, origin)
     if info.frames * SAMPLE_RATE / info.samplerate < 0.5:  # resampled to no sample at all (see ``prepare``)
         raise _empty_at_16k(info.frames, int(info.samplerate), name, origin)
-    if info.format in _DECLARED_LENGTH:
-        _check_complete(io.BytesIO(data), len(data), name, origin, info)
+    read = _check_complete(io.BytesIO(data), len(data), name, origin, info) \
+        if info.format in _DECLARED_LENGTH else None
     if info.format == "FLAC":
         _check_flac_end(io.BytesIO(data), info, name, origin)
         if not _samples_can_fail(info):
             _check_flac_frames(io.BytesIO(data), info, name, origin)
     if _samples_can_fail(info):
         _check_samples(io.BytesIO(data), name, origin)
-    return info.frames / info.samplerate
+    return read if read is not None else info.frames / info.samplerate
 
 
 def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFormat | None = None) -> float:
@@ -566,6 +588,14 @@ def audio_duration(path: str | Path, *, origin: Origin | None = None, raw: RawFo
         width = RAW_SAMPLE_WIDTHS[raw.subtype]
         return path.stat().st_size / (width * raw.channels * raw.sample_rate)
     try:
-        return float(sf.info(str(path)).duration)
+        info = sf.info(str(path))
     except (sf.SoundFileError, RuntimeError) as exc:
         raise _fail(f"cannot read audio header ({exc})", path, origin) from None
+    if info.format == "MP3":  # its length may be libsndfile's estimate, which counts tags (_check_mpeg_length)
+        try:
+            read = _check_mpeg_length(path.read_bytes(), path, origin, info)
+        except OSError as exc:
+            raise _fail(f"cannot read ({exc.strerror or exc})", path, origin) from None
+        if read is not None:
+            return read
+    return float(info.duration)

@@ -15,9 +15,19 @@ hold, with no error:
 
 Each frame header (4 bytes) gives its length in bytes and the samples it
 holds, so walking them counts what the file holds without decoding it.
+
+The walk also finds a file damaged in the middle: bytes overwritten inside
+the stream (a bad sector, a corrupted copy) break the chain of frames, and
+mpg123 skips to the next header it trusts, without an error, decoding the
+clip short by the frames it skipped.  Between the frames of a whole file
+there is nothing but frames and tags (ID3v2, ID3v1, APE, Lyrics3: at the
+ends, and between two files joined); bytes that are neither, followed by
+frames again, are damage (``MpegWalk.lost_at``).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 # Bitrates in kbit/s by (MPEG-1?, layer) and the header's 4-bit index (0: free format, 15: invalid).
 _BITRATES = {
@@ -60,6 +70,25 @@ def _tag_length(data: bytes, i: int) -> int:
     return 10 + size + (10 if data[i + 5] & 0x10 else 0)
 
 
+def _other_tag_length(data: bytes, i: int) -> int:
+    """Bytes of an ID3v1, APE or Lyrics3 tag starting at ``i`` (0 if there is none): the tags found at a file's
+    end, and so between two files joined with ``cat``."""
+    if data[i : i + 3] == b"TAG" and data[i : i + 4] != b"TAG+":
+        return min(128, len(data) - i)
+    if data[i : i + 4] == b"TAG+":  # the extended ID3v1 tag, 227 bytes before the ID3v1 tag
+        return min(227, len(data) - i)
+    if data[i : i + 8] == b"APETAGEX" and len(data) >= i + 32:
+        size = int.from_bytes(data[i + 12 : i + 16], "little")  # the items and the footer, not the header
+        flags = int.from_bytes(data[i + 20 : i + 24], "little")
+        return min(32 + size if flags & (1 << 29) else 32, len(data) - i)  # a header, or a footer alone
+    if data[i : i + 11] == b"LYRICSBEGIN":
+        for end in (b"LYRICS200", b"LYRICSEND"):
+            j = data.find(end, i + 11)
+            if j >= 0:
+                return j + len(end) - i
+    return 0
+
+
 def _no_audio(data: bytes, i: int, length: int) -> bool:
     """A Xing/Info or VBRI header frame: a frame that holds the stream's length, not audio."""
     head = data[i + 4 : i + min(length, 64)]
@@ -72,12 +101,28 @@ def _followed(data: bytes, j: int) -> bool:
         or data[j : j + 8] == b"APETAGEX"
 
 
-def mpeg_seconds(data: bytes) -> float | None:
-    """Seconds of audio the MPEG audio frames of ``data`` hold (header frames left out), or None when ``data``
-    does not start as an MPEG audio stream (after any ID3v2 tag).
+@dataclass(frozen=True)
+class MpegWalk:
+    """What an MPEG audio stream's frames hold: ``seconds`` of audio (header frames left out) at ``rate``, and,
+    for a stream whose frames lose sync in the middle (bytes that are neither frames nor tags, with frames after
+    them), the offset of the first such byte, the seconds of audio before it, and how many bytes were skipped.
+    ``declared``: whether the stream starts with a Xing/Info or VBRI frame, which declares its length (without
+    one, libsndfile estimates the length from the file's size, tags included)."""
 
-    Between frames, anything that is not a frame (ID3 tags of a joined file, ID3v1/APE tags at the end,
-    junk) is stepped over to the next header that another header follows, as a decoder resynchronises."""
+    seconds: float
+    rate: int
+    declared: bool = False
+    lost_at: int | None = None
+    lost_after: float | None = None
+    skipped: int = 0
+
+
+def mpeg_walk(data: bytes) -> MpegWalk | None:
+    """The frames of ``data`` walked (``MpegWalk``), or None when ``data`` does not start as an MPEG audio stream
+    (after any ID3v2 tag).
+
+    Between frames, tags are stepped over, and anything else (junk) to the next header that another header
+    follows, as a decoder resynchronises; junk after the last frame (padding at the end) is no damage."""
     i = _tag_length(data, 0)
     first = mpeg_frame(data, i)
     if first is None:
@@ -85,19 +130,39 @@ def mpeg_seconds(data: bytes) -> float | None:
     rate = first[2]
     samples = 0
     n = len(data)
+    gap: int | None = None  # where the bytes skipped since the last frame or tag start
+    lost_at = lost_after = None
+    skipped = 0
+    declared = _no_audio(data, i, first[0])
     while i < n:
         frame = mpeg_frame(data, i)
         if frame is not None and frame[0] > 4 and _followed(data, i + frame[0]):
             length, count, _ = frame
+            if gap is not None and i + length < n and mpeg_frame(data, i + length) is not None:
+                # frames again, two in a row, after bytes that are no frame: the stream lost sync mid-way
+                if lost_at is None:
+                    lost_at, lost_after = gap, samples / rate
+                skipped += i - gap
+            gap = None
             if not _no_audio(data, i, length):
                 samples += count if i + length <= n else count * (n - i) // length
             i += length
             continue
-        tag = _tag_length(data, i)
+        tag = _tag_length(data, i) or _other_tag_length(data, i)
         if tag:
             i += tag
+            gap = None
             continue
+        if gap is None:
+            gap = i
         i = data.find(b"\xff", i + 1)  # resynchronise at the next possible header
         if i < 0:
             break
-    return samples / rate
+    return MpegWalk(samples / rate, rate, declared, lost_at, lost_after, skipped)
+
+
+def mpeg_seconds(data: bytes) -> float | None:
+    """Seconds of audio the MPEG audio frames of ``data`` hold (header frames left out), or None when ``data``
+    does not start as an MPEG audio stream (after any ID3v2 tag)."""
+    walk = mpeg_walk(data)
+    return None if walk is None else walk.seconds

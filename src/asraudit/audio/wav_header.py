@@ -17,10 +17,12 @@ holds, without a word): AIFF (``SSND``), Sun/NeXT AU (its header's data
 size), Sony Wave64 (its ``data`` chunk), RF64 (its ``ds64`` chunk) and NIST
 SPHERE (``sample_count`` times the sample and channel sizes), and those a
 manifest can name: Amiga IFF 8SVX/16SV (``BODY``), Creative VOC (its first
-sound block's length) and Psion WVE (its sample count).  Not checked: IRCAM
-and Ensoniq PAF (their headers hold no length: the samples run to the file's
-end), MATLAB 5 (libsndfile's own files declare 8 bytes more than they hold)
-and Akai MPC2K.
+sound block's length), Psion WVE (its sample count), MATLAB 5 (the size
+in the tag of the ``wavedata`` matrix's data), MATLAB 4 (its matrices'
+dimensions), Akai MPC2000 (the sample's end point) and AVR (its sample
+length).  Not checked: IRCAM and Ensoniq PAF (their headers hold no length:
+the samples run to the file's end, so a cut file cannot be told from a short
+one).
 """
 
 from __future__ import annotations
@@ -234,3 +236,131 @@ def wve_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
         return None
     return declared, max(present, 0)
 
+
+
+# MATLAB 5 data types (the element tag's type) and their sizes; 14 is a matrix, 15 a compressed element.
+_MAT5_MATRIX = 14
+
+
+def mat5_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a MATLAB 5 file (libsndfile's ``MAT5``: a ``samplerate`` and a
+    ``wavedata`` matrix) cut short.  Each matrix is a tagged element holding its flags, dimensions and name, then
+    its data, whose tag gives the data's exact size (the matrix's own size may count a padding that libsndfile
+    does not write, 8 bytes in its files, so it is not the one compared)."""
+    handle.seek(0)
+    head = handle.read(128)
+    if len(head) < 128 or not head.startswith(b"MATLAB") or head[126:128] not in (b"IM", b"MI"):
+        return None
+    order = "<" if head[126:128] == b"IM" else ">"
+    offset = 128
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        tag = handle.read(8)
+        if len(tag) < 8:
+            return None
+        kind, length = struct.unpack(order + "II", tag)
+        if kind >> 16:  # a small element, its data in the tag
+            offset += 8
+            continue
+        if kind == _MAT5_MATRIX:
+            inner = offset + 8
+            for part in range(4):  # flags, dimensions, name, data
+                handle.seek(inner)
+                sub = handle.read(8)
+                if len(sub) < 8:
+                    return None
+                sub_kind, sub_length = struct.unpack(order + "II", sub)
+                if sub_kind >> 16:  # small: its (at most 4) bytes in the tag itself
+                    inner += 8
+                    continue
+                if part == 3:
+                    present = size - inner - 8
+                    if sub_length <= present:
+                        break
+                    return sub_length, max(present, 0)
+                inner += 8 + ((sub_length + 7) & ~7)
+        offset += 8 + length
+    return None
+
+
+# MATLAB 4 precision digit (the type's tens) -> bytes per element: double, float, int32, int16, uint16, uint8.
+_MAT4_WIDTHS = {0: 8, 1: 4, 2: 4, 3: 2, 4: 2, 5: 1}
+
+
+def _mat4_order(head: bytes) -> str | None:
+    """The byte order of a MATLAB 4 file whose first matrix is a 1 x 1 named with 10 characters (``samplerate``):
+    its type's thousands digit is 0 little-endian, 1 big-endian."""
+    for order in ("<", ">"):
+        kind, rows, columns, _, name_length = struct.unpack(order + "5I", head)
+        if kind // 1000 == (1 if order == ">" else 0) and (rows, columns, name_length) == (1, 1, 11):
+            return order
+    return None
+
+
+def mat4_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of a MATLAB 4 file (libsndfile's ``MAT4``) cut short.  It has no
+    magic: libsndfile reads one whose first matrix is the 1 x 1 ``samplerate``, as this does; each matrix's
+    20-byte header gives its type, rows, columns and name length, so its size."""
+    handle.seek(0)
+    head = handle.read(20)
+    if len(head) < 20:
+        return None
+    order = _mat4_order(head)
+    if order is None:
+        return None
+    offset = 0
+    for _ in range(_MAX_CHUNKS):
+        handle.seek(offset)
+        head = handle.read(20)
+        if len(head) < 20:
+            return None
+        kind, rows, columns, imaginary, name_length = struct.unpack(order + "5I", head)
+        width = _MAT4_WIDTHS.get((kind // 10) % 10)
+        if width is None or kind % 10 != 0 or (offset == 0 and handle.read(11) != b"samplerate\x00"):
+            return None
+        start = offset + 20 + name_length
+        declared = rows * columns * width * (2 if imaginary else 1)
+        present = size - start
+        if declared > present:
+            return declared, max(present, 0)
+        offset = start + declared
+        if offset >= size:
+            return None
+    return None
+
+
+def mpc2k_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of an Akai MPC2000 sample (``.snd``, libsndfile's ``MPC2K``) cut
+    short: its 42-byte header gives the sample's end point in frames, which a sampler keeps within the sample's
+    data (libsndfile writes the frame count there), so a file holding fewer frames has lost its end.  16-bit
+    little-endian samples, one or two channels."""
+    handle.seek(0)
+    head = handle.read(42)
+    if len(head) < 42 or head[:2] != b"\x01\x04" or head[21] not in (0, 1):
+        return None
+    end, rate = struct.unpack("<I", head[30:34])[0], struct.unpack("<H", head[40:42])[0]
+    if end == 0 or rate == 0:
+        return None
+    declared, present = end * 2 * (head[21] + 1), size - 42
+    if declared <= present:
+        return None
+    return declared, max(present, 0)
+
+
+def avr_shortfall(handle: BinaryIO, size: int) -> tuple[int, int] | None:
+    """``(declared, present)`` bytes of samples of an Audio Visual Research file (``.avr``, Atari: ``2BIT``) cut
+    short: its 128-byte header gives the sample length, in frames as libsndfile writes it; the format's notes call
+    it the length in bytes or words, so for a stereo file only the smaller reading (one channel's) is compared:
+    never more than the file must hold."""
+    handle.seek(0)
+    head = handle.read(128)
+    if len(head) < 128 or head[:4] != b"2BIT":
+        return None
+    bits = struct.unpack(">H", head[14:16])[0]
+    frames = struct.unpack(">I", head[26:30])[0]
+    if bits not in (8, 16) or frames in _STREAMED:
+        return None
+    declared, present = frames * bits // 8, size - 128
+    if declared <= present:
+        return None
+    return declared, max(present, 0)

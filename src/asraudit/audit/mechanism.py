@@ -139,11 +139,18 @@ def check_forced_tokens(spec: SteerSpec, clips: Sequence) -> None:
         return
     count = int(count)
     for model in (spec.model, spec.contrast):
-        counter = token_counter(model)
+        try:
+            counter = token_counter(model)
+        except InputError as exc:  # its tokenizer files cannot be read: the stage could not load it either
+            raise SpecError(f"{spec.entry}: {model}: {exc.message}", None) from None
         if counter is None:
             continue
         for clip in clips:
-            n = counter(clip.reference or "")
+            try:
+                n = counter(clip.reference or "")
+            except ValueError as exc:  # a transducer's characters outside its vocabulary
+                raise SpecError(f"{spec.entry}: clip {clip.id}'s reference cannot be forced in {model}: {exc}",
+                                None) from None
             if n < count - 1:
                 raise SpecError(f"{spec.entry}: positions {spec.positions!r} force the first {count - 1} tokens of "
                                 f"each learning clip's reference, but clip {clip.id}'s has {n} in {model}'s "

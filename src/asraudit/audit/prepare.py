@@ -11,6 +11,7 @@ model, in seconds, and reported together with the entry they come from.
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +51,8 @@ def open_corpus(spec: AuditSpec):
     elif c.predictions is not None:
         corpus = load_manifest(c.predictions, check_files=False)
     else:
-        corpus = load_corpus(c.folder if c.folder is not None else c.dataset, split=c.split, config=c.config)
+        corpus = load_corpus(c.folder if c.folder is not None else c.dataset, split=c.split, config=c.config,
+                             audio_column=c.audio_column, text_column=c.text_column, id_column=c.id_column)
     clips = list(corpus.clips)
     if c.select_field:
         values: list[str] = []
@@ -70,7 +72,9 @@ def open_corpus(spec: AuditSpec):
         clips = clips[: c.limit]
     if not clips:
         raise SpecError("the corpus selection has no clips", spec.source)
-    return Corpus(corpus.name, tuple(clips), corpus.source)
+    for note in corpus.notes:  # how a dataset was read (its text column chosen among several)
+        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    return Corpus(corpus.name, tuple(clips), corpus.source, corpus.notes)
 
 
 def _factory(m: ModelSpec, spec: AuditSpec):

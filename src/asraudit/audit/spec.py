@@ -19,6 +19,7 @@ can travel together::
     manifest = "test.jsonl"         # or folder = "...", dataset = "hf:NAME" / a saved dataset folder,
                                     # or predictions = "x.jsonl" (a prediction file: text probes only)
     # split = "test"; config = "en"; limit = 200
+    # audio_column = "speech"; text_column = "normalized_text"; id_column = "utt"   (a dataset's columns)
     # language = "es"               # the corpus's language (default "en"): picks the convention catalogue
     #                               # and the default normalizer; en es fr de it nl pl pt
     # said_field = "spoken"         # a field with what was said (masked targets); default: the reference
@@ -75,6 +76,7 @@ from asraudit.arguments import check_field_types, path as path_argument, whole_n
 from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
 from asraudit.audit.spec_reader import Section, SpecError, read_params
+from asraudit.data.corpus import DATASET_COLUMNS
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
 from asraudit.probes.battery_run import BatteryParams
@@ -110,6 +112,10 @@ class CorpusSpec:
     dataset: str | None = None
     split: str | None = None
     config: str | None = None
+    # a dataset's columns (None: the defaults of data.corpus.load_hf_dataset)
+    audio_column: str | None = None
+    text_column: str | None = None
+    id_column: str | None = None
     limit: int | None = None
     said_field: str | None = None
     group_field: str | None = None
@@ -252,12 +258,14 @@ def _corpus(s: Section) -> CorpusSpec:
                            "or first = N (keep clips whose field takes one of its first N values)")
         sub.done()
     split, config = s.get("split", str), s.get("config", str)
-    for key, value in (("split", split), ("config", config)):
+    columns = {key: s.get(key, str) for key in DATASET_COLUMNS}
+    for key, value in (("split", split), ("config", config), *columns.items()):
         if value is not None and (manifest or predictions):  # read as a manifest: the key was ignored
+            plural = "columns" if key in columns else f"{key}s"
             raise s.fail(f"{key} = {value!r} cannot apply to a {'manifest' if manifest else 'predictions file'}, "
-                         f"which has no {key}s (a Hugging Face dataset's): remove it")
+                         f"which has no {plural} (a Hugging Face dataset's): remove it")
     spec = CorpusSpec(manifest=manifest, predictions=predictions, folder=folder, dataset=dataset, split=split,
-                      config=config, limit=s.integer("limit", None, minimum=1),
+                      config=config, **columns, limit=s.integer("limit", None, minimum=1),
                       said_field=s.get("said_field", str), group_field=s.get("group_field", str),
                       select_field=select_field, select_values=select_values, select_first=select_first,
                       language=_corpus_language(s))

@@ -29,6 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.commands.common import at_least, finite_number, frames_option, resample_count
+from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
 from asraudit.data.corpus import load_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
@@ -58,7 +59,9 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
     p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--corpus", required=True, metavar="PATH",
-                   help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, or a saved dataset")
+                   help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, a saved dataset "
+                        "folder, or hf:NAME")
+    add_dataset_arguments(p)
     p.add_argument("--limit", type=at_least(1), metavar="N", help="use only the first N clips of the corpus")
 
 
@@ -101,7 +104,7 @@ def load_whitebox(args: argparse.Namespace):
 
 
 def corpus_clips(args: argparse.Namespace):
-    corpus = load_corpus(args.corpus)
+    corpus = open_corpus(args)
     clips = list(corpus.clips)
     if args.limit is not None:
         clips = clips[: args.limit]

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from asraudit.data.corpus import Corpus, load_corpus
+from asraudit.data.corpus import HF_TEXT_COLUMNS, Corpus, load_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file,
                                   output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
@@ -44,8 +44,7 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--corpus", required=True, metavar="PATH",
                    help="a manifest (JSONL/CSV/Parquet with audio_filepath, text[, duration]), a folder of audio "
                         "(+ .txt transcripts), a saved Hugging Face dataset folder, or hf:NAME")
-    p.add_argument("--split", help="dataset split (Hugging Face datasets)")
-    p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
+    add_dataset_arguments(p)
     p.add_argument("--store", type=output_file, metavar="PATH", help=f"result store (default: {STORE_NAME} next to --out)")
     p.add_argument("--executor", default="local", metavar="local|ray[:ADDRESS]",
                    help="where models run: this process (default), or Ray (a local instance, or ray:auto / "
@@ -57,6 +56,27 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="backend option, e.g. beam_size=1 (VALUE is read as JSON when it parses, else as text)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_dataset_arguments(p: argparse.ArgumentParser) -> None:
+    """What to read of a Hugging Face dataset given as ``--corpus``: its split, configuration and columns (each
+    refused for a manifest or a folder of audio, by ``load_corpus``)."""
+    p.add_argument("--split", help="dataset split (Hugging Face datasets)")
+    p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
+    p.add_argument("--audio-column", metavar="NAME", help="the dataset's audio column (default: audio)")
+    p.add_argument("--text-column", metavar="NAME",
+                   help=f"the dataset's reference column (default: the first of {', '.join(HF_TEXT_COLUMNS)} it has)")
+    p.add_argument("--id-column", metavar="NAME",
+                   help="the dataset's clip id column (default: id when it has one, else the row number)")
+
+
+def open_corpus(args: argparse.Namespace) -> Corpus:
+    """``--corpus`` with the dataset options ``add_dataset_arguments`` gave; how it was read is noted on stderr."""
+    corpus = load_corpus(args.corpus, split=args.split, config=args.hf_config, audio_column=args.audio_column,
+                         text_column=args.text_column, id_column=args.id_column)
+    for note in corpus.notes:
+        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    return corpus
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -125,10 +145,6 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     corpus = Path(args.corpus)
     sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
     ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
-
-
-def open_corpus(args: argparse.Namespace) -> Corpus:
-    return load_corpus(args.corpus, split=args.split, config=args.hf_config)
 
 
 def print_run(summary: RunSummary, store: ResultStore, file=None) -> None:

@@ -149,6 +149,8 @@ class Corpus:
     name: str
     clips: tuple[Clip, ...]
     source: str | None = None
+    # what the reader should know of how the corpus was read (a dataset's text column chosen among several)
+    notes: tuple[str, ...] = ()
     _by_id: dict[str, Clip] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -471,7 +473,7 @@ def load_hf_dataset(
     *,
     split: str | None = None,
     config: str | None = None,
-    audio_column: str = "audio",
+    audio_column: str | None = None,
     text_column: str | None = None,
     id_column: str | None = None,
 ) -> Corpus:
@@ -479,8 +481,10 @@ def load_hf_dataset(
 
     A folder written by ``save_to_disk`` is read offline; anything else is a
     hub id, fetched by ``datasets`` (which honours ``HF_HUB_OFFLINE``).
-    The text column defaults to the first of ``HF_TEXT_COLUMNS`` present; the
-    clip id to the ``id`` column when there is one, else the row number.
+    The audio column defaults to ``audio``; the text column to the first of
+    ``HF_TEXT_COLUMNS`` present; the clip id to the ``id`` column when there
+    is one, else the row number.  A column named that the dataset lacks is
+    refused in one line listing its columns.
     """
     if not str(name_or_path).strip():  # "hf:" alone: datasets failed with an IndexError worded as a lost connection
         raise InputError("hf: names no dataset: write hf:NAME (a hub id) or give a saved dataset folder")
@@ -514,15 +518,9 @@ def load_hf_dataset(
         ) from None
     ds, split = _pick_split(ds, split, source)
     columns = list(ds.column_names)
-    if audio_column not in columns:
-        raise InputError(f"no audio column {audio_column!r}; columns: {columns}", source)
-    text_column = text_column or next((c for c in HF_TEXT_COLUMNS if c in columns), None)
-    if text_column is None or text_column not in columns:
-        raise InputError(f"no text column (tried {text_column or HF_TEXT_COLUMNS}); columns: {columns}", source)
-    if id_column is None and "id" in columns:
-        id_column = "id"
-    if id_column is not None and id_column not in columns:
-        raise InputError(f"no id column {id_column!r}; columns: {columns}", source)
+    notes: list[str] = []
+    audio_column, text_column, id_column = _dataset_columns(columns, audio_column, text_column, id_column, source,
+                                                            notes)
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
@@ -561,7 +559,43 @@ def load_hf_dataset(
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]
-    return Corpus(f"{label}-{split}" if split else label, tuple(clips), source)
+    return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
+
+
+def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
+                     source: str, notes: list[str]) -> tuple[str, str, str | None]:
+    """The audio, text and id columns: those named, else the defaults, each checked to be among the dataset's
+    columns.  A column named that is not there, or one column named for two parts, is one line listing the
+    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec).  A
+    text column chosen by default among several candidates is said in ``notes``."""
+    listed = ", ".join(repr(c) for c in columns)
+    for what, given in (("audio", audio), ("text", text), ("id", ident)):
+        if given is not None and given not in columns:
+            raise InputError(f"no {what} column {given!r}; the dataset's columns are {listed}", source)
+    if audio is None:
+        audio = "audio"
+        if audio not in columns:
+            raise InputError(f"no audio column 'audio'; the dataset's columns are {listed}: name the one that holds "
+                             "the audio (--audio-column, or audio_column = in an audit spec's [corpus])", source)
+    if text is None:
+        text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
+        if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
+            notes.append(f"references read from column {text!r}; the dataset also has "
+                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} "
+                         "(name another with --text-column, or text_column = in an audit spec's [corpus])")
+        if text is None:
+            raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
+                             f"{listed}: name the one that holds the reference transcripts (--text-column, or "
+                             "text_column = in an audit spec's [corpus])", source)
+    if ident is None and "id" in columns:
+        ident = "id"
+    named = [("audio", audio), ("text", text), ("id", ident)]
+    for i, (what, column) in enumerate(named):
+        other = next((w for w, c in named[:i] if c == column), None)
+        if other is not None:  # the audio read as text, or each clip named by its reference
+            raise InputError(f"column {column!r} is named both the {other} and the {what} column: each part of a clip "
+                             "is read from its own column", source)
+    return audio, text, ident
 
 
 def _decoded_audio_column(feature) -> bool:
@@ -603,28 +637,42 @@ def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, fl
 # --- one entry point ----------------------------------------------------------------
 
 
-def _no_dataset_options(kind: str, split: str | None, config: str | None, source: str) -> None:
-    """A split or configuration asked of a corpus that has none was ignored: the user who asked for the test split
-    believed the test split audited."""
+DATASET_COLUMNS = ("audio_column", "text_column", "id_column")
+
+
+def _no_dataset_options(kind: str, split: str | None, config: str | None, columns: Mapping[str, str | None],
+                        source: str) -> None:
+    """A split, configuration or column asked of a corpus that has none was ignored: the user who asked for the
+    test split believed the test split audited, and the one who named the text column believed its text the
+    references."""
     for what, value in (("split", split), ("configuration", config)):
         if value is not None:
             raise InputError(f"{what} {value!r} cannot be chosen: {kind} has no {what}s (they are a Hugging Face "
                              f"dataset's): give no {what}", source)
+    for key in DATASET_COLUMNS:
+        if columns.get(key) is not None:
+            what = key.replace("_", " ")
+            raise InputError(f"{what} {columns[key]!r} cannot be chosen: {kind} has no columns (they are a Hugging "
+                             f"Face dataset's): give no {what}", source)
 
 
-def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None) -> Corpus:
-    """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``."""
+def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None,
+                audio_column: str | None = None, text_column: str | None = None,
+                id_column: str | None = None) -> Corpus:
+    """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``; the split, configuration and
+    columns are a dataset's, and refused for a manifest or a folder of audio."""
     path = path_argument(spec, "spec")
     text = str(spec)
+    columns = {"audio_column": audio_column, "text_column": text_column, "id_column": id_column}
     if text.startswith(HF_PREFIX):
-        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config)
+        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns)
     if path.is_file():
-        _no_dataset_options("a manifest", split, config, text)
+        _no_dataset_options("a manifest", split, config, columns, text)
         return load_manifest(path)
     if path.is_dir():
         if _is_saved_dataset(path):
-            return load_hf_dataset(path, split=split, config=config)
-        _no_dataset_options("a folder of audio", split, config, text)
+            return load_hf_dataset(path, split=split, config=config, **columns)
+        _no_dataset_options("a folder of audio", split, config, columns, text)
         return load_folder(path)
     if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is
         raise InputError(not_a_file(path, "corpus"), text)

@@ -215,6 +215,22 @@ def _check_separator(header: list[str], path: Path) -> None:
                              "commas: save it as comma-separated CSV", path, 1)
 
 
+def check_column_names(names: list, path: Path, row: int | None = 1) -> None:
+    """Refuse a header that names one column twice: a row read as a record keeps only the last one's cell, so a
+    file with two ``text`` columns (an original and a corrected one side by side, as a spreadsheet lets them be)
+    was read with the second as every clip's reference, without a word.  Unnamed columns (a spreadsheet's empty
+    trailing ones) are not names."""
+    seen: dict = {}
+    for i, name in enumerate(names, start=1):
+        if name in (None, ""):
+            continue
+        if name in seen:
+            header = " of the header" if row is not None else ""
+            raise InputError(f"columns {seen[name]} and {i}{header} are both named {name!r}, and a row keeps only "
+                             "one of their cells: rename or remove one", path, row)
+        seen[name] = i
+
+
 def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
     import csv  # here: most commands read no CSV, and importing it costs start-up
 
@@ -233,6 +249,7 @@ def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
             raise InputError(_CR_ONLY if _lone_cr(line) else f"broken CSV row: {exc}", path, row) from None
         if reader.line_num <= 2:
             _check_separator(reader.fieldnames or [], path)
+            check_column_names(list(reader.fieldnames or []), path)
         if None in rec:  # more cells than header columns
             raise InputError(
                 f"row has {len(reader.fieldnames or []) + len(rec[None])} cells but the header has "
@@ -247,7 +264,9 @@ def parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:
     import pyarrow.parquet as pq
 
     try:
-        batches = pq.ParquetFile(path).iter_batches(batch_size=65536)  # columnar, a batch at a time
+        parquet = pq.ParquetFile(path)
+        check_column_names(list(parquet.schema_arrow.names), path, None)
+        batches = parquet.iter_batches(batch_size=65536)  # columnar, a batch at a time
         row = 0
         for batch in batches:
             for rec in batch.to_pylist():

@@ -96,6 +96,32 @@ def _hash(settings: dict) -> str:
     return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
+def tokenizer_of(processor):
+    """A processor's tokenizer (a processor that is a tokenizer itself: that)."""
+    return getattr(processor, "tokenizer", processor)
+
+
+def encode_text(tokenizer, text: str, *, whisper: bool = False) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+    """The ids a seq2seq model writes ``text`` with (no prompt, no end), and each one's character span in it; a
+    Whisper's text starts with a space, as its transcripts do."""
+    if not text.strip():
+        return [], ()
+    prefix = " " if whisper and not text.startswith(" ") else ""
+    shift = len(prefix)
+    if getattr(tokenizer, "is_fast", False):
+        enc = tokenizer(prefix + text, add_special_tokens=False, return_offsets_mapping=True)
+        ids, spans = list(enc["input_ids"]), enc["offset_mapping"]
+    else:
+        # Slow tokenizers have no offset mapping: spans from the growing decoded prefix,
+        # exact when decoding reproduces the text (byte-level BPE does).
+        ids = list(tokenizer(prefix + text, add_special_tokens=False)["input_ids"])
+        lengths = [len(tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
+        limit = len(prefix + text)
+        spans = [(min(a, limit), min(b, limit)) for a, b in zip(lengths, lengths[1:])]
+    offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in spans)
+    return ids, offsets
+
+
 class _HFModel:
     backend = "hf"
     # The rate the runner gives the feature extractor (None: it resamples to the extractor's own).
@@ -162,13 +188,25 @@ class _HFModel:
             self._content = folder_digest(Path(self.source)) if Path(self.source).is_dir() else ""
         return self._content or None
 
-    def _load(self, auto_class):
-        import torch
+    @classmethod
+    def read_processor(cls, source: str, revision: str | None = None):
+        """The folder's processor (tokenizer and feature extractor), as ``_load`` reads it beside the weights."""
         from transformers import AutoProcessor
 
-        self.processor = load_processor(self.source,
-                                        lambda: AutoProcessor.from_pretrained(self.source, revision=self.revision),
-                                        self.feature_rate)
+        return load_processor(source, lambda: AutoProcessor.from_pretrained(source, revision=revision),
+                              cls.feature_rate)
+
+    @classmethod
+    def text_counter(cls, source: str, model_type: str):
+        """``text -> tokens`` its ``text_token_ids`` writes a text with, from the folder's tokenizer files alone (no
+        weights): the count a decoder steering entry's forced positions are checked against; None when this
+        family has no decoder positions."""
+        return None
+
+    def _load(self, auto_class):
+        import torch
+
+        self.processor = self.read_processor(self.source, self.revision)
         import transformers
 
         # transformers renamed torch_dtype to dtype in 4.56.
@@ -401,22 +439,13 @@ class HFSeq2Seq(_HFModel):
     # -- scoring ----------------------------------------------------------
 
     def _encode_text(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
-        if not text.strip():
-            return [], ()
-        prefix = " " if self.is_whisper and not text.startswith(" ") else ""
-        shift = len(prefix)
-        if getattr(self.tokenizer, "is_fast", False):
-            enc = self.tokenizer(prefix + text, add_special_tokens=False, return_offsets_mapping=True)
-            ids, spans = list(enc["input_ids"]), enc["offset_mapping"]
-        else:
-            # Slow tokenizers have no offset mapping: spans from the growing decoded prefix,
-            # exact when decoding reproduces the text (byte-level BPE does).
-            ids = list(self.tokenizer(prefix + text, add_special_tokens=False)["input_ids"])
-            lengths = [len(self.tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
-            limit = len(prefix + text)
-            spans = [(min(a, limit), min(b, limit)) for a, b in zip(lengths, lengths[1:])]
-        offsets = tuple((max(0, s - shift), max(0, e - shift)) for s, e in spans)
-        return ids, offsets
+        return encode_text(self.tokenizer, text, whisper=self.is_whisper)
+
+    @classmethod
+    def text_counter(cls, source: str, model_type: str):
+        tokenizer = tokenizer_of(cls.read_processor(source))
+        whisper = model_type == "whisper"
+        return lambda text: len(encode_text(tokenizer, text, whisper=whisper)[0])
 
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
         audio, candidates = score_arguments(audio, candidates)

@@ -35,7 +35,7 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, score_arguments
 from asraudit.models.folder_check import load_processor, load_weights
-from asraudit.models.hf import _hash, _HFModel, _torch_dtype
+from asraudit.models.hf import _hash, _HFModel, _torch_dtype, tokenizer_of
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 from asraudit.models.speech_llm_whitebox import SpeechLLMWhitebox
@@ -107,6 +107,20 @@ def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, ma
 def _cache_of(output):
     cache = getattr(output, "cache", None)
     return cache if cache is not None else output.past_key_values
+
+
+def encode_answer(tokenizer, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+    """Token ids of an assistant answer and their character spans in ``text``."""
+    if not text:
+        return [], ()
+    if getattr(tokenizer, "is_fast", False):
+        enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+        return list(enc["input_ids"]), tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+    # No offset mapping (Voxtral's mistral-common tokenizer): spans from the growing decoded
+    # prefix, exact when decoding reproduces the text (byte-level BPE does).
+    ids = list(tokenizer.encode(text, add_special_tokens=False))
+    lengths = [len(tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
+    return ids, tuple((min(a, len(text)), min(b, len(text))) for a, b in zip(lengths, lengths[1:]))
 
 
 class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
@@ -263,16 +277,21 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
 
     def encode(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
         """Token ids of an assistant answer and their character spans in ``text``."""
-        if not text:
-            return [], ()
-        if getattr(self.tokenizer, "is_fast", False):
-            enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-            return list(enc["input_ids"]), tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
-        # No offset mapping (Voxtral's mistral-common tokenizer): spans from the growing decoded
-        # prefix, exact when decoding reproduces the text (byte-level BPE does).
-        ids = list(self.tokenizer.encode(text, add_special_tokens=False))
-        lengths = [len(self.tokenizer.decode(ids[:k])) for k in range(len(ids) + 1)]
-        return ids, tuple((min(a, len(text)), min(b, len(text))) for a, b in zip(lengths, lengths[1:]))
+        return encode_answer(self.tokenizer, text)
+
+    @classmethod
+    def text_counter(cls, source: str, model_type: str):
+        """``text -> tokens`` of an answer (``encode``), from the folder's processor files alone, read as the
+        model reads them (a family's own processor loader, or AutoProcessor)."""
+        loader_name = format_for(model_type).processor_loader
+        if loader_name is None:
+            processor = cls.read_processor(source)
+        else:
+            module, _, name = loader_name.partition(":")
+            loader = getattr(importlib.import_module(module), name)
+            processor = load_processor(source, lambda: loader(source, None))
+        tokenizer = tokenizer_of(processor)
+        return lambda text: len(encode_answer(tokenizer, text)[0])
 
     def score_ids(self, audio: np.ndarray, rows: Sequence[Sequence[int]], *, batch_size: int | None = None) -> list[np.ndarray]:
         """log p of each row's tokens, then of the end token, after the prompt with ``audio``.

@@ -51,6 +51,23 @@ _CLASSES = {"parakeet_rnnt": "ParakeetForRNNT", "parakeet_tdt": "ParakeetForTDT"
 _JOINT_BLOCK = 1 << 24
 
 
+def transducer_labels(tokenizer, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
+    """The labels a transducer writes ``text`` with, and each one's character span; a ValueError naming the
+    characters its vocabulary lacks."""
+    if not text.strip():
+        return [], ()
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    ids = [int(i) for i in enc["input_ids"]]
+    unk = tokenizer.unk_token_id
+    if unk is not None and unk in ids:
+        unknown = sorted({ch for ch in text if ch != " " and tokenizer.convert_tokens_to_ids(ch) == unk})
+        raise ValueError(
+            f"candidate {text[:60]!r} has characters outside the transducer vocabulary ({''.join(unknown) or 'unknown tokens'}): "
+            "normalise candidates the way the model's training text was"
+        )
+    return ids, tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+
+
 class HFTransducer(_HFModel):
     """A transformers Parakeet RNN-T or TDT model; implements ``ScoringModel``."""
 
@@ -324,18 +341,16 @@ class HFTransducer(_HFModel):
     # -- scoring ----------------------------------------------------------
 
     def _labels(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
-        if not text.strip():
-            return [], ()
-        enc = self.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
-        ids = [int(i) for i in enc["input_ids"]]
-        unk = self.tokenizer.unk_token_id
-        if unk is not None and unk in ids:
-            unknown = sorted({ch for ch in text if ch != " " and self.tokenizer.convert_tokens_to_ids(ch) == unk})
-            raise ValueError(
-                f"candidate {text[:60]!r} has characters outside the transducer vocabulary ({''.join(unknown) or 'unknown tokens'}): "
-                "normalise candidates the way the model's training text was"
-            )
-        return ids, tuple((int(a), int(b)) for a, b in enc["offset_mapping"])
+        return transducer_labels(self.tokenizer, text)
+
+    @classmethod
+    def text_counter(cls, source: str, model_type: str):
+        """``text -> labels`` (``_labels``: a ValueError for characters outside the vocabulary), from the folder's
+        processor files alone."""
+        from asraudit.models.hf import tokenizer_of
+
+        tokenizer = tokenizer_of(cls.read_processor(source))
+        return lambda text: len(transducer_labels(tokenizer, text)[0])
 
     def _joint_logprobs(self, f, g) -> tuple[np.ndarray, np.ndarray | None]:
         """Token ``[T, U+1, V]`` and duration log-probs of one candidate, a block of frames at a time."""

@@ -175,7 +175,7 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
     """Read a filled sheet; unknown judgements and an edit judged twice are errors naming the row."""
     import io
 
-    from asraudit.data.rows import decode_text, not_a_file
+    from asraudit.data.rows import check_column_names, decode_text, not_a_file
 
     path = Path(path)
     if not path.is_file():
@@ -183,6 +183,9 @@ def read_review_sheet(path: str | Path) -> ReviewSummary:
     text = decode_text(path.read_bytes(), path, fix="save the sheet as CSV (UTF-8)")
     first_line = text.splitlines()[0] if text else ""
     delimiter, columns = _sheet_header(first_line)
+    # Two columns read as one (``Judgement`` twice, or ``judgement`` and ``Judgement `` as two reviewers named
+    # theirs): a row keeps one cell, and the other reviewer's judgements were dropped without a word.
+    check_column_names([n.strip().lower() for n in next(csv.reader([first_line], delimiter=delimiter), [])], path)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise InputError(f"review sheet lacks column(s) {', '.join(missing)}; found {sorted(columns) or 'none'}", path, 1)
