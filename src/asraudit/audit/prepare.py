@@ -11,7 +11,6 @@ model, in seconds, and reported together with the entry they come from.
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from asraudit.models.registry import load_model
 from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
     check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.run.grid import Identity, identify
+from asraudit.terminal_text import note
 from asraudit.text.normalize import get_normalizer
 
 
@@ -72,8 +72,8 @@ def open_corpus(spec: AuditSpec):
         clips = clips[: c.limit]
     if not clips:
         raise SpecError("the corpus selection has no clips", spec.source)
-    for note in corpus.notes:  # how a dataset was read (its text column chosen among several)
-        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    for line in corpus.notes:  # how a dataset was read (its text column chosen among several)
+        note(f"note: {corpus.source}: {line}")
     return Corpus(corpus.name, tuple(clips), corpus.source, corpus.notes)
 
 

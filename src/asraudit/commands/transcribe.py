@@ -74,8 +74,8 @@ def open_corpus(args: argparse.Namespace) -> Corpus:
     """``--corpus`` with the dataset options ``add_dataset_arguments`` gave; how it was read is noted on stderr."""
     corpus = load_corpus(args.corpus, split=args.split, config=args.hf_config, audio_column=args.audio_column,
                          text_column=args.text_column, id_column=args.id_column)
-    for note in corpus.notes:
-        print(f"asraudit: note: {corpus.source}: {note}", file=sys.stderr)
+    for line in corpus.notes:
+        note(f"note: {corpus.source}: {line}")
     return corpus
 
 
