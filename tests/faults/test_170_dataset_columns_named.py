@@ -80,15 +80,36 @@ def test_the_text_column_chosen_among_several_is_said(tmp_path, cli):
 
 
 def test_columns_cannot_be_chosen_of_a_manifest_or_a_folder(tmp_path, cli):
+    """A manifest's audio and id are its audio_filepath, a folder has no columns: such a choice is refused, not
+    ignored.  (A manifest's text column can be chosen: the next test.)"""
     manifest = one_clip_manifest(tmp_path)
+    ran = _transcribe(cli, tmp_path, manifest, "--audio-column", "speech")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: {manifest}: audio column 'speech' cannot be chosen: a manifest names its audio and its "
+        "clip id in audio_filepath (a Hugging Face dataset's audio and id columns are chosen): give no audio column"]
+    ran = _transcribe(cli, tmp_path, tmp_path, "--text-column", "words")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: {tmp_path}: text column 'words' cannot be chosen: a folder of audio has no columns: its "
+        "clip ids are the file names and its references the .txt files beside them: give no text column"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_manifest_reads_its_references_from_the_field_named(tmp_path, cli):
+    """A manifest that keeps a corrected reference beside the original is audited against either; a row without
+    the field is one line naming it, before any model runs."""
+    from asraudit.data.corpus import load_corpus
+
+    manifest = one_clip_manifest(tmp_path, text="the record")
+    row = json.loads(manifest.read_text(encoding="utf-8"))
+    manifest.write_text(json.dumps({**row, "text_corrected": "a tone"}) + "\n", encoding="utf-8")
+    corpus = load_corpus(manifest, text_column="text_corrected")
+    (clip,) = corpus.clips
+    assert clip.reference == "a tone" and clip.field("text") == "the record"
+    assert load_corpus(manifest).clips[0].reference == "the record"
     ran = _transcribe(cli, tmp_path, manifest, "--text-column", "words")
     assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {manifest}: text column 'words' cannot be chosen: a manifest has no columns (they are a "
-        "Hugging Face dataset's): give no text column"]
-    ran = _transcribe(cli, tmp_path, tmp_path, "--audio-column", "speech")
-    assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {tmp_path}: audio column 'speech' cannot be chosen: a folder of audio has no columns "
-        "(they are a Hugging Face dataset's): give no audio column"]
+        f"asraudit: error: {manifest}, row 1: missing 'words' (found fields ['audio_filepath', 'text', "
+        "'text_corrected'])"]
     assert not (tmp_path / "out").exists()
 
 
@@ -112,8 +133,14 @@ def test_the_columns_in_an_audit_spec_and_from_python(tmp_path, cli):
                     encoding="utf-8")
     ran = cli("audit", spec, "--check")
     assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {spec}: [corpus]: text_column = 'words' cannot apply to a manifest, which has no columns "
-        "(a Hugging Face dataset's): remove it"]
+        f"asraudit: error: {tmp_path / 'm.jsonl'}, row 1: missing 'words' (found fields ['audio_filepath', "
+        "'text'])"]
+    spec.write_text(f'name = "x"\nout = "out"\n[corpus]\nmanifest = "m.jsonl"\nid_column = "utt"\n\n{models}',
+                    encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert ran.code == 2 and ran.error_lines == [
+        f"asraudit: error: {spec}: [corpus]: id_column = 'utt' cannot apply to a manifest, which names its audio "
+        "and clip id in audio_filepath (a Hugging Face dataset's columns are chosen): remove it"]
     from asraudit.data.corpus import load_corpus
 
     corpus = load_corpus(saved, audio_column="speech", text_column="words", id_column="utt")

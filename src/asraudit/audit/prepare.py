@@ -47,7 +47,7 @@ def open_corpus(spec: AuditSpec):
     """The spec's corpus, narrowed by ``select`` and ``limit``."""
     c = spec.corpus
     if c.manifest is not None:
-        corpus = load_manifest(c.manifest)
+        corpus = load_manifest(c.manifest, text_column=c.text_column)
     elif c.predictions is not None:
         corpus = load_manifest(c.predictions, check_files=False)
     else:

@@ -260,10 +260,15 @@ def _corpus(s: Section) -> CorpusSpec:
     split, config = s.get("split", str), s.get("config", str)
     columns = {key: s.get(key, str) for key in DATASET_COLUMNS}
     for key, value in (("split", split), ("config", config), *columns.items()):
-        if value is not None and (manifest or predictions):  # read as a manifest: the key was ignored
-            plural = "columns" if key in columns else f"{key}s"
-            raise s.fail(f"{key} = {value!r} cannot apply to a {'manifest' if manifest else 'predictions file'}, "
-                         f"which has no {plural} (a Hugging Face dataset's): remove it")
+        if value is None or not (manifest or predictions) or (key == "text_column" and manifest):
+            continue  # a manifest's references may come from another of its fields
+        kind = "manifest" if manifest else "predictions file"
+        if key in columns:  # read as a manifest: the key was ignored
+            raise s.fail(f"{key} = {value!r} cannot apply to a {kind}, which names its audio and clip id in "
+                         "audio_filepath" + ("" if manifest else " and its references in text") +
+                         " (a Hugging Face dataset's columns are chosen): remove it")
+        raise s.fail(f"{key} = {value!r} cannot apply to a {kind}, which has no {key}s (a Hugging Face "
+                     "dataset's): remove it")
     spec = CorpusSpec(manifest=manifest, predictions=predictions, folder=folder, dataset=dataset, split=split,
                       config=config, **columns, limit=s.integer("limit", None, minimum=1),
                       said_field=s.get("said_field", str), group_field=s.get("group_field", str),

@@ -252,13 +252,18 @@ def _refuse_segment(rec: dict, path: Path, row: int) -> None:
                          "scored against the whole recording: cut the segments into files of their own", path, row)
 
 
-def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True) -> Corpus:
+def load_manifest(path: str | Path, *, name: str | None = None, check_files: bool = True,
+                  text_column: str | None = None) -> Corpus:
     """Read a JSONL/CSV/Parquet manifest with ``audio_filepath`` and ``text``.
 
     ``check_files`` verifies every audio file exists and has a readable audio
     header with samples now, so a typo or a broken file in row 90,000 fails
-    the run before the first model call rather than after."""
+    the run before the first model call rather than after.  ``text_column``
+    reads the references from another field (a manifest that keeps a
+    corrected reference beside the original, ``text_corrected``, audited
+    against either); the field it replaces stays a column like any other."""
     path = Path(path)
+    reference_field = text_column or "text"
     if not path.is_file():
         raise InputError("no such manifest file", path)
     base = path.resolve().parent
@@ -272,7 +277,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
             clip_id = number_id(rec["audio_filepath"], path, row)
         if not clip_id.strip():
             raise InputError("empty audio_filepath", path, row)
-        reference = _string_field(rec, "text", path, row, required=True)
+        reference = _string_field(rec, reference_field, path, row, required=True)
         _refuse_segment(rec, path, row)
         speaker_field = next((f for f in SPEAKER_FIELDS if rec.get(f) is not None), None)
         speaker = _string_field(rec, speaker_field, path, row, required=False, numbers_ok=True) if speaker_field else None
@@ -284,7 +289,8 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
             raise InputError(f"audio file {display_path(audio_path, Path.cwd())} {_not_audio_file(audio_path)}",
                              path, row)
         seconds = check_audio_file(audio_path, origin=Origin(str(path), row)) if check_files else None
-        metadata = {k: v for k, v in rec.items() if k not in ("audio_filepath", "text", "duration", *SPEAKER_FIELDS)}
+        metadata = {k: v for k, v in rec.items()
+                    if k not in ("audio_filepath", reference_field, "duration", *SPEAKER_FIELDS)}
         duration = _duration_field(rec, path, row)
         if duration is not None:
             _check_duration(duration, seconds, audio_path, path, row)
@@ -652,8 +658,16 @@ def _no_dataset_options(kind: str, split: str | None, config: str | None, column
     for key in DATASET_COLUMNS:
         if columns.get(key) is not None:
             what = key.replace("_", " ")
-            raise InputError(f"{what} {columns[key]!r} cannot be chosen: {kind} has no columns (they are a Hugging "
-                             f"Face dataset's): give no {what}", source)
+            raise InputError(f"{what} {columns[key]!r} cannot be chosen: {kind} {_FIXED_COLUMNS[kind]}: give no "
+                             f"{what}", source)
+
+
+# Why a corpus that is not a dataset takes no column of that kind.  A manifest's references may come from another
+# field (``text_column``), but its audio and clip id are always its ``audio_filepath``.
+_FIXED_COLUMNS = {"a manifest": "names its audio and its clip id in audio_filepath (a Hugging Face dataset's "
+                                "audio and id columns are chosen)",
+                  "a folder of audio": "has no columns: its clip ids are the file names and its references the .txt "
+                                       "files beside them"}
 
 
 def load_corpus(spec: str | Path, *, split: str | None = None, config: str | None = None,
@@ -667,8 +681,8 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
     if text.startswith(HF_PREFIX):
         return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns)
     if path.is_file():
-        _no_dataset_options("a manifest", split, config, columns, text)
-        return load_manifest(path)
+        _no_dataset_options("a manifest", split, config, {**columns, "text_column": None}, text)
+        return load_manifest(path, text_column=text_column)
     if path.is_dir():
         if _is_saved_dataset(path):
             return load_hf_dataset(path, split=split, config=config, **columns)
