@@ -91,6 +91,7 @@ from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import check_bootstrap_ceiling
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
+from asraudit.run.executor import ray_address
 from asraudit.text.basic_language_codes import language_code
 from asraudit.text.normalize import NORMALIZERS
 
@@ -397,6 +398,10 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
                             device=ex.get("device", str, "cpu"), compute_type=ex.get("compute_type", str))
     if not (executor.kind == "local" or executor.kind == "ray" or executor.kind.startswith("ray:")):
         raise ex.fail(f"kind must be local, ray or ray:ADDRESS, got {executor.kind!r}")
+    try:
+        ray_address(executor.kind)
+    except InputError as exc:
+        raise ex.fail(f"kind: {exc}") from None
     ex.done()
 
     refdis = _params(data, "refdis", MinerParams, source, base)

@@ -105,11 +105,26 @@ class LocalExecutor:
         return summary
 
 
+def ray_address(spec: str) -> str | None:
+    """The Ray address an executor spec names: None for ``local`` and for ``ray`` (a local Ray instance), else what
+    follows ``ray:``; anything else is refused.  ``ray:`` alone started a local instance, as ``ray`` does, where an
+    address was meant to follow; an address Ray cannot read is its own refusal, when Ray starts."""
+    if spec == "local" or spec == "ray":
+        return None
+    if not spec.startswith("ray:"):
+        raise InputError(f"unknown executor {spec!r}: use local, ray or ray:ADDRESS")
+    address = spec[4:]
+    if not address.strip():
+        raise InputError(f"executor {spec!r} names no Ray address: write ray (a local instance) or ray:ADDRESS "
+                         "(ray:auto, ray:HOST:PORT, ray:ray://HOST:10001)")
+    if address != address.strip():
+        raise InputError(f"executor {spec!r}: the Ray address has spaces around it: write ray:{address.strip()}")
+    return address
+
+
 def parse_executor(spec: str, *, batch_size: int = 8, progress: bool = True, actor_options: dict | None = None):
     """``local``, ``ray`` (local Ray instance) or ``ray:ADDRESS`` (e.g. ``ray:auto``)."""
+    address = ray_address(spec)
     if spec == "local":
         return LocalExecutor(batch_size=batch_size, progress=progress)
-    if spec == "ray" or spec.startswith("ray:"):
-        address = (spec[4:] or None) if spec.startswith("ray:") else None
-        return RayExecutor(address, batch_size=batch_size, progress=progress, actor_options=actor_options)
-    raise InputError(f"unknown executor {spec!r}: use local, ray or ray:ADDRESS")
+    return RayExecutor(address, batch_size=batch_size, progress=progress, actor_options=actor_options)

@@ -35,6 +35,7 @@ from asraudit.run.progress import Progress
 from asraudit.run.sharing import claim_units, wait_for_others
 from asraudit.run.spec import ORIGINAL, ConditionGrid, Task
 from asraudit.run.store import ResultStore
+from asraudit.terminal_text import one_line
 
 def _with_driver_threads(runtime_env: dict | None) -> dict:
     """The actors' runtime environment with the driver's ``OMP_NUM_THREADS`` (its core count when unset).
@@ -119,12 +120,26 @@ class RayExecutor:
             raise InputError("the Ray executor needs Ray: pip install 'asraudit[ray]'") from None
         started_here = not ray.is_initialized()
         if started_here:
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+            self._connect(ray)
         try:
             return self._run(ray, store, models, clips, task, conditions, description)
         finally:
             if started_here:
                 ray.shutdown()
+
+    def _connect(self, ray) -> None:
+        """``ray.init``, its failures as one line: an address Ray cannot read (``ray:nonsense``), a ``ray://``
+        address without the client package, or no cluster where one was named (``ray:auto`` with none running) each
+        ended the command with Ray's traceback, after the models had loaded.  Nothing has run yet, so nothing is
+        lost."""
+        where = f"ray:{self.address}" if self.address else "ray"
+        try:
+            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+        except ValueError as exc:  # the address's form, or a package the address needs
+            raise InputError(f"executor {where}: {one_line(' '.join(str(exc).split()))}") from None
+        except (ConnectionError, TimeoutError, RuntimeError) as exc:  # no cluster there, or it did not answer
+            raise ServiceError(f"executor {where}: cannot reach the Ray cluster ({type(exc).__name__}: "
+                               f"{one_line(' '.join(str(exc).split()))})") from None
 
     def _run(self, ray, store, models, clips, task, conditions, description) -> RunSummary:
         started = time.perf_counter()
