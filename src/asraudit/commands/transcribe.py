@@ -65,7 +65,8 @@ def add_dataset_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hf-config", help="dataset configuration (Hugging Face hub datasets)")
     p.add_argument("--audio-column", metavar="NAME", help="the dataset's audio column (default: audio)")
     p.add_argument("--text-column", metavar="NAME",
-                   help=f"the dataset's reference column (default: the first of {', '.join(HF_TEXT_COLUMNS)} it has)")
+                   help=f"the dataset's reference column (default: the first of {', '.join(HF_TEXT_COLUMNS)} it has), "
+                        "or a manifest's reference field (default: text)")
     p.add_argument("--id-column", metavar="NAME",
                    help="the dataset's clip id column (default: id when it has one, else the row number)")
 
