@@ -362,10 +362,25 @@ def _battery_spec(s: Section) -> dict:
     return {"spec": name if name in BUILTIN_SPECS else str(s.path("spec"))}
 
 
+def _refuse_keys_not_text(value: Any, where: str, source: str) -> None:
+    """A key that is not a string, at any depth of a spec given as a dict from Python (a TOML file has none):
+    ``{1: 2}`` stopped the unknown-key check with ``TypeError: sequence item 0: expected str instance``."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SpecError(f"{where}: a key is {key!r} ({type(key).__name__}): every key of a spec is a string, "
+                                "as in the TOML file", source)
+            _refuse_keys_not_text(item, f"{where}.{key}", source)
+    elif isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            _refuse_keys_not_text(item, f"{where}[{i}]", source)
+
+
 def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | None = None) -> AuditSpec:
     """An audit from parsed TOML, checked for shape (names, types, files); see ``prepare`` for the rest."""
     if not isinstance(data, Mapping):
         raise SpecError(f"an audit spec is a dict shaped like the TOML file, got {type(data).__name__}", source)
+    _refuse_keys_not_text(data, "spec", source)
     base = Path.cwd() if base is None else path_argument(base, "base")
     top = Section(dict(data), "spec", source, base)
     name = top.get("name", str, "asraudit audit")
