@@ -495,6 +495,12 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
         spec = str(spec)
     if not isinstance(spec, str):
         raise InputError(f"spec is a model's name or a path, got {spec!r}")
+    # From Python a device of another type (``device=0``, torch's habit) reached CTranslate2's constructor as a
+    # TypeError traceback; the CLI's flags are strings already.
+    if not isinstance(device, str):
+        raise InputError(f"device is a str ('cpu', 'cuda', 'cuda:1'), got {device!r}")
+    if compute_type is not None and not isinstance(compute_type, str):
+        raise InputError(f"compute_type is a str ('float32', 'int8', 'bfloat16') or None, got {compute_type!r}")
     with model_call():
         try:
             return _load_model(spec.strip(), device, compute_type, options)
