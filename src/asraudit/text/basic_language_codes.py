@@ -7,6 +7,7 @@ are English and never build a language's normalizer.
 """
 
 BASIC_LANGUAGES = ("es", "fr", "de", "it", "nl", "pl", "pt")
+LANGUAGE_NORMALIZERS = tuple(f"basic-{code}" for code in BASIC_LANGUAGES)
 
 
 def language_code(value: object) -> object:
@@ -17,4 +18,3 @@ def language_code(value: object) -> object:
     ``load_catalogue``, the translation probe's target and a lexicon's).  Anything but a str is returned as it is,
     for the caller's own check to name."""
     return value.lower() if isinstance(value, str) else value
-LANGUAGE_NORMALIZERS = tuple(f"basic-{code}" for code in BASIC_LANGUAGES)
