@@ -26,7 +26,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, model_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -138,7 +138,7 @@ class _HFModel:
         self.compute_type = _DTYPES.get(compute_type, compute_type)
         self.revision = revision
         self.options = backend_options(HFDecodeOptions, options, self.model_id, also=("revision",))
-        self._given = dict(options)
+        self._given = model_options(options)
         if self.used_options is not None:
             self.refuse_unused_options(self.used_options, self.runs)
 
