@@ -53,14 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
-    """clip id -> candidate texts, checked against the corpus."""
+def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = None) -> dict[str, list[str]]:
+    """clip id -> candidate texts, checked against the corpus (``rows``, when given, gets each clip's row)."""
     if not path.is_file():
         raise InputError("no such candidates file", path)
     if path.suffix.lower() not in (".jsonl", ".json"):
         raise InputError("candidates must be JSONL (one {\"audio_filepath\", \"candidates\"} object per line)", path)
     out: dict[str, list[str]] = {}
-    rows: dict[str, int] = {}
+    rows = {} if rows is None else rows
     for row, rec in jsonl_rows(path):
         key = next((f for f in ID_FIELDS if f in rec), None)
         if key is None:
@@ -81,6 +81,24 @@ def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
     return out
 
 
+def check_candidates_fit(models: list[str], candidates: dict[str, list[str]], rows: dict[str, int], path: Path) -> None:
+    """Each candidate checked against each model's tokenizer before any model loads (``models.candidate_check``):
+    a text with a special token, or longer than the decoder, was refused only when its clip was scored, after the
+    models before it had run, without the file or row."""
+    from asraudit.models.candidate_check import candidate_checker
+
+    for spec in models:
+        check = candidate_checker(spec)
+        if check is None:
+            continue
+        for clip_id, texts in candidates.items():
+            for i, text in enumerate(texts, 1):
+                why = check(text)
+                if why is not None:
+                    raise InputError(f"candidate {i} of clip {clip_id!r} cannot be scored by {spec.strip()}: {why}",
+                                     path, rows[clip_id])
+
+
 def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:
     out = dict(candidates)
     for clip in corpus:
@@ -97,7 +115,10 @@ def run(args: argparse.Namespace) -> int:
     check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME, files=[("--out", args.out)],
                        inputs=[("--texts", args.texts)])
     corpus = open_corpus(args)
-    candidates = load_candidates(args.texts, corpus) if args.texts else {}
+    rows: dict[str, int] = {}
+    candidates = load_candidates(args.texts, corpus, rows) if args.texts else {}
+    if candidates:
+        check_candidates_fit(args.model, candidates, rows, args.texts)
     if args.with_reference:
         candidates = with_references(candidates, corpus)
     if not candidates:

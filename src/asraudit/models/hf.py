@@ -447,6 +447,21 @@ class HFSeq2Seq(_HFModel):
         whisper = model_type == "whisper"
         return lambda text: len(encode_text(tokenizer, text, whisper=whisper)[0])
 
+    def _check_forced(self, candidates: Sequence[str], encoded, prompt: int, eos: int) -> None:
+        """An InputError for a candidate the decoder cannot be forced through: longer than its positions (an
+        IndexError from the position embeddings), or, for a Whisper, holding a special token (scored as if it were
+        text: end-of-text forced mid-sentence) (``candidate_check``, which ``score`` runs before any model loads)."""
+        from asraudit.models.candidate_check import special_token, too_long
+        from asraudit.models.hf_encdec import decoder_positions
+
+        limit = decoder_positions(self.model.config)
+        for text, (ids, _) in zip(candidates, encoded):
+            why = special_token(text, ids, self.tokenizer.convert_ids_to_tokens(ids), eos) if self.is_whisper else None
+            if why is None and isinstance(limit, int):
+                why = too_long(len(ids), prompt, limit, self.model_id)
+            if why is not None:
+                raise InputError(why)
+
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
         audio, candidates = score_arguments(audio, candidates)
         torch = self._torch
@@ -459,6 +474,7 @@ class HFSeq2Seq(_HFModel):
         inputs = self._inputs([audio])
         prompt, eos = self.prompt_ids(), self._eos_id()
         encoded = [self._encode_text(text) for text in candidates]
+        self._check_forced(candidates, encoded, len(prompt), eos)
         out: list[TokenScores] = []
         with torch.inference_mode():
             encoder_output = self.model.get_encoder()(**{k: v for k, v in inputs.items() if k != "attention_mask"} if self.is_whisper else inputs)
