@@ -19,13 +19,20 @@ from asraudit.models import registry
 
 from conftest import one_clip_manifest
 
-from test_167_plugin_taking_a_builtin_name_or_exiting import SQUATTER, _install, _warnings, site  # noqa: F401
+from test_167_plugin_taking_a_builtin_name_or_exiting import SQUATTER, _install, _warnings
 
 
 @pytest.fixture()
-def demo_broken(site, monkeypatch):  # noqa: F811
+def demo_broken(monkeypatch, tmp_path):
+    """The registry as in a new process whose demo plug-in cannot be imported, with a site folder for plug-ins."""
+    for name, value in (("_registered", {}), ("_discovered", False), ("_broken", []), ("_owners", {}),
+                        ("_third_party", set()), ("_built_in", set())):
+        monkeypatch.setattr(registry, name, value)
     monkeypatch.setitem(sys.modules, "asraudit.demo.organism_kinds", None)  # its import fails
-    return site
+    folder = tmp_path / "site"
+    folder.mkdir()
+    monkeypatch.syspath_prepend(str(folder))
+    return folder
 
 
 def test_the_reserved_names_are_the_demos_own():
