@@ -78,3 +78,23 @@ def test_a_transformers_whisper_is_checked_before_and_when_it_scores(tmp_path, c
     with pytest.raises(InputError, match=r"holds Whisper's special token <\|endoftext\|>"):
         model.score(audio, ["x <|endoftext|> y"])
     assert len(model.score(audio, ["x" * 20])[0].logprobs) == 21
+
+
+@pytest.mark.parametrize("spec, fits", [("whisper-tiny.en", 445), ("whisper-base", 443)])
+def test_the_check_draws_the_line_where_the_model_does(spec, fits):
+    """An English-only Whisper's prompt is 2 tokens, a multilingual one's 4 (read from vocabulary.txt, which holds
+    the timestamp tokens tokenizer.json lacks): the check refuses exactly what the model refuses."""
+    from asraudit.models import embedded
+    from asraudit.models.candidate_check import candidate_checker
+    from asraudit.models.registry import load_model
+
+    if not embedded.is_present(spec):
+        pytest.skip(f"needs the embedded {spec}")
+    check = candidate_checker(spec)
+    assert check(" ".join(["word"] * fits)) is None
+    assert check(" ".join(["word"] * (fits + 1))).startswith(f"it has {fits + 1} tokens")
+    model = load_model(spec)
+    audio = np.zeros(16_000, dtype=np.float32)
+    assert len(model.score(audio, [" ".join(["word"] * fits)])[0].logprobs) == fits + 1
+    with pytest.raises(InputError, match=f"has {fits + 1} tokens"):
+        model.score(audio, [" ".join(["word"] * (fits + 1))])

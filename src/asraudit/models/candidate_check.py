@@ -119,14 +119,19 @@ def candidate_checker(spec: str) -> Callable[[str], str | None] | None:
     try:
         if kind == "hf":
             return _hf_whisper_checker(folder, spec)
+        from asraudit.models.ct2_whisper import vocabulary_size
         from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB, WhisperTokenizer
 
         tokenizer = WhisperTokenizer(folder / "tokenizer.json", multilingual=False)
-    except Exception:  # no tokenizer, one that cannot be read, no transformers: loading the model will say why
+        size = vocabulary_size(folder)
+    except Exception:  # no tokenizer, one that cannot be read, no ctranslate2: loading the model will say why
         return None
-    # CTranslate2's rule: a vocabulary of 51,865 tokens or more is multilingual; its prompt is then
-    # start, language, task, no-timestamps (WhisperTokenizer.prompt), else start, no-timestamps.
-    prompt = 4 if tokenizer.vocab_size() >= MULTILINGUAL_WHISPER_VOCAB else 2
+    if size is None:
+        return None
+    # CTranslate2's rule: a vocabulary (vocabulary.txt, the timestamp tokens included) of 51,865 tokens or more is
+    # multilingual; its prompt is then start, language, task, no-timestamps (WhisperTokenizer.prompt), else start,
+    # no-timestamps.
+    prompt = 4 if size >= MULTILINGUAL_WHISPER_VOCAB else 2
 
     def check(text: str) -> str | None:
         try:

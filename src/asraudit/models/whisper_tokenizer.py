@@ -106,10 +106,6 @@ class WhisperTokenizer:
     def token_id(self, token: str) -> int | None:
         return self._tok.token_to_id(token)
 
-    def vocab_size(self) -> int:
-        """The tokens of the vocabulary, special tokens included (CTranslate2 reads 51,865 or more as multilingual)."""
-        return self._tok.get_vocab_size(with_added_tokens=True)
-
     def language_token(self, language: str) -> int:
         token_id = self._tok.token_to_id(f"<|{language}|>")
         if token_id is None:
