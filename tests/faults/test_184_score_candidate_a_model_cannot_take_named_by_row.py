@@ -98,3 +98,17 @@ def test_the_check_draws_the_line_where_the_model_does(spec, fits):
     assert len(model.score(audio, [" ".join(["word"] * fits)])[0].logprobs) == fits + 1
     with pytest.raises(InputError, match=f"has {fits + 1} tokens"):
         model.score(audio, [" ".join(["word"] * (fits + 1))])
+
+
+def test_a_reference_scored_with_with_reference_is_named_by_its_manifest_row(tmp_path, cli):
+    manifest, _ = _two_clips(tmp_path, "a tone")
+    lines = manifest.read_text(encoding="utf-8").splitlines()
+    lines[1] = json.dumps({"audio_filepath": "b.wav", "text": " ".join(["word"] * 600)})
+    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ran = cli("score", "--model", "whisper-tiny.en", "--corpus", manifest, "--with-reference",
+              "--out", tmp_path / "o" / "s.jsonl", "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {manifest}, row 2: the reference of clip 'b.wav' cannot be scored by whisper-tiny.en: it "
+        "has 600 tokens, and the decoder of whisper-tiny.en holds 448 with its prompt (2) and end-of-text: score a "
+        "shorter text"])
+    assert not (tmp_path / "o").exists()

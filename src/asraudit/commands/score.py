@@ -81,22 +81,20 @@ def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = No
     return out
 
 
-def check_candidates_fit(models: list[str], candidates: dict[str, list[str]], rows: dict[str, int], path: Path) -> None:
-    """Each candidate checked against each model's tokenizer before any model loads (``models.candidate_check``):
-    a text with a special token, or longer than the decoder, was refused only when its clip was scored, after the
-    models before it had run, without the file or row."""
+def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:
+    """Each text to score, ``(text, what it is, its file, its row)``, checked against each model's tokenizer before
+    any model loads (``models.candidate_check``): a text with a special token, or longer than the decoder, was
+    refused only when its clip was scored, after the models before it had run, without the file or row."""
     from asraudit.models.candidate_check import candidate_checker
 
     for spec in models:
         check = candidate_checker(spec)
         if check is None:
             continue
-        for clip_id, texts in candidates.items():
-            for i, text in enumerate(texts, 1):
-                why = check(text)
-                if why is not None:
-                    raise InputError(f"candidate {i} of clip {clip_id!r} cannot be scored by {spec.strip()}: {why}",
-                                     path, rows[clip_id])
+        for text, what, source, row in texts:
+            why = check(text)
+            if why is not None:
+                raise InputError(f"{what} cannot be scored by {spec.strip()}: {why}", source, row)
 
 
 def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:
@@ -117,10 +115,13 @@ def run(args: argparse.Namespace) -> int:
     corpus = open_corpus(args)
     rows: dict[str, int] = {}
     candidates = load_candidates(args.texts, corpus, rows) if args.texts else {}
-    if candidates:
-        check_candidates_fit(args.model, candidates, rows, args.texts)
+    texts = [(text, f"candidate {i} of clip {clip_id!r}", args.texts, rows[clip_id])
+             for clip_id, given in candidates.items() for i, text in enumerate(given, 1)]
     if args.with_reference:
+        texts += [(clip.reference, f"the reference of clip {clip.id!r}", clip.source, clip.row) for clip in corpus
+                  if clip.reference is not None and clip.reference not in candidates.get(clip.id, ())]
         candidates = with_references(candidates, corpus)
+    check_candidates_fit(args.model, texts)
     if not candidates:
         raise InputError("no clip has a candidate to score", args.texts or args.corpus)
     store_path = args.store or args.out.parent / STORE_NAME
