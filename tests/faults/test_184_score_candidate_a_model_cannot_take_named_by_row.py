@@ -112,3 +112,20 @@ def test_a_reference_scored_with_with_reference_is_named_by_its_manifest_row(tmp
         "has 600 tokens, and the decoder of whisper-tiny.en holds 448 with its prompt (2) and end-of-text: score a "
         "shorter text"])
     assert not (tmp_path / "o").exists()
+
+
+def test_a_clip_longer_than_whispers_window_is_named_by_its_row(tmp_path, cli):
+    """A 40-s clip with candidates: the score stopped with ``ValueError: cannot score 40.0 s of audio: Whisper attends
+    to one 30-s window``, a traceback, when its turn came."""
+    from asraudit.models.registry import load_model
+
+    manifest, texts = _two_clips(tmp_path, "b tone")
+    sf.write(tmp_path / "b.wav", np.zeros(40 * 16_000, dtype=np.float32), 16_000)
+    ran = cli("score", "--model", "whisper-tiny.en", "--corpus", manifest, "--texts", texts,
+              "--out", tmp_path / "o" / "s.jsonl", "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {manifest}, row 2: clip 'b.wav' is 40.0 s long, and whisper-tiny.en scores at most 30 s "
+        "(one window): cut the clip, or leave it out of the clips to score"])
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(InputError, match="cannot score 40.0 s of audio: Whisper attends to one 30-s window"):
+        load_model("whisper-tiny.en").score(np.zeros(40 * 16_000, dtype=np.float32), ["nothing"])

@@ -97,6 +97,25 @@ def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, 
                 raise InputError(f"{what} cannot be scored by {spec.strip()}: {why}", source, row)
 
 
+def check_clips_fit(models: list[str], corpus: Corpus, candidates: dict[str, list[str]]) -> None:
+    """Each clip to score checked against the longest audio each model scores (a Whisper's 30-s window), by the
+    length its header gave when the corpus was read, before any model loads: a longer clip was a ValueError
+    traceback when its turn came."""
+    from asraudit.audio.constants import SAMPLE_RATE
+    from asraudit.models.candidate_check import audio_limit
+
+    for spec in models:
+        limit = audio_limit(spec)
+        if limit is None:
+            continue
+        for clip in corpus:
+            # a sample over for the resampler's rounding: the model's own check, on the samples, has the last word
+            if clip.id in candidates and clip.seconds is not None and clip.seconds * SAMPLE_RATE > limit * SAMPLE_RATE + 1:
+                raise InputError(f"clip {clip.id!r} is {clip.seconds:.1f} s long, and {spec.strip()} scores at most "
+                                 f"{limit:g} s (one window): cut the clip, or leave it out of the clips to score",
+                                 clip.source, clip.row)
+
+
 def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:
     out = dict(candidates)
     for clip in corpus:
@@ -122,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
                   if clip.reference is not None and clip.reference not in candidates.get(clip.id, ())]
         candidates = with_references(candidates, corpus)
     check_candidates_fit(args.model, texts)
+    check_clips_fit(args.model, corpus, candidates)
     if not candidates:
         raise InputError("no clip has a candidate to score", args.texts or args.corpus)
     store_path = args.store or args.out.parent / STORE_NAME

@@ -141,3 +141,14 @@ def candidate_checker(spec: str) -> Callable[[str], str | None] | None:
         return too_long(n, prompt, CT2_POSITIONS, spec)
 
     return check
+
+
+# The audio a Whisper scores: one window (whisper_frontend.N_SAMPLES, 30 s at 16 kHz).
+WHISPER_WINDOW_SECONDS = 30.0
+
+
+def audio_limit(spec: str) -> float | None:
+    """The longest clip (seconds) the model ``spec`` names can score, when its files tell (a Whisper: one 30-s
+    window; its ``score`` refused a longer clip only when it came to it, after the clips and models before it)."""
+    return WHISPER_WINDOW_SECONDS if _whisper_folder(spec) is not None else None
+

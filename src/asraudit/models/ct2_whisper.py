@@ -308,7 +308,7 @@ class CT2Whisper:
         """Encoder output ``[1, frames, d_model]`` (float32, on the CPU) for one clip of at most 30 s."""
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > N_SAMPLES:
-            raise ValueError(
+            raise InputError(
                 f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window"
             )
         return np.asarray(self._scoring_model().encode(self.features([audio]), to_cpu=True))

@@ -467,10 +467,10 @@ class HFSeq2Seq(_HFModel):
         torch = self._torch
         audio = np.asarray(audio, dtype=np.float32)
         if self.is_whisper and audio.shape[0] > N_SAMPLES:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
         limit = self.recipe.hard_limit_seconds
         if limit is not None and audio.shape[0] > limit * SAMPLE_RATE:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.recipe.family} attends to at most {limit:g} s")
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.recipe.family} attends to at most {limit:g} s")
         inputs = self._inputs([audio])
         prompt, eos = self.prompt_ids(), self._eos_id()
         encoded = [self._encode_text(text) for text in candidates]
