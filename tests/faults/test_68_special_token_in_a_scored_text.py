@@ -25,8 +25,9 @@ def test_a_special_token_in_a_candidate_is_one_line(tmp_path, cli):
     ran = cli("score", "--model", "whisper-tiny.en", "--corpus", manifest, "--texts", texts,
               "--out", tmp_path / "s.jsonl", "--no-progress")
     assert (ran.code, ran.error_lines) == (2, [
-        "asraudit: error: text 'the cat <|endoftext|> sat' holds Whisper's special token <|endoftext|>, which no "
-        "transcript can: remove it from the text"])
+        f"asraudit: error: {texts}, row 1: candidate 1 of clip 'a.wav' cannot be scored by whisper-tiny.en: text "
+        "'the cat <|endoftext|> sat' holds Whisper's special token <|endoftext|>, which no transcript can: remove it "
+        "from the text"])  # checked before the model loads, naming the row (case 184)
 
     texts.write_text(json.dumps({"audio_filepath": "a.wav", "candidates": ["the <unk> sat"]}) + "\n")
     ran = cli("score", "--model", "whisper-tiny.en", "--corpus", manifest, "--texts", texts,

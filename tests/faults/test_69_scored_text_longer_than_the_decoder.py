@@ -24,5 +24,6 @@ def test_a_600_word_candidate_is_one_line(tmp_path, cli):
     ran = cli("score", "--model", "whisper-tiny.en", "--corpus", manifest, "--texts", texts,
               "--out", tmp_path / "s.jsonl", "--no-progress")
     assert (ran.code, ran.error_lines) == (2, [
-        "asraudit: error: text 'word word word word word word word word word word word word '... has 600 tokens, and "
-        "Whisper's decoder holds 448 with its prompt and end-of-text: score a shorter text"])
+        f"asraudit: error: {texts}, row 1: candidate 1 of clip 'a.wav' cannot be scored by whisper-tiny.en: it has "
+        "600 tokens, and the decoder of whisper-tiny.en holds 448 with its prompt (2) and end-of-text: score a "
+        "shorter text"])  # checked before the model loads, naming the row (case 184)

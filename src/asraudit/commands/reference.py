@@ -21,6 +21,7 @@ from asraudit.data.published import (
 from asraudit.errors import InputError
 from asraudit.metrics.published_rates import accept_ref_of, switch_of
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import note
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,12 +42,20 @@ def run(args: argparse.Namespace) -> int:
     results = load_published(results_folder(args.dir))
     if args.name is None:
         _print_listing(results)
+    elif args.name in results.sets and args.name in results.switches:
+        # An aggregate file and a switch group of one name (the listing shows both): the set alone hid the group.
+        s, g = results.sets[args.name], results.switches[args.name]
+        note(f"{args.name!r} names both a published set ({s.path.name}) and a switch group ({g.path.name}): both "
+             "are shown")
+        _print_set(s)
+        print()
+        _print_switches(g)
     elif args.name in results.sets:
         _print_set(results.sets[args.name])
     elif args.name in results.switches:
         _print_switches(results.switches[args.name])
     else:
-        raise InputError(f"no published set {args.name!r}; the folder has {', '.join(results.names())}",
+        raise InputError(f"no published set {args.name!r}; the folder has {', '.join(dict.fromkeys(results.names()))}",
                          results.folder)
     return 0
 

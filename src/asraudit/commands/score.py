@@ -53,14 +53,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
-    """clip id -> candidate texts, checked against the corpus."""
+def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = None) -> dict[str, list[str]]:
+    """clip id -> candidate texts, checked against the corpus (``rows``, when given, gets each clip's row)."""
     if not path.is_file():
         raise InputError("no such candidates file", path)
     if path.suffix.lower() not in (".jsonl", ".json"):
         raise InputError("candidates must be JSONL (one {\"audio_filepath\", \"candidates\"} object per line)", path)
     out: dict[str, list[str]] = {}
-    rows: dict[str, int] = {}
+    rows = {} if rows is None else rows
     for row, rec in jsonl_rows(path):
         key = next((f for f in ID_FIELDS if f in rec), None)
         if key is None:
@@ -81,6 +81,41 @@ def load_candidates(path: Path, corpus: Corpus) -> dict[str, list[str]]:
     return out
 
 
+def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:
+    """Each text to score, ``(text, what it is, its file, its row)``, checked against each model's tokenizer before
+    any model loads (``models.candidate_check``): a text with a special token, or longer than the decoder, was
+    refused only when its clip was scored, after the models before it had run, without the file or row."""
+    from asraudit.models.candidate_check import candidate_checker
+
+    for spec in models:
+        check = candidate_checker(spec)
+        if check is None:
+            continue
+        for text, what, source, row in texts:
+            why = check(text)
+            if why is not None:
+                raise InputError(f"{what} cannot be scored by {spec.strip()}: {why}", source, row)
+
+
+def check_clips_fit(models: list[str], corpus: Corpus, candidates: dict[str, list[str]]) -> None:
+    """Each clip to score checked against the longest audio each model scores (a Whisper's 30-s window), by the
+    length its header gave when the corpus was read, before any model loads: a longer clip was a ValueError
+    traceback when its turn came."""
+    from asraudit.audio.constants import SAMPLE_RATE
+    from asraudit.models.candidate_check import audio_limit
+
+    for spec in models:
+        limit = audio_limit(spec)
+        if limit is None:
+            continue
+        for clip in corpus:
+            # a sample over for the resampler's rounding: the model's own check, on the samples, has the last word
+            if clip.id in candidates and clip.seconds is not None and clip.seconds * SAMPLE_RATE > limit * SAMPLE_RATE + 1:
+                raise InputError(f"clip {clip.id!r} is {clip.seconds:.1f} s long, and {spec.strip()} scores at most "
+                                 f"{limit:g} s (one window): cut the clip, or leave it out of the clips to score",
+                                 clip.source, clip.row)
+
+
 def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:
     out = dict(candidates)
     for clip in corpus:
@@ -97,9 +132,16 @@ def run(args: argparse.Namespace) -> int:
     check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME, files=[("--out", args.out)],
                        inputs=[("--texts", args.texts)])
     corpus = open_corpus(args)
-    candidates = load_candidates(args.texts, corpus) if args.texts else {}
+    rows: dict[str, int] = {}
+    candidates = load_candidates(args.texts, corpus, rows) if args.texts else {}
+    texts = [(text, f"candidate {i} of clip {clip_id!r}", args.texts, rows[clip_id])
+             for clip_id, given in candidates.items() for i, text in enumerate(given, 1)]
     if args.with_reference:
+        texts += [(clip.reference, f"the reference of clip {clip.id!r}", clip.source, clip.row) for clip in corpus
+                  if clip.reference is not None and clip.reference not in candidates.get(clip.id, ())]
         candidates = with_references(candidates, corpus)
+    check_candidates_fit(args.model, texts)
+    check_clips_fit(args.model, corpus, candidates)
     if not candidates:
         raise InputError("no clip has a candidate to score", args.texts or args.corpus)
     store_path = args.store or args.out.parent / STORE_NAME

@@ -87,6 +87,7 @@ class Clip:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     source: str | None = None
     row: int | None = None
+    seconds: float | None = None  # the audio's length as its header gave it when the corpus was read (None: not read)
 
     @property
     def origin(self) -> Origin:
@@ -294,7 +295,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         duration = _duration_field(rec, path, row)
         if duration is not None:
             _check_duration(duration, seconds, audio_path, path, row)
-        clip = Clip(clip_id, audio_path, reference, speaker, duration, metadata, str(path), row)
+        clip = Clip(clip_id, audio_path, reference, speaker, duration, metadata, str(path), row, seconds)
         if check_files:
             # One file under two spellings ("b.wav", "./b.wav", its absolute path, a symbolic link to it) is two
             # clip ids for one recording: transcribed twice and counted twice in every rate.  Hard links are not
@@ -396,10 +397,10 @@ def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
         if first != clip_id:
             raise InputError(f"the same file as clip {first!r} (one is a symbolic link to the other): one "
                              "recording under two clip ids counts twice: remove the link", audio_path)
-        check_audio_file(audio_path)  # before any model runs, as a manifest's files are
+        seconds = check_audio_file(audio_path)  # before any model runs, as a manifest's files are
         transcript = _transcript_of(audio_path, siblings)
         reference = _read_transcript(transcript) if transcript is not None else None
-        clips.append(Clip(clip_id, audio_path, reference, source=str(audio_path)))
+        clips.append(Clip(clip_id, audio_path, reference, source=str(audio_path), seconds=seconds))
     return Corpus(name or folder.name, tuple(clips), str(folder))
 
 
@@ -561,7 +562,7 @@ def load_hf_dataset(
         elif speaker is not None:
             speaker = number_text(speaker) if isinstance(speaker, (int, float)) and not isinstance(speaker, bool) \
                 else str(speaker)
-        clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row))
+        clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row, seconds))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else source.split("/")[-1]

@@ -21,7 +21,7 @@ from asraudit.arguments import texts
 from asraudit.errors import InputError
 
 __all__ = ["SAMPLE_RATE", "TokenScores", "ASRModel", "ScoringModel", "ClipKeyedModel", "audio_batch",
-           "backend_options", "check_option_values", "score_arguments"]
+           "backend_options", "check_option_values", "model_options", "score_arguments"]
 
 O = TypeVar("O")
 
@@ -40,7 +40,19 @@ def backend_options(cls: type[O], options: Mapping[str, Any], model_id: str, als
         names = ", ".join(repr(k) for k in unknown)
         raise InputError(f"model {model_id!r} has no option {names}; its options: "
                          f"{', '.join(sorted(known | set(also)))}")
-    return cls(**options)
+    return cls(**model_options(options))
+
+
+def model_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A model's options with its ``language`` in the case asraudit keeps every language code (lower case, as
+    ``text.basic_language_codes.language_code`` keeps the corpus's and the conventions'): ``language=FR`` is the
+    ``fr`` it means, for every family (Whisper's ``<|fr|>``, Canary's and Cohere's prompt tokens, SeamlessM4T's
+    ``fra``, a speech LLM's prompt), and one configuration with it, normalized before the model's config hash
+    sees it.  Any other value is left for the options' own check."""
+    language = options.get("language")
+    if isinstance(language, str) and language != language.lower():
+        return {**options, "language": language.lower()}
+    return dict(options)
 
 
 # The most beams asraudit decodes with.  Real decoding runs 1 to about 10 (Whisper's default is 5, NeMo's transducer

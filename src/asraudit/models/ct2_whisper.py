@@ -33,7 +33,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, backend_options, check_beam_size, score_arguments
+from asraudit.models.base import MAX_BEAM_SIZE, TokenScores, backend_options, check_beam_size, score_arguments
 from asraudit.models.folder_check import HINT
 from asraudit.models.weights_digest import files_digest
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, log_mel_spectrogram, transcribe_in_windows
@@ -76,12 +76,20 @@ class WhisperDecodeOptions:
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise InputError(f"option {name} must be an integer of at least {low}, got {value!r}")
         check_beam_size(self.beam_size)
+        if self.no_repeat_ngram_size > TEXT_CONTEXT:  # past C's integers it was a pybind11 dump at the first clip
+            raise InputError(f"option no_repeat_ngram_size {self.no_repeat_ngram_size} is longer than Whisper's "
+                             f"decoder ({TEXT_CONTEXT} positions), so no n-gram of it could repeat: give at most "
+                             f"{TEXT_CONTEXT}, or 0 to allow repeats")
         for name, positive in (("patience", True), ("length_penalty", False), ("repetition_penalty", True)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or (positive and value <= 0):
                 need = "a number above 0" if positive else "a finite number"
                 raise InputError(f"option {name} must be {need}, got {value!r}")
+        if self.beam_size * self.patience > MAX_BEAM_SIZE:  # 1e19 and more: CTranslate2's ValueError at the first clip
+            raise InputError(f"option patience {self.patience:g} asks for beam_size x patience = "
+                             f"{self.beam_size * self.patience:g} finished hypotheses, past {MAX_BEAM_SIZE}, the most "
+                             "asraudit decodes with (real decoding uses a patience of 1 to 2): give a smaller one")
         if not isinstance(self.suppress_blank, bool):
             raise InputError(f"option suppress_blank must be true or false, got {self.suppress_blank!r}")
         if not isinstance(self.suppress_tokens, tuple) or \
@@ -102,6 +110,22 @@ def model_fingerprint(model_dir: Path) -> str:
         raise FileNotFoundError(f"{model_dir}: no model.bin")
     names = ("config.json", "vocabulary.txt", "vocabulary.json", "tokenizer.json", "preprocessor_config.json", "model.bin")
     return files_digest(model_dir, names)[:16]
+
+
+def vocabulary_size(model_dir: Path) -> int | None:
+    """The tokens of a CTranslate2 Whisper's vocabulary (``vocabulary.txt`` or ``.json``: its outputs, the timestamp
+    tokens included, which ``tokenizer.json`` lacks); 51,865 or more is a multilingual model, as CTranslate2 reads
+    it.  None when the folder has neither file."""
+    text, listed = model_dir / "vocabulary.txt", model_dir / "vocabulary.json"
+    try:
+        if text.is_file():
+            return len(text.read_text(encoding="utf-8").splitlines())
+        if listed.is_file():
+            data = json.loads(listed.read_text(encoding="utf-8"))
+            return len(data) if isinstance(data, list) else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return None
 
 
 def default_cpu_threads() -> int:
@@ -184,8 +208,31 @@ class CT2Whisper:
                 raise InputError(f"option language: {exc}") from None
         elif not self.is_multilingual:
             english_only_options(self.options.language, self.options.task)
+        self._check_decoder_options()
         self.n_mels = self._n_mels()
         self._fingerprint = model_fingerprint(self.model_dir)
+
+    def _check_decoder_options(self) -> None:
+        """``max_length`` and ``suppress_tokens`` against this model's decoder and vocabulary, when it loads.
+
+        CTranslate2 decodes up to ``max_length // 2`` new tokens after the prompt: a ``max_length`` past what the
+        decoder's 448 positions hold (895 after English-only Whisper's 2-token prompt) loaded and ran, and stopped
+        with CTranslate2's ``RuntimeError: No position encodings are defined for positions >= 448`` on the first clip
+        whose decoding ran that long (a model caught in a loop, hours into a run), or with a pybind11 dump when past
+        C's integers.  A token id outside the vocabulary in ``suppress_tokens`` suppressed nothing, silently."""
+        prompt = len(self.tokenizer.prompt("en", self.options.task))
+        longest = 2 * (TEXT_CONTEXT + 1 - prompt) + 1
+        if self.options.max_length > longest:
+            raise InputError(f"option max_length {self.options.max_length} lets CTranslate2 decode "
+                             f"{self.options.max_length // 2} tokens after the {prompt}-token prompt, past what "
+                             f"Whisper's decoder holds ({TEXT_CONTEXT} positions): give at most {longest}")
+        size = vocabulary_size(self.model_dir)
+        if size is None:
+            return
+        wrong = [t for t in self.options.suppress_tokens if t != -1 and not 0 <= t < size]
+        if wrong:
+            raise InputError(f"option suppress_tokens: {wrong[0]} is no token id of this model (its ids run from 0 "
+                             f"to {size - 1}; -1 stands for Whisper's default set of symbols)")
 
     def _n_mels(self) -> int:
         preprocessor = self.model_dir / "preprocessor_config.json"
@@ -261,7 +308,7 @@ class CT2Whisper:
         """Encoder output ``[1, frames, d_model]`` (float32, on the CPU) for one clip of at most 30 s."""
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > N_SAMPLES:
-            raise ValueError(
+            raise InputError(
                 f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window"
             )
         return np.asarray(self._scoring_model().encode(self.features([audio]), to_cpu=True))

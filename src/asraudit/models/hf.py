@@ -26,7 +26,7 @@ import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
-from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, score_arguments
+from asraudit.models.base import TokenScores, audio_batch, backend_options, check_option_values, model_options, score_arguments
 from asraudit.models.ctc_prefix import ctc_token_logprobs
 from asraudit.models.folder_check import load_processor, load_weights
 from asraudit.models.hf_encdec import check_decoder_length, check_window, decoder_prompt, recipe_for
@@ -138,7 +138,7 @@ class _HFModel:
         self.compute_type = _DTYPES.get(compute_type, compute_type)
         self.revision = revision
         self.options = backend_options(HFDecodeOptions, options, self.model_id, also=("revision",))
-        self._given = dict(options)
+        self._given = model_options(options)
         if self.used_options is not None:
             self.refuse_unused_options(self.used_options, self.runs)
 
@@ -447,18 +447,34 @@ class HFSeq2Seq(_HFModel):
         whisper = model_type == "whisper"
         return lambda text: len(encode_text(tokenizer, text, whisper=whisper)[0])
 
+    def _check_forced(self, candidates: Sequence[str], encoded, prompt: int, eos: int) -> None:
+        """An InputError for a candidate the decoder cannot be forced through: longer than its positions (an
+        IndexError from the position embeddings), or, for a Whisper, holding a special token (scored as if it were
+        text: end-of-text forced mid-sentence) (``candidate_check``, which ``score`` runs before any model loads)."""
+        from asraudit.models.candidate_check import special_token, too_long
+        from asraudit.models.hf_encdec import decoder_positions
+
+        limit = decoder_positions(self.model.config)
+        for text, (ids, _) in zip(candidates, encoded):
+            why = special_token(text, ids, self.tokenizer.convert_ids_to_tokens(ids), eos) if self.is_whisper else None
+            if why is None and isinstance(limit, int):
+                why = too_long(len(ids), prompt, limit, self.model_id)
+            if why is not None:
+                raise InputError(why)
+
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
         audio, candidates = score_arguments(audio, candidates)
         torch = self._torch
         audio = np.asarray(audio, dtype=np.float32)
         if self.is_whisper and audio.shape[0] > N_SAMPLES:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
         limit = self.recipe.hard_limit_seconds
         if limit is not None and audio.shape[0] > limit * SAMPLE_RATE:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.recipe.family} attends to at most {limit:g} s")
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.recipe.family} attends to at most {limit:g} s")
         inputs = self._inputs([audio])
         prompt, eos = self.prompt_ids(), self._eos_id()
         encoded = [self._encode_text(text) for text in candidates]
+        self._check_forced(candidates, encoded, len(prompt), eos)
         out: list[TokenScores] = []
         with torch.inference_mode():
             encoder_output = self.model.get_encoder()(**{k: v for k, v in inputs.items() if k != "attention_mask"} if self.is_whisper else inputs)

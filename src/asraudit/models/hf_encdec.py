@@ -124,13 +124,18 @@ def check_window(source: str, recipe: Recipe, window_seconds: float | None) -> f
     return float(window_seconds)
 
 
-def check_decoder_length(source: str, model, prompt_length: int, max_new_tokens: int) -> None:
-    """An input error when prompt + ``max_new_tokens`` cannot fit the decoder's positions."""
-    config = model.config
+def decoder_positions(config) -> int | None:
+    """The positions a seq2seq decoder holds, from its config (None: it does not say)."""
     limit = getattr(config, "max_target_positions", None) or getattr(config, "max_position_embeddings", None)
     decoder = getattr(config, "decoder_config", None)
     if decoder is not None:
         limit = getattr(decoder, "max_position_embeddings", limit)
+    return limit
+
+
+def check_decoder_length(source: str, model, prompt_length: int, max_new_tokens: int) -> None:
+    """An input error when prompt + ``max_new_tokens`` cannot fit the decoder's positions."""
+    limit = decoder_positions(model.config)
     if limit and prompt_length + max_new_tokens > limit:
         raise InputError(
             f"model {source!r} decodes at most {limit} positions, but its prompt ({prompt_length} tokens) plus "

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
 from pathlib import Path
 from typing import NamedTuple, Sequence
@@ -48,6 +50,25 @@ def alignment_words(text: str) -> list[str]:
     return re.findall(r"[a-z']+", text.lower().replace("-", " "))
 
 
+def _option_problem(kind: type | None, value: object) -> str | None:
+    """What a pocketsphinx option of ``kind`` (its Config's own type) needs, when ``value`` is not that (None: fine).
+
+    pocketsphinx's Python Config converts what it is given without a word: any text for a switch is true
+    (``bestpath=no``, as its own command line writes a switch, turned the pass on), a fraction for a whole number is
+    cut (``maxhmmpf=2.5`` ran as 2), a switch for a number is 1 (``beam=true``), and ``lw=1e400`` (infinity) or
+    ``NaN`` went into the search.  None is pocketsphinx's own "not set"."""
+    if value is None or kind is None:
+        return None
+    if kind is bool:
+        return None if isinstance(value, bool) else "true or false (pocketsphinx's command line writes yes/no)"
+    if kind is int:
+        return None if isinstance(value, int) and not isinstance(value, bool) else "a whole number"
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        return None if ok else "a finite number"
+    return None if isinstance(value, (str, os.PathLike)) else "a text"  # a path from Python, for hmm, lm, dict
+
+
 class PocketSphinx:
     """The pocketsphinx en-us model as an asraudit model.
 
@@ -68,15 +89,27 @@ class PocketSphinx:
         if unknown:
             raise InputError(f"model {model_id!r} has no option {', '.join(repr(k) for k in unknown)}; its "
                              "options are pocketsphinx's decoder settings (hmm, lm, dict, beam, ...)")
+        kinds = {a.name: a.type for a in pocketsphinx.Config().describe()}
+        for key, value in config.items():
+            problem = _option_problem(kinds.get(key.lstrip("-")), value)
+            if problem is not None:
+                raise InputError(f"model {model_id!r}: option {key} must be {problem}, got {value!r}")
         self._pocketsphinx = pocketsphinx
         self._decoder = self._new_decoder()
         self._aligner = None
 
     def _new_decoder(self):
         try:
-            return self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
+            decoder = self._pocketsphinx.Decoder(loglevel="FATAL", **self.config)
         except (KeyError, ValueError, RuntimeError, TypeError) as exc:  # an unknown key is refused above
             raise InputError(f"pocketsphinx refused its options {self.config}: {exc}") from None
+        try:  # options that leave it nothing to search with (lm=null) failed only at the first clip, a traceback
+            decoder.start_utt()
+            decoder.end_utt()
+        except RuntimeError as exc:
+            raise InputError(f"pocketsphinx refused its options {self.config}: {exc}: its decoder needs a language "
+                             "model, grammar or keyphrase to search with") from None
+        return decoder
 
     @property
     def config_hash(self) -> str:

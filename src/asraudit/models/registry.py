@@ -119,6 +119,13 @@ _loading: str | None = None  # the plug-in whose register function runs now (nam
 # A registered name is looked up before the spec forms below it, so it may not look like one of them.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _RESERVED = ("pocketsphinx",)
+# The names asraudit's own plug-ins register (the demo's model organisms, ``demo.organism_kinds.KINDS``; a test keeps
+# the two equal).  Reserved whether or not those plug-ins could be imported: when one could not (a missing
+# dependency, a broken install), a third-party plug-in registering the same name was taken in its place, and the
+# audit specs and calibration that name the demo's models ran the plug-in's model under that name.
+BUILT_IN_NAMES = ("whisper-tiny.en-organism", "whisper-tiny.en-gated", "whisper-tiny.en-contaminated",
+                  "whisper-tiny.en-switching", "whisper-base-organism")
+_loading_in_tree = False  # whether the plug-in whose register function runs now is asraudit's own
 
 
 def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: Callable[[], EmbeddedInfo],
@@ -145,6 +152,9 @@ def register_model(name: str, load: Callable[..., ASRModel], *, catalog_entry: C
         taker = _owners.get(name)
         holder = "asraudit's own plug-in" if name in _built_in else "plug-in"
         raise ValueError(f"model name {name!r} is already taken" + (f" by {holder} {taker}" if taker else ""))
+    if name in BUILT_IN_NAMES and not _loading_in_tree:
+        raise ValueError(f"model name {name!r} is reserved for asraudit's own plug-in "
+                         f"({', '.join(IN_TREE_PLUGINS)}), which could not register it")
     _registered[name] = entry
     if _loading is not None:
         _owners.setdefault(name, _loading)
@@ -225,6 +235,8 @@ def _other_models_name(name: str, model_id: object) -> str | None:
         return "an embedded model"
     if plain in _RESERVED:
         return "a built-in model"
+    if plain in BUILT_IN_NAMES and plain not in _registered:  # its plug-in could not register it: still its name
+        return "a model of asraudit's own plug-in"
     if plain in _registered:
         return f"model {plain!r} of plug-in {_owners.get(plain, repr(plain))}"
     return None
@@ -236,9 +248,9 @@ def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_t
     A failure is any exception, and also ``SystemExit`` (a plug-in that calls ``sys.exit()`` on import or in its
     register function ended every command that looks up a model) or another ``BaseException`` of the plug-in's
     own; a ``KeyboardInterrupt`` (Ctrl-C, and asraudit's ``Terminated``) is the user's and goes on."""
-    global _loading
+    global _loading, _loading_in_tree
     before = set(_registered)
-    _loading = label
+    _loading, _loading_in_tree = label, in_tree
     try:
         register()()
     except (KeyboardInterrupt, GeneratorExit):
@@ -246,7 +258,7 @@ def _load_plugin(label: str, register: Callable[[], Callable[[], None]], *, in_t
     except BaseException as exc:  # a third-party plug-in's fault must not stop the commands that do not use it
         _broken.append(f"plug-in {label} could not register its models ({_one_line(exc)})")
     finally:
-        _loading = None
+        _loading, _loading_in_tree = None, False
         if in_tree:
             _built_in.update(set(_registered) - before)
         else:

@@ -283,7 +283,7 @@ class WhiteboxWhisper:
         """Log-softmax over the vocabulary at every position of each prompt+sequence (float64)."""
         audio = np.asarray(audio, dtype=np.float32)
         if len(audio) > N_SAMPLES:
-            raise ValueError(f"cannot score {len(audio) / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
+            raise InputError(f"cannot score {len(audio) / SAMPLE_RATE:.1f} s of audio: Whisper attends to one 30-s window")
         rows, ctx = self._rows([audio])
         prompt = self.prompt()
         eot = self.tokenizer.eot

@@ -1,0 +1,154 @@
+"""Whether a Whisper can score a text, read from its tokenizer files without its weights.
+
+``asraudit score`` forces each candidate after the decoder's prompt.  A text
+holding one of Whisper's special tokens (a raw output with ``<|endoftext|>``
+left in) cannot be forced, and a text longer than the decoder's positions
+does not fit; the model refused either only when it scored that clip, after
+loading and after every model before it had run, and without naming the
+candidates file or its row (a transformers Whisper stopped with an
+``IndexError`` traceback, or scored the special token as text).
+
+``candidate_checker(spec, options)`` answers from the files the model would
+load: the ``tokenizer.json`` beside the weights (read as the CTranslate2
+backend reads it, ``WhisperTokenizer``), whether the model is multilingual
+(its prompt carries a language and a task token then), and how many
+positions its decoder holds (448 for CTranslate2; a transformers folder's
+``max_target_positions``).  Any other model (another family, a plug-in, a
+hub id not downloaded, a folder whose files do not say) gives None: the model
+checks when it scores, as before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+from asraudit.errors import InputError
+
+# Whisper's decoder positions in a CTranslate2 folder (ct2_whisper.TEXT_CONTEXT; the folder's files do not say).
+CT2_POSITIONS = 448
+
+
+def _json(path: Path) -> dict | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _whisper_folder(spec: str) -> tuple[Path, str] | None:
+    """(folder, "ct2" or "hf") of a Whisper ``spec`` names, or None."""
+    from asraudit.models import embedded
+    from asraudit.models.registry import registered_models
+
+    spec = spec.strip()
+    if registered_models().get(spec) is not None:
+        return None
+    if spec in embedded.EMBEDDED_MODELS:
+        return (Path(embedded.locate(spec)), "ct2") if embedded.is_present(spec) else None
+    for prefix in ("ct2:", "hf:"):
+        if spec.startswith(prefix):
+            spec = spec[len(prefix):]
+            break
+    folder = Path(spec).expanduser()
+    if not folder.is_dir():
+        return None
+    if (folder / "model.bin").is_file():
+        return folder, "ct2"
+    config = _json(folder / "config.json")
+    if config is not None and config.get("model_type") == "whisper":
+        return folder, "hf"
+    return None
+
+
+def too_long(n: int, prompt: int, positions: int, model: str) -> str | None:
+    """Why a text of ``n`` tokens does not fit a decoder of ``positions`` after a prompt of ``prompt`` tokens and
+    before its end-of-text (None: it fits)."""
+    if prompt + n + 1 <= positions:
+        return None
+    return (f"it has {n} tokens, and the decoder of {model} holds {positions} with its prompt ({prompt}) and "
+            "end-of-text: score a shorter text")
+
+
+def special_token(text: str, ids, tokens, eot: int) -> str | None:
+    """Why a Whisper cannot force ``text`` (a special token among its ``ids``, all of which follow end-of-text in
+    every Whisper vocabulary), in ``WhisperTokenizer.encode``'s words; None when it has none."""
+    special = next((t for t, i in zip(tokens, ids) if i >= eot), None)
+    if special is None:
+        return None
+    return f"text {text!r} holds Whisper's special token {special}, which no transcript can: remove it from the text"
+
+
+def _hf_whisper_checker(folder: Path, spec: str) -> Callable[[str], str | None] | None:
+    """The check of a transformers Whisper folder, with the folder's own tokenizer as the model encodes with it."""
+    from asraudit.models.hf import HFSeq2Seq, encode_text, tokenizer_of
+    from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB
+
+    tokenizer = tokenizer_of(HFSeq2Seq.read_processor(str(folder.resolve())))
+    eot = tokenizer.convert_tokens_to_ids("<|endoftext|>")
+    if not isinstance(eot, int):
+        return None
+    config = _json(folder / "config.json") or {}
+    generation = _json(folder / "generation_config.json") or {}
+    multilingual = bool(generation.get("lang_to_id"))
+    vocab_size = config.get("vocab_size")
+    if not multilingual and isinstance(vocab_size, int) and vocab_size >= MULTILINGUAL_WHISPER_VOCAB:
+        vocab = tokenizer.get_vocab()  # hf._whisper_languages_from_vocabulary: its language tokens make it one
+        multilingual = "<|en|>" in vocab and "<|transcribe|>" in vocab
+    positions = config.get("max_target_positions")
+    positions = positions if isinstance(positions, int) and positions > 0 else CT2_POSITIONS
+    prompt = 4 if multilingual else 2  # start, [language, task,] no-timestamps (hf._HFModel._build_prompt)
+
+    def check(text: str) -> str | None:
+        ids = encode_text(tokenizer, text, whisper=True)[0]
+        return special_token(text, ids, tokenizer.convert_ids_to_tokens(ids), eot) or \
+            too_long(len(ids), prompt, positions, spec)
+
+    return check
+
+
+def candidate_checker(spec: str) -> Callable[[str], str | None] | None:
+    """``text -> why the model spec names cannot score it`` (None: it can), or None when its files do not say."""
+    found = _whisper_folder(spec)
+    if found is None:
+        return None
+    folder, kind = found
+    spec = spec.strip()
+    try:
+        if kind == "hf":
+            return _hf_whisper_checker(folder, spec)
+        from asraudit.models.ct2_whisper import vocabulary_size
+        from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB, WhisperTokenizer
+
+        tokenizer = WhisperTokenizer(folder / "tokenizer.json", multilingual=False)
+        size = vocabulary_size(folder)
+    except Exception:  # no tokenizer, one that cannot be read, no ctranslate2: loading the model will say why
+        return None
+    if size is None:
+        return None
+    # CTranslate2's rule: a vocabulary (vocabulary.txt, the timestamp tokens included) of 51,865 tokens or more is
+    # multilingual; its prompt is then start, language, task, no-timestamps (WhisperTokenizer.prompt), else start,
+    # no-timestamps.
+    prompt = 4 if size >= MULTILINGUAL_WHISPER_VOCAB else 2
+
+    def check(text: str) -> str | None:
+        try:
+            n = len(tokenizer.encode(text).ids)
+        except InputError as exc:  # a special token, in the tokenizer's own words
+            return str(exc)
+        return too_long(n, prompt, CT2_POSITIONS, spec)
+
+    return check
+
+
+# The audio a Whisper scores: one window (whisper_frontend.N_SAMPLES, 30 s at 16 kHz).
+WHISPER_WINDOW_SECONDS = 30.0
+
+
+def audio_limit(spec: str) -> float | None:
+    """The longest clip (seconds) the model ``spec`` names can score, when its files tell (a Whisper: one 30-s
+    window; its ``score`` refused a longer clip only when it came to it, after the clips and models before it)."""
+    return WHISPER_WINDOW_SECONDS if _whisper_folder(spec) is not None else None
+
