@@ -410,12 +410,21 @@ def _is_saved_dataset(folder: Path) -> bool:
     return (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
 
 
-def _pick_split(ds, split: str | None, source: str):
+def _choose_split(splits: list[str], source: str, role: str | None) -> InputError:
+    """A dataset of several splits given with none chosen: ``split=`` (``--split``, ``[corpus] split``) chooses the
+    audited corpus's split, not the split of a corpus named by ``role``, which no option chooses."""
+    if role is None:
+        return InputError(f"dataset has splits {splits}; choose one with split=", source)
+    return InputError(f"dataset has splits {splits}, and {role} is read whole, as no option chooses its split: save "
+                      "the split to use alone (dataset[split].save_to_disk) and name that folder", source)
+
+
+def _pick_split(ds, split: str | None, source: str, role: str | None = None):
     if hasattr(ds, "keys") and not hasattr(ds, "features"):  # a DatasetDict
         splits = list(ds.keys())
         if split is None:
             if len(splits) != 1:
-                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+                raise _choose_split(splits, source, role)
             split = splits[0]
         if split not in ds:
             raise InputError(f"no split {split!r}; available: {splits}", source)
@@ -423,7 +432,7 @@ def _pick_split(ds, split: str | None, source: str):
     return ds, split
 
 
-def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, str | None]:
+def _saved_split(folder: Path, split: str | None, source: str, role: str | None = None) -> tuple[Path, str | None]:
     """The folder of the split to read in a ``save_to_disk`` folder, its rows checked to be there.
 
     ``load_from_disk`` on a dataset dict loads every split, and an empty one (written without data files) fails
@@ -439,7 +448,7 @@ def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, st
                              "again", source) from None
         if split is None:
             if len(splits) != 1:
-                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+                raise _choose_split(splits, source, role)
             split = splits[0]
         if split not in splits:
             raise InputError(f"no split {split!r}; available: {splits}", source)
@@ -482,6 +491,7 @@ def load_hf_dataset(
     audio_column: str | None = None,
     text_column: str | None = None,
     id_column: str | None = None,
+    _role: str | None = None,
 ) -> Corpus:
     """A Hugging Face dataset as a corpus.
 
@@ -508,7 +518,7 @@ def load_hf_dataset(
         raise InputError(f"configuration {config!r} cannot be chosen: a saved dataset folder holds one "
                          "(a configuration is chosen for a hub dataset, hf:NAME): give no configuration", source)
     if saved:
-        folder, split = _saved_split(local, split, source)
+        folder, split = _saved_split(local, split, source, _role)
     try:
         if saved:
             ds = datasets.load_from_disk(str(folder))
@@ -522,11 +532,11 @@ def load_hf_dataset(
             f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
             source,
         ) from None
-    ds, split = _pick_split(ds, split, source)
+    ds, split = _pick_split(ds, split, source, _role)
     columns = list(ds.column_names)
     notes: list[str] = []
     audio_column, text_column, id_column = _dataset_columns(columns, audio_column, text_column, id_column, source,
-                                                            notes)
+                                                            notes, _role)
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
@@ -569,20 +579,29 @@ def load_hf_dataset(
 
 
 def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
-                     source: str, notes: list[str]) -> tuple[str, str, str | None]:
+                     source: str, notes: list[str], role: str | None = None) -> tuple[str, str, str | None]:
     """The audio, text and id columns: those named, else the defaults, each checked to be among the dataset's
     columns.  A column named that is not there, or one column named for two parts, is one line listing the
-    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec).  A
+    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec), or,
+    for a corpus named by ``role`` (not the audited one, whose columns no option chooses), what to rename it to.  A
     text column chosen by default among several candidates is said in ``notes``."""
     listed = ", ".join(repr(c) for c in columns)
+
+    def how(holds: str, option: str, default: str) -> str:
+        if role is None:
+            return f"name the one that holds {holds} (--{option.replace('_', '-')}, or {option} = in an audit spec's [corpus])"
+        # --audio-column and [corpus] audio_column choose the audited corpus's columns, not this one's
+        return (f"{role} is read with a dataset's default columns, which no option chooses: rename the column that "
+                f"holds {holds} to {default!r} (Dataset.rename_column) and save the dataset again")
+
     for what, given in (("audio", audio), ("text", text), ("id", ident)):
         if given is not None and given not in columns:
             raise InputError(f"no {what} column {given!r}; the dataset's columns are {listed}", source)
     if audio is None:
         audio = "audio"
         if audio not in columns:
-            raise InputError(f"no audio column 'audio'; the dataset's columns are {listed}: name the one that holds "
-                             "the audio (--audio-column, or audio_column = in an audit spec's [corpus])", source)
+            raise InputError(f"no audio column 'audio'; the dataset's columns are {listed}: "
+                             f"{how('the audio', 'audio_column', 'audio')}", source)
     if text is None:
         text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
         if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
@@ -591,8 +610,7 @@ def _dataset_columns(columns: list[str], audio: str | None, text: str | None, id
                          "(name another with --text-column, or text_column = in an audit spec's [corpus])")
         if text is None:
             raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
-                             f"{listed}: name the one that holds the reference transcripts (--text-column, or "
-                             "text_column = in an audit spec's [corpus])", source)
+                             f"{listed}: {how('the reference transcripts', 'text_column', 'text')}", source)
     if ident is None and "id" in columns:
         ident = "id"
     named = [("audio", audio), ("text", text), ("id", ident)]
@@ -675,17 +693,33 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
                 id_column: str | None = None) -> Corpus:
     """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``; the split, configuration and
     columns are a dataset's, and refused for a manifest or a folder of audio."""
+    return _load_corpus(spec, split, config, {"audio_column": audio_column, "text_column": text_column,
+                                              "id_column": id_column}, None)
+
+
+def load_other_corpus(spec: str | Path, role: str) -> Corpus:
+    """A corpus named inside another option, beside the audited one (``steer learn --negative-corpus``,
+    ``patch --source corpus:PATH``, a battery's or a splice's ``corpus:`` donors), ``role`` naming that option.
+
+    It is read as ``load_corpus`` reads a corpus given alone, a dataset with its default columns: the column options
+    (``--audio-column``, ``[corpus] audio_column``) choose the audited corpus's columns, so a dataset whose columns
+    are named otherwise is refused in one line naming the role and the column names it needs, rather than pointing
+    at an option that would change the other corpus."""
+    return _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+
+
+def _load_corpus(spec: str | Path, split: str | None, config: str | None, columns: dict[str, str | None],
+                 role: str | None) -> Corpus:
     path = path_argument(spec, "spec")
     text = str(spec)
-    columns = {"audio_column": audio_column, "text_column": text_column, "id_column": id_column}
     if text.startswith(HF_PREFIX):
-        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns)
+        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns, _role=role)
     if path.is_file():
         _no_dataset_options("a manifest", split, config, {**columns, "text_column": None}, text)
-        return load_manifest(path, text_column=text_column)
+        return load_manifest(path, text_column=columns["text_column"])
     if path.is_dir():
         if _is_saved_dataset(path):
-            return load_hf_dataset(path, split=split, config=config, **columns)
+            return load_hf_dataset(path, split=split, config=config, **columns, _role=role)
         _no_dataset_options("a folder of audio", split, config, columns, text)
         return load_folder(path)
     if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is
