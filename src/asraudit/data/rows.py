@@ -144,6 +144,8 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
+        if isinstance(items, list) and text.count(":") != sum(len(i) for i in items if isinstance(i, dict)):
+            _refuse_duplicate_keys_in_array(text, path)
         for i, item in enumerate(items, start=1):
             if not isinstance(item, dict):
                 raise InputError("expected a JSON object per entry", path, i)
@@ -163,12 +165,79 @@ _SPACE = json.decoder.WHITESPACE.match
 
 
 def plain_object(line: str) -> dict | None:
-    """The JSON object ``line`` holds, when it is one object with only JSON whitespace around it; else None."""
+    """The JSON object ``line`` holds, when it is one object with only JSON whitespace around it and no key
+    given twice in it; else None."""
     try:
         item, end = _SCAN(line, _SPACE(line, 0).end())
     except Exception:  # StopIteration or a decode error: json.loads reports it
         return None
-    return item if type(item) is dict and _SPACE(line, end).end() == len(line) else None
+    if type(item) is not dict or _SPACE(line, end).end() != len(line):
+        return None
+    if line.count(":") != len(item) and duplicate_key(line) is not None:  # a key given twice: see _DuplicateKey
+        return None
+    return item
+
+
+# A JSON object whose key comes twice (``{"text": "a", "text": "b"}``: a row edited by hand, or written by a
+# tool that appended a corrected field under the old name) is read by every JSON reader as its last value,
+# without a word: the row's other reference was audited.  Each of a JSON object's members has one ":" outside
+# its strings, so a line whose count of ":" equals its object's number of keys holds no other member, and no
+# key twice; only the other lines (a ":" in a string, a nested object, or a key twice) are parsed again, with
+# every object's pairs kept, to find out.  The check costs one ``str.count`` per line, or per block of lines.
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list) -> dict:
+    item = dict(pairs)
+    if len(item) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return item
+
+
+_SCAN_PAIRS = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_unique_pairs))
+
+
+def duplicate_key(text: str, start: int = 0) -> str | None:
+    """The first key given twice in one object (at any depth) of the JSON value at ``start`` in ``text`` (after
+    any whitespace); None when there is none, or when no JSON value starts there (the reader that parses it says
+    so)."""
+    try:
+        _SCAN_PAIRS(text, _SPACE(text, start).end())
+    except _DuplicateKey as exc:
+        return exc.key
+    except Exception:  # StopIteration or a decode error
+        return None
+    return None
+
+
+def duplicate_key_error(key: str, path: Path, row: int | None) -> InputError:
+    return InputError(f"key {key!r} is given twice in one object of the row, and a JSON reader keeps only the last "
+                      "value, without a word: rename or remove one", path, row)
+
+
+def _refuse_duplicate_keys_in_array(text: str, path: Path) -> None:
+    """A JSON array of rows (parsed already, so well formed) with a key given twice in a row: the row named by
+    its 1-based entry number."""
+    at = _SPACE(text, _SPACE(text, 0).end() + 1).end()  # after "["
+    row = 0
+    while not text.startswith("]", at):
+        row += 1
+        try:
+            _, at = _SCAN_PAIRS(text, at)
+        except _DuplicateKey as exc:
+            raise duplicate_key_error(exc.key, path, row) from None
+        at = _SPACE(text, at).end()
+        if text.startswith(",", at):
+            at = _SPACE(text, at + 1).end()
 
 
 def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
@@ -179,7 +248,9 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     if not line.strip():
         return None
     try:
-        item = json.loads(line)
+        item = json.loads(line, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as exc:
+        raise duplicate_key_error(exc.key, path, lineno) from None
     except json.JSONDecodeError as exc:
         if _lone_cr(line):
             raise InputError(_CR_ONLY, path, lineno) from None
