@@ -381,7 +381,11 @@ def number_text(value: int | float) -> str:
 
 
 def parse_seconds(value, what: str, path: Path, row: int) -> float:
-    """A time or duration in seconds: a finite number >= 0, else an InputError."""
+    """A time or duration in seconds: a finite number >= 0, else an InputError.  A boolean is no number of
+    seconds, though Python's ``float(True)`` is 1.0: a JSON ``true`` (or a Parquet bool column) was read as one
+    second, in every prediction file and RTFx."""
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number of seconds, got the boolean {str(value).lower()}", path, row)
     try:
         seconds = float(value)
     except (TypeError, ValueError):
