@@ -554,7 +554,7 @@ def load_hf_dataset(
             clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
             seconds = clip_audio.size / SAMPLE_RATE
         else:
-            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row)
+            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row, local if saved else None)
         # checked as a manifest's is: a string was a ValueError traceback, NaN, a negative number or milliseconds
         # were kept as the clip's length, in every prediction file and RTFx
         duration = optional_seconds(rec.get("duration"), "duration", Path(source), row)
@@ -645,17 +645,50 @@ def _decoded_samples(audio, column: str, name: str, origin: Origin) -> np.ndarra
     return prepare(samples, audio["sampling_rate"], name=name, origin=origin)
 
 
-def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, float | None]:
+def _encoded_audio(audio, name, source: str, row: int, base: Path | None) -> tuple[Path | bytes, float | None]:
     """A row's ``Audio(decode=False)`` value (encoded bytes or a file path) and its length in seconds (None when
-    its header does not say), its header read now, as a manifest's files are: before any model runs."""
+    its header does not say), its header read now, as a manifest's files are: before any model runs.  ``base``:
+    the folder of a saved dataset, against which a relative path is read (``_dataset_file``)."""
     audio = audio or {}
     data, audio_path = audio.get("bytes"), audio.get("path")
     if data is None and audio_path is None:
         raise InputError("row has no audio (neither bytes nor path)", source, row)
-    clip_audio: Path | bytes = data if data is not None else Path(audio_path)
     if data is not None:
-        return clip_audio, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+        return data, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+    clip_audio = _dataset_file(Path(os.path.expanduser(audio_path)), base, source, row)
     return clip_audio, check_audio_file(clip_audio, origin=Origin(source, row))
+
+
+def _dataset_file(path: Path, base: Path | None, source: str, row: int) -> Path:
+    """A saved dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
+    against the dataset's folder, as a manifest's paths are read against the manifest's: it was read against the
+    working directory, so the same dataset read from another folder took that folder's ``a.wav``, another
+    recording, without a word (and a dataset moved with its audio lost it).  A file there only under the working
+    directory, or under both as two different files, is refused: which recording the row means cannot be told."""
+    if path.is_absolute() or base is None:  # a hub dataset's paths are left as datasets gives them
+        return path
+    inside, here = base / path, Path.cwd() / path
+    shown = display_path(inside, Path.cwd())
+    if inside.exists():
+        if here.exists() and not _same_file(inside, here):
+            raise InputError(f"audio path {str(path)!r} is relative, and both the dataset's folder and the working "
+                             f"directory hold one ({shown} and {display_path(here, Path.cwd())}, not the same file), so which "
+                             "recording the row means cannot be told: save the dataset with absolute paths or its "
+                             "audio embedded", source, row)
+        return inside
+    if here.exists():
+        raise InputError(f"audio path {str(path)!r} is relative and read against the dataset's folder, where "
+                         f"{shown} is missing; the working directory holds one, but a dataset's audio cannot "
+                         "depend on where it is read from: move the audio beside the dataset, or save the dataset "
+                         "with absolute paths or its audio embedded", source, row)
+    return inside
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 # --- one entry point ----------------------------------------------------------------
