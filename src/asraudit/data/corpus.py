@@ -266,6 +266,10 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
     reference_field = text_column or "text"
     if not path.is_file():
         raise InputError("no such manifest file", path)
+    if is_dataset_shard(path):  # each row was "missing 'audio_filepath'", with no word of what the file is
+        raise InputError("a Hugging Face dataset's Parquet shard (its audio encoded in a column, no audio_filepath), "
+                         "not a manifest: give it where a dataset goes (--corpus, or dataset = in an audit spec's "
+                         "[corpus]), which reads it as one", path)
     base = path.resolve().parent
     clips: list[Clip] = []
     files: dict[str, Clip] = {}  # real path -> the first clip with that audio
@@ -406,6 +410,26 @@ def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
 # --- Hugging Face datasets -------------------------------------------------------
 
 
+def is_dataset_shard(path: Path) -> bool:
+    """A Parquet file of a Hugging Face dataset (a hub dataset's ``data/test-00000-of-00001.parquet``,
+    ``Dataset.to_parquet``), not a manifest: no ``audio_filepath``, and audio in a column of encoded bytes (a
+    ``{bytes, path}`` struct) or ``datasets``' features in its metadata.  Such a file read as a manifest was
+    ``missing 'audio_filepath'``, with no word of what it is."""
+    if path.suffix.lower() != ".parquet":
+        return False
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+    except Exception:  # not Parquet, or pyarrow missing: the manifest reader says so
+        return False
+    if "audio_filepath" in schema.names:
+        return False
+    audio_struct = any(pa.types.is_struct(f.type) and f.type.get_field_index("bytes") >= 0 for f in schema)
+    return audio_struct or b"huggingface" in (schema.metadata or {})
+
+
 def _is_saved_dataset(folder: Path) -> bool:
     return (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
 
@@ -514,17 +538,28 @@ def load_hf_dataset(
     source = str(name_or_path)
     local = Path(name_or_path)
     saved = local.is_dir() and _is_saved_dataset(local)
+    shard = local.is_file()  # a dataset's Parquet shard (``is_dataset_shard``), read whole
+    if shard and (split is not None or config is not None):
+        raise InputError(f"{'split' if split is not None else 'configuration'} "
+                         f"{split if split is not None else config!r} cannot be chosen: a dataset's Parquet shard is "
+                         "one part of one split: give none", source)
     if saved and config is not None:  # load_from_disk has no configurations: the asked one was ignored
         raise InputError(f"configuration {config!r} cannot be chosen: a saved dataset folder holds one "
                          "(a configuration is chosen for a hub dataset, hf:NAME): give no configuration", source)
     if saved:
         folder, split = _saved_split(local, split, source, _role)
     try:
-        if saved:
+        if shard:  # in memory: Dataset.from_parquet would write a copy into the datasets cache
+            import pyarrow.parquet as pq
+
+            ds = datasets.Dataset(pq.read_table(local))
+        elif saved:
             ds = datasets.load_from_disk(str(folder))
         else:
             ds = datasets.load_dataset(source, config, split=split)
     except Exception as exc:  # datasets/huggingface_hub raise many unrelated types for "not there"
+        if shard:
+            raise InputError(f"cannot read the Parquet shard ({type(exc).__name__}: {exc})", source) from None
         if saved:
             raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
                              f"({type(exc).__name__}: {exc})", source) from None
@@ -546,6 +581,7 @@ def load_hf_dataset(
                              "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
                              source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
+    base = local if saved else local.parent if shard else None  # what relative audio paths are read against
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
@@ -554,7 +590,7 @@ def load_hf_dataset(
             clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
             seconds = clip_audio.size / SAMPLE_RATE
         else:
-            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row, local if saved else None)
+            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row, base)
         # checked as a manifest's is: a string was a ValueError traceback, NaN, a negative number or milliseconds
         # were kept as the clip's length, in every prediction file and RTFx
         duration = optional_seconds(rec.get("duration"), "duration", Path(source), row)
@@ -574,7 +610,7 @@ def load_hf_dataset(
         clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
-    label = local.name if local.is_dir() else source.split("/")[-1]
+    label = local.name if local.is_dir() else local.stem if shard else source.split("/")[-1]
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
 
 
@@ -747,6 +783,8 @@ def _load_corpus(spec: str | Path, split: str | None, config: str | None, column
     text = str(spec)
     if text.startswith(HF_PREFIX):
         return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns, _role=role)
+    if path.is_file() and is_dataset_shard(path):  # read as the dataset it is a part of
+        return load_hf_dataset(path, split=split, config=config, **columns, _role=role)
     if path.is_file():
         _no_dataset_options("a manifest", split, config, {**columns, "text_column": None}, text)
         return load_manifest(path, text_column=columns["text_column"])
