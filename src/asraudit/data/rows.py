@@ -14,6 +14,7 @@ import errno
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -144,6 +145,8 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
+        except ValueError:  # an integer longer than Python converts (a ValueError, not a JSONDecodeError)
+            raise InputError(f"broken JSON: {_TOO_LONG}", path) from None
         if isinstance(items, list) and text.count(":") != sum(len(i) for i in items if isinstance(i, dict)):
             _refuse_duplicate_keys_in_array(text, path)
         for i, item in enumerate(items, start=1):
@@ -255,9 +258,17 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
         if _lone_cr(line):
             raise InputError(_CR_ONLY, path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
+    except ValueError:  # an integer longer than Python converts: a traceback
+        raise InputError(f"broken JSON row: {_TOO_LONG}", path, lineno) from None
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
+
+
+# Python refuses to convert an integer of more digits than this (``sys.get_int_max_str_digits``) with a ValueError
+# that json lets through: a row holding one (a damaged file, a run of digits) was a traceback.
+_TOO_LONG = (f"a number of more than {getattr(sys, 'get_int_max_str_digits', lambda: 4300)()} digits, more than any "
+             "field holds (a damaged row?)")
 
 
 # A cell may be as long as a JSONL string: a hypothesis caught in a decoding loop runs past csv's default
@@ -390,6 +401,9 @@ def parse_seconds(value, what: str, path: Path, row: int) -> float:
         seconds = float(value)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a number of seconds, got {value!r}", path, row) from None
+    except OverflowError:  # an integer beyond any float: a traceback
+        raise InputError(f"{what} must be a non-negative, finite number of seconds, got an integer beyond any "
+                         "float (over 308 digits)", path, row) from None
     if not math.isfinite(seconds) or seconds < 0:
         raise InputError(f"{what} must be a non-negative, finite number of seconds, got {value!r}", path, row)
     return seconds

@@ -187,6 +187,8 @@ def _parse(text: str, suffix: str, label: str) -> dict:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"broken JSON: {exc.msg}", label, exc.lineno) from None
+        except ValueError:  # an integer longer than Python converts
+            raise InputError("broken JSON: a number of more digits than Python reads", label) from None
     elif suffix == ".toml":
         try:
             data = tomllib.loads(text)
