@@ -147,6 +147,8 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
             raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
         except ValueError:  # an integer longer than Python converts (a ValueError, not a JSONDecodeError)
             raise InputError(f"broken JSON: {_TOO_LONG}", path) from None
+        except RecursionError:
+            raise InputError(f"broken JSON: {_TOO_DEEP}", path) from None
         if isinstance(items, list) and text.count(":") != sum(len(i) for i in items if isinstance(i, dict)):
             _refuse_duplicate_keys_in_array(text, path)
         for i, item in enumerate(items, start=1):
@@ -260,6 +262,8 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
     except ValueError:  # an integer longer than Python converts: a traceback
         raise InputError(f"broken JSON row: {_TOO_LONG}", path, lineno) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise InputError(f"broken JSON row: {_TOO_DEEP}", path, lineno) from None
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
@@ -269,6 +273,7 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
 # that json lets through: a row holding one (a damaged file, a run of digits) was a traceback.
 _TOO_LONG = (f"a number of more than {getattr(sys, 'get_int_max_str_digits', lambda: 4300)()} digits, more than any "
              "field holds (a damaged row?)")
+_TOO_DEEP = "arrays or objects nested deeper than Python reads (a damaged row?)"
 
 
 # A cell may be as long as a JSONL string: a hypothesis caught in a decoding loop runs past csv's default

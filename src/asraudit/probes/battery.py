@@ -373,6 +373,8 @@ def load_spec(spec: str | Path) -> BatterySpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise InputError("not valid TOML: arrays or tables nested deeper than Python reads", source) from None
     base = None if str(spec) in BUILTIN_SPECS else Path(spec).resolve().parent
     return parse_spec(data, source, base)
 
