@@ -72,3 +72,14 @@ def test_a_parquet_manifest_is_still_a_manifest(tmp_path, cli):
     ran = cli("transcribe", "--corpus", manifest, "--model", "pocketsphinx", "--out", tmp_path / "out",
               "--no-progress")
     assert ran.code == 0, ran.err
+
+
+def test_a_datasets_parquet_without_audio_is_not_a_shard(tmp_path):
+    """``Dataset.to_parquet`` of a table of transcripts (no audio column) keeps datasets' metadata: not a shard."""
+    datasets = pytest.importorskip("datasets")
+    from asraudit.data.corpus import is_dataset_shard
+
+    table = tmp_path / "t.parquet"
+    datasets.Dataset.from_dict({"id": ["a"], "text": ["x"], "pred_text": ["y"]}).to_parquet(str(table))
+    assert not is_dataset_shard(table)
+    assert is_dataset_shard(_shard(tmp_path))

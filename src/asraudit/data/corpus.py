@@ -413,7 +413,7 @@ def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
 def is_dataset_shard(path: Path) -> bool:
     """A Parquet file of a Hugging Face dataset (a hub dataset's ``data/test-00000-of-00001.parquet``,
     ``Dataset.to_parquet``), not a manifest: no ``audio_filepath``, and audio in a column of encoded bytes (a
-    ``{bytes, path}`` struct) or ``datasets``' features in its metadata.  Such a file read as a manifest was
+    ``{bytes, path}`` struct) or an ``Audio`` column in the ``datasets`` features of its metadata.  Such a file read as a manifest was
     ``missing 'audio_filepath'``, with no word of what it is."""
     if path.suffix.lower() != ".parquet":
         return False
@@ -426,8 +426,13 @@ def is_dataset_shard(path: Path) -> bool:
         return False
     if "audio_filepath" in schema.names:
         return False
-    audio_struct = any(pa.types.is_struct(f.type) and f.type.get_field_index("bytes") >= 0 for f in schema)
-    return audio_struct or b"huggingface" in (schema.metadata or {})
+    if any(pa.types.is_struct(f.type) and f.type.get_field_index("bytes") >= 0 for f in schema):
+        return True
+    try:  # datasets' features, kept in the file's metadata: an Audio column of decoded arrays
+        features = json.loads((schema.metadata or {}).get(b"huggingface", b"{}"))["info"]["features"]
+        return any(isinstance(f, dict) and f.get("_type") == "Audio" for f in features.values())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
 
 
 def _is_saved_dataset(folder: Path) -> bool:
