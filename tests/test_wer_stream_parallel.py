@@ -105,9 +105,8 @@ def _odd_rows() -> list[str]:
     lines[41] = json.dumps({"id": 41, "reference": "one two", "hypothesis": "one"})  # a number as id
     lines[49] = json.dumps({"id": "nan-hyp", "reference": "one two", "hypothesis": float("nan")})
     lines[57] = '  {"id": "spaced", "text": "x y", "pred_text": "x"}  \r'  # whitespace around, a CR
-    lines[65] = '{"id": "twice", "id": "twice-2", "text": "x y", "pred_text": "y"}'  # the last key wins
+    lines[65] = '{"id": "nested", "meta": {"a": {"b": 1}}, "text": "x: y", "pred_text": "y"}'  # parsed again: no key twice
     lines[73] = json.dumps({"id": "no-hyp", "text": "x y"})[:-1] + ', "hyp": null}'
-    lines[89] = json.dumps({"audio_filepath": "d-bool", "text": "a b", "pred_text": "a", "duration": True})
     lines[81] = json.dumps({"clip_id": "uni", "text": "Café ½ — ok", "pred_text": "cafe half ok"}, ensure_ascii=False)
     return lines
 
@@ -125,6 +124,8 @@ def test_odd_but_valid_rows_are_scored_as_one_process_scores_them(tmp_path):
     '\ufeff{"audio_filepath": "x", "text": "a", "pred_text": "b"}',  # a BOM after line 1
     '{"audio_filepath": "x", "text": "a", "pred_text": "b", "duration": -1.0}',
     '{"audio_filepath": "x", "text": "a", "pred_text": "b", "duration": NaN}',
+    '{"audio_filepath": "x", "text": "a", "pred_text": "b", "duration": true}',  # not one second
+    '{"audio_filepath": "x", "text": "a", "pred_text": "b", "text": "c"}',  # a key twice
     '{"audio_filepath": " ", "text": "a", "pred_text": "b"}',
     '{"audio_filepath": "x", "text": 5, "pred_text": "b"}',
     '{"audio_filepath": "x", "pred_text": "b"}',

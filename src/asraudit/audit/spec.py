@@ -458,6 +458,8 @@ def load_spec(path: str | Path, *, out: Path | None = None) -> AuditSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise SpecError(f"not valid TOML: {exc}", path) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise SpecError("not valid TOML: arrays or tables nested deeper than Python reads", path) from None
     spec = parse_spec(data, str(path), path.resolve().parent)
     if out is not None:
         spec = replace(spec, out=out)

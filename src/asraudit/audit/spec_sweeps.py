@@ -25,6 +25,7 @@ import hashlib
 from pathlib import Path
 
 from asraudit.audio.conditions import TTS_ENGINES
+from asraudit.data.corpus import HF_PREFIX
 from asraudit.mechanism.pairs import Selection
 from asraudit.mechanism.splice_pairs import Splice
 
@@ -67,7 +68,9 @@ def _splice(e) -> Splice | None:
     other = value.get("other")
     if not isinstance(other, str) or not other.startswith(("corpus:", "tts:")):
         raise e.fail(f"splice.other must be \"corpus:PATH\" or \"tts:ENGINE\" (the other audio), got {other!r}")
-    if other.startswith("corpus:"):
+    if other.startswith(f"corpus:{HF_PREFIX}"):  # a hub dataset: no path to resolve against the spec
+        other_key = other
+    elif other.startswith("corpus:"):
         path = Path(other[len("corpus:"):]).expanduser()
         path = path if path.is_absolute() else e.base / path
         if not path.exists():

@@ -22,7 +22,7 @@ import numpy as np
 from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
-from asraudit.data.corpus import load_corpus
+from asraudit.data.corpus import load_other_corpus
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
@@ -139,7 +139,7 @@ def _positions_reached(positions: tuple[int, ...], model, clips):
 def _per_clip_sources(spec: str, clips):
     """Each clip's source: the clip with the same id in another corpus (looked up by audio at run time)."""
     path = spec.split(":", 1)[1]
-    others = load_corpus(path)
+    others = load_other_corpus(path, f"--source {spec}")
     missing = [c.id for c in clips if c.id not in others]
     if missing:
         raise InputError(f"{len(missing)} clip(s) have no source with the same id, e.g. {missing[0]!r}", path)

@@ -30,7 +30,7 @@ import numpy as np
 
 from asraudit.commands.common import at_least, finite_number, frames_option, resample_count
 from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
-from asraudit.data.corpus import load_corpus
+from asraudit.data.corpus import load_other_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import load_predictions
 from asraudit.errors import InputError
@@ -246,7 +246,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
 
 def _pairs(args: argparse.Namespace, clips):
     if args.negative_corpus:
-        negatives = load_corpus(args.negative_corpus)
+        negatives = load_other_corpus(args.negative_corpus, "--negative-corpus")
         matched = [(c, negatives[c.id]) for c in clips if c.id in negatives]
         if not matched:
             raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",

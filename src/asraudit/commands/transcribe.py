@@ -88,7 +88,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
             raise InputError(f"--option expects KEY=VALUE, got {pair!r}")
         try:
             options[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
+        except ValueError:  # not JSON (a JSONDecodeError), or an integer longer than Python converts
             options[key.strip()] = value
     return options
 

@@ -267,6 +267,10 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
     reference_field = text_column or "text"
     if not path.is_file():
         raise InputError("no such manifest file", path)
+    if is_dataset_shard(path):  # each row was "missing 'audio_filepath'", with no word of what the file is
+        raise InputError("a Hugging Face dataset's Parquet shard (its audio encoded in a column, no audio_filepath), "
+                         "not a manifest: give it where a dataset goes (--corpus, or dataset = in an audit spec's "
+                         "[corpus]), which reads it as one", path)
     base = path.resolve().parent
     clips: list[Clip] = []
     files: dict[str, Clip] = {}  # real path -> the first clip with that audio
@@ -407,16 +411,50 @@ def load_folder(folder: str | Path, *, name: str | None = None) -> Corpus:
 # --- Hugging Face datasets -------------------------------------------------------
 
 
+def is_dataset_shard(path: Path) -> bool:
+    """A Parquet file of a Hugging Face dataset (a hub dataset's ``data/test-00000-of-00001.parquet``,
+    ``Dataset.to_parquet``), not a manifest: no ``audio_filepath``, and audio in a column of encoded bytes (a
+    ``{bytes, path}`` struct) or an ``Audio`` column in the ``datasets`` features of its metadata.  Such a file read as a manifest was
+    ``missing 'audio_filepath'``, with no word of what it is."""
+    if path.suffix.lower() != ".parquet":
+        return False
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = pq.read_schema(path)
+    except Exception:  # not Parquet, or pyarrow missing: the manifest reader says so
+        return False
+    if "audio_filepath" in schema.names:
+        return False
+    if any(pa.types.is_struct(f.type) and f.type.get_field_index("bytes") >= 0 for f in schema):
+        return True
+    try:  # datasets' features, kept in the file's metadata: an Audio column of decoded arrays
+        features = json.loads((schema.metadata or {}).get(b"huggingface", b"{}"))["info"]["features"]
+        return any(isinstance(f, dict) and f.get("_type") == "Audio" for f in features.values())
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
 def _is_saved_dataset(folder: Path) -> bool:
     return (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
 
 
-def _pick_split(ds, split: str | None, source: str):
+def _choose_split(splits: list[str], source: str, role: str | None) -> InputError:
+    """A dataset of several splits given with none chosen: ``split=`` (``--split``, ``[corpus] split``) chooses the
+    audited corpus's split, not the split of a corpus named by ``role``, which no option chooses."""
+    if role is None:
+        return InputError(f"dataset has splits {splits}; choose one with split=", source)
+    return InputError(f"dataset has splits {splits}, and {role} is read whole, as no option chooses its split: save "
+                      "the split to use alone (dataset[split].save_to_disk) and name that folder", source)
+
+
+def _pick_split(ds, split: str | None, source: str, role: str | None = None):
     if hasattr(ds, "keys") and not hasattr(ds, "features"):  # a DatasetDict
         splits = list(ds.keys())
         if split is None:
             if len(splits) != 1:
-                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+                raise _choose_split(splits, source, role)
             split = splits[0]
         if split not in ds:
             raise InputError(f"no split {split!r}; available: {splits}", source)
@@ -424,7 +462,7 @@ def _pick_split(ds, split: str | None, source: str):
     return ds, split
 
 
-def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, str | None]:
+def _saved_split(folder: Path, split: str | None, source: str, role: str | None = None) -> tuple[Path, str | None]:
     """The folder of the split to read in a ``save_to_disk`` folder, its rows checked to be there.
 
     ``load_from_disk`` on a dataset dict loads every split, and an empty one (written without data files) fails
@@ -440,7 +478,7 @@ def _saved_split(folder: Path, split: str | None, source: str) -> tuple[Path, st
                              "again", source) from None
         if split is None:
             if len(splits) != 1:
-                raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+                raise _choose_split(splits, source, role)
             split = splits[0]
         if split not in splits:
             raise InputError(f"no split {split!r}; available: {splits}", source)
@@ -483,6 +521,7 @@ def load_hf_dataset(
     audio_column: str | None = None,
     text_column: str | None = None,
     id_column: str | None = None,
+    _role: str | None = None,
 ) -> Corpus:
     """A Hugging Face dataset as a corpus.
 
@@ -505,17 +544,28 @@ def load_hf_dataset(
     source = str(name_or_path)
     local = Path(name_or_path)
     saved = local.is_dir() and _is_saved_dataset(local)
+    shard = local.is_file()  # a dataset's Parquet shard (``is_dataset_shard``), read whole
+    if shard and (split is not None or config is not None):
+        raise InputError(f"{'split' if split is not None else 'configuration'} "
+                         f"{split if split is not None else config!r} cannot be chosen: a dataset's Parquet shard is "
+                         "one part of one split: give none", source)
     if saved and config is not None:  # load_from_disk has no configurations: the asked one was ignored
         raise InputError(f"configuration {config!r} cannot be chosen: a saved dataset folder holds one "
                          "(a configuration is chosen for a hub dataset, hf:NAME): give no configuration", source)
     if saved:
-        folder, split = _saved_split(local, split, source)
+        folder, split = _saved_split(local, split, source, _role)
     try:
-        if saved:
+        if shard:  # in memory: Dataset.from_parquet would write a copy into the datasets cache
+            import pyarrow.parquet as pq
+
+            ds = datasets.Dataset(pq.read_table(local))
+        elif saved:
             ds = datasets.load_from_disk(str(folder))
         else:
             ds = datasets.load_dataset(source, config, split=split)
     except Exception as exc:  # datasets/huggingface_hub raise many unrelated types for "not there"
+        if shard:
+            raise InputError(f"cannot read the Parquet shard ({type(exc).__name__}: {exc})", source) from None
         if saved:
             raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
                              f"({type(exc).__name__}: {exc})", source) from None
@@ -523,11 +573,11 @@ def load_hf_dataset(
             f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
             source,
         ) from None
-    ds, split = _pick_split(ds, split, source)
+    ds, split = _pick_split(ds, split, source, _role)
     columns = list(ds.column_names)
     notes: list[str] = []
     audio_column, text_column, id_column = _dataset_columns(columns, audio_column, text_column, id_column, source,
-                                                            notes)
+                                                            notes, _role)
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
@@ -537,6 +587,7 @@ def load_hf_dataset(
                              "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
                              source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
+    base = local if saved else local.parent if shard else None  # what relative audio paths are read against
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
@@ -545,7 +596,7 @@ def load_hf_dataset(
             clip_audio = _decoded_samples(rec[audio_column], audio_column, f"clip {clip_id}", Origin(source, row))
             seconds = clip_audio.size / SAMPLE_RATE
         else:
-            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row)
+            clip_audio, seconds = _encoded_audio(rec[audio_column], clip_id, source, row, base)
         # checked as a manifest's is: a string was a ValueError traceback, NaN, a negative number or milliseconds
         # were kept as the clip's length, in every prediction file and RTFx
         duration = optional_seconds(rec.get("duration"), "duration", Path(source), row)
@@ -565,25 +616,34 @@ def load_hf_dataset(
         clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row, seconds))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)
-    label = local.name if local.is_dir() else source.split("/")[-1]
+    label = local.name if local.is_dir() else local.stem if shard else source.split("/")[-1]
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
 
 
 def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
-                     source: str, notes: list[str]) -> tuple[str, str, str | None]:
+                     source: str, notes: list[str], role: str | None = None) -> tuple[str, str, str | None]:
     """The audio, text and id columns: those named, else the defaults, each checked to be among the dataset's
     columns.  A column named that is not there, or one column named for two parts, is one line listing the
-    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec).  A
+    columns; a missing default says how to name the column (``--audio-column``, ``audio_column =`` in a spec), or,
+    for a corpus named by ``role`` (not the audited one, whose columns no option chooses), what to rename it to.  A
     text column chosen by default among several candidates is said in ``notes``."""
     listed = ", ".join(repr(c) for c in columns)
+
+    def how(holds: str, option: str, default: str) -> str:
+        if role is None:
+            return f"name the one that holds {holds} (--{option.replace('_', '-')}, or {option} = in an audit spec's [corpus])"
+        # --audio-column and [corpus] audio_column choose the audited corpus's columns, not this one's
+        return (f"{role} is read with a dataset's default columns, which no option chooses: rename the column that "
+                f"holds {holds} to {default!r} (Dataset.rename_column) and save the dataset again")
+
     for what, given in (("audio", audio), ("text", text), ("id", ident)):
         if given is not None and given not in columns:
             raise InputError(f"no {what} column {given!r}; the dataset's columns are {listed}", source)
     if audio is None:
         audio = "audio"
         if audio not in columns:
-            raise InputError(f"no audio column 'audio'; the dataset's columns are {listed}: name the one that holds "
-                             "the audio (--audio-column, or audio_column = in an audit spec's [corpus])", source)
+            raise InputError(f"no audio column 'audio'; the dataset's columns are {listed}: "
+                             f"{how('the audio', 'audio_column', 'audio')}", source)
     if text is None:
         text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
         if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
@@ -592,8 +652,7 @@ def _dataset_columns(columns: list[str], audio: str | None, text: str | None, id
                          "(name another with --text-column, or text_column = in an audit spec's [corpus])")
         if text is None:
             raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
-                             f"{listed}: name the one that holds the reference transcripts (--text-column, or "
-                             "text_column = in an audit spec's [corpus])", source)
+                             f"{listed}: {how('the reference transcripts', 'text_column', 'text')}", source)
     if ident is None and "id" in columns:
         ident = "id"
     named = [("audio", audio), ("text", text), ("id", ident)]
@@ -628,17 +687,50 @@ def _decoded_samples(audio, column: str, name: str, origin: Origin) -> np.ndarra
     return prepare(samples, audio["sampling_rate"], name=name, origin=origin)
 
 
-def _encoded_audio(audio, name, source: str, row: int) -> tuple[Path | bytes, float | None]:
+def _encoded_audio(audio, name, source: str, row: int, base: Path | None) -> tuple[Path | bytes, float | None]:
     """A row's ``Audio(decode=False)`` value (encoded bytes or a file path) and its length in seconds (None when
-    its header does not say), its header read now, as a manifest's files are: before any model runs."""
+    its header does not say), its header read now, as a manifest's files are: before any model runs.  ``base``:
+    the folder of a saved dataset, against which a relative path is read (``_dataset_file``)."""
     audio = audio or {}
     data, audio_path = audio.get("bytes"), audio.get("path")
     if data is None and audio_path is None:
         raise InputError("row has no audio (neither bytes nor path)", source, row)
-    clip_audio: Path | bytes = data if data is not None else Path(audio_path)
     if data is not None:
-        return clip_audio, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+        return data, check_audio_bytes(data, name=f"clip {name}", origin=Origin(source, row))
+    clip_audio = _dataset_file(Path(os.path.expanduser(audio_path)), base, source, row)
     return clip_audio, check_audio_file(clip_audio, origin=Origin(source, row))
+
+
+def _dataset_file(path: Path, base: Path | None, source: str, row: int) -> Path:
+    """A saved dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
+    against the dataset's folder, as a manifest's paths are read against the manifest's: it was read against the
+    working directory, so the same dataset read from another folder took that folder's ``a.wav``, another
+    recording, without a word (and a dataset moved with its audio lost it).  A file there only under the working
+    directory, or under both as two different files, is refused: which recording the row means cannot be told."""
+    if path.is_absolute() or base is None:  # a hub dataset's paths are left as datasets gives them
+        return path
+    inside, here = base / path, Path.cwd() / path
+    shown = display_path(inside, Path.cwd())
+    if inside.exists():
+        if here.exists() and not _same_file(inside, here):
+            raise InputError(f"audio path {str(path)!r} is relative, and both the dataset's folder and the working "
+                             f"directory hold one ({shown} and {display_path(here, Path.cwd())}, not the same file), so which "
+                             "recording the row means cannot be told: save the dataset with absolute paths or its "
+                             "audio embedded", source, row)
+        return inside
+    if here.exists():
+        raise InputError(f"audio path {str(path)!r} is relative and read against the dataset's folder, where "
+                         f"{shown} is missing; the working directory holds one, but a dataset's audio cannot "
+                         "depend on where it is read from: move the audio beside the dataset, or save the dataset "
+                         "with absolute paths or its audio embedded", source, row)
+    return inside
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 # --- one entry point ----------------------------------------------------------------
@@ -676,17 +768,35 @@ def load_corpus(spec: str | Path, *, split: str | None = None, config: str | Non
                 id_column: str | None = None) -> Corpus:
     """A manifest file, a folder of audio, a saved dataset folder, or ``hf:NAME``; the split, configuration and
     columns are a dataset's, and refused for a manifest or a folder of audio."""
+    return _load_corpus(spec, split, config, {"audio_column": audio_column, "text_column": text_column,
+                                              "id_column": id_column}, None)
+
+
+def load_other_corpus(spec: str | Path, role: str) -> Corpus:
+    """A corpus named inside another option, beside the audited one (``steer learn --negative-corpus``,
+    ``patch --source corpus:PATH``, a battery's or a splice's ``corpus:`` donors), ``role`` naming that option.
+
+    It is read as ``load_corpus`` reads a corpus given alone, a dataset with its default columns: the column options
+    (``--audio-column``, ``[corpus] audio_column``) choose the audited corpus's columns, so a dataset whose columns
+    are named otherwise is refused in one line naming the role and the column names it needs, rather than pointing
+    at an option that would change the other corpus."""
+    return _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+
+
+def _load_corpus(spec: str | Path, split: str | None, config: str | None, columns: dict[str, str | None],
+                 role: str | None) -> Corpus:
     path = path_argument(spec, "spec")
     text = str(spec)
-    columns = {"audio_column": audio_column, "text_column": text_column, "id_column": id_column}
     if text.startswith(HF_PREFIX):
-        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns)
+        return load_hf_dataset(text[len(HF_PREFIX):], split=split, config=config, **columns, _role=role)
+    if path.is_file() and is_dataset_shard(path):  # read as the dataset it is a part of
+        return load_hf_dataset(path, split=split, config=config, **columns, _role=role)
     if path.is_file():
         _no_dataset_options("a manifest", split, config, {**columns, "text_column": None}, text)
-        return load_manifest(path, text_column=text_column)
+        return load_manifest(path, text_column=columns["text_column"])
     if path.is_dir():
         if _is_saved_dataset(path):
-            return load_hf_dataset(path, split=split, config=config, **columns)
+            return load_hf_dataset(path, split=split, config=config, **columns, _role=role)
         _no_dataset_options("a folder of audio", split, config, columns, text)
         return load_folder(path)
     if path.is_symlink() or path.exists():  # a link that loops or points nowhere, a pipe: said as it is

@@ -25,7 +25,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from asraudit.data.rows import _SCAN, decode_line, jsonl_object
+from asraudit.data.rows import _SCAN, decode_line, duplicate_key, jsonl_object
 
 BLOCK_BYTES = 1 << 20
 
@@ -79,6 +79,14 @@ class Block:
         objects = list(map(_OBJECT, scanned))
         if not objects or set(map(type, objects)) != {dict}:
             return None
+        # A key given twice in a row (see rows._DuplicateKey): only when the block's ":" outnumber its keys are
+        # its lines counted, and only a line whose ":" outnumber its keys is parsed again.  (bytes.replace finds
+        # them with memchr, in 0.2 ms a MiB; bytes.count looks at every byte, 0.37 ms.)
+        if len(data) - len(data.replace(b":", b"")) != sum(map(len, objects)):
+            counts = list(map(str.count, lines, repeat(":")))
+            if any(duplicate_key(line) is not None
+                   for line, n, item in zip(lines, counts, objects) if n != len(item)):
+                return None  # the per-line reader names the row and the key
         return numbers, objects
 
     def rows(self) -> Iterator[tuple[int, dict]]:

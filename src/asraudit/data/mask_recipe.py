@@ -77,9 +77,12 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
             raise InputError(f"missing hidden word (one of {', '.join(WORD_FIELDS)})", path, row)
         _, index = _first(rec, INDEX_FIELDS)
         if index is not None:
+            # int() took true as 1 and 2.7 as 2: another word of the clip masked than the one the row meant
+            if isinstance(index, bool) or (isinstance(index, float) and not index.is_integer()):
+                raise InputError(f"word index must be an integer, got {json.dumps(index)}", path, row)
             try:
                 index = int(index)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 raise InputError(f"word index must be an integer, got {index!r}", path, row) from None
             if index < 0:
                 raise InputError(f"word index must be >= 0, got {index}", path, row)

@@ -191,7 +191,8 @@ def _field(obj: Any, key: str, kind: type | tuple, path: Path, where: str) -> An
     if not isinstance(obj, dict) or key not in obj:
         raise InputError(f"{where}: missing field {key!r}", path)
     value = obj[key]
-    if (kind is int and isinstance(value, bool)) or not isinstance(value, kind):
+    numeric = kind is int or (isinstance(kind, tuple) and int in kind)
+    if (numeric and isinstance(value, bool)) or not isinstance(value, kind):  # true is no count, rate or share
         raise InputError(f"{where}: field {key!r} has the wrong type ({type(value).__name__})", path)
     return value
 

@@ -14,6 +14,7 @@ import errno
 import json
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -144,6 +145,12 @@ def jsonl_rows(path: Path) -> Iterator[tuple[int, dict]]:
             items = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"broken JSON: {exc.msg}", path, exc.lineno) from None
+        except ValueError:  # an integer longer than Python converts (a ValueError, not a JSONDecodeError)
+            raise InputError(f"broken JSON: {_TOO_LONG}", path) from None
+        except RecursionError:
+            raise InputError(f"broken JSON: {_TOO_DEEP}", path) from None
+        if isinstance(items, list) and text.count(":") != sum(len(i) for i in items if isinstance(i, dict)):
+            _refuse_duplicate_keys_in_array(text, path)
         for i, item in enumerate(items, start=1):
             if not isinstance(item, dict):
                 raise InputError("expected a JSON object per entry", path, i)
@@ -163,12 +170,79 @@ _SPACE = json.decoder.WHITESPACE.match
 
 
 def plain_object(line: str) -> dict | None:
-    """The JSON object ``line`` holds, when it is one object with only JSON whitespace around it; else None."""
+    """The JSON object ``line`` holds, when it is one object with only JSON whitespace around it and no key
+    given twice in it; else None."""
     try:
         item, end = _SCAN(line, _SPACE(line, 0).end())
     except Exception:  # StopIteration or a decode error: json.loads reports it
         return None
-    return item if type(item) is dict and _SPACE(line, end).end() == len(line) else None
+    if type(item) is not dict or _SPACE(line, end).end() != len(line):
+        return None
+    if line.count(":") != len(item) and duplicate_key(line) is not None:  # a key given twice: see _DuplicateKey
+        return None
+    return item
+
+
+# A JSON object whose key comes twice (``{"text": "a", "text": "b"}``: a row edited by hand, or written by a
+# tool that appended a corrected field under the old name) is read by every JSON reader as its last value,
+# without a word: the row's other reference was audited.  Each of a JSON object's members has one ":" outside
+# its strings, so a line whose count of ":" equals its object's number of keys holds no other member, and no
+# key twice; only the other lines (a ":" in a string, a nested object, or a key twice) are parsed again, with
+# every object's pairs kept, to find out.  The check costs one ``str.count`` per line, or per block of lines.
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_pairs(pairs: list) -> dict:
+    item = dict(pairs)
+    if len(item) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return item
+
+
+_SCAN_PAIRS = json.scanner.make_scanner(json.JSONDecoder(object_pairs_hook=_unique_pairs))
+
+
+def duplicate_key(text: str, start: int = 0) -> str | None:
+    """The first key given twice in one object (at any depth) of the JSON value at ``start`` in ``text`` (after
+    any whitespace); None when there is none, or when no JSON value starts there (the reader that parses it says
+    so)."""
+    try:
+        _SCAN_PAIRS(text, _SPACE(text, start).end())
+    except _DuplicateKey as exc:
+        return exc.key
+    except Exception:  # StopIteration or a decode error
+        return None
+    return None
+
+
+def duplicate_key_error(key: str, path: Path, row: int | None) -> InputError:
+    return InputError(f"key {key!r} is given twice in one object of the row, and a JSON reader keeps only the last "
+                      "value, without a word: rename or remove one", path, row)
+
+
+def _refuse_duplicate_keys_in_array(text: str, path: Path) -> None:
+    """A JSON array of rows (parsed already, so well formed) with a key given twice in a row: the row named by
+    its 1-based entry number."""
+    at = _SPACE(text, _SPACE(text, 0).end() + 1).end()  # after "["
+    row = 0
+    while not text.startswith("]", at):
+        row += 1
+        try:
+            _, at = _SCAN_PAIRS(text, at)
+        except _DuplicateKey as exc:
+            raise duplicate_key_error(exc.key, path, row) from None
+        at = _SPACE(text, at).end()
+        if text.startswith(",", at):
+            at = _SPACE(text, at + 1).end()
 
 
 def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
@@ -179,14 +253,27 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     if not line.strip():
         return None
     try:
-        item = json.loads(line)
+        item = json.loads(line, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as exc:
+        raise duplicate_key_error(exc.key, path, lineno) from None
     except json.JSONDecodeError as exc:
         if _lone_cr(line):
             raise InputError(_CR_ONLY, path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
+    except ValueError:  # an integer longer than Python converts: a traceback
+        raise InputError(f"broken JSON row: {_TOO_LONG}", path, lineno) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise InputError(f"broken JSON row: {_TOO_DEEP}", path, lineno) from None
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
+
+
+# Python refuses to convert an integer of more digits than this (``sys.get_int_max_str_digits``) with a ValueError
+# that json lets through: a row holding one (a damaged file, a run of digits) was a traceback.
+_TOO_LONG = (f"a number of more than {getattr(sys, 'get_int_max_str_digits', lambda: 4300)()} digits, more than any "
+             "field holds (a damaged row?)")
+_TOO_DEEP = "arrays or objects nested deeper than Python reads (a damaged row?)"
 
 
 # A cell may be as long as a JSONL string: a hypothesis caught in a decoding loop runs past csv's default
@@ -310,11 +397,18 @@ def number_text(value: int | float) -> str:
 
 
 def parse_seconds(value, what: str, path: Path, row: int) -> float:
-    """A time or duration in seconds: a finite number >= 0, else an InputError."""
+    """A time or duration in seconds: a finite number >= 0, else an InputError.  A boolean is no number of
+    seconds, though Python's ``float(True)`` is 1.0: a JSON ``true`` (or a Parquet bool column) was read as one
+    second, in every prediction file and RTFx."""
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number of seconds, got the boolean {str(value).lower()}", path, row)
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         raise InputError(f"{what} must be a number of seconds, got {value!r}", path, row) from None
+    except OverflowError:  # an integer beyond any float: a traceback
+        raise InputError(f"{what} must be a non-negative, finite number of seconds, got an integer beyond any "
+                         "float (over 308 digits)", path, row) from None
     if not math.isfinite(seconds) or seconds < 0:
         raise InputError(f"{what} must be a non-negative, finite number of seconds, got {value!r}", path, row)
     return seconds

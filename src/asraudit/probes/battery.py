@@ -72,6 +72,7 @@ from typing import Any, Callable, Mapping, Sequence
 from asraudit.audio.conditions import (TTS_ENGINES, Codec, DonorSplice, Noise, Reverb, Revoice, Truncate, check_codec,
                                       synthesize)
 from asraudit.audio.timing import WordTiming
+from asraudit.data.corpus import HF_PREFIX
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
@@ -181,8 +182,9 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
         _check_params(ctype, params, where, source)
         if ctype == "splice" and params["donor"].startswith("corpus:") and base is not None:
             # A relative donor corpus belongs to the spec, not to the directory the audit runs from.
-            target = Path(params["donor"][len("corpus:"):]).expanduser()
-            if not target.is_absolute():
+            named = params["donor"][len("corpus:"):]
+            target = Path(named).expanduser()
+            if not target.is_absolute() and not named.startswith(HF_PREFIX):  # hf:NAME is a hub id, not a path
                 params["donor"] = f"corpus:{base / target}"
         conditions.append(ConditionSpec(name, ctype, params))
     names = [c.name for c in conditions]
@@ -371,6 +373,8 @@ def load_spec(spec: str | Path) -> BatterySpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", source) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise InputError("not valid TOML: arrays or tables nested deeper than Python reads", source) from None
     base = None if str(spec) in BUILTIN_SPECS else Path(spec).resolve().parent
     return parse_spec(data, source, base)
 

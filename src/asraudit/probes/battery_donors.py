@@ -16,7 +16,7 @@ from typing import Mapping
 import numpy as np
 
 from asraudit.audio.conditions import TTS_ENGINES, synthesize
-from asraudit.data.corpus import load_corpus
+from asraudit.data.corpus import load_other_corpus
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
 
@@ -63,7 +63,7 @@ class DonorPool:
             self._entries = [(c.id, texts.get(c.id) or c.reference or "") for c in corpus]
             self._clips = {c.id: c for c in corpus}
         elif spec.startswith("corpus:"):
-            other = load_corpus(spec[len("corpus:"):])
+            other = load_other_corpus(spec[len("corpus:"):], "a donor corpus")
             self._entries = [(c.id, c.reference or "") for c in other if c.reference]
             self._clips = {c.id: c for c in other}
         else:

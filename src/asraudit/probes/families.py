@@ -187,11 +187,17 @@ def _parse(text: str, suffix: str, label: str) -> dict:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"broken JSON: {exc.msg}", label, exc.lineno) from None
+        except ValueError:  # an integer longer than Python converts
+            raise InputError("broken JSON: a number of more digits than Python reads", label) from None
+        except RecursionError:
+            raise InputError("broken JSON: arrays or objects nested deeper than Python reads", label) from None
     elif suffix == ".toml":
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"broken TOML: {exc}", label) from None
+        except RecursionError:  # arrays within arrays, thousands deep: a traceback
+            raise InputError("broken TOML: arrays or tables nested deeper than Python reads", label) from None
     else:
         raise InputError(f"family files must be .toml or .json, not {suffix!r}", label)
     if not isinstance(data, dict):

@@ -142,6 +142,8 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"broken TOML: {exc}", label) from None
+    except RecursionError:  # arrays within arrays, thousands deep: a traceback
+        raise InputError("broken TOML: arrays or tables nested deeper than Python reads", label) from None
     unknown = set(data) - _KEYS
     if unknown:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
