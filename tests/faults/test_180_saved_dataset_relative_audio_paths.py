@@ -4,8 +4,9 @@
 The paths were read against the working directory: run from a folder holding another ``a.wav``, the dataset's
 clip was that other recording, transcribed and scored without a word; a dataset moved with its audio beside it
 lost every file (``cannot read (No such file or directory)``).  A relative path is now read against the dataset's
-folder, as a manifest's are against the manifest's; a file only under the working directory, or under both as
-two different files, is refused in one line naming the row, before any model runs.
+folder, as a manifest's are against the manifest's; a file under both as two different files is refused in one
+line naming the row, before any model runs.  A file only the working directory holds is read from there, as
+``datasets`` reads it.
 """
 
 from __future__ import annotations
@@ -52,11 +53,16 @@ def test_another_recording_under_the_working_directory_is_refused(tmp_path, monk
         f"asraudit: error: {saved}, row 1: audio path 'a.wav' is relative, and both the dataset's folder and the "
         f"working directory hold one ({saved / 'a.wav'} and a.wav, not the same file), so which recording the row "
         "means cannot be told: save the dataset with absolute paths or its audio embedded"]
-    (saved / "a.wav").unlink()
-    ran = cli("transcribe", "--corpus", saved, "--model", "pocketsphinx", "--out", tmp_path / "out", "--no-progress")
-    assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {saved}, row 1: audio path 'a.wav' is relative and read against the dataset's folder, "
-        f"where {saved / 'a.wav'} is missing; the working directory holds one, but a dataset's audio cannot depend "
-        "on where it is read from: move the audio beside the dataset, or save the dataset with absolute paths or its "
-        "audio embedded"]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_file_only_the_working_directory_holds_is_read_as_datasets_reads_it(tmp_path, monkeypatch):
+    """A dataset built from paths relative to where its author stood, and read from there: ``datasets`` opens the
+    path against the working directory, and so does asraudit when the dataset's folder has no such file."""
+    from asraudit.data.corpus import load_corpus
+
+    saved, elsewhere = _saved(tmp_path, struct=True)
+    shutil.move(saved / "a.wav", elsewhere / "a.wav")
+    monkeypatch.chdir(elsewhere)
+    (clip,) = load_corpus(saved).clips
+    assert clip.audio.resolve() == (elsewhere / "a.wav").resolve()

@@ -704,26 +704,22 @@ def _encoded_audio(audio, name, source: str, row: int, base: Path | None) -> tup
 def _dataset_file(path: Path, base: Path | None, source: str, row: int) -> Path:
     """A saved dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
     against the dataset's folder, as a manifest's paths are read against the manifest's: it was read against the
-    working directory, so the same dataset read from another folder took that folder's ``a.wav``, another
-    recording, without a word (and a dataset moved with its audio lost it).  A file there only under the working
-    directory, or under both as two different files, is refused: which recording the row means cannot be told."""
+    working directory only, so the same dataset read from another folder took that folder's ``a.wav``, another
+    recording, without a word (and a dataset moved with its audio lost it).  Where the dataset's folder lacks the
+    file, the working directory's is read, as ``datasets`` itself reads such a path (a dataset built from paths
+    relative to where its author stood, read from there); where both hold one and they are two different files,
+    which recording the row means cannot be told, and the row is refused."""
     if path.is_absolute() or base is None:  # a hub dataset's paths are left as datasets gives them
         return path
     inside, here = base / path, Path.cwd() / path
-    shown = display_path(inside, Path.cwd())
     if inside.exists():
         if here.exists() and not _same_file(inside, here):
             raise InputError(f"audio path {str(path)!r} is relative, and both the dataset's folder and the working "
-                             f"directory hold one ({shown} and {display_path(here, Path.cwd())}, not the same file), so which "
-                             "recording the row means cannot be told: save the dataset with absolute paths or its "
-                             "audio embedded", source, row)
+                             f"directory hold one ({display_path(inside, Path.cwd())} and "
+                             f"{display_path(here, Path.cwd())}, not the same file), so which recording the row means "
+                             "cannot be told: save the dataset with absolute paths or its audio embedded", source, row)
         return inside
-    if here.exists():
-        raise InputError(f"audio path {str(path)!r} is relative and read against the dataset's folder, where "
-                         f"{shown} is missing; the working directory holds one, but a dataset's audio cannot "
-                         "depend on where it is read from: move the audio beside the dataset, or save the dataset "
-                         "with absolute paths or its audio embedded", source, row)
-    return inside
+    return here if here.exists() else inside
 
 
 def _same_file(a: Path, b: Path) -> bool:
