@@ -292,8 +292,13 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     for p in path_list(paths, "paths"):
         if p.is_dir():
             # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
-            found = sorted(f for f in p.iterdir()
-                           if f.is_file() and f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
+            named = sorted(f for f in p.iterdir() if f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
+            for f in named:
+                # A link pointing nowhere or a FIFO named like a model's file was skipped without a word: that
+                # model was missing from every table, as if it had never been run.  A folder is not a file.
+                if not f.is_file() and not f.is_dir():
+                    raise InputError(not_a_file(f, 'prediction file'), f)
+            found = [f for f in named if f.is_file()]
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
