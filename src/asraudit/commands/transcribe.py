@@ -86,6 +86,9 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise InputError(f"--option expects KEY=VALUE, got {pair!r}")
+        if key.strip() in options:  # the last one was used without a word: which did the user mean?
+            raise InputError(f"--option {key.strip()} is given twice ({key.strip()}={options[key.strip()]!r} and "
+                             f"{pair.strip()}): give it once")
         try:
             options[key.strip()] = json.loads(value)
         except ValueError:  # not JSON (a JSONDecodeError), or an integer longer than Python converts
