@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Callable
 
 from asraudit.errors import InputError
+from asraudit.models.forced_text import special_token, too_long
 
 # Whisper's decoder positions in a CTranslate2 folder (ct2_whisper.TEXT_CONTEXT; the folder's files do not say).
 CT2_POSITIONS = 448
@@ -61,24 +62,6 @@ def _whisper_folder(spec: str) -> tuple[Path, str] | None:
     if config is not None and config.get("model_type") == "whisper":
         return folder, "hf"
     return None
-
-
-def too_long(n: int, prompt: int, positions: int, model: str) -> str | None:
-    """Why a text of ``n`` tokens does not fit a decoder of ``positions`` after a prompt of ``prompt`` tokens and
-    before its end-of-text (None: it fits)."""
-    if prompt + n + 1 <= positions:
-        return None
-    return (f"it has {n} tokens, and the decoder of {model} holds {positions} with its prompt ({prompt}) and "
-            "end-of-text: score a shorter text")
-
-
-def special_token(text: str, ids, tokens, eot: int) -> str | None:
-    """Why a Whisper cannot force ``text`` (a special token among its ``ids``, all of which follow end-of-text in
-    every Whisper vocabulary), in ``WhisperTokenizer.encode``'s words; None when it has none."""
-    special = next((t for t, i in zip(tokens, ids) if i >= eot), None)
-    if special is None:
-        return None
-    return f"text {text!r} holds Whisper's special token {special}, which no transcript can: remove it from the text"
 
 
 def _hf_whisper_checker(folder: Path, spec: str) -> Callable[[str], str | None] | None:

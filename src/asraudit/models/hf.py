@@ -450,8 +450,8 @@ class HFSeq2Seq(_HFModel):
     def _check_forced(self, candidates: Sequence[str], encoded, prompt: int, eos: int) -> None:
         """An InputError for a candidate the decoder cannot be forced through: longer than its positions (an
         IndexError from the position embeddings), or, for a Whisper, holding a special token (scored as if it were
-        text: end-of-text forced mid-sentence) (``candidate_check``, which ``score`` runs before any model loads)."""
-        from asraudit.models.candidate_check import special_token, too_long
+        text: end-of-text forced mid-sentence), worded as ``candidate_check`` words it before any model loads."""
+        from asraudit.models.forced_text import special_token, too_long
         from asraudit.models.hf_encdec import decoder_positions
 
         limit = decoder_positions(self.model.config)
