@@ -139,3 +139,34 @@ def parakeet(tmp_path_factory) -> Path:
 
     return save_tiny(tmp_path_factory.mktemp("tdt"), "tdt")
 
+
+
+def assert_refused_as_cut_short(folder: Path, cli, cut: bytes, name: str, container: str, declared: int,
+                                present: int) -> None:
+    """The cut-short cases (120, 161, 173): ``cut`` (a container's bytes, cut) as row 2 of a manifest after a whole
+    WAV is refused before any model runs, and so is it given as bytes and decoded from its file, each with the
+    same reason naming the container and its declared and present sample bytes."""
+    import numpy as np
+    import soundfile as sf
+
+    from asraudit.audio.io import check_audio_bytes, load_audio
+    from asraudit.errors import InputError
+
+    message = (f"the file is cut short: its {container} header declares {declared} bytes of samples, the file holds "
+               f"{present} ({100 * present / declared:.0f}%); a partial copy or download? Copy it again")
+    sf.write(folder / "good.wav", (0.3 * np.sin(np.arange(32_000) / 7.0)).astype(np.float32), 16_000,
+             subtype="PCM_16")
+    (folder / name).write_bytes(cut)
+    manifest = folder / "m.jsonl"
+    manifest.write_text(json.dumps({"audio_filepath": "good.wav", "text": "a"}) + "\n"
+                        + json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
+    ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", folder / "out", "--no-progress")
+    assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {manifest}, row 2: audio file {folder / name}: "
+                                               f"{message}"])
+    assert not (folder / "out" / "pocketsphinx.jsonl").exists()
+    with pytest.raises(InputError) as err:
+        check_audio_bytes(cut, name=name)
+    assert str(err.value) == f"{name}: {message}"
+    with pytest.raises(InputError) as err:
+        load_audio(folder / name)  # every decode
+    assert str(err.value) == f"{folder / name}: {message}"

@@ -10,14 +10,14 @@ their headers are read as the WAV's is (``audio/wav_header.py``), when the corpu
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from asraudit.audio.io import check_audio_bytes, decode_audio_bytes, load_audio
-from asraudit.errors import InputError
+from asraudit.audio.io import check_audio_bytes, decode_audio_bytes
+
+from conftest import assert_refused_as_cut_short
 
 TONE = (0.3 * np.sin(np.arange(32_000) / 7.0)).astype(np.float32)  # 2 s at 16 kHz
 
@@ -37,24 +37,7 @@ def _encoded(fmt: str, subtype: str = "PCM_16", audio=TONE) -> bytes:
 def test_a_container_cut_short_is_refused_before_any_model_runs(tmp_path, cli, fmt, suffix, container, present):
     data = _encoded(fmt)
     cut = data[: len(data) // 2]
-    name = f"cut.{suffix}"
-    message = (f"the file is cut short: its {container} header declares 64000 bytes of samples, the file holds "
-               f"{present} ({100 * present / 64000:.0f}%); a partial copy or download? Copy it again")
-    sf.write(tmp_path / "good.wav", TONE, 16_000, subtype="PCM_16")
-    (tmp_path / name).write_bytes(cut)
-    manifest = tmp_path / "m.jsonl"
-    manifest.write_text(json.dumps({"audio_filepath": "good.wav", "text": "a"}) + "\n"
-                        + json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
-    ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / "out", "--no-progress")
-    assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {manifest}, row 2: audio file {tmp_path / name}: "
-                                               f"{message}"])
-    assert not (tmp_path / "out" / "pocketsphinx.jsonl").exists()
-    with pytest.raises(InputError) as err:
-        check_audio_bytes(cut, name=name)
-    assert str(err.value) == f"{name}: {message}"
-    with pytest.raises(InputError) as err:
-        load_audio(tmp_path / name)  # every decode
-    assert str(err.value) == f"{tmp_path / name}: {message}"
+    assert_refused_as_cut_short(tmp_path, cli, cut, f"cut.{suffix}", container, 64000, present)
 
 
 def test_whole_files_of_every_subtype_still_read():

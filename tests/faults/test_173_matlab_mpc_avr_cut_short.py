@@ -12,14 +12,15 @@ readings is compared).  IRCAM and Ensoniq PAF declare no length and stay uncheck
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pytest
 import soundfile as sf
 
-from asraudit.audio.io import check_audio_bytes, decode_audio_bytes, load_audio
+from asraudit.audio.io import check_audio_bytes, decode_audio_bytes
 from asraudit.errors import InputError
+
+from conftest import assert_refused_as_cut_short
 
 TONE = (0.3 * np.sin(np.arange(32_000) / 7.0)).astype(np.float32)
 
@@ -39,26 +40,9 @@ def _encoded(fmt: str, subtype: str, audio=TONE, endian: str = "FILE") -> bytes:
 def test_a_container_cut_short_is_refused_before_any_model_runs(tmp_path, cli, fmt, subtype, container, present):
     data = _encoded(fmt, subtype)
     cut = data[: len(data) // 2]
-    name = f"cut.{fmt.lower()}"
-    message = (f"the file is cut short: its {container} header declares 64000 bytes of samples, the file holds "
-               f"{present} ({100 * present / 64000:.0f}%); a partial copy or download? Copy it again")
-    sf.write(tmp_path / "good.wav", TONE, 16_000, subtype="PCM_16")
-    (tmp_path / name).write_bytes(cut)
-    manifest = tmp_path / "m.jsonl"
-    manifest.write_text(json.dumps({"audio_filepath": "good.wav", "text": "a"}) + "\n"
-                        + json.dumps({"audio_filepath": name, "text": "a"}) + "\n", encoding="utf-8")
-    ran = cli("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", tmp_path / "out", "--no-progress")
-    assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {manifest}, row 2: audio file {tmp_path / name}: "
-                                               f"{message}"])
-    assert not (tmp_path / "out" / "pocketsphinx.jsonl").exists()
-    with pytest.raises(InputError) as err:
-        check_audio_bytes(cut, name=name)
-    assert str(err.value) == f"{name}: {message}"
-    with pytest.raises(InputError) as err:
-        load_audio(tmp_path / name)  # every decode
-    assert str(err.value) == f"{tmp_path / name}: {message}"
+    assert_refused_as_cut_short(tmp_path, cli, cut, f"cut.{fmt.lower()}", container, 64000, present)
     with pytest.raises(InputError):
-        check_audio_bytes(data[:-1], name=name)  # one byte short is short too
+        check_audio_bytes(data[:-1], name=f"cut.{fmt.lower()}")  # one byte short is short too
 
 
 def test_whole_files_of_every_subtype_channel_count_and_byte_order_still_read():
