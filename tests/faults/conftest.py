@@ -170,3 +170,28 @@ def assert_refused_as_cut_short(folder: Path, cli, cut: bytes, name: str, contai
     with pytest.raises(InputError) as err:
         load_audio(folder / name)  # every decode
     assert str(err.value) == f"{folder / name}: {message}"
+
+
+def install_plugin(site: Path, name: str, module_text: str) -> None:
+    """A distribution ``name`` in the folder ``site`` whose entry point in ``asraudit.models`` is
+    ``plug_NAME:register``, the module ``plug_NAME`` holding ``module_text`` (the plug-in cases 162-169, 185)."""
+    info = site / f"{name}-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[asraudit.models]\n{name} = plug_{name}:register\n", encoding="utf-8")
+    (site / f"plug_{name}.py").write_text(module_text, encoding="utf-8")
+
+
+@pytest.fixture()
+def plugin_site(monkeypatch, tmp_path):
+    """The model registry as in a new process, with a site folder for plug-ins first on ``sys.path`` (so its
+    packages' entry points come before asraudit's own)."""
+    from asraudit.models import registry
+
+    for name, value in (("_registered", {}), ("_discovered", False), ("_broken", []), ("_owners", {}),
+                        ("_third_party", set()), ("_built_in", set())):
+        monkeypatch.setattr(registry, name, value)
+    folder = tmp_path / "site"
+    folder.mkdir()
+    monkeypatch.syspath_prepend(str(folder))
+    return folder

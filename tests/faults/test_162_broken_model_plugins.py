@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from asraudit.models import registry
 
-from conftest import one_clip_manifest
+from conftest import install_plugin, one_clip_manifest
 
 PLUGINS = {
     "importerror": "import nonexistent_module_of_a_plugin\n",
@@ -30,32 +29,9 @@ PLUGINS = {
 }
 
 
-def _install(site, name: str, module_text: str) -> None:
-    """A distribution ``name`` whose entry point in asraudit.models is ``plug_NAME:register``."""
-    info = site / f"{name}-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[asraudit.models]\n{name} = plug_{name}:register\n", encoding="utf-8")
-    (site / f"plug_{name}.py").write_text(module_text, encoding="utf-8")
-
-
-@pytest.fixture()
-def fresh_registry(monkeypatch, tmp_path):
-    """The registry as in a new process, with a site folder for plug-ins on sys.path."""
-    monkeypatch.setattr(registry, "_registered", {})
-    monkeypatch.setattr(registry, "_discovered", False)
-    for name, value in (("_broken", []), ("_owners", {}), ("_third_party", set())):
-        if hasattr(registry, name):
-            monkeypatch.setattr(registry, name, value)
-    site = tmp_path / "site"
-    site.mkdir()
-    monkeypatch.syspath_prepend(str(site))
-    return site
-
-
 @pytest.mark.parametrize("kind", sorted(PLUGINS))
-def test_a_broken_plugin_is_one_warning_and_other_models_work(kind, fresh_registry, tmp_path, cli):
-    _install(fresh_registry, kind, PLUGINS[kind])
+def test_a_broken_plugin_is_one_warning_and_other_models_work(kind, plugin_site, tmp_path, cli):
+    install_plugin(plugin_site, kind, PLUGINS[kind])
     listed = cli("models")
     assert listed.code == 0, listed.err
     assert "whisper-tiny.en" in listed.out
@@ -68,8 +44,8 @@ def test_a_broken_plugin_is_one_warning_and_other_models_work(kind, fresh_regist
     assert f"unknown model 'my-model', and plug-in '{kind}'" in missing.error_lines[0]
 
 
-def test_a_healthy_model_transcribes_beside_a_broken_plugin(fresh_registry, tmp_path, cli):
-    _install(fresh_registry, "importerror", PLUGINS["importerror"])
+def test_a_healthy_model_transcribes_beside_a_broken_plugin(plugin_site, tmp_path, cli):
+    install_plugin(plugin_site, "importerror", PLUGINS["importerror"])
     ran = cli("transcribe", "--model", "whisper-tiny.en", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
     assert ran.code == 0, ran.err
     assert (tmp_path / "o" / "whisper-tiny.en.jsonl").is_file()
@@ -78,15 +54,15 @@ def test_a_healthy_model_transcribes_beside_a_broken_plugin(fresh_registry, tmp_
     assert "unknown white-box model 'my-model', and plug-in 'importerror' (plug_importerror:register" in whitebox.err
 
 
-def test_two_plugins_under_one_name_and_a_catalog_entry_that_raises(fresh_registry, cli):
+def test_two_plugins_under_one_name_and_a_catalog_entry_that_raises(plugin_site, cli):
     first = ("from asraudit.models.registry import register_model, EmbeddedInfo\n"
              "def register():\n    register_model('shared-name', lambda **kw: None,"
              " catalog_entry=lambda: EmbeddedInfo('shared-name', True, 'first', '-'))\n"
              "    register_model('unlistable', lambda **kw: None, catalog_entry=lambda: 1 / 0)\n")
     second = ("from asraudit.models.registry import register_model\n"
               "def register():\n    register_model('shared-name', lambda **kw: 1, catalog_entry=lambda: None)\n")
-    _install(fresh_registry, "aaafirst", first)
-    _install(fresh_registry, "zzzsecond", second)
+    install_plugin(plugin_site, "aaafirst", first)
+    install_plugin(plugin_site, "zzzsecond", second)
     listed = cli("models")
     assert listed.code == 0, listed.err
     assert "shared-name" in listed.out and "unlistable" in listed.out
@@ -104,10 +80,10 @@ FAULTY = ("from asraudit.models.registry import register_model\n"
           " layer_counts=_layers)\n")
 
 
-def test_a_registered_model_whose_functions_fail_is_one_line_naming_the_plugin(fresh_registry, tmp_path, cli):
+def test_a_registered_model_whose_functions_fail_is_one_line_naming_the_plugin(plugin_site, tmp_path, cli):
     """It registered, but ``catalog_entry()`` returns None (``asraudit models`` stopped with AttributeError) and
     ``load``, ``load_whitebox`` and ``layer_counts`` raise (their tracebacks)."""
-    _install(fresh_registry, "faulty", FAULTY)
+    install_plugin(plugin_site, "faulty", FAULTY)
     listed = cli("models")
     assert listed.code == 0, listed.err
     assert ("cannot list it: catalog_entry() of plug-in 'faulty' (plug_faulty:register, package faulty) returned "
@@ -126,9 +102,9 @@ def test_a_registered_model_whose_functions_fail_is_one_line_naming_the_plugin(f
         layer_counts("faulty-model")
 
 
-def test_a_plugin_load_that_returns_no_model(fresh_registry, tmp_path, cli):
+def test_a_plugin_load_that_returns_no_model(plugin_site, tmp_path, cli):
     """``load`` returned None: the run stopped with `AttributeError: 'NoneType' object has no attribute 'model_id'`."""
-    _install(fresh_registry, "nomodel", "from asraudit.models.registry import register_model, EmbeddedInfo\n"
+    install_plugin(plugin_site, "nomodel", "from asraudit.models.registry import register_model, EmbeddedInfo\n"
              "def register():\n    register_model('no-model', lambda **kw: None,"
              " catalog_entry=lambda: EmbeddedInfo('no-model', True, 'x', '-'))\n")
     ran = cli("transcribe", "--model", "no-model", "--corpus", one_clip_manifest(tmp_path), "--out", tmp_path / "o")
@@ -138,10 +114,10 @@ def test_a_plugin_load_that_returns_no_model(fresh_registry, tmp_path, cli):
         "plug-in: fix or uninstall it"], ran.err
 
 
-def test_an_unreadable_entry_points_file_stops_nothing(fresh_registry, cli):
+def test_an_unreadable_entry_points_file_stops_nothing(plugin_site, cli):
     """A package's entry_points.txt with a line importlib.metadata cannot parse: every command that looked up a model
     stopped with `TypeError: Pair.__new__() missing 1 required positional argument: 'value'`."""
-    info = fresh_registry / "brokenmeta-0.1.dist-info"
+    info = plugin_site / "brokenmeta-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenmeta\nVersion: 0.1\n", encoding="utf-8")
     (info / "entry_points.txt").write_text("[asraudit.models]\nthis line has no equals sign\n", encoding="utf-8")

@@ -14,7 +14,7 @@ import pytest
 
 from asraudit.models import registry
 
-from conftest import one_clip_manifest
+from conftest import install_plugin, one_clip_manifest
 
 SQUATTER = ("from asraudit.models.registry import register_model, EmbeddedInfo\n"
             "def _load(**kw):\n    raise RuntimeError('the squatter was loaded')\n"
@@ -22,35 +22,14 @@ SQUATTER = ("from asraudit.models.registry import register_model, EmbeddedInfo\n
             " catalog_entry=lambda: EmbeddedInfo('whisper-tiny.en-organism', True, 'squatter', '-'))\n")
 
 
-def _install(site, name: str, module_text: str) -> None:
-    """A distribution ``name`` whose entry point in asraudit.models is ``plug_NAME:register``, listed first."""
-    info = site / f"{name}-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[asraudit.models]\n{name} = plug_{name}:register\n", encoding="utf-8")
-    (site / f"plug_{name}.py").write_text(module_text, encoding="utf-8")
-
-
-@pytest.fixture()
-def site(monkeypatch, tmp_path):
-    """The registry as in a new process, with a site folder for plug-ins first on sys.path (so its packages'
-    entry points come before asraudit's own)."""
-    for name, value in (("_registered", {}), ("_discovered", False), ("_broken", []), ("_owners", {}),
-                        ("_third_party", set()), ("_built_in", set())):
-        if hasattr(registry, name):
-            monkeypatch.setattr(registry, name, value)
-    folder = tmp_path / "site"
-    folder.mkdir()
-    monkeypatch.syspath_prepend(str(folder))
-    return folder
 
 
 def _warnings(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("asraudit: warning:")]
 
 
-def test_a_plugin_cannot_take_the_demo_models_name(site, cli):
-    _install(site, "squat", SQUATTER)
+def test_a_plugin_cannot_take_the_demo_models_name(plugin_site, cli):
+    install_plugin(plugin_site, "squat", SQUATTER)
     listed = cli("models")
     assert listed.code == 0, listed.err
     organism = [line for line in listed.out.splitlines() if line.startswith("whisper-tiny.en-organism ")]
@@ -63,7 +42,7 @@ def test_a_plugin_cannot_take_the_demo_models_name(site, cli):
     assert registry.registered_models()["whisper-tiny.en-organism"].load.__module__ != "plug_squat"
 
 
-def test_a_direct_registration_cannot_take_the_demo_models_name_first(site):
+def test_a_direct_registration_cannot_take_the_demo_models_name_first(plugin_site):
     """From Python, before any lookup: the first lookup then refused asraudit's own plug-in instead."""
     with pytest.raises(ValueError, match="'whisper-tiny.en-organism' is already taken by asraudit's own plug-in"):
         registry.register_model("whisper-tiny.en-organism", lambda **kw: None, catalog_entry=lambda: None)
@@ -78,8 +57,8 @@ EXITING = {
 
 
 @pytest.mark.parametrize("kind", sorted(EXITING))
-def test_a_plugin_that_exits_is_a_broken_plugin(kind, site, tmp_path, cli):
-    _install(site, kind, EXITING[kind])
+def test_a_plugin_that_exits_is_a_broken_plugin(kind, plugin_site, tmp_path, cli):
+    install_plugin(plugin_site, kind, EXITING[kind])
     listed = cli("models")
     assert listed.code == 0, listed.err
     assert "whisper-tiny.en-organism" in listed.out and "whisper-tiny.en " in listed.out
@@ -94,8 +73,8 @@ def test_a_plugin_that_exits_is_a_broken_plugin(kind, site, tmp_path, cli):
     assert f"unknown model 'my-model', and plug-in '{kind}'" in missing.error_lines[0]
 
 
-def test_a_load_that_exits_is_one_line_and_ctrl_c_stays_the_users(site, tmp_path, cli):
-    _install(site, "exitload", "import sys\nfrom asraudit.models.registry import register_model, EmbeddedInfo\n"
+def test_a_load_that_exits_is_one_line_and_ctrl_c_stays_the_users(plugin_site, tmp_path, cli):
+    install_plugin(plugin_site, "exitload", "import sys\nfrom asraudit.models.registry import register_model, EmbeddedInfo\n"
              "def _load(**kw):\n    sys.exit(1)\n"
              "def _layers():\n    raise KeyboardInterrupt\n"
              "def register():\n    register_model('exit-model', _load, layer_counts=_layers,"

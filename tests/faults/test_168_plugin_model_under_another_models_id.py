@@ -14,22 +14,14 @@ import sys
 
 import pytest
 
-from asraudit.models import registry
 
 from conftest import one_clip_manifest, write_preds
 
 
 @pytest.fixture()
-def site(monkeypatch, tmp_path):
-    for name, value in (("_registered", {}), ("_discovered", False), ("_broken", []), ("_owners", {}),
-                        ("_third_party", set()), ("_built_in", set())):
-        if hasattr(registry, name):
-            monkeypatch.setattr(registry, name, value)
-    folder = tmp_path / "site"
-    folder.mkdir()
-    monkeypatch.syspath_prepend(str(folder))
+def site(plugin_site):
     sys.modules.pop("plug_impostor", None)  # each test installs its own plug-in under the one module name
-    yield folder
+    yield plugin_site
     sys.modules.pop("plug_impostor", None)
 
 

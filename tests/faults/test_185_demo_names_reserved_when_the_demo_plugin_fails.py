@@ -17,22 +17,16 @@ import pytest
 
 from asraudit.models import registry
 
-from conftest import one_clip_manifest
+from conftest import install_plugin, one_clip_manifest
 
-from test_167_plugin_taking_a_builtin_name_or_exiting import SQUATTER, _install, _warnings
+from test_167_plugin_taking_a_builtin_name_or_exiting import SQUATTER, _warnings
 
 
 @pytest.fixture()
-def demo_broken(monkeypatch, tmp_path):
+def demo_broken(monkeypatch, plugin_site):
     """The registry as in a new process whose demo plug-in cannot be imported, with a site folder for plug-ins."""
-    for name, value in (("_registered", {}), ("_discovered", False), ("_broken", []), ("_owners", {}),
-                        ("_third_party", set()), ("_built_in", set())):
-        monkeypatch.setattr(registry, name, value)
     monkeypatch.setitem(sys.modules, "asraudit.demo.organism_kinds", None)  # its import fails
-    folder = tmp_path / "site"
-    folder.mkdir()
-    monkeypatch.syspath_prepend(str(folder))
-    return folder
+    return plugin_site
 
 
 def test_the_reserved_names_are_the_demos_own():
@@ -42,7 +36,7 @@ def test_the_reserved_names_are_the_demos_own():
 
 
 def test_a_plugin_cannot_take_a_demo_name_the_demo_could_not_register(demo_broken, cli, tmp_path):
-    _install(demo_broken, "squat", SQUATTER)
+    install_plugin(demo_broken, "squat", SQUATTER)
     listed = cli("models")
     assert listed.code == 0, listed.err
     assert not [line for line in listed.out.splitlines() if line.startswith("whisper-tiny.en-organism ")], listed.out
