@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-
 from conftest import install_plugin, one_clip_manifest
 
 PLUGINS = {

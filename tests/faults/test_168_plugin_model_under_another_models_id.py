@@ -14,7 +14,6 @@ import sys
 
 import pytest
 
-
 from conftest import one_clip_manifest, write_preds
 
 
