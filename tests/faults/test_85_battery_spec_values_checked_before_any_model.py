@@ -53,7 +53,8 @@ def _setup(tmp_path: Path, condition: str) -> tuple[Path, list]:
     ('type = "noise"\nsnr_db = 10\nseed = -1\n', "seed must be an integer of at least 0, got -1"),
     ('type = "noise"\nsnr_db = 10\nseed = "x"\n', "seed must be an integer of at least 0, got 'x'"),
     ('type = "noise"\nsnr_db = 10\nkind = "babble"\ndonors = true\n', "donors must be an integer of at least 1, got True"),
-    ('type = "reverb"\nrt60 = 1e7\n', "rt60 = 10000000.0 is out of range (0, 20]"),
+    ('type = "reverb"\nrt60 = 1e7\n', "rt60 = 10000000.0 is out of range [0.001, 20]: rt60 is in seconds; a room response shorter than "
+     "0.001 s is no reverberation, and one of 20 s an echo chamber"),
     ('type = "splice"\ndonor = "benchmark"\nseconds = 2\ngap = 1e7\n', "gap = 10000000.0 is out of range [0, 60]"),
     ('type = "splice"\ndonor = "tts:bogus"\nseconds = 2\n',
      "donor 'tts:bogus': the engine must be one of espeak-ng, flite"),

@@ -224,17 +224,26 @@ MAX_SPLICE_S = 600.0
 # an rms of 0.2 gets noise peaks near 30 (-40 dB: near 100), which the models refuse as no audio (past 32, case
 # 61) only once the battery reaches the condition, after every condition before it has run.
 MIN_SNR_DB = -30.0
+# Decibels are raised to powers of ten in float64, which stop at 1e308: an SNR above 3,080 dB (or a DRR below
+# -3,080) was an OverflowError traceback once the battery reached the condition.  Past 100 dB the weaker part is
+# below 16-bit audio's resolution (96 dB), so no model hears it: such a condition is the original.
+MAX_SNR_DB = 100.0
+MAX_ABS_DRR_DB = 100.0
+# The room response's tail decays by 60 dB in rt60: one sample after the direct path it is exp(-ln(1000) / (16000 *
+# rt60)), and below about a microsecond its energy is 0.0 in float64 (a ZeroDivisionError when scaled).  A response
+# shorter than a millisecond (16 samples) is no reverberation.
+MIN_RT60_S = 0.001
 
 
 def _check_params(ctype: str, p: dict, where: str, source) -> None:
-    def number(key, lo=None, hi=None, positive=False):
+    def number(key, lo=None, hi=None, positive=False, why=""):
         v = p[key]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise _fail(f"{where}: {key} must be a number, got {v!r}", source)
         if (positive and v <= 0) or (lo is not None and v < lo) or (hi is not None and v > hi):
             low = "(0" if positive else ("(-inf" if lo is None else f"[{lo:g}")
             high = "inf)" if hi is None else f"{hi:g}]"
-            raise _fail(f"{where}: {key} = {v} is out of range {low}, {high}", source)
+            raise _fail(f"{where}: {key} = {v} is out of range {low}, {high}{why}", source)
 
     def integer(key, lo):
         v = p[key]
@@ -245,8 +254,12 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
         integer("seed", 0)
     if ctype == "noise":
         number("snr_db")
+        if p["snr_db"] > MAX_SNR_DB:
+            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, {MAX_SNR_DB:g}]: above "
+                        f"{MAX_SNR_DB:g} dB the noise is below 16-bit audio's resolution (96 dB), so the condition is "
+                        "the original (and past 3,080 dB beyond what a float holds)", source)
         if p["snr_db"] < MIN_SNR_DB:
-            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, inf): below "
+            raise _fail(f"{where}: snr_db = {p['snr_db']} is out of range [{MIN_SNR_DB:g}, {MAX_SNR_DB:g}]: below "
                         f"{MIN_SNR_DB:g} dB the noise, set against the clip's power, drives its samples tens of times "
                         "past [-1, 1] (at -100 dB to 10^5 times the clip's level), audio the models refuse once the "
                         "battery reaches it", source)
@@ -254,8 +267,10 @@ def _check_params(ctype: str, p: dict, where: str, source) -> None:
             raise _fail(f"{where}: kind must be white or babble, got {p['kind']!r}", source)
         integer("donors", 1)
     elif ctype == "reverb":
-        number("rt60", positive=True, hi=MAX_RT60_S)
-        number("drr_db")
+        number("rt60", lo=MIN_RT60_S, hi=MAX_RT60_S, why=f": rt60 is in seconds; a room response shorter than "
+               f"{MIN_RT60_S:g} s is no reverberation, and one of {MAX_RT60_S:g} s an echo chamber")
+        number("drr_db", lo=-MAX_ABS_DRR_DB, hi=MAX_ABS_DRR_DB, why=f": past {MAX_ABS_DRR_DB:g} dB either way the "
+               "weaker part is below 16-bit audio's resolution (96 dB), and past 3,080 dB beyond what a float holds")
     elif ctype == "codec":
         if p["codec"] not in ("mp3", "opus", "vorbis"):
             raise _fail(f"{where}: codec must be mp3, opus or vorbis, got {p['codec']!r}", source)
