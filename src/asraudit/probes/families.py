@@ -68,11 +68,13 @@ from asraudit.probes.family_matchers import (
     pattern_matchers,
     strings,
 )
+from asraudit.probes.user_regex import runaway, time_limit
 from asraudit.text.basic_language_codes import language_code
 
 # One built-in catalogue per language (ISO 639-1 code); a corpus's ``language`` picks one.
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pl", "pt")
 BUILTIN = {code: f"conventions_{code}.toml" for code in LANGUAGES}
+BUILTIN_LABEL = "built-in:"  # the source of a built-in catalogue's families: "built-in:en"
 CLASSES = ("spelling", "initialism", "number", "lexical", "honorific", "spacing")
 GENERATORS = ("cardinal", "ordinal", "year", "initialism")
 _GENERATOR_ARMS = {
@@ -97,7 +99,13 @@ class Family:
     exclude: tuple[regex.Pattern, ...] = ()
 
     def find(self, text: str) -> list[tuple[int, int, int, str]]:
-        """Every (start, end, arm, key) of this family in ``text``, overlaps included."""
+        """Every (start, end, arm, key) of this family in ``text``, overlaps included.
+
+        The patterns of a user's file search under a time limit (``user_regex``): one that backtracks without
+        end is an InputError naming the family, its file and the text, not a run that never ends.  The built-in
+        catalogues' patterns, tested on long texts, search without one (a limit costs about 5 µs a search)."""
+        if not self.source.startswith(BUILTIN_LABEL):
+            return self._find_in_time(text)
         found = []
         for m in self.matchers:
             for hit in m.pattern.finditer(text):
@@ -108,6 +116,31 @@ class Family:
                 key = m.key_of(hit)
                 if key is not None:
                     found.append((hit.start(), hit.end(), m.arm, key))
+        return found
+
+    def _find_in_time(self, text: str) -> list[tuple[int, int, int, str]]:
+        """``find`` with every search under ``user_regex.time_limit``."""
+        limit = time_limit(text)
+        found = []
+        for m in self.matchers:
+            pattern = m.pattern
+            try:
+                for hit in m.pattern.finditer(text, timeout=limit):
+                    if hit.end() == hit.start():
+                        continue
+                    excluded = False
+                    for pattern in self.exclude:
+                        if pattern.fullmatch(hit.group(), timeout=limit) is not None:
+                            excluded = True
+                            break
+                    pattern = m.pattern
+                    if excluded:
+                        continue
+                    key = m.key_of(hit)
+                    if key is not None:
+                        found.append((hit.start(), hit.end(), m.arm, key))
+            except TimeoutError:
+                raise runaway(f"family {self.name!r}", pattern.pattern, text, self.source) from None
         return found
 
 
@@ -170,7 +203,7 @@ def _read(src: str | Path) -> tuple[dict, str]:
     if code in BUILTIN:
         name = BUILTIN[code]
         text = resources.files("asraudit.probes").joinpath("data", name).read_text(encoding="utf-8")
-        label = f"built-in:{code}"
+        label = f"{BUILTIN_LABEL}{code}"
         return _parse(text, ".toml", label), label
     path = Path(src)
     if not path.is_file():

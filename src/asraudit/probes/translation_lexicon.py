@@ -29,6 +29,7 @@ import regex
 
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
+from asraudit.probes.user_regex import runaway, time_limit
 from asraudit.text.basic_language_codes import language_code
 from asraudit.text.basic_languages import BASIC_LANGUAGES
 from asraudit.text.normalize import get_normalizer
@@ -57,9 +58,19 @@ class LexiconEntry:
     no_match: tuple[str, ...] = ()       # sentences that must not
     compiled: tuple = field(default=(), compare=False, repr=False)
 
-    def found_in(self, folded: str) -> bool:
-        """Whether any pattern matches ``folded`` (text already passed through ``fold``) as whole words."""
-        return any(p.search(folded) for p in self.compiled)
+    def found_in(self, folded: str, label: str | None = None) -> bool:
+        """Whether any pattern matches ``folded`` (text already passed through ``fold``) as whole words.
+
+        Each pattern searches under a time limit (``user_regex``): one that backtracks without end is an
+        InputError naming the span, the pattern and ``label`` (the lexicon), not a run that never ends."""
+        limit = time_limit(folded)
+        for source, pattern in zip(self.patterns, self.compiled):
+            try:
+                if pattern.search(folded, timeout=limit):
+                    return True
+            except TimeoutError:
+                raise runaway(f"span {self.en!r}", source, folded, label) from None
+        return False
 
 
 @dataclass(frozen=True)
@@ -87,7 +98,7 @@ class Lexicon:
 
     def found(self, entry: LexiconEntry, rendering: str) -> bool:
         """Whether the raw ``rendering`` holds one of ``entry``'s renderings."""
-        return entry.found_in(fold(rendering, self.target))
+        return entry.found_in(fold(rendering, self.target), self.label)
 
 
 def _strings(raw: dict, key: str, where: str, label: str, required: bool = False) -> tuple[str, ...]:
@@ -118,10 +129,10 @@ def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
     entry = LexiconEntry(en, patterns, _strings(raw, "clash", where, label), _strings(raw, "match", where, label, True),
                          _strings(raw, "no_match", where, label, True), tuple(compiled))
     for example in entry.match:
-        if not entry.found_in(fold(example, target)):
+        if not entry.found_in(fold(example, target), label):
             raise InputError(f"{where} ({en!r}): its example {example!r} must match and does not", label)
     for example in entry.no_match:
-        if entry.found_in(fold(example, target)):
+        if entry.found_in(fold(example, target), label):
             raise InputError(f"{where} ({en!r}): its example {example!r} must not match and does", label)
     return entry
 
