@@ -29,6 +29,7 @@ from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
 from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
     check_sources as check_battery_sources, load_spec as load_battery
+from asraudit.probes.translation_probe import items_from_truth, read_truth
 from asraudit.run.grid import Identity, identify
 from asraudit.terminal_text import note
 from asraudit.text.normalize import get_normalizer
@@ -221,6 +222,10 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
     # The translation probe counts its intervals over this field's values and stops at a clip without it, which
     # was found only when the audit reached that stage, after every earlier stage had run.
     cluster = spec.translation.params.cluster_field if spec.translation is not None else None
+    truth = spec.translation.params.truth if spec.translation is not None else None
+    if truth is not None:  # its spans against the references: the translation stage, the last but one, found them
+        items_from_truth(read_truth(truth), {clip.id: clip.reference or "" for clip in corpus},
+                         get_normalizer(spec.normalizer), str(truth))
     if cluster:
         lacking = next((clip for clip in corpus if clip.field(cluster) is None), None)
         if lacking is not None:

@@ -134,10 +134,17 @@ def items_from_truth(truth: Mapping[str, Mapping], references: Mapping[str, str]
             if kind == "dropped":
                 span, rest = normalize(str(e.get("a", ""))).split(), normalize(reference).split()
             else:
-                start, end = int(e.get("ref_start", -1)), int(e.get("ref_end", -1))
-                if not 0 <= start <= end <= len(reference):
+                start, end = e.get("ref_start"), e.get("ref_end")
+                if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end <= len(reference):
+                    given = ("got none" if start is None or end is None else f"got {start!r} and {end!r}")
                     raise InputError(f"clip {clip_id!r}: a delete edit needs ref_start and ref_end inside the "
-                                     "reference", source)
+                                     f"reference ({len(reference)} characters), {given}", source)
+                said = e.get("r")
+                if isinstance(said, str) and reference[start:end] != said:
+                    # token indices (an edits file's ref_start), or offsets of another version of the reference
+                    raise InputError(f"clip {clip_id!r}: a delete edit's characters {start}:{end} of the reference "
+                                     f"are {reference[start:end]!r}, and its r is {said!r}: ref_start and ref_end "
+                                     "count characters of the reference, not words", source)
                 span = normalize(reference[start:end]).split()
                 rest = normalize(reference[:start] + " " + reference[end:]).split()
             out.append(SpanItem(clip_id, kind, tuple(span), tuple(rest), "planted"))
@@ -304,17 +311,64 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
                              {m: {s: c[s] for s in STATUSES if c[s]} for m, c in excluded.items()}, [said, rendered])
 
 
+TRUTH_KINDS = ("delete", "insert", "substitute")  # a planted error's kinds (refdis_truth.KINDS)
+
+
 def read_truth(path: Path) -> dict:
-    """A truth file (JSON: clip id -> {"edits": [...]}) as a mapping; InputError naming the file otherwise."""
+    """A truth file (JSON: clip id -> {"edits": [...]}) as a mapping, every edit's fields checked; InputError
+    naming the file, the clip and the edit otherwise.
+
+    Its edits were read only when the translation probe ran (in an audit, after every other stage): an ``edits``
+    that was not a list, a ``ref_start`` of null or text were tracebacks, a misspelt kind (``"deletion"``) was
+    passed over and ``"a": null`` read as the word "none", without a word; a clip given twice kept its last
+    entry."""
     import json
+
+    from asraudit.data.rows import decode_text
 
     path = Path(path)
     if not path.is_file():
         raise InputError("no such truth file", path)
+    seen_twice: list[str] = []
+
+    def pairs(items: list) -> dict:
+        keys = [k for k, _ in items]
+        seen_twice.extend(k for i, k in enumerate(keys) if k in keys[:i])
+        return dict(items)
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(decode_text(path.read_bytes(), path), object_pairs_hook=pairs)
+    except json.JSONDecodeError as exc:
         raise InputError(f"the truth file is not JSON: {exc}", path) from None
+    except ValueError:  # an integer longer than Python converts
+        raise InputError("the truth file is not JSON Python reads: a number of more than 4300 digits", path) from None
+    except RecursionError:
+        raise InputError("the truth file is not JSON Python reads: arrays or objects nested deeper than it reads",
+                         path) from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
         raise InputError('a truth file maps each clip id to {"edits": [...]}', path)
+    if seen_twice:
+        raise InputError(f"key {seen_twice[0]!r} is given twice in one object, and a JSON reader keeps only the last "
+                         "value, without a word: merge the two, or remove one", path)
+    for clip, entry in data.items():
+        edits = entry.get("edits", [])
+        if not isinstance(edits, list):
+            raise InputError(f"clip {clip!r}: edits must be a list of edits, got {edits!r}"[:200], path)
+        for n, edit in enumerate(edits, start=1):
+            _check_truth_edit(edit, f"clip {clip!r}, edit #{n}", path)
     return data
+
+
+def _check_truth_edit(edit, where: str, path: Path) -> None:
+    if not isinstance(edit, dict):
+        raise InputError(f"{where}: an edit is an object with kind, r, a, ref_start and ref_end, got {edit!r}"[:200],
+                         path)
+    kind = edit.get("kind")
+    if kind not in TRUTH_KINDS:
+        raise InputError(f"{where}: kind must be one of {', '.join(TRUTH_KINDS)}, got {kind!r}", path)
+    for key in ("r", "a"):
+        if key in edit and not isinstance(edit[key], str):
+            raise InputError(f"{where}: {key} must be a text (\"\" for none), got {edit[key]!r}", path)
+    for key in ("ref_start", "ref_end"):
+        if key in edit and (isinstance(edit[key], bool) or not isinstance(edit[key], int)):
+            raise InputError(f"{where}: {key} must be a whole number of characters, got {edit[key]!r}", path)
