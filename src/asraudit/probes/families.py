@@ -141,7 +141,22 @@ class Family:
                         found.append((hit.start(), hit.end(), m.arm, key))
             except TimeoutError:
                 raise runaway(f"family {self.name!r}", pattern.pattern, text, self.source) from None
+        self._refuse_two_arms(text, found)
         return found
+
+    def _refuse_two_arms(self, text: str, found: list[tuple[int, int, int, str]]) -> None:
+        """One span matched by two arms (a pattern row of each that takes the same words: ``colou?r`` beside
+        ``colour``) was always counted as the arm listed first, whatever the text wrote; literal forms under two
+        arms are refused when read, patterns only show it on a text."""
+        arm_at: dict[tuple[int, int], int] = {}
+        for start, end, arm, _ in found:
+            first = arm_at.setdefault((start, end), arm)
+            if first != arm:
+                shown = text if len(text) <= 60 else text[:57] + "..."
+                low, high = sorted((first, arm))
+                raise InputError(f"family {self.name!r}: {text[start:end]!r} in {shown!r} is matched by arm "
+                                 f"{self.arms[low]!r} and by arm {self.arms[high]!r}, so it would always count as "
+                                 f"{self.arms[low]!r}: arms must not overlap; narrow their patterns", self.source)
 
 
 @dataclass(frozen=True)
@@ -317,7 +332,9 @@ def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> F
     kinds = [k for k in ("forms", "patterns", "generate") if k in raw]
     if len(kinds) != 1:
         raise InputError(f"{where}: give exactly one of 'forms', 'patterns' or 'generate'", label)
-    case_sensitive = bool(raw.get("case_sensitive", False))
+    case_sensitive = raw.get("case_sensitive", False)
+    if not isinstance(case_sensitive, bool):  # bool("false") is True: a JSON "false" made the family case-sensitive
+        raise InputError(f"{where}: 'case_sensitive' must be true or false, got {case_sensitive!r}", label)
     flags = regex.V0 | (0 if case_sensitive else regex.IGNORECASE)
     kind = kinds[0]
     if kind == "generate":

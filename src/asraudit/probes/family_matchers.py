@@ -64,6 +64,9 @@ def literal_matchers(rows, arms, suffixes, case_sensitive, where, label) -> list
     for i, row in enumerate(rows, start=1):
         for arm, cell in enumerate(_row(row, arms, where, "forms", label, i)):
             for form in cell:
+                if not form.strip():  # an arm of nothing but "" stopped the loading with "no literals to match"
+                    raise InputError(f"{where}: forms row {i} has an empty form {form!r} under arm {arms[arm]!r}: a "
+                                     "form is the words of its rendering", label)
                 for suffix in suffixes:
                     text = literal_key(form + suffix, case_sensitive)
                     if owner.get(text, arm) != arm:
@@ -177,7 +180,8 @@ def _range(value, gen: str, where: str, label: str) -> tuple[int, int]:
     limits = {"cardinal": (1, 99), "ordinal": (1, 99), "year": (1100, 2099)}[gen]
     if value is None:
         return limits
-    if (not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, int) for v in value)
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
             or not limits[0] <= value[0] <= value[1] <= limits[1]):
         raise InputError(f"{where}: 'range' must be [low, high] within {list(limits)} for {gen!r}", label)
     return value[0], value[1]
