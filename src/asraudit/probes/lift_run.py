@@ -20,6 +20,7 @@ normalizes to different tokens than the edit says is an input error.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -29,6 +30,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import json_number
 from asraudit.probes.channel import Channel
 from asraudit.probes.lift import LiftSummary, audio_lift, summarize_lift
+from asraudit.probes.refdis_cells import classify
 from asraudit.run.spec import SCORE, Score, make_job
 
 
@@ -72,12 +74,18 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
     out = []
     first_at: dict[object, int] = {}  # an edit id, and (clip, span, a): the row that gave it first
     for row, rec in jsonl_rows(path):
-        try:
-            clip, start, end = str(rec["clip"]), int(rec["ref_start"]), int(rec["ref_end"])
-            r, a = str(rec.get("r") or ""), str(rec.get("a") or "")
-        except (KeyError, TypeError, ValueError):
-            raise InputError("an edit needs clip, ref_start, ref_end, r and a (asraudit refdis --edits-out)",
-                             path, row) from None
+        missing = [k for k in ("clip", "ref_start", "ref_end", "r", "a") if k not in rec]
+        if missing:  # "a" left out was read as "": a substitution measured as a deletion, without a word
+            raise InputError(f"an edit needs clip, ref_start, ref_end, r and a (asraudit refdis --edits-out); this "
+                             f"one lacks {', '.join(missing)}", path, row)
+        clip = str(rec["clip"])
+        start, end = _token_index(rec["ref_start"], "ref_start", path, row), _token_index(rec["ref_end"], "ref_end",
+                                                                                            path, row)
+        for key in ("r", "a"):  # null was read as "", a number or a list as the word its text spells
+            if not isinstance(rec[key], str):
+                raise InputError(f"{key} must be the edit's words as a text (\"\" for none), got "
+                                 f"{json.dumps(rec[key])}", path, row)
+        r, a = rec["r"], rec["a"]
         if clip not in references:
             if skipped is None:
                 raise InputError(f"clip {clip!r} is not in the corpus", path, row)
@@ -97,9 +105,26 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
                 raise InputError(f"{what} repeats row {first_at[key]}: give each edit once, or it counts twice",
                                  path, row)
             first_at[key] = row
-        out.append(EditItem(edit_id, clip, str(rec.get("kind", "")), str(rec.get("position", "")), ref, start, end,
+        kind, position = classify(start, end, a.split(), len(ref))
+        # A kind misspelt ("substitution") or left out was its own group in every table and no span of the
+        # translation probe; one the span and a contradict was read as given.  The kind follows from them.
+        if rec.get("kind", kind) != kind:
+            raise InputError(f"kind is {json.dumps(rec['kind'])}, and the edit of tokens {start}:{end} to {a!r} is "
+                             f"a {kind!r} (as asraudit refdis --edits-out writes it): give kind {json.dumps(kind)}, "
+                             "or leave it out", path, row)
+        out.append(EditItem(edit_id, clip, kind, str(rec.get("position", position)), ref, start, end,
                             tuple(a.split())))
     return out
+
+
+def _token_index(value, key: str, path: Path, row: int) -> int:
+    """A token index of an edits file: true was 1 and 2.7 was 2 (int()), another span than the row meant."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise InputError(f"{key} must be a token index (a whole number), got {json.dumps(value)}", path, row)
+    try:
+        return int(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InputError(f"{key} must be a token index (a whole number), got {json.dumps(value)}", path, row) from None
 
 
 def _text_and_span(tokens: Sequence[str], start: int, end: int, channel: Channel) -> tuple[str, int, int]:
