@@ -37,6 +37,7 @@ from typing import Callable, Mapping, Sequence
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, wilson, wilson_interval
 from asraudit.probes.lift_run import EditItem
+from asraudit.probes.refdis_truth import KINDS as TRUTH_KINDS  # a planted error's kinds
 from asraudit.probes.sampling import sample
 from asraudit.probes.translation_lexicon import BUILTIN, Lexicon, LexiconEntry, contains, fold, load_lexicon
 from asraudit.run.grid import Identity
@@ -309,9 +310,6 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
     return TranslationResult(params.target, lexicon.label, chosen_items, outcomes,
                              summarize(outcomes, clusters),
                              {m: {s: c[s] for s in STATUSES if c[s]} for m, c in excluded.items()}, [said, rendered])
-
-
-TRUTH_KINDS = ("delete", "insert", "substitute")  # a planted error's kinds (refdis_truth.KINDS)
 
 
 def read_truth(path: Path) -> dict:
