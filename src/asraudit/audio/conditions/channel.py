@@ -135,11 +135,30 @@ def _encoded(audio: np.ndarray, codec: str, quality: float) -> io.BytesIO:
                           compression_level=quality) as fh:
             fh.write(audio)
     except (ValueError, TypeError, RuntimeError) as exc:  # sf.LibsndfileError is a RuntimeError
+        if quality != _PROBE_QUALITY and _writes(fmt, subtype, _PROBE_QUALITY):
+            # libsndfile writes the codec, only not at this quality: its MP3 encoder asks LAME for VBR quality
+            # 10 x quality, and LAME takes less than 10, so quality = 1 was refused, blamed on libsndfile's version
+            raise RuntimeError(f"codec {codec}: the installed libsndfile ({sf.__libsndfile_version__}) writes {fmt} "
+                               f"{subtype} but not at quality {quality:g} ({exc}): give another quality"
+                               + (" (its MP3 encoder takes less than 1)" if codec == "mp3" else "")) from None
         raise RuntimeError(f"codec {codec}: the installed libsndfile ({sf.__libsndfile_version__}) cannot write "
                            f"{fmt} {subtype} ({exc}); it takes libsndfile {_CODEC_SINCE[codec]} or later: update "
                            "libsndfile (the soundfile wheel bundles a recent one), or choose another codec") from None
     buf.seek(0)
     return buf
+
+
+_PROBE_QUALITY = 0.5  # a quality every encoder takes: whether libsndfile writes a codec at all
+
+
+def _writes(fmt: str, subtype: str, quality: float) -> bool:
+    try:
+        with sf.SoundFile(io.BytesIO(), "w", samplerate=SAMPLE_RATE, channels=1, format=fmt, subtype=subtype,
+                          compression_level=quality) as fh:
+            fh.write(np.zeros(SAMPLE_RATE // 10, dtype=np.float32))
+    except (ValueError, TypeError, RuntimeError):
+        return False
+    return True
 
 
 def check_codec(codec: str, quality: float = 0.5) -> None:
