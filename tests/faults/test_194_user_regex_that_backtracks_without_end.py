@@ -83,3 +83,21 @@ def test_sound_patterns_still_find_their_renderings(tmp_path):
 
     family = load_catalogue(str(_families(tmp_path, match=["Mister Smith", "aac"]))).family("evil")
     assert [hit[:3] for hit in family.find("aac and Mister")] == [(0, 3, 0), (8, 14, 1)]
+
+
+def test_audit_check_finds_it_on_the_references_before_any_model_runs(tmp_path, cli):
+    """In an audit the conventions stage scans after every model has run; ``--check`` scans the references with
+    a family file first (in this process: the code before the fix passed ``--check`` without scanning)."""
+    import numpy as np
+    import soundfile as sf
+
+    sf.write(tmp_path / "c0.wav", np.zeros(16_000, dtype=np.float32), 16_000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "c0.wav", "text": RUN}) + "\n", encoding="utf-8")
+    families = _families(tmp_path)
+    spec = tmp_path / "audit.toml"
+    spec.write_text('[corpus]\nmanifest = "m.jsonl"\n[[model]]\nspec = "whisper-base"\n'
+                    '[conventions]\nlanguage = "fam.json"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {families}: family 'evil': regular expression '{EVIL}' did not finish searching a text "
+        f"of {len(RUN)} characters ({RUN!r}) in 5 s: {REASON}"])

@@ -70,3 +70,20 @@ def test_families_whose_arms_part_the_words_still_measure(tmp_path, cli):
     assert ran.code == 0 and not ran.error_lines
     assert load_catalogue(_file(tmp_path, {**MR, "case_sensitive": True})).family("mr").find("Mr and mr") == [
         (0, 2, 0, "1:")]
+
+
+def test_audit_check_scans_the_references_with_a_family_file_before_any_model_runs(tmp_path, cli):
+    import numpy as np
+    import soundfile as sf
+
+    sf.write(tmp_path / "c0.wav", np.zeros(16_000, dtype=np.float32), 16_000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "c0.wav", "text": "the color red"}) + "\n",
+                                      encoding="utf-8")
+    path = _file(tmp_path, {**COLOUR, "patterns": [["colo(?:u)?r", "color"]]})
+    spec = tmp_path / "audit.toml"
+    spec.write_text('[corpus]\nmanifest = "m.jsonl"\n[[model]]\nspec = "whisper-base"\n'
+                    '[conventions]\nlanguage = "fam.json"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {path}: family 'colour': 'color' in 'the color red' is matched by arm 'uk' and by arm "
+        "'us', so it would always count as 'uk': arms must not overlap; narrow their patterns"])

@@ -29,6 +29,8 @@ from asraudit.models.aligners import make_aligner
 from asraudit.models.registry import load_model
 from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
     check_sources as check_battery_sources, load_spec as load_battery
+from asraudit.probes.families import LANGUAGES, load_catalogue
+from asraudit.probes.occurrences import scan
 from asraudit.probes.translation_probe import items_from_truth, read_truth
 from asraudit.run.grid import Identity, identify
 from asraudit.terminal_text import note
@@ -222,6 +224,13 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
     # The translation probe counts its intervals over this field's values and stops at a clip without it, which
     # was found only when the audit reached that stage, after every earlier stage had run.
     cluster = spec.translation.params.cluster_field if spec.translation is not None else None
+    if spec.conventions is not None and spec.conventions.language not in LANGUAGES:
+        # A family file's patterns over the references, which the conventions stage scans after every model has
+        # run: a pattern that backtracks without end, or arms that match one span, stops the audit now instead.
+        catalogue = load_catalogue(spec.conventions.language)
+        for clip in corpus:
+            if clip.reference:
+                scan(catalogue, clip.reference)
     truth = spec.translation.params.truth if spec.translation is not None else None
     if truth is not None:  # its spans against the references: the translation stage, the last but one, found them
         items_from_truth(read_truth(truth), {clip.id: clip.reference or "" for clip in corpus},
