@@ -37,7 +37,7 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
                                           check_source_reaches, parse_audio_source, readout, run_variants,
                                           stored_transcripts)
-from asraudit.mechanism.steering import Direction, check_encoder_direction, check_fits, learn_direction
+from asraudit.mechanism.steering import Direction, check_addable, check_encoder_direction, check_fits, learn_direction
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -291,18 +291,20 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-def _direction_and_model(args: argparse.Namespace):
-    """The direction file (a damaged one refused before the model loads) and the model, the direction checked
-    against it (its layer, its width) before any variant runs."""
+def _direction_and_model(args: argparse.Namespace, add: bool = False):
+    """The direction file (a damaged one refused before the model loads; to ``add``, a zero vector too) and the
+    model, the direction checked against it (its layer, its width) before any variant runs."""
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
+    if add:
+        check_addable(direction, args.direction)
     model = load_whitebox(args)
     check_fits(direction, model, args.layer, args.direction)
     return direction, model
 
 
 def run_induce(args: argparse.Namespace) -> int:
-    direction, model = _direction_and_model(args)
+    direction, model = _direction_and_model(args, add=True)
     from asraudit.models.whitebox.interventions import SteerAdd
 
     control = direction.random_control(args.control_seed)

@@ -127,6 +127,15 @@ class Direction:
         basis = np.ascontiguousarray(self.basis, dtype=np.float32)
         if basis.ndim != 2 or basis.shape[1] != vector.shape[0] or basis.shape[0] < 1:
             raise ValueError(f"basis must be [k, {vector.shape[0]}], got {basis.shape}")
+        # Ablation removes (h . U^T) U, a projection only when U's rows are orthonormal: a basis of raw vectors
+        # (a probe's weights, a direction not divided by its norm) would scale the activations along them by
+        # 1 - |u|^2 instead, and the table called that an ablation.
+        gram = basis.astype(np.float64) @ basis.T.astype(np.float64)
+        off = float(np.max(np.abs(gram - np.eye(basis.shape[0])))) if np.all(np.isfinite(gram)) else float("inf")
+        if not off <= 1e-3:
+            norms = ", ".join(f"{n:.4g}" for n in np.sqrt(np.abs(np.diag(gram))))
+            raise ValueError(f"its basis is not orthonormal (row norms {norms}; largest deviation of U U^T from the "
+                             f"identity {off:.3g}), and ablation projects out orthonormal rows")
         object.__setattr__(self, "vector", vector)
         object.__setattr__(self, "basis", basis)
         object.__setattr__(self, "singular_values", np.ascontiguousarray(self.singular_values, dtype=np.float32).reshape(-1))
@@ -165,7 +174,7 @@ class Direction:
         layer, provenance = read_metadata(metadata, path, what)
         try:
             direction = cls(layer=layer, provenance=provenance, **tensors)
-        except ValueError as exc:  # a basis whose width is not the vector's
+        except ValueError as exc:  # a basis whose width is not the vector's, or not orthonormal
             raise InputError(f"{what}: {exc}: the file is damaged; learn it again", path) from None
         check_id(direction.id, metadata, path)
         return direction
@@ -198,6 +207,14 @@ def check_encoder_direction(direction: Direction, path=None) -> None:
         raise InputError(f"the direction was {direction.learned_on()} at {site} layer {direction.layer}, and asraudit "
                          "steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
                          "[[mechanism]] entry with site = \"decoder\"", path)
+
+
+def check_addable(direction: Direction, path=None) -> None:
+    """Refuse adding a direction whose vector is zero: the steered run would be the baseline and its random control
+    (of the same norm) too, and the table reported an intervention that changed nothing."""
+    if not np.any(direction.vector):
+        raise InputError("the direction's vector is zero: adding it (and its random control, of the same norm) "
+                         "changes nothing: the file is damaged or was built by hand; learn it again", path)
 
 
 def check_fits(direction: Direction, model, layer: int | None = None, path=None) -> int:
