@@ -427,6 +427,13 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
     model = run.whitebox(spec.model)
     contrast = run.whitebox(spec.contrast) if spec.contrast else None
     direction, path = learned_direction(ctx, plan, model, contrast)
+    if plan.induce_clips:  # the scale against the learned norm, before any variant of the entry runs
+        from asraudit.mechanism.steering import scale_problem
+
+        for alpha in spec.alphas:
+            problem = scale_problem(alpha, direction.norm)
+            if problem:
+                raise InputError(f"[[mechanism]] {spec.name!r}: alphas: {problem}")
     control = direction.random_control(spec.control_seed)
     ablation, addition = _interventions(spec, direction)
     batch = ctx.spec.executor.batch_size

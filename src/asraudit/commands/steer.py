@@ -297,7 +297,7 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
     if add:
-        check_addable(direction, args.direction)
+        check_addable(direction, args.direction, args.alpha or [1.0])
     model = load_whitebox(args)
     check_fits(direction, model, args.layer, args.direction)
     return direction, model

@@ -209,12 +209,34 @@ def check_encoder_direction(direction: Direction, path=None) -> None:
                          "[[mechanism]] entry with site = \"decoder\"", path)
 
 
-def check_addable(direction: Direction, path=None) -> None:
+# The largest norm an added vector may have: its square is float32's largest number (3.4e38).  Past it the layers
+# after the steered one overflow float32 (a layer norm squares the activations) and the transcripts are decoded
+# from NaN: `--alpha 1e36` on a direction of norm 9 stored '!!!!...' as the steered transcript, and the table
+# reported 100% WER for the intervention and its control, as case 45's `--alpha inf` did.
+MAX_ADDED_NORM = float(np.sqrt(np.finfo(np.float32).max))
+
+
+def scale_problem(alpha: float, norm: float) -> str | None:
+    """Why ``alpha`` times a vector of ``norm`` cannot be added to float32 activations, or None."""
+    if abs(alpha) * norm <= MAX_ADDED_NORM:
+        return None
+    return (f"alpha {alpha:g} times the direction's norm {norm:.4g} adds a vector of norm {abs(alpha) * norm:.3g}, "
+            f"past what float32 activations hold ({MAX_ADDED_NORM:.3g}, the square root of float32's largest number): "
+            "the layers after it would overflow and the transcripts be decoded from NaN; give |alpha| at most "
+            f"{MAX_ADDED_NORM / norm:.3g}")
+
+
+def check_addable(direction: Direction, path=None, alphas: Sequence[float] = ()) -> None:
     """Refuse adding a direction whose vector is zero: the steered run would be the baseline and its random control
-    (of the same norm) too, and the table reported an intervention that changed nothing."""
+    (of the same norm) too, and the table reported an intervention that changed nothing; and a scale at which the
+    added vector overflows float32 (``scale_problem``)."""
     if not np.any(direction.vector):
         raise InputError("the direction's vector is zero: adding it (and its random control, of the same norm) "
                          "changes nothing: the file is damaged or was built by hand; learn it again", path)
+    for alpha in alphas:
+        problem = scale_problem(alpha, direction.norm)
+        if problem:
+            raise InputError(f"--alpha {alpha:g}: {problem}")
 
 
 def check_fits(direction: Direction, model, layer: int | None = None, path=None) -> int:
