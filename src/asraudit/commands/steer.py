@@ -292,27 +292,34 @@ def run_learn(args: argparse.Namespace) -> int:
 
 
 def _direction_and_model(args: argparse.Namespace, add: bool = False):
-    """The direction file (a damaged one refused before the model loads; to ``add``, a zero vector too) and the
-    model, the direction checked against it (its layer, its width) before any variant runs."""
+    """The direction file (a damaged one refused before the model loads; to ``add``, a zero vector too), the corpus's
+    clips and the frames (checked against the clips' lengths), and then the model, the direction checked against it
+    (its layer, its width) before any variant runs. The corpus was read once the model had loaded."""
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
     if add:
         check_addable(direction, args.direction, args.alpha or [1.0])
-    model = load_whitebox(args)
-    check_fits(direction, model, args.layer, args.direction)
-    return direction, model
-
-
-def run_induce(args: argparse.Namespace) -> int:
-    direction, model = _direction_and_model(args, add=True)
-    from asraudit.models.whitebox.interventions import SteerAdd
-
-    control = direction.random_control(args.control_seed)
+    else:
+        for rank in args.rank or []:
+            if not 1 <= rank <= direction.rank:
+                raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
+    if getattr(args, "json", None):
+        ensure_writable_file(args.json, "--json")
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
+    model = load_whitebox(args)
+    check_fits(direction, model, args.layer, args.direction)
     if frames.kind == "span":
         check_one_window(model, clips, f"--frames {args.frames!r}")
+    return direction, model, frames, clips
+
+
+def run_induce(args: argparse.Namespace) -> int:
+    direction, model, frames, clips = _direction_and_model(args, add=True)
+    from asraudit.models.whitebox.interventions import SteerAdd
+
+    control = direction.random_control(args.control_seed)
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
         label = f"add a={alpha:g}"
@@ -326,19 +333,12 @@ def run_induce(args: argparse.Namespace) -> int:
 
 
 def run_ablate(args: argparse.Namespace) -> int:
-    direction, model = _direction_and_model(args)
+    direction, model, frames, clips = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAblate
 
     control = direction.random_control(args.control_seed)
-    frames = parse_frames(args.frames)
-    clips = corpus_clips(args)
-    check_frames_reach(frames, args.frames, clips, "--frames")
-    if frames.kind == "span":
-        check_one_window(model, clips, f"--frames {args.frames!r}")
     variants = [Variant("baseline", "baseline", model)]
     for rank in args.rank or [direction.rank]:
-        if not 1 <= rank <= direction.rank:
-            raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
         label = f"ablate k={rank}"
         variants.append(Variant(label, "intervention",
                                 model.variant(SteerAblate(direction=direction, rank=rank, layer=args.layer, frames=frames))))
