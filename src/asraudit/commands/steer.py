@@ -37,7 +37,8 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
                                           check_source_reaches, parse_audio_source, readout, run_variants,
                                           stored_transcripts)
-from asraudit.mechanism.steering import Direction, check_addable, check_encoder_direction, check_fits, learn_direction
+from asraudit.mechanism.steering import (Direction, check_addable, check_encoder_direction, check_fits,
+                                        check_learning_lengths, learn_direction)
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -278,6 +279,10 @@ def run_learn(args: argparse.Namespace) -> int:
         how = "one per clip with its id in --negative-corpus" if args.negative_corpus else "one per clip"
         raise InputError(f"--rank {args.rank}: a basis of rank {args.rank} needs at least {args.rank} learning pairs, "
                          f"and the corpus gives {len(pairs)} ({how}): lower --rank, or learn from more clips")
+    from asraudit.models.layer_counts import window_seconds
+
+    # the model's window from its files, before it loads (learn_direction checks the others once it has)
+    check_learning_lengths(window_seconds(args.model.removeprefix("whitebox:")), pairs, labels, frames)
     model = load_whitebox(args)
     try:
         direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,

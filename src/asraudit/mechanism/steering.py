@@ -296,6 +296,35 @@ def direction_from_differences(differences: np.ndarray, rank: int = 1) -> tuple[
     return vector, basis, spread
 
 
+def too_long_to_learn(window: float | None, lengths: Sequence[tuple[str, float]], frames: Frames) -> str | None:
+    """Why learning pairs of these ``(label, seconds)`` cannot be learned from with ``frames`` in a model encoding
+    at most ``window`` seconds per input, or None.  The encoder takes one window per input, and a 41-s clip was
+    learned from its first 30 s, the rest cut without a word (the provenance saying it was pooled over the clip's
+    audio).  A span of frames is the clip's own seconds inside its first window, and is not affected."""
+    if window is None or frames.kind == "span":
+        return None
+    long = [(label, seconds) for label, seconds in lengths if seconds > window]
+    if not long:
+        return None
+    first, seconds = long[0]
+    return (f"{len(long)} of {len(lengths)} learning pair(s) hold an input longer than the {window:g} s the model "
+            f"encodes in one pass (first: {first!r}, {seconds:.2f} s): a direction pooled over frames "
+            f"{frames.id!r} would be learned from the first {window:g} s of it only: leave the longer clips out, cut "
+            f"them into clips of at most {window:g} s, or pool a span of frames")
+
+
+def check_learning_lengths(window: float | None, pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+                           labels: Sequence[str] = (), frames: Frames = Frames("audio")) -> None:
+    """``too_long_to_learn`` of pairs of samples, as an InputError."""
+    from asraudit.audio.constants import SAMPLE_RATE
+
+    lengths = [(labels[i] if i < len(labels) else f"pair {i + 1}", max(len(p), len(q)) / SAMPLE_RATE)
+               for i, (p, q) in enumerate(pairs)]
+    problem = too_long_to_learn(window, lengths, frames)
+    if problem:
+        raise InputError(problem)
+
+
 def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer: int, *,
                     frames: Frames = Frames("audio"), rank: int = 1, pair_labels: Sequence[str] = (),
                     description: str = "") -> Direction:
@@ -312,6 +341,7 @@ def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer
     n_layers = len(model.intervention_sites().encoder_layers)
     geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
     layer = layer_index(layer, n_layers, "encoder")
+    check_learning_lengths(getattr(model, "window_seconds", None), pairs, pair_labels, frames)
     positives = [np.asarray(p, dtype=np.float32) for p, _ in pairs]
     negatives = [np.asarray(q, dtype=np.float32) for _, q in pairs]
     acts = model.encoder_activations(positives + negatives, [layer])[layer]
