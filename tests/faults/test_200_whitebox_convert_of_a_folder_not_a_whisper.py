@@ -80,3 +80,13 @@ def test_the_white_box_model_of_such_a_folder_is_the_same_line(tmp_path, monkeyp
     with pytest.raises(InputError) as caught:
         WhiteboxWhisper.load("empty", cache=tmp_path / "cache")
     assert str(caught.value) == "empty: not a CTranslate2 Whisper model asraudit can convert: model.bin is empty" + HINT
+
+
+def test_a_tokenizer_that_is_not_json_is_named(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = _folder(tmp_path, "badtok", _tiny_model_bin())
+    (folder / "tokenizer.json").write_text("<html>rate limited</html>\n", encoding="utf-8")
+    ran = cli("whitebox", "convert", "badtok", "--cache", "cache")
+    assert ran.code == 2
+    assert ran.error_lines == [PREFIX.format("badtok") + "tokenizer.json is not JSON (Expecting value: line 1 column 1 "
+                               "(char 0))" + HINT]
