@@ -1,9 +1,10 @@
 """Case 200: `asraudit whitebox convert DIR` (and `--model whitebox:DIR`) of a CTranslate2 folder that is not a
 Whisper the converter reads: another architecture's `model.bin` (a translation model's `TransformerSpec`), one cut
-short by an interrupted copy, an empty one.
+short by an interrupted copy, an empty one; a `tokenizer.json` that is not JSON.
 
 Each was a traceback before any model ran: `ConversionError: ...: spec 'TransformerSpec' is not WhisperSpec`,
-`ValueError: ...: truncated CTranslate2 model at byte 187`, `ValueError: cannot mmap an empty file`.  Now one line
+`ValueError: ...: truncated CTranslate2 model at byte 187`, `ValueError: cannot mmap an empty file`,
+`JSONDecodeError: Expecting value`.  Now one line
 names the folder and what its model.bin holds, exit 2, and nothing is written to the cache.
 """
 
