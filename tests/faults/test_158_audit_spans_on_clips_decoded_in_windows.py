@@ -70,7 +70,9 @@ def test_a_patch_attention_mask_on_a_clip_longer_than_the_window_is_refused_by_c
 
 
 @pytest.mark.parametrize("entry", [
-    _steer(frames="all", ablate="all"),                 # no span: every frame of every window
+    # no span: every frame of every window (learned from the short clip: case 205 refuses learning from the first
+    # window of a longer one)
+    _steer(frames="all", ablate="all", positive={"field": "accent", "values": ["a"]}),
     _steer(frames="1-2", ablate={"field": "accent", "values": ["a"]}),  # the long clip is only learned from
     {"type": "patch", "model": "whisper-tiny.en", "contrast": "whisper-tiny.en-gated", "layer": 0, "attention": False},
 ])

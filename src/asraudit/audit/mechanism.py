@@ -71,6 +71,27 @@ def _frames_span(spec: SteerSpec) -> bool:
     return spec.site == "encoder" and Frames.parse(spec.frames).kind == "span"
 
 
+def _check_learning_windows(spec: SteerSpec, learn: Sequence) -> None:
+    """Learning clips longer than the model's window (from its files; ``learn_direction`` checks the others once the
+    model has loaded), from the clips' headers: the encoder would see their first window only."""
+    from asraudit.audio.io import audio_duration
+    from asraudit.mechanism.steering import too_long_to_learn
+    from asraudit.models.layer_counts import window_seconds
+
+    window = window_seconds(spec.model)
+    if window is None:
+        return
+    lengths = []
+    for pair in learn:
+        seconds = [audio_duration(c.audio, origin=c.origin) for c in (pair.positive, pair.negative)
+                   if c is not None and isinstance(c.audio, Path)]
+        if seconds:
+            lengths.append((pair.label, max(seconds)))
+    problem = too_long_to_learn(window, lengths, Frames.parse(spec.frames))
+    if problem:
+        raise InputError(problem)
+
+
 def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
     """Pairs to learn from and clips to intervene on; a SpecError when the corpus cannot supply them."""
     where = spec.entry
@@ -113,6 +134,7 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
             used = list({c.id: c for c in [q for p in learn for q in (p.positive, p.negative) if q is not None]
                          + list(ablate) + list(induce)}.values())
             check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
+            _check_learning_windows(spec, learn)
         if _frames_span(spec):  # a span acts in each window the model decodes a longer clip in
             check_windows((spec.model,), ablate, f"frames {spec.frames!r}")
             check_windows(_induce_models(spec), induce, f"frames {spec.frames!r}")
@@ -427,6 +449,13 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
     model = run.whitebox(spec.model)
     contrast = run.whitebox(spec.contrast) if spec.contrast else None
     direction, path = learned_direction(ctx, plan, model, contrast)
+    if plan.induce_clips:  # the scale against the learned norm, before any variant of the entry runs
+        from asraudit.mechanism.steering import scale_problem
+
+        for alpha in spec.alphas:
+            problem = scale_problem(alpha, direction.norm)
+            if problem:
+                raise InputError(f"[[mechanism]] {spec.name!r}: alphas: {problem}")
     control = direction.random_control(spec.control_seed)
     ablation, addition = _interventions(spec, direction)
     batch = ctx.spec.executor.batch_size

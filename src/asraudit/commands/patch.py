@@ -23,6 +23,7 @@ from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
 from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
 from asraudit.data.corpus import load_other_corpus
+from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
@@ -157,6 +158,29 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
     positions = _check_where(args)
     args.layer = -1 if args.layer is None else args.layer
+    # What the files and options alone tell, before the model loads: the corpus, the source (a corpus's clips
+    # matched by id and decoded; a mask's span against the clips) and every span against the clips' lengths.
+    # A `--source corpus:` of other clip ids was refused only once the model had loaded.
+    if args.json:
+        ensure_writable_file(args.json, "--json")
+    clips = corpus_clips(args)
+    source = frames = None
+    if args.source:
+        if args.source.startswith("corpus:"):
+            source = _per_clip_sources(args.source, clips)
+        else:
+            source = parse_audio_source(args.source)
+            check_source_reaches(source, args.source, clips, "--source")
+        frames = parse_frames(args.frames or "all")
+        check_frames_reach(frames, args.frames, clips, "--frames")
+    blocked = []
+    for span in args.block_attention:
+        block = parse_frames(span)
+        if block.kind != "span":
+            raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
+        check_frames_reach(block, span, clips, "--block-attention")
+        blocked.append((span, block))
+
     model = load_whitebox(args)
     from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch
 
@@ -168,18 +192,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"model {args.model!r}: {exc}") from None
     if args.site == "decoder":
         _check_positions_fit(positions, model)
-    clips = corpus_clips(args)
     variants = [Variant("baseline", "baseline", model)]
     if args.source:
-        if args.source.startswith("corpus:"):
-            source = _per_clip_sources(args.source, clips)
-        else:
-            source = parse_audio_source(args.source)
-            check_source_reaches(source, args.source, clips, "--source")
-            if isinstance(source, SpanMask):
-                check_one_window(model, clips, f"--source {args.source!r}")
-        frames = parse_frames(args.frames or "all")
-        check_frames_reach(frames, args.frames, clips, "--frames")
+        if isinstance(source, SpanMask):
+            check_one_window(model, clips, f"--source {args.source!r}")
         if frames.kind == "span":
             check_one_window(model, clips, f"--frames {args.frames!r}")
         where = dict(layer=args.layer, site=args.site, frames=frames, positions=positions)
@@ -192,14 +208,10 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(str(exc)) from None
         variants.append(Variant(label, "intervention", patched))
         variants.append(Variant(f"patch {args.site} L{args.layer} <- itself", "control", itself, control_of=label))
-    for span in args.block_attention:
-        frames = parse_frames(span)
-        if frames.kind != "span":
-            raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
-        check_frames_reach(frames, span, clips, "--block-attention")
+    for span, block in blocked:
         check_one_window(model, clips, f"--block-attention {span!r}")
-        variants.append(Variant(f"no attention {frames.id}", "intervention",
-                                model.variant(CrossAttentionMask(frames=Frames("span", frames.start_s, frames.end_s)))))
+        variants.append(Variant(f"no attention {block.id}", "intervention",
+                                model.variant(CrossAttentionMask(frames=Frames("span", block.start_s, block.end_s)))))
     check = _positions_reached(positions, model, clips) if args.source and args.site == "decoder" and positions else None
     return run_experiment(args, variants, clips, f"patch on {getattr(model, 'name', model.model_id)}",
                           check_baseline=check)

@@ -37,7 +37,8 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
                                           check_source_reaches, parse_audio_source, readout, run_variants,
                                           stored_transcripts)
-from asraudit.mechanism.steering import Direction, check_encoder_direction, check_fits, learn_direction
+from asraudit.mechanism.steering import (Direction, check_addable, check_encoder_direction, check_fits,
+                                        check_learning_lengths, learn_direction)
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -278,6 +279,10 @@ def run_learn(args: argparse.Namespace) -> int:
         how = "one per clip with its id in --negative-corpus" if args.negative_corpus else "one per clip"
         raise InputError(f"--rank {args.rank}: a basis of rank {args.rank} needs at least {args.rank} learning pairs, "
                          f"and the corpus gives {len(pairs)} ({how}): lower --rank, or learn from more clips")
+    from asraudit.models.layer_counts import window_seconds
+
+    # the model's window from its files, before it loads (learn_direction checks the others once it has)
+    check_learning_lengths(window_seconds(args.model.removeprefix("whitebox:")), pairs, labels, frames)
     model = load_whitebox(args)
     try:
         direction = learn_direction(model, pairs, args.layer, frames=frames, rank=args.rank, pair_labels=labels,
@@ -291,26 +296,35 @@ def run_learn(args: argparse.Namespace) -> int:
     return 0
 
 
-def _direction_and_model(args: argparse.Namespace):
-    """The direction file (a damaged one refused before the model loads) and the model, the direction checked
-    against it (its layer, its width) before any variant runs."""
+def _direction_and_model(args: argparse.Namespace, add: bool = False):
+    """The direction file (a damaged one refused before the model loads; to ``add``, a zero vector too), the corpus's
+    clips and the frames (checked against the clips' lengths), and then the model, the direction checked against it
+    (its layer, its width) before any variant runs. The corpus was read once the model had loaded."""
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
-    model = load_whitebox(args)
-    check_fits(direction, model, args.layer, args.direction)
-    return direction, model
-
-
-def run_induce(args: argparse.Namespace) -> int:
-    direction, model = _direction_and_model(args)
-    from asraudit.models.whitebox.interventions import SteerAdd
-
-    control = direction.random_control(args.control_seed)
+    if add:
+        check_addable(direction, args.direction, args.alpha or [1.0])
+    else:
+        for rank in args.rank or []:
+            if not 1 <= rank <= direction.rank:
+                raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
+    if getattr(args, "json", None):
+        ensure_writable_file(args.json, "--json")
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
+    model = load_whitebox(args)
+    check_fits(direction, model, args.layer, args.direction)
     if frames.kind == "span":
         check_one_window(model, clips, f"--frames {args.frames!r}")
+    return direction, model, frames, clips
+
+
+def run_induce(args: argparse.Namespace) -> int:
+    direction, model, frames, clips = _direction_and_model(args, add=True)
+    from asraudit.models.whitebox.interventions import SteerAdd
+
+    control = direction.random_control(args.control_seed)
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
         label = f"add a={alpha:g}"
@@ -324,19 +338,12 @@ def run_induce(args: argparse.Namespace) -> int:
 
 
 def run_ablate(args: argparse.Namespace) -> int:
-    direction, model = _direction_and_model(args)
+    direction, model, frames, clips = _direction_and_model(args)
     from asraudit.models.whitebox.interventions import SteerAblate
 
     control = direction.random_control(args.control_seed)
-    frames = parse_frames(args.frames)
-    clips = corpus_clips(args)
-    check_frames_reach(frames, args.frames, clips, "--frames")
-    if frames.kind == "span":
-        check_one_window(model, clips, f"--frames {args.frames!r}")
     variants = [Variant("baseline", "baseline", model)]
     for rank in args.rank or [direction.rank]:
-        if not 1 <= rank <= direction.rank:
-            raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
         label = f"ablate k={rank}"
         variants.append(Variant(label, "intervention",
                                 model.variant(SteerAblate(direction=direction, rank=rank, layer=args.layer, frames=frames))))

@@ -127,6 +127,15 @@ class Direction:
         basis = np.ascontiguousarray(self.basis, dtype=np.float32)
         if basis.ndim != 2 or basis.shape[1] != vector.shape[0] or basis.shape[0] < 1:
             raise ValueError(f"basis must be [k, {vector.shape[0]}], got {basis.shape}")
+        # Ablation removes (h . U^T) U, a projection only when U's rows are orthonormal: a basis of raw vectors
+        # (a probe's weights, a direction not divided by its norm) would scale the activations along them by
+        # 1 - |u|^2 instead, and the table called that an ablation.
+        gram = basis.astype(np.float64) @ basis.T.astype(np.float64)
+        off = float(np.max(np.abs(gram - np.eye(basis.shape[0])))) if np.all(np.isfinite(gram)) else float("inf")
+        if not off <= 1e-3:
+            norms = ", ".join(f"{n:.4g}" for n in np.sqrt(np.abs(np.diag(gram))))
+            raise ValueError(f"its basis is not orthonormal (row norms {norms}; largest deviation of U U^T from the "
+                             f"identity {off:.3g}), and ablation projects out orthonormal rows")
         object.__setattr__(self, "vector", vector)
         object.__setattr__(self, "basis", basis)
         object.__setattr__(self, "singular_values", np.ascontiguousarray(self.singular_values, dtype=np.float32).reshape(-1))
@@ -165,7 +174,7 @@ class Direction:
         layer, provenance = read_metadata(metadata, path, what)
         try:
             direction = cls(layer=layer, provenance=provenance, **tensors)
-        except ValueError as exc:  # a basis whose width is not the vector's
+        except ValueError as exc:  # a basis whose width is not the vector's, or not orthonormal
             raise InputError(f"{what}: {exc}: the file is damaged; learn it again", path) from None
         check_id(direction.id, metadata, path)
         return direction
@@ -198,6 +207,36 @@ def check_encoder_direction(direction: Direction, path=None) -> None:
         raise InputError(f"the direction was {direction.learned_on()} at {site} layer {direction.layer}, and asraudit "
                          "steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
                          "[[mechanism]] entry with site = \"decoder\"", path)
+
+
+# The largest norm an added vector may have: its square is float32's largest number (3.4e38).  Past it the layers
+# after the steered one overflow float32 (a layer norm squares the activations) and the transcripts are decoded
+# from NaN: `--alpha 1e36` on a direction of norm 9 stored '!!!!...' as the steered transcript, and the table
+# reported 100% WER for the intervention and its control, as case 45's `--alpha inf` did.
+MAX_ADDED_NORM = float(np.sqrt(np.finfo(np.float32).max))
+
+
+def scale_problem(alpha: float, norm: float) -> str | None:
+    """Why ``alpha`` times a vector of ``norm`` cannot be added to float32 activations, or None."""
+    if abs(alpha) * norm <= MAX_ADDED_NORM:
+        return None
+    return (f"alpha {alpha:g} times the direction's norm {norm:.4g} adds a vector of norm {abs(alpha) * norm:.3g}, "
+            f"past what float32 activations hold ({MAX_ADDED_NORM:.3g}, the square root of float32's largest number): "
+            "the layers after it would overflow and the transcripts be decoded from NaN; give |alpha| at most "
+            f"{MAX_ADDED_NORM / norm:.3g}")
+
+
+def check_addable(direction: Direction, path=None, alphas: Sequence[float] = ()) -> None:
+    """Refuse adding a direction whose vector is zero: the steered run would be the baseline and its random control
+    (of the same norm) too, and the table reported an intervention that changed nothing; and a scale at which the
+    added vector overflows float32 (``scale_problem``)."""
+    if not np.any(direction.vector):
+        raise InputError("the direction's vector is zero: adding it (and its random control, of the same norm) "
+                         "changes nothing: the file is damaged or was built by hand; learn it again", path)
+    for alpha in alphas:
+        problem = scale_problem(alpha, direction.norm)
+        if problem:
+            raise InputError(f"--alpha {alpha:g}: {problem}")
 
 
 def check_fits(direction: Direction, model, layer: int | None = None, path=None) -> int:
@@ -257,6 +296,35 @@ def direction_from_differences(differences: np.ndarray, rank: int = 1) -> tuple[
     return vector, basis, spread
 
 
+def too_long_to_learn(window: float | None, lengths: Sequence[tuple[str, float]], frames: Frames) -> str | None:
+    """Why learning pairs of these ``(label, seconds)`` cannot be learned from with ``frames`` in a model encoding
+    at most ``window`` seconds per input, or None.  The encoder takes one window per input, and a 41-s clip was
+    learned from its first 30 s, the rest cut without a word (the provenance saying it was pooled over the clip's
+    audio).  A span of frames is the clip's own seconds inside its first window, and is not affected."""
+    if window is None or frames.kind == "span":
+        return None
+    long = [(label, seconds) for label, seconds in lengths if seconds > window]
+    if not long:
+        return None
+    first, seconds = long[0]
+    return (f"{len(long)} of {len(lengths)} learning pair(s) hold an input longer than the {window:g} s the model "
+            f"encodes in one pass (first: {first!r}, {seconds:.2f} s): a direction pooled over frames "
+            f"{frames.id!r} would be learned from the first {window:g} s of it only: leave the longer clips out, cut "
+            f"them into clips of at most {window:g} s, or pool a span of frames")
+
+
+def check_learning_lengths(window: float | None, pairs: Sequence[tuple[np.ndarray, np.ndarray]],
+                           labels: Sequence[str] = (), frames: Frames = Frames("audio")) -> None:
+    """``too_long_to_learn`` of pairs of samples, as an InputError."""
+    from asraudit.audio.constants import SAMPLE_RATE
+
+    lengths = [(labels[i] if i < len(labels) else f"pair {i + 1}", max(len(p), len(q)) / SAMPLE_RATE)
+               for i, (p, q) in enumerate(pairs)]
+    problem = too_long_to_learn(window, lengths, frames)
+    if problem:
+        raise InputError(problem)
+
+
 def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer: int, *,
                     frames: Frames = Frames("audio"), rank: int = 1, pair_labels: Sequence[str] = (),
                     description: str = "") -> Direction:
@@ -273,6 +341,7 @@ def learn_direction(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layer
     n_layers = len(model.intervention_sites().encoder_layers)
     geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
     layer = layer_index(layer, n_layers, "encoder")
+    check_learning_lengths(getattr(model, "window_seconds", None), pairs, pair_labels, frames)
     positives = [np.asarray(p, dtype=np.float32) for p, _ in pairs]
     negatives = [np.asarray(q, dtype=np.float32) for _, q in pairs]
     acts = model.encoder_activations(positives + negatives, [layer])[layer]

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.data.paths import publish_dir
+from asraudit.errors import InputError
 from asraudit.models.ct2_whisper import model_fingerprint
 from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whitebox.ct2_format import Ct2Model, read_ct2_model
@@ -164,10 +165,32 @@ def weights_fingerprint(directory: Path) -> str:
     return "hf:" + folder_digest(directory)[:16]  # every file, whole (weights_digest: a fine-tune's changes)
 
 
+# What ``load_converted`` reads besides the manifest.
+_CONVERTED_FILES = ("config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
+                    "model.safetensors")
+
+
+def _whole(directory: Path) -> bool:
+    """Every file a load reads is there and the weights hold every byte their header names.  A conversion is
+    published whole (staging folder, rename), but a cache copied or synced in part, or a file of it lost, kept
+    its manifest: it was reused, and the load stopped with safetensors' or transformers' traceback until
+    ``--force`` (which nothing suggested)."""
+    from asraudit.models.folder_check import check_safetensors
+
+    if not all((directory / name).is_file() and (directory / name).stat().st_size for name in _CONVERTED_FILES):
+        return False
+    try:
+        check_safetensors(directory / "model.safetensors")
+    except (InputError, OSError):
+        return False
+    return True
+
+
 def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
-    """True when the cache holds a conversion of exactly these source files."""
+    """True when the cache holds a whole conversion of exactly these source files (a damaged one is converted
+    again: the cache never holds anything the wheels cannot rebuild)."""
     path = conversion_dir(source.name, cache) / MANIFEST
-    if not path.is_file():
+    if not path.is_file() or not _whole(path.parent):
         return False
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))
@@ -175,6 +198,39 @@ def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
         return False
     want = _manifest(source)
     return all(stored.get(key) == want[key] for key in ("converter_version", "source", "weights_fingerprint"))
+
+
+def read_source(source: Ct2Source):
+    """``(ct2 config, tokenizer, WhisperConfig, GenerationConfig, weights)`` of ``source``, or one line naming its
+    folder: a CTranslate2 folder of another architecture (a translation model's ``TransformerSpec``, a wav2vec2's),
+    a ``model.bin`` cut short or empty, a weight missing.  They were tracebacks from the reader
+    (``ConversionError``, ``ValueError: cannot mmap an empty file``, ``KeyError``), before any model ran."""
+    folder = source.model_bin.parent
+    try:
+        for path in (source.config_json, source.tokenizer_json):  # a JSON error does not say which file
+            try:
+                json.loads(path.read_text(encoding="utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise ConversionError(f"{path.name} is not JSON ({exc})") from None
+        ct2 = read_ct2_model(source.model_bin)
+        if ct2.spec != "WhisperSpec":
+            raise ConversionError(f"model.bin holds a CTranslate2 {ct2.spec or 'model of no spec'}, not a WhisperSpec")
+        ct2_config = json.loads(source.config_json.read_text(encoding="utf-8"))
+        tokenizer = build_tokenizer(source)
+        config, generation = build_configs(ct2, ct2_config, tokenizer)
+        weights = hf_state_dict(ct2)
+    except InputError:
+        raise
+    except KeyError as exc:
+        reason = f"model.bin has no weight {exc.args[0]!r} a Whisper has"
+    except (ConversionError, ValueError, UnicodeDecodeError) as exc:  # json, mmap, struct, reshape: a damaged file
+        reason = str(exc).replace(f"{source.model_bin}: ", "model.bin: ")
+        if not source.model_bin.stat().st_size:
+            reason = "model.bin is empty"
+    else:
+        return ct2_config, tokenizer, config, generation, weights
+    raise InputError(f"not a CTranslate2 Whisper model asraudit can convert: {reason} (asraudit converts Whisper "
+                     "models only; a folder cut short by an interrupted download or copy: fetch it again)", folder)
 
 
 def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -> Path:
@@ -190,16 +246,11 @@ def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -
     target = conversion_dir(source.name, cache)
     if not force and is_converted(source, cache):
         return target
-    ct2 = read_ct2_model(source.model_bin)
-    if ct2.spec != "WhisperSpec":
-        raise ConversionError(f"{source.model_bin}: spec {ct2.spec!r} is not WhisperSpec")
-    ct2_config = json.loads(source.config_json.read_text(encoding="utf-8"))
-    tokenizer = build_tokenizer(source)
-    config, generation = build_configs(ct2, ct2_config, tokenizer)
+    ct2_config, tokenizer, config, generation, weights = read_source(source)
 
     with torch.device("meta"):
         skeleton = WhisperForConditionalGeneration(config)
-    state = {k: torch.from_numpy(v) for k, v in hf_state_dict(ct2).items()}
+    state = {k: torch.from_numpy(v) for k, v in weights.items()}
     # assign=True replaces the meta tensors by ours; strict=True raises on any
     # missing or unexpected key, which is the whole point of the check.
     result = skeleton.load_state_dict(state, strict=True, assign=True)

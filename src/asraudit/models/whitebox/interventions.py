@@ -39,6 +39,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
+import numpy as np
 import torch
 
 from asraudit.models.whitebox.frames import (
@@ -315,6 +316,14 @@ class SteerAdd(_Steering):
     layer: int | None = None
     frames: Frames = Frames("audio")
     kind = "steer-add"
+
+    def __post_init__(self):
+        from asraudit.mechanism.steering import scale_problem
+
+        if self.direction is not None and not np.any(self.direction.vector):
+            raise ValueError("the direction's vector is zero: adding it changes nothing")
+        if self.direction is not None and scale_problem(self.alpha, self.direction.norm):
+            raise ValueError(scale_problem(self.alpha, self.direction.norm))
 
     def params(self):
         return {"direction": self.direction.id, "alpha": _fmt(self.alpha), "layer": self._layer_index(),
