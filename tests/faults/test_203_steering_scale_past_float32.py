@@ -51,7 +51,7 @@ def test_a_scale_past_float32_is_refused_before_the_model_loads(tmp_path, cli, m
 
 
 def test_the_python_api_refuses_it_and_takes_a_scale_below_the_bound():
-    from asraudit.mechanism.steering import MAX_ADDED_NORM, scale_problem
+    from asraudit.models.whitebox.steer_limits import MAX_ADDED_NORM, scale_problem
     from asraudit.models.whitebox.interventions import SteerAdd
 
     direction = _direction()

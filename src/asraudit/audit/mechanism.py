@@ -450,7 +450,7 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
     contrast = run.whitebox(spec.contrast) if spec.contrast else None
     direction, path = learned_direction(ctx, plan, model, contrast)
     if plan.induce_clips:  # the scale against the learned norm, before any variant of the entry runs
-        from asraudit.mechanism.steering import scale_problem
+        from asraudit.models.whitebox.steer_limits import scale_problem
 
         for alpha in spec.alphas:
             problem = scale_problem(alpha, direction.norm)

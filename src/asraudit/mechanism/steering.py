@@ -41,6 +41,7 @@ from asraudit.data.paths import written_whole
 from asraudit.errors import InputError
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, Frames, audio_frames
 from asraudit.models.whitebox.sites import layer_index
+from asraudit.models.whitebox.steer_limits import scale_problem
 
 FORMAT = "asraudit-direction/1"
 
@@ -207,23 +208,6 @@ def check_encoder_direction(direction: Direction, path=None) -> None:
         raise InputError(f"the direction was {direction.learned_on()} at {site} layer {direction.layer}, and asraudit "
                          "steer applies a direction at an encoder layer: a decoder direction is applied by an audit's "
                          "[[mechanism]] entry with site = \"decoder\"", path)
-
-
-# The largest norm an added vector may have: its square is float32's largest number (3.4e38).  Past it the layers
-# after the steered one overflow float32 (a layer norm squares the activations) and the transcripts are decoded
-# from NaN: `--alpha 1e36` on a direction of norm 9 stored '!!!!...' as the steered transcript, and the table
-# reported 100% WER for the intervention and its control, as case 45's `--alpha inf` did.
-MAX_ADDED_NORM = float(np.sqrt(np.finfo(np.float32).max))
-
-
-def scale_problem(alpha: float, norm: float) -> str | None:
-    """Why ``alpha`` times a vector of ``norm`` cannot be added to float32 activations, or None."""
-    if abs(alpha) * norm <= MAX_ADDED_NORM:
-        return None
-    return (f"alpha {alpha:g} times the direction's norm {norm:.4g} adds a vector of norm {abs(alpha) * norm:.3g}, "
-            f"past what float32 activations hold ({MAX_ADDED_NORM:.3g}, the square root of float32's largest number): "
-            "the layers after it would overflow and the transcripts be decoded from NaN; give |alpha| at most "
-            f"{MAX_ADDED_NORM / norm:.3g}")
 
 
 def check_addable(direction: Direction, path=None, alphas: Sequence[float] = ()) -> None:

@@ -53,6 +53,7 @@ from asraudit.models.whitebox.frames import (
     changed_frames,
 )
 from asraudit.models.whitebox.sites import InterventionSites, layer_index
+from asraudit.models.whitebox.steer_limits import scale_problem
 
 # The torch-free names (frames, paired-run sources) live in ``frames``; they
 # are listed here too because importers of this module predate the split.
@@ -318,8 +319,6 @@ class SteerAdd(_Steering):
     kind = "steer-add"
 
     def __post_init__(self):
-        from asraudit.mechanism.steering import scale_problem
-
         if self.direction is not None and not np.any(self.direction.vector):
             raise ValueError("the direction's vector is zero: adding it changes nothing")
         if self.direction is not None and scale_problem(self.alpha, self.direction.norm):
