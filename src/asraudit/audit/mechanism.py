@@ -74,7 +74,6 @@ def _frames_span(spec: SteerSpec) -> bool:
 def _check_learning_windows(spec: SteerSpec, learn: Sequence) -> None:
     """Learning clips longer than the model's window (from its files; ``learn_direction`` checks the others once the
     model has loaded), from the clips' headers: the encoder would see their first window only."""
-    from asraudit.audio.io import audio_duration
     from asraudit.mechanism.steering import too_long_to_learn
     from asraudit.models.layer_counts import window_seconds
 
@@ -83,8 +82,7 @@ def _check_learning_windows(spec: SteerSpec, learn: Sequence) -> None:
         return
     lengths = []
     for pair in learn:
-        seconds = [audio_duration(c.audio, origin=c.origin) for c in (pair.positive, pair.negative)
-                   if c is not None and isinstance(c.audio, Path)]
+        seconds = [s for c in (pair.positive, pair.negative) if c is not None and (s := c.header_seconds()) is not None]
         if seconds:
             lengths.append((pair.label, max(seconds)))
     problem = too_long_to_learn(window, lengths, Frames.parse(spec.frames))

@@ -46,7 +46,7 @@ import numpy as np
 
 from asraudit.arguments import path as path_argument
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import (AUDIO_SUFFIXES, Origin, check_audio_bytes, check_audio_file, decode_audio_bytes,
+from asraudit.audio.io import (AUDIO_SUFFIXES, Origin, audio_duration, check_audio_bytes, check_audio_file, decode_audio_bytes,
                                load_audio, prepare)
 from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, not_a_file,
                                  number_id, number_text, optional_seconds, read_rows)
@@ -92,6 +92,17 @@ class Clip:
     @property
     def origin(self) -> Origin:
         return Origin(self.source, self.row)
+
+    def header_seconds(self) -> float | None:
+        """Seconds of the clip's audio file as its header gives them: what the corpus check read (``seconds``),
+        else read now (raw PCM, a clip built by hand); None for audio held in memory, which is not decoded here.
+        The checks made before any model runs (a span past a clip's end, a clip past the window) ask this, so
+        a header the loader read is not read again for each of them."""
+        if not isinstance(self.audio, Path):
+            return None
+        if self.seconds is not None:
+            return self.seconds
+        return audio_duration(self.audio, origin=self.origin)
 
     def field(self, name: str) -> Any:
         """The clip's value of the corpus column ``name`` (None if it has none): a speaker column is read into

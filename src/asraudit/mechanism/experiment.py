@@ -271,14 +271,11 @@ def check_starts_inside(start_s: float, what: str, clips: Sequence[Clip], conseq
     the clip holds (``consequence`` says what that does). A span in milliseconds (``mask:500-1200``) did that to
     every clip, and the table reported an intervention that changed nothing. The lengths come from the audio
     files' headers; clips held in memory are not checked."""
-    from asraudit.audio.io import audio_duration
-
     short = []
     for clip in clips:
-        if isinstance(clip.audio, Path):
-            seconds = audio_duration(clip.audio, origin=clip.origin)
-            if seconds <= start_s:
-                short.append((clip.id, seconds))
+        seconds = clip.header_seconds()
+        if seconds is not None and seconds <= start_s:
+            short.append((clip.id, seconds))
     if short:
         first, seconds = short[0]
         raise InputError(f"{what}: the span starts at {start_s:g} s, after the end of {len(short)} of {len(clips)} "
@@ -306,16 +303,13 @@ def check_windows(models: Sequence[str], clips: Sequence[Clip], what: str) -> No
 
 def check_within_window(window: float | None, clips: Sequence[Clip], what: str) -> None:
     """InputError when a clip is longer than ``window`` seconds (None: the model does not window)."""
-    from asraudit.audio.io import audio_duration
-
     if window is None:
         return
     long = []
     for clip in clips:
-        if isinstance(clip.audio, Path):
-            seconds = audio_duration(clip.audio, origin=clip.origin)
-            if seconds * SAMPLE_RATE > round(window * SAMPLE_RATE):
-                long.append((clip.id, seconds))
+        seconds = clip.header_seconds()
+        if seconds is not None and seconds * SAMPLE_RATE > round(window * SAMPLE_RATE):
+            long.append((clip.id, seconds))
     if long:
         first, seconds = long[0]
         raise InputError(f"{what}: a time span is placed in each input of at most {window:g} s the model decodes, and "

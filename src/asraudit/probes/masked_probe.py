@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from asraudit.audio.io import audio_duration
 from asraudit.audio.timing import AlignmentFailure, TimingCache, WordTiming, align_clips
 from asraudit.data.mask_recipe import read_recipe
 from asraudit.models.aligners import make_aligner
@@ -90,10 +89,7 @@ class MaskPlan:
 def _header_seconds(corpus) -> Callable[[str], float | None]:
     """clip id -> seconds of its audio file, from the header (None for audio held in memory: not decoded here)."""
     def seconds(clip_id: str) -> float | None:
-        clip = corpus[clip_id] if clip_id in corpus else None
-        if clip is None or not isinstance(clip.audio, Path):
-            return None
-        return audio_duration(clip.audio, origin=clip.origin)
+        return corpus[clip_id].header_seconds() if clip_id in corpus else None
 
     return seconds
 
