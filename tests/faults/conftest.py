@@ -195,3 +195,19 @@ def plugin_site(monkeypatch, tmp_path):
     folder.mkdir()
     monkeypatch.syspath_prepend(str(folder))
     return folder
+
+
+def write_release(folder: Path, aggregate: dict, switch: dict, change_aggregate=None, change_switch=None) -> Path:
+    """``folder/release``: a copy of the paper's release layout (``tiny_aggregate.json``, ``ortho_switch.json``)
+    from deep copies of ``aggregate`` and ``switch``, each first changed by its function (cases 146, 166).
+    ``json.dumps`` writes NaN and Infinity as the bare words Python's reader takes back."""
+    import copy
+
+    aggregate, switch = copy.deepcopy(aggregate), copy.deepcopy(switch)
+    (change_aggregate or (lambda d: None))(aggregate)
+    (change_switch or (lambda d: None))(switch)
+    release = folder / "release"
+    release.mkdir()
+    (release / "tiny_aggregate.json").write_text(json.dumps(aggregate), encoding="utf-8")
+    (release / "ortho_switch.json").write_text(json.dumps(switch), encoding="utf-8")
+    return release

@@ -15,10 +15,9 @@ naming the file and the row.
 
 from __future__ import annotations
 
-import copy
-import json
-
 import pytest
+
+from conftest import write_release
 
 AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "whitelist": ["a", "b"],
              "params": {"majority_pct": 0.75, "min_run_len": 1, "include_middle": True, "min_ref_match_pct": 0.5,
@@ -34,14 +33,7 @@ SWITCH = {"g": {"scope": "within-tiny", "arms": ["Mr", "mister"], "chance": 0.5,
 
 
 def _release(tmp_path, change_aggregate=None, change_switch=None):
-    aggregate, switch = copy.deepcopy(AGGREGATE), copy.deepcopy(SWITCH)
-    (change_aggregate or (lambda d: None))(aggregate)
-    (change_switch or (lambda d: None))(switch)
-    folder = tmp_path / "release"
-    folder.mkdir()
-    (folder / "tiny_aggregate.json").write_text(json.dumps(aggregate), encoding="utf-8")
-    (folder / "ortho_switch.json").write_text(json.dumps(switch), encoding="utf-8")
-    return folder
+    return write_release(tmp_path, AGGREGATE, SWITCH, change_aggregate, change_switch)
 
 
 def _row(i, **values):
