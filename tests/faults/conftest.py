@@ -211,3 +211,19 @@ def write_release(folder: Path, aggregate: dict, switch: dict, change_aggregate=
     (release / "tiny_aggregate.json").write_text(json.dumps(aggregate), encoding="utf-8")
     (release / "ortho_switch.json").write_text(json.dumps(switch), encoding="utf-8")
     return release
+
+
+def battery_with_condition(folder: Path, condition: str) -> tuple[Path, list]:
+    """A one-clip corpus with one edit, and a battery spec ``folder/b.toml`` of the ``original`` condition and a
+    condition ``x`` whose TOML lines are ``condition``: (the spec, the ``asraudit battery`` arguments that run it
+    on whisper-tiny.en into ``folder/out``) for the battery spec cases (85, 154, 155, 195)."""
+    manifest = one_clip_manifest(folder, text="a tone")
+    edits = folder / "edits.jsonl"
+    edits.write_text(json.dumps({"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start",
+                                 "ref_start": 0, "ref_end": 1, "r": "a", "a": ""}) + "\n", encoding="utf-8")
+    spec = folder / "b.toml"
+    spec.write_text('probes = ["accept-ref"]\n[[condition]]\nname = "original"\n[[condition]]\nname = "x"\n' + condition,
+                    encoding="utf-8")
+    argv = ["battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
+            "--no-mask", "--out", folder / "out", "--no-progress", "--bootstrap", "10"]
+    return spec, argv

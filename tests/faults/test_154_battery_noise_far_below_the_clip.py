@@ -10,10 +10,8 @@ as before.
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from conftest import one_clip_manifest
+from conftest import battery_with_condition
 
 from asraudit.errors import InputError
 from asraudit.probes.battery import parse_spec
@@ -39,15 +37,8 @@ def test_an_snr_the_models_can_hear_is_read(snr):
 
 
 def test_battery_refuses_it_before_any_condition_runs(tmp_path, cli):
-    manifest = one_clip_manifest(tmp_path, text="a tone")
-    edits = tmp_path / "edits.jsonl"
-    edits.write_text(json.dumps({"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start",
-                                 "ref_start": 0, "ref_end": 1, "r": "a", "a": ""}) + "\n", encoding="utf-8")
-    spec = tmp_path / "b.toml"
-    spec.write_text('probes = ["accept-ref"]\n[[condition]]\nname = "original"\n[[condition]]\nname = "x"\n'
-                    'type = "noise"\nsnr_db = -100\n', encoding="utf-8")
-    ran = cli("battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
-              "--no-mask", "--out", tmp_path / "out", "--no-progress", "--bootstrap", "10")
+    spec, argv = battery_with_condition(tmp_path, 'type = "noise"\nsnr_db = -100\n')
+    ran = cli(*argv)
     assert ran.code == 2 and len(ran.error_lines) == 1
     assert ran.error_lines[0].startswith(f"asraudit: error: {spec}: [[condition]] #2 (x): snr_db = -100 is out of "
                                          "range [-30, 100]")

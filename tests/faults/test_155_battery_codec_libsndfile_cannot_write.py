@@ -11,11 +11,9 @@ libsndfile's ``sf_format_check``, which is what fails there).
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import soundfile
-from conftest import one_clip_manifest
+from conftest import battery_with_condition
 
 from asraudit.errors import InputError
 from asraudit.probes.battery import check_sources, parse_spec
@@ -39,15 +37,8 @@ MESSAGE = (f"[[condition]] #2 (x): codec mp3: the installed libsndfile ({soundfi
 
 
 def test_battery_refuses_a_codec_it_cannot_write_before_any_condition_runs(tmp_path, cli, no_mp3):
-    manifest = one_clip_manifest(tmp_path, text="a tone")
-    edits = tmp_path / "edits.jsonl"
-    edits.write_text(json.dumps({"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start",
-                                 "ref_start": 0, "ref_end": 1, "r": "a", "a": ""}) + "\n", encoding="utf-8")
-    spec = tmp_path / "b.toml"
-    spec.write_text('probes = ["accept-ref"]\n[[condition]]\nname = "original"\n[[condition]]\nname = "x"\n'
-                    'type = "codec"\ncodec = "mp3"\n', encoding="utf-8")
-    ran = cli("battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
-              "--no-mask", "--out", tmp_path / "out", "--no-progress", "--bootstrap", "10")
+    spec, argv = battery_with_condition(tmp_path, 'type = "codec"\ncodec = "mp3"\n')
+    ran = cli(*argv)
     assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {spec}: {MESSAGE}"])
     assert "battery condition original" not in ran.err and not (tmp_path / "out").exists()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import one_clip_manifest
+from conftest import battery_with_condition
 
 from asraudit.audio.conditions import Noise, Reverb
 from asraudit.errors import InputError
@@ -71,15 +71,8 @@ def test_values_at_the_bounds_are_read_and_compute(condition):
 
 
 def test_battery_refuses_it_before_any_condition_runs(tmp_path, cli):
-    manifest = one_clip_manifest(tmp_path, text="a tone")
-    edits = tmp_path / "edits.jsonl"
-    edits.write_text('{"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start", "ref_start": 0, '
-                     '"ref_end": 1, "r": "a", "a": ""}\n', encoding="utf-8")
-    spec = tmp_path / "b.toml"
-    spec.write_text('probes = ["accept-ref"]\n[[condition]]\nname = "original"\n[[condition]]\nname = "x"\n'
-                    'type = "reverb"\nrt60 = 1e-6\n', encoding="utf-8")
-    ran = cli("battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
-              "--no-mask", "--out", tmp_path / "out", "--no-progress", "--bootstrap", "10")
+    spec, argv = battery_with_condition(tmp_path, 'type = "reverb"\nrt60 = 1e-6\n')
+    ran = cli(*argv)
     assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {spec}: [[condition]] #2 (x): rt60 = 1e-06 is out "
                                                "of range [0.001, 20]" + RT60])
     assert "battery condition original" not in ran.err and not (tmp_path / "out").exists()

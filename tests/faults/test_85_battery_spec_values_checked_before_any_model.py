@@ -23,12 +23,11 @@ after transcription and mining): ``--check`` now asks the same of it (``battery_
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import one_clip_manifest
+from conftest import battery_with_condition, one_clip_manifest
 
 from asraudit.errors import InputError
 from asraudit.probes.battery import parse_spec
@@ -37,16 +36,7 @@ ORIGINAL = '[[condition]]\nname = "original"\n'
 
 
 def _setup(tmp_path: Path, condition: str) -> tuple[Path, list]:
-    manifest = one_clip_manifest(tmp_path, text="a tone")
-    edits = tmp_path / "edits.jsonl"
-    edits.write_text(json.dumps({"edit_id": "e1", "clip": "a.wav", "kind": "delete", "position": "start",
-                                 "ref_start": 0, "ref_end": 1, "r": "a", "a": ""}) + "\n", encoding="utf-8")
-    spec = tmp_path / "b.toml"
-    spec.write_text('probes = ["accept-ref"]\n' + ORIGINAL + '[[condition]]\nname = "x"\n' + condition,
-                    encoding="utf-8")
-    argv = ["battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
-            "--no-mask", "--out", tmp_path / "out", "--no-progress", "--bootstrap", "10"]
-    return spec, argv
+    return battery_with_condition(tmp_path, condition)
 
 
 @pytest.mark.parametrize("condition, message", [
