@@ -24,11 +24,12 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
+from asraudit.models.ct2_whisper import TEXT_CONTEXT as CT2_POSITIONS  # a CTranslate2 folder's files do not say
 from asraudit.models.forced_text import special_token, too_long
+from asraudit.models.whisper_frontend import N_SAMPLES
 
-# Whisper's decoder positions in a CTranslate2 folder (ct2_whisper.TEXT_CONTEXT; the folder's files do not say).
-CT2_POSITIONS = 448
 
 
 def _json(path: Path) -> dict | None:
@@ -105,16 +106,15 @@ def candidate_checker(spec: str) -> Callable[[str], str | None] | None:
         from asraudit.models.ct2_whisper import vocabulary_size
         from asraudit.models.whisper_tokenizer import MULTILINGUAL_WHISPER_VOCAB, WhisperTokenizer
 
-        tokenizer = WhisperTokenizer(folder / "tokenizer.json", multilingual=False)
         size = vocabulary_size(folder)
+        if size is None:
+            return None
+        # CTranslate2's rule: a vocabulary (vocabulary.txt, the timestamp tokens included) of 51,865 tokens or more
+        # is multilingual, and its prompt then carries a language and a task token (WhisperTokenizer.prompt).
+        tokenizer = WhisperTokenizer(folder / "tokenizer.json", multilingual=size >= MULTILINGUAL_WHISPER_VOCAB)
+        prompt = len(tokenizer.prompt())
     except Exception:  # no tokenizer, one that cannot be read, no ctranslate2: loading the model will say why
         return None
-    if size is None:
-        return None
-    # CTranslate2's rule: a vocabulary (vocabulary.txt, the timestamp tokens included) of 51,865 tokens or more is
-    # multilingual; its prompt is then start, language, task, no-timestamps (WhisperTokenizer.prompt), else start,
-    # no-timestamps.
-    prompt = 4 if size >= MULTILINGUAL_WHISPER_VOCAB else 2
 
     def check(text: str) -> str | None:
         try:
@@ -126,8 +126,8 @@ def candidate_checker(spec: str) -> Callable[[str], str | None] | None:
     return check
 
 
-# The audio a Whisper scores: one window (whisper_frontend.N_SAMPLES, 30 s at 16 kHz).
-WHISPER_WINDOW_SECONDS = 30.0
+# The audio a Whisper scores: one window (30 s).
+WHISPER_WINDOW_SECONDS = N_SAMPLES / SAMPLE_RATE
 
 
 def audio_limit(spec: str) -> float | None:
