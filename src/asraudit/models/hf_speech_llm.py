@@ -187,9 +187,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         transformers, so the weights are loaded without it."""
         import torch
 
-        module, _, name = self.format.processor_loader.partition(":")
-        loader = getattr(importlib.import_module(module), name)
-        self.processor = load_processor(self.source, lambda: loader(self.source, self.revision))
+        self.processor = self.read_family_processor(self.format, self.source, self.revision)
         self.model = load_weights(model_class, self.source, revision=self.revision, dtype=_torch_dtype(self.compute_type),
                                   **NO_TRANSFORMERS_ADAPTER)
         if self.format.after_load is not None:
@@ -280,17 +278,20 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         return encode_answer(self.tokenizer, text)
 
     @classmethod
+    def read_family_processor(cls, fmt, source: str, revision: str | None = None):
+        """The folder's processor as its family reads it: the format's own loader (Granite-Speech, Phi-4, which
+        AutoProcessor cannot build here), else AutoProcessor (``read_processor``)."""
+        if fmt.processor_loader is None:
+            return cls.read_processor(source, revision)
+        module, _, name = fmt.processor_loader.partition(":")
+        loader = getattr(importlib.import_module(module), name)
+        return load_processor(source, lambda: loader(source, revision))
+
+    @classmethod
     def text_counter(cls, source: str, model_type: str):
         """``text -> tokens`` of an answer (``encode``), from the folder's processor files alone, read as the
-        model reads them (a family's own processor loader, or AutoProcessor)."""
-        loader_name = format_for(model_type).processor_loader
-        if loader_name is None:
-            processor = cls.read_processor(source)
-        else:
-            module, _, name = loader_name.partition(":")
-            loader = getattr(importlib.import_module(module), name)
-            processor = load_processor(source, lambda: loader(source, None))
-        tokenizer = tokenizer_of(processor)
+        model reads them (``read_family_processor``)."""
+        tokenizer = tokenizer_of(cls.read_family_processor(format_for(model_type), source))
         return lambda text: len(encode_answer(tokenizer, text)[0])
 
     def score_ids(self, audio: np.ndarray, rows: Sequence[Sequence[int]], *, batch_size: int | None = None) -> list[np.ndarray]:
