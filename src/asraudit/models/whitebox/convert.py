@@ -207,15 +207,16 @@ def read_source(source: Ct2Source):
     (``ConversionError``, ``ValueError: cannot mmap an empty file``, ``KeyError``), before any model ran."""
     folder = source.model_bin.parent
     try:
+        parsed = {}
         for path in (source.config_json, source.tokenizer_json):  # a JSON error does not say which file
             try:
-                json.loads(path.read_text(encoding="utf-8"))
+                parsed[path] = json.loads(path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError) as exc:
                 raise ConversionError(f"{path.name} is not JSON ({exc})") from None
         ct2 = read_ct2_model(source.model_bin)
         if ct2.spec != "WhisperSpec":
             raise ConversionError(f"model.bin holds a CTranslate2 {ct2.spec or 'model of no spec'}, not a WhisperSpec")
-        ct2_config = json.loads(source.config_json.read_text(encoding="utf-8"))
+        ct2_config = parsed[source.config_json]
         tokenizer = build_tokenizer(source)
         config, generation = build_configs(ct2, ct2_config, tokenizer)
         weights = hf_state_dict(ct2)
