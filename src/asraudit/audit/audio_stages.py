@@ -61,8 +61,12 @@ def masked(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Masked
     if not plan.items:
         ctx.note(f"masked: no {ms.params.targets} targets in the corpus; masked recovery not measured")
         return None
+    window = ctx.score_window(names)
     result = measure_masked(ctx.store, ctx.executor, models, ctx.corpus.clips, plan.items, ctx.normalize, ms.params,
-                            n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: masked")
+                            n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: masked",
+                            window=window)
+    if (note := result.left_out_note(window)) is not None:
+        ctx.note(note)
     for label, jobs in zip(("masked transcribe", "masked score"), result.jobs):
         ctx.log_jobs(label, jobs.models)
     by_id = ctx.names_by_id()
@@ -91,8 +95,15 @@ def lift(ctx: AuditContext, done: AuditResult) -> LiftStage | None:
         return None
     names = ctx.models_named(ls.models, scoring=True)
     models, _ = ctx.chosen(names)
+    window = ctx.score_window(names)
     result = measure_lift(ctx.store, ctx.executor, models, ctx.corpus.clips, found, ls.params,
-                          n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: lift")
+                          n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: lift",
+                          window=window)
+    if (note := result.left_out_note(window)) is not None:
+        ctx.note(note)
+    if result.jobs is None:
+        ctx.note("lift: no mined edit can be scored; audio lift not measured")
+        return None
     ctx.log_jobs("lift", result.jobs.models)
     by_id = ctx.names_by_id()
     rows, per_model = [], {}
@@ -124,7 +135,8 @@ def battery(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Batte
     inputs = BatteryInputs(ctx.corpus, edits, plan.items, mask_texts(ctx), done.mining.said, plan.timings)
     result = measure_battery(ctx.store, ctx.executor, models, inputs, ctx.normalize, bs.params,
                              min_ref_match=ctx.spec.refdis.min_ref_match, n_boot=ctx.spec.bootstrap,
-                             seed=ctx.spec.seed, on_condition=lambda name: ctx.log(f"battery {spec.name}: condition {name}"))
+                             seed=ctx.spec.seed, on_condition=lambda name: ctx.log(f"battery {spec.name}: condition {name}"),
+                             window=ctx.score_window(names))
     by_id = ctx.names_by_id()
     rows = [BatteryRow(by_id.get(r.model, r.model), r.condition, r.readout, _kind(READOUTS[r.readout]),
                        finite(r.value.estimate), bounds(r.value.interval), r.value.n,

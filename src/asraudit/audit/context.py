@@ -18,6 +18,7 @@ from typing import Callable
 
 from asraudit.audit.spec import AuditSpec
 from asraudit.data.corpus import Corpus
+from asraudit.models.candidate_check import ScoreWindow, score_window
 from asraudit.run.grid import Identity
 from asraudit.terminal_text import one_line
 from asraudit.run.store import ResultStore
@@ -37,6 +38,11 @@ class AuditContext:
     identities: dict[str, Identity] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     progress: bool = True
+    specs: dict[str, str] = field(default_factory=dict)  # name -> the model spec it was loaded from
+
+    def score_window(self, names) -> ScoreWindow | None:
+        """The shortest audio window among the named models that score (a Whisper's 30 s), None if none tells."""
+        return score_window([self.specs[n] for n in names if n in self.specs])
 
     def log(self, message: str) -> None:
         print(f"asraudit: {one_line(message)}", file=sys.stderr, flush=True)

@@ -11,7 +11,7 @@ model, in seconds, and reported together with the entry they come from.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from asraudit.audit.mechanism import check_mechanism
@@ -44,6 +44,7 @@ class Prepared:
     identities: dict[str, Identity]
     panel: list[str]
     has_audio: bool
+    specs: dict[str, str] = field(default_factory=dict)  # name -> the model spec it was loaded from
 
 
 def open_corpus(spec: AuditSpec):
@@ -204,7 +205,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
         # is installed).
         check_mechanism(spec.mechanism, corpus.clips, spec.source)
-    return Prepared(corpus, models, identities, panel, has_audio)
+    return Prepared(corpus, models, identities, panel, has_audio, {n: m.spec for n, m in named.items()})
 
 
 def _check_fields(spec: AuditSpec, corpus) -> None:

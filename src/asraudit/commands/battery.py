@@ -22,6 +22,7 @@ from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, 
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
+from asraudit.models.candidate_check import score_window
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
 from asraudit.report.tables import render_table
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         result = measure_battery(
             store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
-            on_condition=lambda name: note(f"battery condition {name}"),
+            on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model),
         )
     print_result(result)
     if args.json:

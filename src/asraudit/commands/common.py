@@ -168,3 +168,19 @@ def load_corpus_edits(path: Path, references, normalize) -> tuple[list, list[str
     if outside:
         warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}")
     return items, outside
+
+
+def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:
+    """Each text to score, ``(text, what it is, its file, its row)``, checked against each model's tokenizer before
+    any model loads (``models.candidate_check``): a text with a special token, or longer than the decoder, was
+    refused only when its clip was scored, after the models before it had run, without the file or row."""
+    from asraudit.models.candidate_check import candidate_checker
+
+    for spec in models:
+        check = candidate_checker(spec)
+        if check is None:
+            continue
+        for text, what, source, row in texts:
+            why = check(text)
+            if why is not None:
+                raise InputError(f"{what} cannot be scored by {spec.strip()}: {why}", source, row)

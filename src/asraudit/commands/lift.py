@@ -14,15 +14,17 @@ import json
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_resampling, load_corpus_edits
+from asraudit.commands.common import check_candidates_fit, check_resampling, load_corpus_edits
 from asraudit.commands.mask import load_models, print_jobs
 from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
 from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
+from asraudit.models.candidate_check import score_window
 from asraudit.probes.lift_probe import measure_lift
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
+from asraudit.terminal_text import warn
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 
@@ -67,14 +69,31 @@ def run(args: argparse.Namespace) -> int:
                          "edits and corpus of different benchmarks, or clip ids written differently?", args.edits)
     if not items:
         raise InputError("no edits in the file", args.edits)
+    window = score_window(args.model)
+    long_clips = window.too_long(c for c in corpus if c.id in {i.clip_id for i in items}) if window else {}
+    if long_clips and all(i.clip_id in long_clips for i in items):  # said before any model loads
+        raise InputError(f"none of its {len(items)} edit(s) can be scored: they are on {window.reason(long_clips)}",
+                         args.edits)
+    forced: dict[str, tuple[str, str, object, None]] = {}  # each text lift forces, checked before any model loads
+    for i in items:
+        if i.clip_id not in long_clips:
+            forced.setdefault(" ".join(i.ref), (" ".join(i.ref), f"the reference of clip {i.clip_id!r} (normalized, "
+                                                "as lift forces it)", args.edits, None))
+            text = " ".join(i.audio_tokens)
+            forced.setdefault(text, (text, f"edit {i.edit_id!r} applied to its reference", args.edits, None))
+    check_candidates_fit(args.model, list(forced.values()))
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
         measured = measure_lift(store, executor_of(args), load_models(args), corpus.clips, items,
-                                n_boot=args.bootstrap, seed=args.seed, description=f"lift {args.edits}")
+                                n_boot=args.bootstrap, seed=args.seed, description=f"lift {args.edits}",
+                                window=window)
+        if (note := measured.left_out_note(window)) is not None:
+            warn(note)
         print_jobs([measured.jobs], labels=("score",))
     rows, overall, by_kind = measured.values, measured.overall, measured.by_kind
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_lines_whole(args.out, (json.dumps(row.to_json(), ensure_ascii=False) for row in rows))
-    print(f"edits: {len(items)} in {len({i.clip_id for i in items})} clip(s)")
+    scored = measured.items
+    print(f"edits: {len(scored)} in {len({i.clip_id for i in scored})} clip(s)")
     table = []
     for rep in sorted(overall + by_kind, key=lambda r: (r.model, r.group != "all", r.group)):
         table.append([rep.model, rep.group, rep.lift_r.n, _cell(rep.lift_r), _share(rep.lift_r),

@@ -28,6 +28,7 @@ from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.aligners import make_aligner
+from asraudit.models.candidate_check import score_window
 from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import note, warn
@@ -186,9 +187,12 @@ def run(args: argparse.Namespace) -> int:
                   for i in items))
     normalize = get_normalizer(args.normalizer)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
+        window = score_window(args.model)
         result = measure_masked(store, executor_of(args), load_models(args), corpus.clips, items, normalize,
                                 mask_params(args), n_boot=args.bootstrap, seed=args.seed,
-                                description=f"mask {corpus.source}")
+                                description=f"mask {corpus.source}", window=window)
+        if (line := result.left_out_note(window)) is not None:
+            warn(line)
         print_jobs(result.jobs)
     outcomes, summary = result.outcomes, result.summaries
     write_lines_whole(args.out / "mask_outcomes.jsonl",

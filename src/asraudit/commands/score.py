@@ -30,6 +30,7 @@ from pathlib import Path
 from asraudit.data.corpus import Corpus
 from asraudit.data.paths import output_file, written_whole
 from asraudit.data.rows import jsonl_rows, number_id
+from asraudit.commands.common import check_candidates_fit
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus, print_run)
@@ -81,39 +82,19 @@ def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = No
     return out
 
 
-def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:
-    """Each text to score, ``(text, what it is, its file, its row)``, checked against each model's tokenizer before
-    any model loads (``models.candidate_check``): a text with a special token, or longer than the decoder, was
-    refused only when its clip was scored, after the models before it had run, without the file or row."""
-    from asraudit.models.candidate_check import candidate_checker
-
-    for spec in models:
-        check = candidate_checker(spec)
-        if check is None:
-            continue
-        for text, what, source, row in texts:
-            why = check(text)
-            if why is not None:
-                raise InputError(f"{what} cannot be scored by {spec.strip()}: {why}", source, row)
-
-
 def check_clips_fit(models: list[str], corpus: Corpus, candidates: dict[str, list[str]]) -> None:
-    """Each clip to score checked against the longest audio each model scores (a Whisper's 30-s window), by the
+    """Each clip to score checked against the longest audio the models score (a Whisper's 30-s window), by the
     length its header gave when the corpus was read, before any model loads: a longer clip was a ValueError
     traceback when its turn came."""
-    from asraudit.audio.constants import SAMPLE_RATE
-    from asraudit.models.candidate_check import audio_limit
+    from asraudit.models.candidate_check import score_window
 
-    for spec in models:
-        limit = audio_limit(spec)
-        if limit is None:
-            continue
-        for clip in corpus:
-            # a sample over for the resampler's rounding: the model's own check, on the samples, has the last word
-            if clip.id in candidates and clip.seconds is not None and clip.seconds * SAMPLE_RATE > limit * SAMPLE_RATE + 1:
-                raise InputError(f"clip {clip.id!r} is {clip.seconds:.1f} s long, and {spec.strip()} scores at most "
-                                 f"{limit:g} s (one window): cut the clip, or leave it out of the clips to score",
-                                 clip.source, clip.row)
+    window = score_window(models)
+    long_clips = window.too_long(c for c in corpus if c.id in candidates) if window is not None else {}
+    if long_clips:
+        clip = corpus[next(iter(long_clips))]
+        raise InputError(f"clip {clip.id!r} is {long_clips[clip.id]:.1f} s long, and {window.model} scores at most "
+                         f"{window.seconds:g} s (one window): cut the clip, or leave it out of the clips to score",
+                         clip.source, clip.row)
 
 
 def with_references(candidates: dict[str, list[str]], corpus: Corpus) -> dict[str, list[str]]:

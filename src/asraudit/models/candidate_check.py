@@ -21,8 +21,9 @@ checks when it scores, as before.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Sequence
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.errors import InputError
@@ -135,3 +136,39 @@ def audio_limit(spec: str) -> float | None:
     window; its ``score`` refused a longer clip only when it came to it, after the clips and models before it)."""
     return WHISPER_WINDOW_SECONDS if _whisper_folder(spec) is not None else None
 
+
+
+@dataclass(frozen=True)
+class ScoreWindow:
+    """The longest clip every scoring model of a run can score, and the model whose window it is.
+
+    Transcription cuts a long clip into windows; teacher forcing cannot, so a Whisper scores one 30-s window
+    and refused a longer clip only when its turn came.  In an audit that stopped the lift stage, and every
+    stage after it, on a benchmark that holds a few long clips (LibriSpeech's test-clean reaches 35 s).  The
+    probes that score leave such clips out of their likelihood readouts instead, every model alike (λ stays
+    paired across models), and say how many they left out."""
+
+    seconds: float
+    model: str
+
+    def too_long(self, clips: Iterable) -> dict[str, float]:
+        """clip id -> seconds, of the clips whose header says they are longer than the window (a sample over is
+        the resampler's rounding; audio held in memory has no header and is left to the model's own check)."""
+        out = {}
+        for clip in clips:
+            seconds = clip.header_seconds()
+            if seconds is not None and seconds * SAMPLE_RATE > self.seconds * SAMPLE_RATE + 1:
+                out[clip.id] = seconds
+        return out
+
+    def reason(self, clips: dict[str, float]) -> str:
+        """Why ``clips`` (from ``too_long``) cannot be scored, naming the first."""
+        first = next(iter(clips))
+        return (f"{len(clips)} clip(s) longer than {self.seconds:g} s, and {self.model} scores one "
+                f"{self.seconds:g}-s window (e.g. clip {first!r}, {clips[first]:.1f} s)")
+
+
+def score_window(specs: Sequence[str]) -> ScoreWindow | None:
+    """The shortest scoring window among the models ``specs`` name (None: no model's files tell of one)."""
+    windows = [ScoreWindow(limit, spec.strip()) for spec in specs if (limit := audio_limit(spec)) is not None]
+    return min(windows, key=lambda w: w.seconds) if windows else None

@@ -17,6 +17,7 @@ from asraudit.audio.timing import WordTiming
 from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
 from asraudit.probes.battery_donors import DonorPool
 from asraudit.probes.battery_readout import BatteryResult, Cell, readout
+from asraudit.models.candidate_check import ScoreWindow
 from asraudit.probes.lift_run import EditItem, read_lift, run_lift
 from asraudit.probes.masked_run import MaskItem, read_masked, run_masked
 from asraudit.probes.sampling import sample
@@ -83,23 +84,30 @@ def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]
 
 def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
                     params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
-                    seed: int = 0, on_condition: Callable[[str], None] | None = None) -> BatteryResult:
-    """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``."""
+                    seed: int = 0, on_condition: Callable[[str], None] | None = None,
+                    window: ScoreWindow | None = None) -> BatteryResult:
+    """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``.
+
+    ``window`` (``models.candidate_check.score_window`` of the models): no λ is read on longer clips, under
+    any condition (the other readouts are)."""
     spec = load_spec(params.spec)
     edits = sample(inputs.edits, lambda e: e.edit_id, params.max_edits, seed)
     items = sample(inputs.items, lambda i: i.key, params.max_targets, seed) if params.mask else []
     capped = BatteryInputs(inputs.corpus, edits, items, inputs.texts, inputs.said, inputs.timings)
     result = run_battery(store, executor, models, spec, capped, normalize, min_ref_match=min_ref_match,
-                         n_boot=n_boot, seed=seed, on_condition=on_condition)
+                         n_boot=n_boot, seed=seed, on_condition=on_condition, window=window)
     result.edits, result.targets = len(edits), len(items)
     return result
 
 
 def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: BatteryInputs,
                 normalize: Callable[[str], str], *, min_ref_match: float = 0.5, n_boot: int = 1000, seed: int = 0,
-                on_condition: Callable[[str], None] | None = None) -> BatteryResult:
+                on_condition: Callable[[str], None] | None = None, window: ScoreWindow | None = None
+                ) -> BatteryResult:
     probes = set(spec.probes)
     clips = list(inputs.corpus)
+    wanted = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
+    long_clips = window.too_long(c for c in clips if c.id in wanted) if window is not None and "lift" in probes else {}
     pools: dict[str, DonorPool] = {}
     cells: dict[tuple[str, str, str], Cell] = {}
     identities = None
@@ -136,9 +144,10 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                 if "lift" in probes:
                     scorers = [m for m, i in zip(models, identities) if i.can_score]
                     if scorers:
-                        run_lift(store, executor, scorers, clips, edits, channel_of=edit_channel,
+                        scored = [e for e in edits if e.clip_id not in long_clips]
+                        run_lift(store, executor, scorers, clips, scored, channel_of=edit_channel,
                                  description=f"battery {spec.name}/{cond.name}: lift")
-                        for row in read_lift(store, identities, edits, channel_of=edit_channel):
+                        for row in read_lift(store, identities, scored, channel_of=edit_channel):
                             if row.lift_r is not None:
                                 cells.setdefault((row.model, "lift(r)", cond.name), {})[row.item.edit_id] = \
                                     (row.item.clip_id, row.lift_r, 1.0)
@@ -148,10 +157,11 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                 notes.append(f"{cond.name}: not applicable to masked targets")
                 continue
             summaries = run_masked(store, executor, models, clips, applicable, channel_of=channels.for_target,
-                                   lift="lift" in probes, control=False,
+                                   lift="lift" in probes, control=False, unscorable=long_clips,
                                    description=f"battery {spec.name}/{cond.name}: mask")
             identities = summaries[0].identities
-            for o in read_masked(store, identities, applicable, normalize, channel_of=channels.for_target):
+            for o in read_masked(store, identities, applicable, normalize, channel_of=channels.for_target,
+                                 unscorable=long_clips):
                 if "recovery" in probes and o.masked is not None:
                     cells.setdefault((o.model, "recovery", cond.name), {})[o.item.key] = \
                         (o.item.clip_id, float(o.masked), 1.0)
@@ -160,6 +170,10 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                         (o.item.clip_id, o.lift_masked, 1.0)
     model_ids = [i.model_id for i in identities] if identities else []
     result = readout(spec, cells, model_ids, n_boot=n_boot, seed=seed)
+    if long_clips:
+        n = (sum(e.clip_id in long_clips for e in inputs.edits), sum(i.clip_id in long_clips for i in inputs.items))
+        notes.append(f"λ of {n[0]} edit(s) and {n[1]} masked target(s) not measured under any condition: they are "
+                     f"on {window.reason(long_clips)}")
     result.notes.extend(notes)
     return result
 

@@ -14,6 +14,7 @@ from typing import Callable, Mapping, Sequence
 from asraudit.audio.timing import AlignmentFailure, TimingCache, WordTiming, align_clips
 from asraudit.data.mask_recipe import read_recipe
 from asraudit.models.aligners import make_aligner
+from asraudit.models.candidate_check import ScoreWindow
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
 from asraudit.probes.masked import select_targets
@@ -123,17 +124,35 @@ class MaskedResult:
     outcomes: list[MaskOutcome]
     summaries: list[MaskSummary]
     jobs: list                      # the executor's summaries (transcribe, then score)
+    # targets whose λ was not read because their clip is longer than a scoring model's window (recovery was),
+    # and those clips (id -> seconds)
+    too_long: int = 0
+    too_long_clips: dict[str, float] = field(default_factory=dict)
+
+    def left_out_note(self, window: ScoreWindow | None, what: str = "masked") -> str | None:
+        """The line saying which targets' λ the window left out (None: none)."""
+        if window is None or not self.too_long:
+            return None
+        return (f"{what}: λ of {self.too_long} target(s) not measured (their recovery is): they are on "
+                f"{window.reason(self.too_long_clips)}")
 
 
 def measure_masked(store, executor, models: Sequence, clips: Sequence, items: Sequence[MaskItem],
                    normalize: Callable[[str], str], params: MaskedParams = MaskedParams(), *,
-                   n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, description: str = "mask"
-                   ) -> MaskedResult:
-    """Run the targets (capped by ``params.max_targets``) through the store and summarize per model."""
+                   n_boot: int = DEFAULT_BOOTSTRAP, seed: int = DEFAULT_SEED, description: str = "mask",
+                   window: ScoreWindow | None = None) -> MaskedResult:
+    """Run the targets (capped by ``params.max_targets``) through the store and summarize per model.
+
+    ``window`` (``models.candidate_check.score_window`` of the models): no λ is read on longer clips."""
     chosen = sample(items, lambda i: i.key, params.max_targets, seed)
     if not chosen:
         return MaskedResult(len(items), [], [], [], [])
+    wanted = {i.clip_id for i in chosen}
+    long_clips = (window.too_long(c for c in clips if c.id in wanted)
+                  if window is not None and params.lift else {})
     jobs = run_masked(store, executor, models, clips, chosen, lift=params.lift, control=params.control,
-                      description=description)
-    outcomes = read_masked(store, jobs[0].identities, chosen, normalize, lift=params.lift, control=params.control)
-    return MaskedResult(len(items), chosen, outcomes, summarize_masked(outcomes, n_boot=n_boot, seed=seed), jobs)
+                      description=description, unscorable=long_clips)
+    outcomes = read_masked(store, jobs[0].identities, chosen, normalize, lift=params.lift, control=params.control,
+                           unscorable=long_clips)
+    return MaskedResult(len(items), chosen, outcomes, summarize_masked(outcomes, n_boot=n_boot, seed=seed), jobs,
+                        sum(i.clip_id in long_clips for i in chosen), long_clips)

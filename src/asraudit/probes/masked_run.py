@@ -19,7 +19,7 @@ likely than no audio at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from asraudit.audio.conditions import SpanMask
 from asraudit.audio.timing import WordTiming, word_spans
@@ -179,11 +179,12 @@ def score_plan(items: Sequence[MaskItem], channel_of: ChannelOf = identity_chann
 
 def run_masked(store, executor, models: Sequence, clips: Sequence, items: Sequence[MaskItem], *,
                channel_of: ChannelOf = identity_channel, lift: bool = True, control: bool = True,
-               description: str = "mask"):
+               description: str = "mask", unscorable: Collection[str] = ()):
     """Run every job the targets need (stored ones are skipped); returns the executor summaries.
 
     ``models`` are loaded models (or factories, for the Ray executor); lift
-    runs only for models that can score.
+    runs only for models that can score, and not on the clips ``unscorable``
+    names (longer than a scoring model's window: their recovery is still read).
     """
     wanted = {i.clip_id for i in items}
     chosen = [c for c in clips if c.id in wanted]
@@ -191,8 +192,9 @@ def run_masked(store, executor, models: Sequence, clips: Sequence, items: Sequen
                          description=f"{description}: transcribe")
     summaries = [first]
     scorers = [m for m, ident in zip(models, first.identities) if ident.can_score]
-    if lift and scorers:
-        grid, task = score_plan(items, channel_of)
+    scored = [i for i in items if i.clip_id not in unscorable]
+    if lift and scorers and scored:
+        grid, task = score_plan(scored, channel_of)
         summaries.append(executor.run(store, scorers, chosen, task, grid, description=f"{description}: score"))
     return summaries
 
@@ -234,14 +236,14 @@ def target_char_span(text: str, index: int) -> tuple[int, int]:
 
 
 def read_masked(store, identities: Sequence, items: Sequence[MaskItem], normalize: Callable[[str], str], *,
-                channel_of: ChannelOf = identity_channel, lift: bool = True, control: bool = True
-                ) -> list[MaskOutcome]:
+                channel_of: ChannelOf = identity_channel, lift: bool = True, control: bool = True,
+                unscorable: Collection[str] = ()) -> list[MaskOutcome]:
     """Outcomes of every model on every target, from stored results (missing results read as ``None``).
 
     ``lift``/``control`` False leave those readouts out (``None``) even where an earlier run stored them:
     a run asked without them reports what it measured, not what the store happens to hold."""
     out = []
-    _, score_task = score_plan(items, channel_of)
+    _, score_task = score_plan([i for i in items if i.clip_id not in unscorable], channel_of)  # as run_masked
     for ident in identities:
         for item in items:
             ch = channel_of(item)
