@@ -135,3 +135,19 @@ def test_an_audit_reads_lift_masked_and_battery_around_the_long_clips(tmp_path):
     assert by_clip["s013-long.wav"]["masked_recovered"] is not None and by_clip["s013-long.wav"]["lift_masked"] is None
     assert by_clip["s013.wav"]["lift_masked"] is not None
     assert any(r["readout"] == "lift(r)" and r["n"] == 1 for r in summary["battery"]["rows"])
+
+
+def test_a_speech_llm_answers_for_its_own_window_once_loaded(tmp_path, cli, tiny_qwen2_audio_folder):
+    """A Qwen2-Audio takes 30 s in one prompt; its files alone do not say so to the check made before loading,
+    so the loaded model's own ``score_seconds`` names the window (it stopped with "cannot score 35.0 s")."""
+    corpus = _write(tmp_path / "m.jsonl", _clips(tmp_path, ("s001",)))
+    edits = _write(tmp_path / "e.jsonl", [{"clip": c, "ref_start": 0, "ref_end": 2, "r": "madam president", "a": ""}
+                                          for c in ("s001.wav", "s001-long.wav")])
+    spec = f"hf:{tiny_qwen2_audio_folder}"
+    ran = cli("lift", "--model", spec, "--corpus", str(corpus), "--edits", str(edits),
+              "--out", str(tmp_path / "lift.jsonl"), "--bootstrap", "50", "--no-progress")
+    assert ran.code == 0, ran.err
+    assert (f"asraudit: warning: lift: 1 edit(s) left out of the likelihood readouts: they are on 1 clip(s) longer "
+            f"than 30 s, and {spec} scores one 30-s window (e.g. clip 's001-long.wav', 35.0 s)") in ran.err
+    rows = [json.loads(line) for line in (tmp_path / "lift.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [r["clip"] for r in rows] == ["s001.wav"]

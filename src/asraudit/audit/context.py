@@ -18,7 +18,7 @@ from typing import Callable
 
 from asraudit.audit.spec import AuditSpec
 from asraudit.data.corpus import Corpus
-from asraudit.models.candidate_check import ScoreWindow, score_window
+from asraudit.models.candidate_check import ScoreWindow, shortest_window
 from asraudit.run.grid import Identity
 from asraudit.terminal_text import one_line
 from asraudit.run.store import ResultStore
@@ -38,11 +38,12 @@ class AuditContext:
     identities: dict[str, Identity] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     progress: bool = True
-    specs: dict[str, str] = field(default_factory=dict)  # name -> the model spec it was loaded from
+    # name -> the longest clip the model scores (None: any length; audit.prepare asks the loaded models)
+    score_seconds: dict[str, float | None] = field(default_factory=dict)
 
     def score_window(self, names) -> ScoreWindow | None:
-        """The shortest audio window among the named models that score (a Whisper's 30 s), None if none tells."""
-        return score_window([self.specs[n] for n in names if n in self.specs])
+        """The shortest scoring window among the named models (a Whisper's 30 s), None if none has one."""
+        return shortest_window({n: self.score_seconds.get(n) for n in names})
 
     def log(self, message: str) -> None:
         print(f"asraudit: {one_line(message)}", file=sys.stderr, flush=True)

@@ -88,7 +88,7 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
     with ResultStore(spec.out / STORE_NAME) as store:
         ctx = AuditContext(spec=spec, out=spec.out, corpus=ready.corpus, store=store, executor=executor,
                            normalize=get_normalizer(spec.normalizer), panel=list(ready.panel), models=ready.models,
-                           identities=ready.identities, progress=progress, specs=ready.specs)
+                           identities=ready.identities, progress=progress, score_seconds=ready.score_seconds)
         result = AuditResult(title=title or spec.name,
                              subtitle=(f"{len(ready.corpus)} clips of "
                                        f"{display_model_spec(str(ready.corpus.source), spec.spec_folder, Path.cwd())}; "

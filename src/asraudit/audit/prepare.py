@@ -26,6 +26,7 @@ from asraudit.data.predictions import SUFFIXES
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
+from asraudit.models.candidate_check import window_of
 from asraudit.models.registry import load_model
 from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
     check_sources as check_battery_sources, load_spec as load_battery
@@ -44,7 +45,8 @@ class Prepared:
     identities: dict[str, Identity]
     panel: list[str]
     has_audio: bool
-    specs: dict[str, str] = field(default_factory=dict)  # name -> the model spec it was loaded from
+    # name -> the longest clip the model scores (None: any length), asked of the loaded model
+    score_seconds: dict[str, float | None] = field(default_factory=dict)
 
 
 def open_corpus(spec: AuditSpec):
@@ -205,7 +207,8 @@ def prepare(spec: AuditSpec) -> Prepared:
         # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
         # is installed).
         check_mechanism(spec.mechanism, corpus.clips, spec.source)
-    return Prepared(corpus, models, identities, panel, has_audio, {n: m.spec for n, m in named.items()})
+    return Prepared(corpus, models, identities, panel, has_audio,
+                    {n: window_of(m.spec, loaded[n]) for n, m in named.items()})
 
 
 def _check_fields(spec: AuditSpec, corpus) -> None:

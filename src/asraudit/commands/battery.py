@@ -122,10 +122,11 @@ def run(args: argparse.Namespace) -> int:
                    f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
+        models = load_models(args)
         result = measure_battery(
-            store, executor_of(args), load_models(args), inputs, normalize, BatteryParams(spec=str(args.spec)),
+            store, executor_of(args), models, inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
-            on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model),
+            on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model, models),
         )
     print_result(result)
     if args.json:

@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
             forced.setdefault(text, (text, f"edit {i.edit_id!r} applied to its reference", args.edits, None))
     check_candidates_fit(args.model, list(forced.values()))
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
-        measured = measure_lift(store, executor_of(args), load_models(args), corpus.clips, items,
+        models = load_models(args)
+        window = score_window(args.model, models)  # a loaded model's own window, now it is known
+        measured = measure_lift(store, executor_of(args), models, corpus.clips, items,
                                 n_boot=args.bootstrap, seed=args.seed, description=f"lift {args.edits}",
                                 window=window)
         if (note := measured.left_out_note(window)) is not None:

@@ -187,8 +187,9 @@ def run(args: argparse.Namespace) -> int:
                   for i in items))
     normalize = get_normalizer(args.normalizer)
     with ResultStore(args.store or args.out / STORE_NAME) as store:
-        window = score_window(args.model)
-        result = measure_masked(store, executor_of(args), load_models(args), corpus.clips, items, normalize,
+        models = load_models(args)
+        window = score_window(args.model, models)
+        result = measure_masked(store, executor_of(args), models, corpus.clips, items, normalize,
                                 mask_params(args), n_boot=args.bootstrap, seed=args.seed,
                                 description=f"mask {corpus.source}", window=window)
         if (line := result.left_out_note(window)) is not None:

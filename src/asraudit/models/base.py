@@ -198,7 +198,12 @@ class ASRModel(Protocol):
 
 @runtime_checkable
 class ScoringModel(ASRModel, Protocol):
-    """A model that also exposes teacher-forced likelihoods."""
+    """A model that also exposes teacher-forced likelihoods.
+
+    It may also say ``score_seconds``: the longest clip one ``score`` call takes (a Whisper: one 30-s window;
+    absent or None: any length).  Transcription can window a long clip, teacher forcing cannot, so the probes
+    that score leave longer clips out of their likelihood readouts (``models.candidate_check.shortest_window``)
+    instead of stopping when one comes up."""
 
     def score(self, audio: np.ndarray, candidates: Sequence[str]) -> list[TokenScores]: ...
 

@@ -168,7 +168,23 @@ class ScoreWindow:
                 f"{self.seconds:g}-s window (e.g. clip {first!r}, {clips[first]:.1f} s)")
 
 
-def score_window(specs: Sequence[str]) -> ScoreWindow | None:
-    """The shortest scoring window among the models ``specs`` name (None: no model's files tell of one)."""
-    windows = [ScoreWindow(limit, spec.strip()) for spec in specs if (limit := audio_limit(spec)) is not None]
-    return min(windows, key=lambda w: w.seconds) if windows else None
+def window_of(spec: str, model=None) -> float | None:
+    """The longest clip the model scores: a loaded model's own ``score_seconds`` (``ScoringModel``), else what the
+    files ``spec`` names tell (``audio_limit``: a Whisper's window; a model not loaded here, such as a Ray
+    executor's factory, or not loaded yet)."""
+    seconds = getattr(model, "score_seconds", None) if model is not None else None
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0:
+        return float(seconds)
+    return audio_limit(spec)
+
+
+def shortest_window(windows: dict[str, float | None]) -> ScoreWindow | None:
+    """The shortest of ``windows`` (model name -> its window, None: any length), or None if none has one."""
+    known = [ScoreWindow(seconds, name) for name, seconds in windows.items() if seconds is not None]
+    return min(known, key=lambda w: w.seconds) if known else None
+
+
+def score_window(specs: Sequence[str], models: Sequence | None = None) -> ScoreWindow | None:
+    """The shortest scoring window among the models ``specs`` name (``models``: the same, loaded, when they are)."""
+    loaded = list(models) if models is not None else [None] * len(specs)
+    return shortest_window({spec.strip(): window_of(spec, model) for spec, model in zip(specs, loaded)})

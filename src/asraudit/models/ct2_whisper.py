@@ -313,6 +313,11 @@ class CT2Whisper:
             )
         return np.asarray(self._scoring_model().encode(self.features([audio]), to_cpu=True))
 
+    @property
+    def score_seconds(self) -> float:
+        """The longest clip ``score`` takes: one window (``ScoringModel``)."""
+        return N_SAMPLES / SAMPLE_RATE
+
     def score(
         self,
         audio: np.ndarray,

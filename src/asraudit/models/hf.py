@@ -462,6 +462,11 @@ class HFSeq2Seq(_HFModel):
             if why is not None:
                 raise InputError(why)
 
+    @property
+    def score_seconds(self) -> float | None:
+        """The longest clip ``score`` takes (``ScoringModel``): a Whisper's window, else the family's hard limit."""
+        return N_SAMPLES / SAMPLE_RATE if self.is_whisper else self.recipe.hard_limit_seconds
+
     def score(self, audio: np.ndarray, candidates: Sequence[str], *, batch_size: int = 8) -> list[TokenScores]:
         audio, candidates = score_arguments(audio, candidates)
         torch = self._torch

@@ -238,6 +238,11 @@ class HFKyutaiSTT(_HFModel):
         return certified(run, tolerance=self.score_tolerance, start_beam=self.score_beam, max_beam=self.score_max_beam,
                          describe=describe)
 
+    @property
+    def score_seconds(self) -> float:
+        """The longest clip ``score`` takes, one pass (``ScoringModel``)."""
+        return self.window_samples / SAMPLE_RATE
+
     def label_logprobs(self, audio: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[tuple[list[float], float]]:
         """``(per_piece, end)`` for each sequence of text-token ids: the certified terms (``score`` without the text)."""
         audio = np.asarray(audio, dtype=np.float32)

@@ -230,6 +230,11 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         return float(self.processor.max_audio_len)
 
     @property
+    def score_seconds(self) -> float:
+        """The longest clip ``score`` takes, one prompt (``ScoringModel``)."""
+        return self.max_seconds
+
+    @property
     def max_samples(self) -> int:
         return int(self.max_seconds * SAMPLE_RATE)
 

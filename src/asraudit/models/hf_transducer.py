@@ -366,6 +366,11 @@ class HFTransducer(_HFModel):
         empty = np.zeros((0, g.shape[0], self.vocab_size))
         return (np.concatenate(tokens) if tokens else empty), (np.concatenate(durations) if durations else None)
 
+    @property
+    def score_seconds(self) -> float:
+        """The longest clip ``score`` takes, one pass (``ScoringModel``)."""
+        return self.window_samples / SAMPLE_RATE
+
     def label_logprobs(self, audio: np.ndarray, sequences: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, float]]:
         """``(per_label, end)`` for each label sequence: the exact forward terms (``score`` without the text)."""
         torch = self._torch
