@@ -71,12 +71,12 @@ def test_lift_leaves_the_long_clip_out_and_scores_the_rest(tmp_path, cli):
 
 
 def test_lift_with_every_edit_on_a_long_clip_is_refused_before_any_model_loads(tmp_path, cli, monkeypatch):
-    import asraudit.commands.mask as mask_command
+    import asraudit.commands.transcribe as transcribe_command
 
     corpus = _write(tmp_path / "m.jsonl", _clips(tmp_path, ("s001",)))
     edits = _write(tmp_path / "e.jsonl", [{"clip": "s001-long.wav", "ref_start": 0, "ref_end": 2,
                                            "r": "madam president", "a": ""}])
-    monkeypatch.setattr(mask_command, "model_factories", lambda args: pytest.fail("a model was loaded"))
+    monkeypatch.setattr(transcribe_command, "model_factories", lambda args: pytest.fail("a model was loaded"))
     ran = cli("lift", "--model", "whisper-tiny.en", "--corpus", str(corpus), "--edits", str(edits),
               "--out", str(tmp_path / "lift.jsonl"), "--no-progress")
     assert ran.code == 2
@@ -86,14 +86,14 @@ def test_lift_with_every_edit_on_a_long_clip_is_refused_before_any_model_loads(t
 
 
 def test_lift_text_longer_than_the_decoder_is_refused_before_any_model_loads(tmp_path, cli, monkeypatch):
-    import asraudit.commands.mask as mask_command
+    import asraudit.commands.transcribe as transcribe_command
 
     rows = _clips(tmp_path, ("s001",))[:1]
     rows[0]["text"] = "madam president " + "again " * 500
     corpus = _write(tmp_path / "m.jsonl", rows)
     edits = _write(tmp_path / "e.jsonl", [{"clip": "s001.wav", "ref_start": 0, "ref_end": 2, "r": "madam president",
                                            "a": ""}])
-    monkeypatch.setattr(mask_command, "model_factories", lambda args: pytest.fail("a model was loaded"))
+    monkeypatch.setattr(transcribe_command, "model_factories", lambda args: pytest.fail("a model was loaded"))
     ran = cli("lift", "--model", "whisper-tiny.en", "--corpus", str(corpus), "--edits", str(edits),
               "--out", str(tmp_path / "lift.jsonl"), "--no-progress")
     assert ran.code == 2
@@ -151,3 +151,16 @@ def test_a_speech_llm_answers_for_its_own_window_once_loaded(tmp_path, cli, tiny
             f"than 30 s, and {spec} scores one 30-s window (e.g. clip 's001-long.wav', 35.0 s)") in ran.err
     rows = [json.loads(line) for line in (tmp_path / "lift.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["clip"] for r in rows] == ["s001.wav"]
+
+
+def test_score_names_the_clip_a_loaded_speech_llm_cannot_take(tmp_path, cli, tiny_qwen2_audio_folder):
+    """`score` checked a Whisper's window before loading; a speech LLM's is known once it loads, and its 35-s clip
+    was a ``ValueError`` traceback when its turn came.  Now it is one line naming the clip and its row."""
+    corpus = _write(tmp_path / "m.jsonl", _clips(tmp_path, ("s001",)))
+    spec = f"hf:{tiny_qwen2_audio_folder}"
+    ran = cli("score", "--model", spec, "--corpus", str(corpus), "--with-reference",
+              "--out", str(tmp_path / "scores.jsonl"), "--no-progress")
+    assert ran.code == 2
+    assert ran.error_lines == [f"asraudit: error: {corpus}, row 2: clip 's001-long.wav' is 35.0 s long, and {spec} "
+                               "scores at most 30 s (one window): cut the clip, or leave it out of the clips to score"]
+    assert not (tmp_path / "scores.jsonl").exists()

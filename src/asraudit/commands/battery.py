@@ -18,8 +18,9 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.common import load_corpus_edits
-from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, load_models, mask_params
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
+from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, mask_params
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
+                                          open_corpus)
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window

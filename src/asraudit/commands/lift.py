@@ -15,8 +15,9 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import check_candidates_fit, check_resampling, load_corpus_edits
-from asraudit.commands.mask import load_models, print_jobs
-from asraudit.commands.transcribe import STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, open_corpus
+from asraudit.commands.mask import print_jobs
+from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
+                                          open_corpus)
 from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP

@@ -23,7 +23,7 @@ from asraudit.data.paths import output_file, output_folder, write_lines_whole, w
 from asraudit.report.summary import to_plain
 from asraudit.commands.common import at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
-                                          model_factories, open_corpus)
+                                          load_models, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
@@ -97,12 +97,6 @@ def clip_texts(corpus, text_field: str | None, limit: int | None = None) -> dict
                 raise InputError(f"clip {clip.id!r} has no reference text to mask", clip.source, clip.row)
         out[clip.id] = value
     return out
-
-
-def load_models(args: argparse.Namespace) -> list:
-    """Loaded once for the local executor (every probe step reuses them); factories for Ray actors."""
-    factories = model_factories(args)
-    return [f() for f in factories] if args.executor == "local" else factories
 
 
 def mask_params(args: argparse.Namespace) -> MaskedParams:

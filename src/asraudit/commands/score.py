@@ -33,7 +33,7 @@ from asraudit.data.rows import jsonl_rows, number_id
 from asraudit.commands.common import check_candidates_fit
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
-                                         model_factories, open_corpus, print_run)
+                                         load_models, open_corpus, print_run)
 from asraudit.run.spec import ORIGINAL, SCORE, Score, make_job
 from asraudit.run.store import ResultStore
 
@@ -82,13 +82,14 @@ def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = No
     return out
 
 
-def check_clips_fit(models: list[str], corpus: Corpus, candidates: dict[str, list[str]]) -> None:
+def check_clips_fit(models: list[str], corpus: Corpus, candidates: dict[str, list[str]], loaded=None) -> None:
     """Each clip to score checked against the longest audio the models score (a Whisper's 30-s window), by the
-    length its header gave when the corpus was read, before any model loads: a longer clip was a ValueError
-    traceback when its turn came."""
+    length its header gave when the corpus was read: before any model loads, from the files ``models`` name, and
+    again once ``loaded`` (the same models, loaded) can say their own (a speech LLM's prompt): a longer clip was a
+    ValueError traceback when its turn came."""
     from asraudit.models.candidate_check import score_window
 
-    window = score_window(models)
+    window = score_window(models, loaded)
     long_clips = window.too_long(c for c in corpus if c.id in candidates) if window is not None else {}
     if long_clips:
         clip = corpus[next(iter(long_clips))]
@@ -127,8 +128,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("no clip has a candidate to score", args.texts or args.corpus)
     store_path = args.store or args.out.parent / STORE_NAME
     task = Score(candidates)
+    models = load_models(args)
+    check_clips_fit(args.model, corpus, candidates, models)  # a loaded model's own window, before any scoring
     with ResultStore(store_path) as store:
-        summary = executor_of(args).run(store, model_factories(args), corpus.clips, task,
+        summary = executor_of(args).run(store, models, corpus.clips, task,
                                         description=f"score {corpus.source}")
         print_run(summary, store)
         n_rows = 0

@@ -125,6 +125,12 @@ def model_factories(args: argparse.Namespace) -> list:
             for spec in args.model]
 
 
+def load_models(args: argparse.Namespace) -> list:
+    """Loaded once for the local executor (every probe step reuses them); factories for Ray actors."""
+    factories = model_factories(args)
+    return [f() for f in factories] if args.executor == "local" else factories
+
+
 def executor_of(args: argparse.Namespace):
     actor_options = {"num_gpus": 1} if str(args.device).startswith("cuda") else None
     return parse_executor(args.executor, batch_size=args.batch_size, progress=not args.no_progress,

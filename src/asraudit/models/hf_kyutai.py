@@ -251,7 +251,7 @@ class HFKyutaiSTT(_HFModel):
             raise ValueError(f"cannot score with {self.model_id}: its text padding token {pad} is not a special token of "
                              "its tokenizer, so its transcripts do not strip it")
         if audio.shape[0] > self.window_samples:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
                              f"{self.window_samples / SAMPLE_RATE:.1f} s in one pass")
         codes, n_frames = self._codes(audio)
         out = []

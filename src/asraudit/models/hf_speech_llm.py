@@ -309,7 +309,7 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         torch = self._torch
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > self.max_samples:
-            raise ValueError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
+            raise InputError(f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
                              f"{self.max_seconds:g} s in one prompt")
         step = max(1, batch_size or self.options.batch_size)
         inputs, ctx = self._paired_inputs([audio])  # a paired variant: the clip, then its source

@@ -376,7 +376,7 @@ class HFTransducer(_HFModel):
         torch = self._torch
         audio = np.asarray(audio, dtype=np.float32)
         if audio.shape[0] > self.window_samples:
-            raise ValueError(
+            raise InputError(
                 f"cannot score {audio.shape[0] / SAMPLE_RATE:.1f} s of audio: {self.model_id} takes at most "
                 f"{self.window_samples / SAMPLE_RATE:.1f} s in one pass"
             )
