@@ -52,6 +52,7 @@ from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_
                                  number_id, number_text, optional_seconds, read_rows)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
+from asraudit.terminal_text import note
 
 MANIFEST_SUFFIXES = ROW_SUFFIXES
 SPEAKER_FIELDS = ("speaker", "speaker_id")
@@ -658,9 +659,12 @@ def _dataset_columns(columns: list[str], audio: str | None, text: str | None, id
     if text is None:
         text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
         if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
+            # --text-column chooses the audited corpus's column, not a second corpus's
+            other = ("name another with --text-column, or text_column = in an audit spec's [corpus]" if role is None
+                     else f"{role} is read with a dataset's default columns, which no option chooses: to read another, "
+                          "remove this one (Dataset.remove_columns) and save the dataset again")
             notes.append(f"references read from column {text!r}; the dataset also has "
-                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} "
-                         "(name another with --text-column, or text_column = in an audit spec's [corpus])")
+                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} ({other})")
         if text is None:
             raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
                              f"{listed}: {how('the reference transcripts', 'text_column', 'text')}", source)
@@ -786,8 +790,20 @@ def load_other_corpus(spec: str | Path, role: str) -> Corpus:
     It is read as ``load_corpus`` reads a corpus given alone, a dataset with its default columns: the column options
     (``--audio-column``, ``[corpus] audio_column``) choose the audited corpus's columns, so a dataset whose columns
     are named otherwise is refused in one line naming the role and the column names it needs, rather than pointing
-    at an option that would change the other corpus."""
-    return _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+    at an option that would change the other corpus.
+
+    How it was read (a dataset's text column chosen among several) is noted on standard error as the audited
+    corpus's is, naming ``role``, once per process for each corpus and role (a donor corpus is read when the spec is
+    checked and again when its condition runs); it was said for the audited corpus only."""
+    corpus = _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+    for line in corpus.notes:
+        if (corpus.source, role, line) not in _NOTED:
+            _NOTED.add((corpus.source, role, line))
+            note(f"note: {corpus.source} ({role}): {line}")
+    return corpus
+
+
+_NOTED: set[tuple[str, str, str]] = set()  # the notes load_other_corpus has said
 
 
 def _load_corpus(spec: str | Path, split: str | None, config: str | None, columns: dict[str, str | None],
