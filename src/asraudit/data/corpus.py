@@ -593,13 +593,19 @@ def load_hf_dataset(
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
+            if ds.features[audio_column] == datasets.Value("large_string"):
+                # paths as Arrow's large strings (datasets' CSV builder, a shard polars wrote): the Audio feature
+                # casts from a plain string column only, and the paths were refused as "not audio"
+                ds = ds.cast_column(audio_column, datasets.Value("string"))
             ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
         except Exception:  # pyarrow's ArrowNotImplementedError (a number column) and the like, as a traceback
             raise InputError(f"column {audio_column!r} holds {ds.features[audio_column]}, not audio: give an Audio "
                              "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
                              source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
-    base = local if saved else local.parent if shard else None  # what relative audio paths are read against
+    # What relative audio paths are read against: the dataset's folder (saved, or data files that datasets' packaged
+    # builders read from a folder named by hf:DIR), a shard's folder; a hub id's paths are left as datasets gives them
+    base = local.parent if shard else local if local.is_dir() else None
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
@@ -717,11 +723,12 @@ def _encoded_audio(audio, name, source: str, row: int, base: Path | None) -> tup
 
 
 def _dataset_file(path: Path, base: Path | None, source: str, row: int) -> Path:
-    """A saved dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
-    against the dataset's folder, as a manifest's paths are read against the manifest's: it was read against the
-    working directory only, so the same dataset read from another folder took that folder's ``a.wav``, another
-    recording, without a word (and a dataset moved with its audio lost it).  Where the dataset's folder lacks the
-    file, the working directory's is read, as ``datasets`` itself reads such a path (a dataset built from paths
+    """A local dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
+    against the dataset's folder (a saved dataset's, or that of the data files ``hf:DIR`` names, whose JSON or CSV
+    rows datasets' builders pass on as written), as a manifest's paths are read against the manifest's: it was read
+    against the working directory only, so the same dataset read from another folder took that folder's ``a.wav``,
+    another recording, without a word (and a dataset moved with its audio lost it).  Where the dataset's folder
+    lacks the file, the working directory's is read, as ``datasets`` itself reads such a path (a dataset built from paths
     relative to where its author stood, read from there); where both hold one and they are two different files,
     which recording the row means cannot be told, and the row is refused."""
     if path.is_absolute() or base is None:  # a hub dataset's paths are left as datasets gives them
