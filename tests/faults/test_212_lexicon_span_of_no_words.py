@@ -3,7 +3,8 @@ its English span what the run's normalizer reads as no words: ``en = "--"`` or `
 left to fill), ``"¿?"``, or a filler the Whisper normalizer drops (``"uh"``, ``"hmm"``).
 
 The probe looks spans up by their normalized words, and ``Lexicon.keyed`` passed such an entry over: its
-patterns were never tried, and nothing said so (the file loaded, its examples checked, exit 0).  It is now
+patterns were never tried, and nothing said so (the file loaded, its examples checked, exit 0).  A ``clash`` of no
+words (``clash = ["--"]``) was likewise never looked for: a sentence holding the words meant was read as checkable.  It is now
 refused, naming the file and the entry, where the lexicon is keyed under the run's normalizer: by ``translate``
 before any model loads, by ``audit --check`` before any model runs.
 """
@@ -41,6 +42,19 @@ def test_a_span_the_normalizer_reads_as_no_words_is_refused_naming_the_entry(tmp
     assert str(err.value) == (f"{path}: span #2 ({en!r}) is no words once normalized, and the probe looks a span up "
                               "by its normalized words, so this entry would never be used: give the span's spoken "
                               "words in en")
+
+
+@pytest.mark.parametrize("clash, normalizer", [("--", "whisper"), ("...", "basic"), ("uh", "whisper")])
+def test_a_clash_of_no_words_is_refused_naming_the_entry(tmp_path, clash, normalizer):
+    path = tmp_path / "lex.toml"
+    path.write_text('schema = 1\ntarget = "es"\n[[span]]\nen = "thank you"\npatterns = ["gracias"]\n'
+                    f'clash = ["thank", "{clash}"]\nmatch = ["gracias"]\nno_match = ["la comision"]\n',
+                    encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_lexicon(path).keyed(get_normalizer(normalizer))
+    assert str(err.value) == (f"{path}: span #1 ('thank you'): clash {clash!r} is no words once normalized, and a "
+                              "clash is looked for by its normalized words in the rest of the sentence, so it would "
+                              "never be found: give the English words it stands for")
 
 
 def test_the_normalizer_decides_which_span_is_no_words(tmp_path):
