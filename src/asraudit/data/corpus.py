@@ -17,7 +17,9 @@ Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
   user is online, a hub id (``hf:NAME``).  Audio is taken as the encoded
   bytes (``Audio(decode=False)``) and decoded by ``asraudit.audio.io``, so all
   three sources go through one decoder and ``datasets``' optional decoding
-  stack (torchcodec) is never needed; a column of arrays already decoded
+  stack (torchcodec) is never needed to read one (``datasets`` 4 and later
+  need it to *build* an ``Audio`` column, as ``load_dataset`` does from an
+  audio folder: that failure is said with its cause); a column of arrays already decoded
   (``{"array", "sampling_rate"}`` rows, no ``Audio`` feature) is read as
   samples at their rate.
 
@@ -580,9 +582,11 @@ def load_hf_dataset(
             raise InputError(f"cannot read the Parquet shard ({type(exc).__name__}: {exc})", source) from None
         if saved:
             raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
-                             f"({type(exc).__name__}: {exc})", source) from None
+                             f"({_load_error(exc)})", source) from None
+        if local.is_dir():  # data files datasets' packaged builders read (JSON, CSV, Parquet, an audio folder)
+            raise InputError(f"cannot load the folder's data files as a dataset ({_load_error(exc)})", source) from None
         raise InputError(
-            f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
+            f"cannot load dataset ({_load_error(exc)}); a hub dataset needs a connection or a local copy",
             source,
         ) from None
     ds, split = _pick_split(ds, split, source, _role)
@@ -636,6 +640,19 @@ def load_hf_dataset(
         raise InputError(f"dataset split {split!r} has no rows", source)
     label = local.name if local.is_dir() else local.stem if shard else source.split("/")[-1]
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
+
+
+def _load_error(exc: BaseException) -> str:
+    """What stopped ``datasets`` from loading, with the errors it was raised from: its builders wrap what went wrong
+    (a broken row of a data file, ``torchcodec`` missing for an audio folder) in ``DatasetGenerationError: An error
+    occurred while generating the dataset``, which alone named no cause, and the line went on to blame a lost
+    connection for a folder on disk."""
+    said, seen = [], set()
+    while exc is not None and id(exc) not in seen and len(said) < 4:
+        seen.add(id(exc))
+        said.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return ", from ".join(said)
 
 
 def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
