@@ -74,3 +74,23 @@ def test_translate_refuses_it_before_any_model_loads(tmp_path, cli):
         f"asraudit: error: {lexicon}: span #2 ('--') is no words once normalized, and the probe looks a span up by "
         "its normalized words, so this entry would never be used: give the span's spoken words in en"])
     assert not (tmp_path / "out").exists()
+
+
+def test_audit_check_refuses_it_before_any_model_runs(tmp_path, cli):
+    from asraudit.models import embedded
+
+    pytest.importorskip("pocketsphinx")
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
+    _lexicon(tmp_path, ("thank you", "gracias"), ("uh", "eh"))  # "uh" is no words to the Whisper normalizer
+    one_clip_manifest(tmp_path, text="we agree")
+    spec = tmp_path / "audit.toml"
+    spec.write_text('out = "o"\nrefdis = { min_panel = 2 }\n[corpus]\nmanifest = "m.jsonl"\n[[model]]\n'
+                    'spec = "whisper-tiny.en"\npanel = true\n[[model]]\nspec = "pocketsphinx"\npanel = true\n'
+                    '[[model]]\nspec = "whisper-base"\n'  # multilingual: it renders es, so nothing else is refused
+                    '[translation]\nlexicon = "lex.toml"\n', encoding="utf-8")
+    ran = cli("audit", spec, "--check")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {tmp_path / 'lex.toml'}: span #2 ('uh') is no words once normalized, and the probe looks "
+        "a span up by its normalized words, so this entry would never be used: give the span's spoken words in en"])
+    assert not (tmp_path / "o").exists()
