@@ -101,7 +101,8 @@ def test_recovery_reads_digits_glued_to_symbols_as_the_spoken_words():
 
 
 def _edit(start, end, r, a, kind):
-    return {"edit_id": f"{EDIT_CLIP}@{start}-{end}", "clip": EDIT_CLIP, "kind": kind, "position": "start",
+    position = "start" if start == 0 else "end" if end == 11 else "middle"  # the reference has 11 tokens
+    return {"edit_id": f"{EDIT_CLIP}@{start}-{end}", "clip": EDIT_CLIP, "kind": kind, "position": position,
             "ref_start": start, "ref_end": end, "r": r, "a": a}
 
 

@@ -17,7 +17,9 @@ Three sources, one result (a ``Corpus`` of ``Clip``s in a stable order):
   user is online, a hub id (``hf:NAME``).  Audio is taken as the encoded
   bytes (``Audio(decode=False)``) and decoded by ``asraudit.audio.io``, so all
   three sources go through one decoder and ``datasets``' optional decoding
-  stack (torchcodec) is never needed; a column of arrays already decoded
+  stack (torchcodec) is never needed to read one (``datasets`` 4 and later
+  need it to *build* an ``Audio`` column, as ``load_dataset`` does from an
+  audio folder: that failure is said with its cause); a column of arrays already decoded
   (``{"array", "sampling_rate"}`` rows, no ``Audio`` feature) is read as
   samples at their rate.
 
@@ -52,6 +54,7 @@ from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_
                                  number_id, number_text, optional_seconds, read_rows)
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
+from asraudit.terminal_text import note
 
 MANIFEST_SUFFIXES = ROW_SUFFIXES
 SPEAKER_FIELDS = ("speaker", "speaker_id")
@@ -579,9 +582,11 @@ def load_hf_dataset(
             raise InputError(f"cannot read the Parquet shard ({type(exc).__name__}: {exc})", source) from None
         if saved:
             raise InputError(f"cannot load saved dataset {display_path(folder, Path.cwd())} "
-                             f"({type(exc).__name__}: {exc})", source) from None
+                             f"({_load_error(exc)})", source) from None
+        if local.is_dir():  # data files datasets' packaged builders read (JSON, CSV, Parquet, an audio folder)
+            raise InputError(f"cannot load the folder's data files as a dataset ({_load_error(exc)})", source) from None
         raise InputError(
-            f"cannot load dataset ({type(exc).__name__}: {exc}); a hub dataset needs a connection or a local copy",
+            f"cannot load dataset ({_load_error(exc)}); a hub dataset needs a connection or a local copy",
             source,
         ) from None
     ds, split = _pick_split(ds, split, source, _role)
@@ -592,13 +597,19 @@ def load_hf_dataset(
     decoded = _decoded_audio_column(ds.features[audio_column])
     if not decoded:
         try:
+            if ds.features[audio_column] == datasets.Value("large_string"):
+                # paths as Arrow's large strings (datasets' CSV builder, a shard polars wrote): the Audio feature
+                # casts from a plain string column only, and the paths were refused as "not audio"
+                ds = ds.cast_column(audio_column, datasets.Value("string"))
             ds = ds.cast_column(audio_column, datasets.Audio(decode=False))
         except Exception:  # pyarrow's ArrowNotImplementedError (a number column) and the like, as a traceback
             raise InputError(f"column {audio_column!r} holds {ds.features[audio_column]}, not audio: give an Audio "
                              "column (file paths or encoded bytes), or decoded arrays with their sampling_rate",
                              source) from None
     speaker_column = next((c for c in SPEAKER_FIELDS if c in columns), None)
-    base = local if saved else local.parent if shard else None  # what relative audio paths are read against
+    # What relative audio paths are read against: the dataset's folder (saved, or data files that datasets' packaged
+    # builders read from a folder named by hf:DIR), a shard's folder; a hub id's paths are left as datasets gives them
+    base = local.parent if shard else local if local.is_dir() else None
     clips = []
     for index, rec in enumerate(ds):
         row = index + 1
@@ -631,6 +642,19 @@ def load_hf_dataset(
     return Corpus(f"{label}-{split}" if split else label, tuple(clips), source, tuple(notes))
 
 
+def _load_error(exc: BaseException) -> str:
+    """What stopped ``datasets`` from loading, with the errors it was raised from: its builders wrap what went wrong
+    (a broken row of a data file, ``torchcodec`` missing for an audio folder) in ``DatasetGenerationError: An error
+    occurred while generating the dataset``, which alone named no cause, and the line went on to blame a lost
+    connection for a folder on disk."""
+    said, seen = [], set()
+    while exc is not None and id(exc) not in seen and len(said) < 4:
+        seen.add(id(exc))
+        said.append(f"{type(exc).__name__}: {exc}")
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return ", from ".join(said)
+
+
 def _dataset_columns(columns: list[str], audio: str | None, text: str | None, ident: str | None,
                      source: str, notes: list[str], role: str | None = None) -> tuple[str, str, str | None]:
     """The audio, text and id columns: those named, else the defaults, each checked to be among the dataset's
@@ -658,9 +682,12 @@ def _dataset_columns(columns: list[str], audio: str | None, text: str | None, id
     if text is None:
         text = next((c for c in HF_TEXT_COLUMNS if c in columns), None)
         if text is not None and len([c for c in HF_TEXT_COLUMNS if c in columns]) > 1:
+            # --text-column chooses the audited corpus's column, not a second corpus's
+            other = ("name another with --text-column, or text_column = in an audit spec's [corpus]" if role is None
+                     else f"{role} is read with a dataset's default columns, which no option chooses: to read another, "
+                          "remove this one (Dataset.remove_columns) and save the dataset again")
             notes.append(f"references read from column {text!r}; the dataset also has "
-                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} "
-                         "(name another with --text-column, or text_column = in an audit spec's [corpus])")
+                         f"{', '.join(repr(c) for c in HF_TEXT_COLUMNS if c in columns and c != text)} ({other})")
         if text is None:
             raise InputError(f"no text column (tried {', '.join(HF_TEXT_COLUMNS)}); the dataset's columns are "
                              f"{listed}: {how('the reference transcripts', 'text_column', 'text')}", source)
@@ -713,11 +740,12 @@ def _encoded_audio(audio, name, source: str, row: int, base: Path | None) -> tup
 
 
 def _dataset_file(path: Path, base: Path | None, source: str, row: int) -> Path:
-    """A saved dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
-    against the dataset's folder, as a manifest's paths are read against the manifest's: it was read against the
-    working directory only, so the same dataset read from another folder took that folder's ``a.wav``, another
-    recording, without a word (and a dataset moved with its audio lost it).  Where the dataset's folder lacks the
-    file, the working directory's is read, as ``datasets`` itself reads such a path (a dataset built from paths
+    """A local dataset's relative audio path (a path column, or ``{"path": "a.wav", "bytes": None}`` rows), read
+    against the dataset's folder (a saved dataset's, or that of the data files ``hf:DIR`` names, whose JSON or CSV
+    rows datasets' builders pass on as written), as a manifest's paths are read against the manifest's: it was read
+    against the working directory only, so the same dataset read from another folder took that folder's ``a.wav``,
+    another recording, without a word (and a dataset moved with its audio lost it).  Where the dataset's folder
+    lacks the file, the working directory's is read, as ``datasets`` itself reads such a path (a dataset built from paths
     relative to where its author stood, read from there); where both hold one and they are two different files,
     which recording the row means cannot be told, and the row is refused."""
     if path.is_absolute() or base is None:  # a hub dataset's paths are left as datasets gives them
@@ -786,8 +814,20 @@ def load_other_corpus(spec: str | Path, role: str) -> Corpus:
     It is read as ``load_corpus`` reads a corpus given alone, a dataset with its default columns: the column options
     (``--audio-column``, ``[corpus] audio_column``) choose the audited corpus's columns, so a dataset whose columns
     are named otherwise is refused in one line naming the role and the column names it needs, rather than pointing
-    at an option that would change the other corpus."""
-    return _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+    at an option that would change the other corpus.
+
+    How it was read (a dataset's text column chosen among several) is noted on standard error as the audited
+    corpus's is, naming ``role``, once per process for each corpus and role (a donor corpus is read when the spec is
+    checked and again when its condition runs); it was said for the audited corpus only."""
+    corpus = _load_corpus(spec, None, None, dict.fromkeys(DATASET_COLUMNS), role)
+    for line in corpus.notes:
+        if (corpus.source, role, line) not in _NOTED:
+            _NOTED.add((corpus.source, role, line))
+            note(f"note: {corpus.source} ({role}): {line}")
+    return corpus
+
+
+_NOTED: set[tuple[str, str, str]] = set()  # the notes load_other_corpus has said
 
 
 def _load_corpus(spec: str | Path, split: str | None, config: str | None, columns: dict[str, str | None],

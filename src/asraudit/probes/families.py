@@ -75,7 +75,10 @@ from asraudit.text.basic_language_codes import language_code
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pl", "pt")
 BUILTIN = {code: f"conventions_{code}.toml" for code in LANGUAGES}
 BUILTIN_LABEL = "built-in:"  # the source of a built-in catalogue's families: "built-in:en"
+# The classes of the built-in catalogues.  A user's family may name its own (``class`` groups agreement, and a
+# catalogue of forms of address may call its class "address"); any name but OVERALL.
 CLASSES = ("spelling", "initialism", "number", "lexical", "honorific", "spacing")
+OVERALL = "all"  # rendering agreement's row of every class (or family) together
 GENERATORS = ("cardinal", "ordinal", "year", "initialism")
 _GENERATOR_ARMS = {
     "cardinal": ("digits", "words"),
@@ -329,6 +332,10 @@ def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> F
     if unknown:
         raise InputError(f"{where}: unknown key(s) {sorted(unknown)}", label)
     cls = _str(raw, "class", where, label)
+    for key, value in (("name", name), ("class", cls)):
+        if value == OVERALL:  # its occurrences were added to the overall row a second time: counted twice there
+            raise InputError(f"{where}: {key} {OVERALL!r} is the agreement tables' row of every family together, so "
+                             f"this family would be counted twice in it: give the {key} another name", label)
     kinds = [k for k in ("forms", "patterns", "generate") if k in raw]
     if len(kinds) != 1:
         raise InputError(f"{where}: give exactly one of 'forms', 'patterns' or 'generate'", label)

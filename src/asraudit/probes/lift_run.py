@@ -112,8 +112,12 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
             raise InputError(f"kind is {json.dumps(rec['kind'])}, and the edit of tokens {start}:{end} to {a!r} is "
                              f"a {kind!r} (as asraudit refdis --edits-out writes it): give kind {json.dumps(kind)}, "
                              "or leave it out", path, row)
-        out.append(EditItem(edit_id, clip, kind, str(rec.get("position", position)), ref, start, end,
-                            tuple(a.split())))
+        # A position was kept as written: "middle" for a span at the start, 5 or null ("None") in lift's rows.
+        if rec.get("position", position) != position:
+            raise InputError(f"position is {json.dumps(rec['position'])}, and the edit of tokens {start}:{end} (of "
+                             f"{len(ref)} in the reference) is at its {position} (as asraudit refdis --edits-out writes it): give "
+                             f"position {json.dumps(position)}, or leave it out", path, row)
+        out.append(EditItem(edit_id, clip, kind, position, ref, start, end, tuple(a.split())))
     return out
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Protocol
 
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, Interval, bootstrap_ratio, wilson_interval
-from asraudit.probes.families import Catalogue
+from asraudit.probes.families import OVERALL, Catalogue
 from asraudit.probes.occurrences import Occurrence, ScannedText, pair_occurrences, scan
 
 DEFAULT_MIN_PER_ARM = 5
@@ -285,8 +285,8 @@ def agreement(audit: ConventionAudit, by: str = "class", n_boot: int = DEFAULT_B
         groups: dict[str, list[Occurrence]] = defaultdict(list)
         for occ in occurrences:
             groups[label(occ)].append(occ)
-            groups["all"].append(occ)
-        order = sorted(g for g in groups if g != "all") + (["all"] if groups else [])
+            groups[OVERALL].append(occ)  # a family or class of this name is refused (families.build_family)
+        order = sorted(g for g in groups if g != OVERALL) + ([OVERALL] if groups else [])
         for g in order:
             out.append(_agreement(g, model, groups[g], n_boot, seed))
     return out

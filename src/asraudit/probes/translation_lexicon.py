@@ -81,13 +81,25 @@ class Lexicon:
     label: str                           # built-in:es, or the file it came from
 
     def keyed(self, normalize: Callable[[str], str]) -> dict[tuple[str, ...], LexiconEntry]:
-        """Entries by their span's normalized words (the probe looks spans up by the words it compares)."""
+        """Entries by their span's normalized words (the probe looks spans up by the words it compares).
+
+        An entry whose span the normalizer reads as no words (``"--"``, ``"..."``, a filler such as ``"uh"`` that
+        the Whisper normalizer drops) is refused: no span the probe compares is empty, so it was never looked up,
+        and was passed over without a word.  So is a ``clash`` of no words, which was never looked for: a sentence
+        holding the words the user meant was read as checkable."""
         out: dict[tuple[str, ...], LexiconEntry] = {}
         number: dict[tuple[str, ...], int] = {}
         for n, entry in enumerate(self.entries, start=1):
             key = tuple(normalize(entry.en).split())
             if not key:
-                continue
+                raise InputError(f"span #{n} ({entry.en!r}) is no words once normalized, and the probe looks a span "
+                                 "up by its normalized words, so this entry would never be used: give the span's "
+                                 "spoken words in en", self.label)
+            for clash in entry.clash:
+                if not normalize(clash).split():
+                    raise InputError(f"span #{n} ({entry.en!r}): clash {clash!r} is no words once normalized, and "
+                                     "a clash is looked for by its normalized words in the rest of the sentence, so "
+                                     "it would never be found: give the English words it stands for", self.label)
             if key in out:  # only the first entry's patterns were read: a rendering by the second's counted absent
                 first = out[key]
                 raise InputError(f"span #{n} ({entry.en!r}) is span #{number[key]} ({first.en!r}) again once "
