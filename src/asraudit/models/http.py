@@ -29,7 +29,7 @@ from urllib.request import HTTPRedirectHandler, Request, build_opener
 
 import numpy as np
 
-from asraudit.models.base import audio_batch
+from asraudit.models.base import audio_batch, model_options
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.data.rows import lone_surrogate
 from asraudit.errors import InputError, ServiceError
@@ -205,7 +205,9 @@ class HTTPTranscriptionModel:
         self.url = endpoint_url(url)
         self.model = model
         self.model_id = model_id or f"{self.url}#{model}"
-        self.language = language
+        # in lower case, as every other backend reads it (models.base.model_options, case 183): the request and the
+        # config hash carry `fr` for `language=FR`, not the spelling given
+        self.language = model_options({"language": language})["language"]
         self.prompt = prompt
         # The usual variable for OpenAI-compatible servers; local servers need none.
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
