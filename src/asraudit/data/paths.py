@@ -276,8 +276,13 @@ def write_lines_whole(path: Path, lines: Iterable[str]) -> Path:
 
 def _staging_prefix(target: Path) -> str:
     """The start of the name of a folder this process builds ``target`` in (or moves an old ``target`` aside to):
-    ``.NAME.staging-HOST-PID-``; ``sweep_stale_staging`` reads the owner back from it."""
+    ``.NAME.staging-HOST-PID-``; ``sweep_stale_staging`` reads the owner back from it.  HOST is the host name and,
+    on Linux, the process-id namespace (containers sharing a cache and a host name each number their processes)."""
     host = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())
+    try:
+        host += f"_{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        pass
     return f".{target.name}.staging-{host}-{os.getpid()}-"
 
 
@@ -289,8 +294,8 @@ def sweep_stale_staging(target: Path) -> list[Path]:
     for ever (a white-box conversion's is the size of the model).  Each staging folder is named for its owner
     (``_staging_prefix``), so the next build of the same target removes those of processes that are no longer
     running.  A folder whose owner still runs (another conversion of the same model at this moment), whose owner
-    is this process, or that another host made (a cache on a shared disk: no process table to ask) is left alone,
-    as is any name this scheme did not make."""
+    is this process, or that another host or process-id namespace made (a cache on a shared disk, or shared by
+    containers: no process table to ask) is left alone, as is any name this scheme did not make."""
     from asraudit.run.claims import process_alive
 
     prefix = _staging_prefix(target)
