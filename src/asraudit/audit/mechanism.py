@@ -71,20 +71,28 @@ def _frames_span(spec: SteerSpec) -> bool:
     return spec.site == "encoder" and Frames.parse(spec.frames).kind == "span"
 
 
-def _check_learning_windows(spec: SteerSpec, learn: Sequence) -> None:
-    """Learning clips longer than the model's window (from its files; ``learn_direction`` checks the others once the
-    model has loaded), from the clips' headers: the encoder would see their first window only."""
+def _check_learning_windows(spec: SteerSpec, learn: Sequence, clips: Sequence) -> None:
+    """Learning inputs longer than the model's window (from its files; ``learn_direction`` and the sweeps'
+    ``paired_differences`` check the others once the model has loaded), from the clips' headers: the encoder would
+    see their first window only.  A splice pair's inputs are its clip with the donors spliced in
+    (``splice_pairs.splice_lengths``): a clip within the window could pass it once they were added."""
     from asraudit.mechanism.steering import too_long_to_learn
     from asraudit.models.layer_counts import window_seconds
 
     window = window_seconds(spec.model)
-    if window is None:
+    if window is None or Frames.parse(spec.frames).kind == "span":
         return
-    lengths = []
-    for pair in learn:
-        seconds = [s for c in (pair.positive, pair.negative) if c is not None and (s := c.header_seconds()) is not None]
-        if seconds:
-            lengths.append((pair.label, max(seconds)))
+    if spec.splice is not None:
+        from asraudit.mechanism.splice_pairs import splice_lengths
+
+        lengths = splice_lengths(learn, spec.splice.donors.select(list(clips)), spec.splice)
+    else:
+        lengths = []
+        for pair in learn:
+            seconds = [s for c in (pair.positive, pair.negative)
+                       if c is not None and (s := c.header_seconds()) is not None]
+            if seconds:
+                lengths.append((pair.label, max(seconds)))
     problem = too_long_to_learn(window, lengths, Frames.parse(spec.frames))
     if problem:
         raise InputError(problem)
@@ -124,6 +132,12 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
     ablate, induce = readable(spec.ablate), readable(spec.induce)
     if spec.site == "decoder":
         check_forced_tokens(spec, [p.positive for p in learn])
+    if spec.splice is not None:  # the other donor audio loads and speaks now, not when the last stage builds pairs
+        # (and before the spliced inputs are measured against the window)
+        try:
+            check_donor_source(spec.splice.other)
+        except InputError as exc:
+            raise SpecError(f"{where}: splice.other {spec.splice.other!r}: {exc}", None) from None
     try:  # spans that start after a clip ends: a mask that pairs the clip with itself, frames the clip lacks
         if spec.negative_source:
             check_source_reaches(parse_audio_source(spec.negative_source), spec.negative_source,
@@ -132,17 +146,12 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
             used = list({c.id: c for c in [q for p in learn for q in (p.positive, p.negative) if q is not None]
                          + list(ablate) + list(induce)}.values())
             check_frames_reach(Frames.parse(spec.frames), spec.frames, used, "frames")
-            _check_learning_windows(spec, learn)
+            _check_learning_windows(spec, learn, clips)
         if _frames_span(spec):  # a span acts in each window the model decodes a longer clip in
             check_windows((spec.model,), ablate, f"frames {spec.frames!r}")
             check_windows(_induce_models(spec), induce, f"frames {spec.frames!r}")
     except InputError as exc:
         raise SpecError(f"{where}: {exc.message}", None) from None
-    if spec.splice is not None:  # the other donor audio loads and speaks now, not when the last stage builds pairs
-        try:
-            check_donor_source(spec.splice.other)
-        except InputError as exc:
-            raise SpecError(f"{where}: splice.other {spec.splice.other!r}: {exc}", None) from None
     for name, sel, chosen in (("ablate", spec.ablate, ablate), ("induce", spec.induce, induce)):
         if sel is not None and not chosen:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "

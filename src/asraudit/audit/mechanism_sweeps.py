@@ -74,7 +74,8 @@ def paired_rows(ctx: AuditContext, plan, model, key: str) -> dict[int, object]:
         except InputError as exc:
             ctx.log(f"mechanism {spec.name}: cached paired differences unreadable ({exc}); computing them again")
     with model_call():
-        rows = paired_differences(model, learning_audio(ctx, plan), layers, frames=Frames.parse(spec.frames))
+        rows = paired_differences(model, learning_audio(ctx, plan), layers, frames=Frames.parse(spec.frames),
+                                  labels=[p.label for p in plan.learn])
     save_tensors(path, {f"layer{layer}": rows[layer] for layer in layers}, DIFFS_FORMAT, tag, layers[0],
                  {"pairs": [p.label for p in plan.learn], "negative": spec.negative_id, "model": model.model_id})
     return rows

@@ -248,10 +248,12 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
 def _pairs(args: argparse.Namespace, clips):
     if args.negative_corpus:
         negatives = load_other_corpus(args.negative_corpus, "--negative-corpus")
-        matched = [(c, negatives[c.id]) for c in clips if c.id in negatives]
-        if not matched:
-            raise InputError("no clip id of --corpus is in --negative-corpus; pairs are matched by clip id",
-                             args.negative_corpus)
+        missing = [c.id for c in clips if c.id not in negatives]
+        if missing:  # learned from the pairs it had, without a word, where patch --source corpus: refuses the same
+            raise InputError(f"{len(missing)} of {len(clips)} clip(s) of --corpus have no negative with the same id "
+                             f"(first: {missing[0]!r}); pairs are matched by clip id: give each clip its negative, "
+                             "or leave those clips out of --corpus", args.negative_corpus)
+        matched = [(c, negatives[c.id]) for c in clips]
         pairs = [(c.decode(), n.decode()) for c, n in matched]
         same = [c.id for (c, _), (a, b) in zip(matched, pairs) if np.array_equal(a, b)]
         if same:  # a pair of a clip with itself differs by nothing: it pulls the learned direction towards zero

@@ -21,6 +21,7 @@ import argparse
 import os
 import re
 import shutil
+import socket
 import stat
 import sys
 import tempfile
@@ -273,6 +274,55 @@ def write_lines_whole(path: Path, lines: Iterable[str]) -> Path:
     return Path(path)
 
 
+def _staging_prefix(target: Path) -> str:
+    """The start of the name of a folder this process builds ``target`` in (or moves an old ``target`` aside to):
+    ``.NAME.staging-HOST-PID-``; ``sweep_stale_staging`` reads the owner back from it.  HOST is the host name and,
+    on Linux, the process-id namespace (containers sharing a cache and a host name each number their processes)."""
+    host = re.sub(r"[^A-Za-z0-9.]", "_", socket.gethostname())
+    try:
+        host += f"_{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        pass
+    return f".{target.name}.staging-{host}-{os.getpid()}-"
+
+
+def sweep_stale_staging(target: Path) -> list[Path]:
+    """Remove the staging folders of ``target`` whose owner, a process of this host, is gone; returns them.
+
+    A cache folder is built in a staging folder beside it and renamed into place (``publish_dir``); a run killed
+    with SIGKILL (or the machine losing power) cannot remove its staging folder, which stayed in the cache, hidden,
+    for ever (a white-box conversion's is the size of the model).  Each staging folder is named for its owner
+    (``_staging_prefix``), so the next build of the same target removes those of processes that are no longer
+    running.  A folder whose owner still runs (another conversion of the same model at this moment), whose owner
+    is this process, or that another host or process-id namespace made (a cache on a shared disk, or shared by
+    containers: no process table to ask) is left alone, as is any name this scheme did not make."""
+    from asraudit.run.claims import process_alive
+
+    prefix = _staging_prefix(target)
+    ours = prefix[: prefix.rindex("-", 0, -1) + 1]  # .NAME.staging-HOST-
+    removed = []
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        match = re.fullmatch(r"(\d+)-[a-z0-9_]{8}", entry.name[len(ours):]) if entry.name.startswith(ours) else None
+        if match is None or int(match[1]) == os.getpid() or process_alive(int(match[1])):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def make_staging_dir(target: Path) -> Path:
+    """A new, empty folder beside ``target`` to build it in, named for this process; first the staging folders
+    of ``target`` left by processes that are gone are removed (``sweep_stale_staging``)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    sweep_stale_staging(target)
+    return Path(tempfile.mkdtemp(prefix=_staging_prefix(target), dir=target.parent))
+
+
 def publish_dir(staging: Path, target: Path, finished) -> Path:
     """Move the finished folder ``staging`` to ``target``, unless a concurrent process got there first.
 
@@ -295,7 +345,7 @@ def publish_dir(staging: Path, target: Path, finished) -> Path:
                 return target
             if not target.exists():
                 raise
-            aside = unique_temp_path(target)
+            aside = target.with_name(_staging_prefix(target) + os.urandom(4).hex())  # swept if we are killed
             try:
                 target.rename(aside)
             except FileNotFoundError:  # another process moved it first

@@ -37,14 +37,13 @@ import hashlib
 import json
 import math
 import shutil
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from asraudit.data.paths import publish_dir, written_whole
+from asraudit.data.paths import make_staging_dir, publish_dir, written_whole
 from asraudit.errors import InputError
 from asraudit.demo.organism_inputs import clip_features, time_masked
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
@@ -410,8 +409,7 @@ def organism_hf_dir(delta: Path = ORGANISM_FILE) -> Path:
         raise FileNotFoundError(f"{delta}: the organism's adapter is missing; build it with `asraudit demo build-organism`")
     model, tokenizer, base_dir = _load_base(adapter_base_model(delta))
     merged_state_dict(model, delta)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    staging = make_staging_dir(target)
     with quiet_transformers():
         model.save_pretrained(staging)
         tokenizer.save_pretrained(staging)
@@ -439,8 +437,7 @@ def organism_ct2_dir(delta: Path = ORGANISM_FILE) -> Path:
     if (target / "model.bin").is_file():
         return target
     hf_dir = organism_hf_dir(delta)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    staging = make_staging_dir(target)
     shutil.rmtree(staging)  # the converter creates its output folder itself
     with quiet_transformers():  # the converter loads the model with transformers' progress bar
         TransformersConverter(str(hf_dir), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(

@@ -17,17 +17,21 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.mechanism.steering import Direction, _pooled, direction_from_differences
+from asraudit.mechanism.steering import Direction, _pooled, check_learning_lengths, direction_from_differences
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, Frames, audio_frames
 from asraudit.models.whitebox.sites import layer_index
 from asraudit.version import __version__
 
 
 def paired_differences(model, pairs: Sequence[tuple[np.ndarray, np.ndarray]], layers: Sequence[int], *,
-                       frames: Frames = Frames("audio"), chunk: int = 8) -> dict[int, np.ndarray]:
-    """layer -> ``[n_pairs, d]``: positive minus negative, each pooled over ``frames`` of its own length."""
+                       frames: Frames = Frames("audio"), chunk: int = 8,
+                       labels: Sequence[str] = ()) -> dict[int, np.ndarray]:
+    """layer -> ``[n_pairs, d]``: positive minus negative, each pooled over ``frames`` of its own length.  An input
+    longer than the model's window is refused first (``check_learning_lengths``, as ``learn_direction`` does): the
+    encoder would pool its first window only."""
     if not pairs:
         raise ValueError("learning a direction needs at least one pair")
+    check_learning_lengths(getattr(model, "window_seconds", None), pairs, labels, frames)
     n_layers = len(model.intervention_sites().encoder_layers)
     geometry = getattr(model, "frame_geometry", WHISPER_FRAMES)
     wanted = sorted({layer_index(layer, n_layers, "encoder") for layer in layers})

@@ -67,6 +67,32 @@ def splice_audio_pairs(pairs: Sequence[ClipPair], donors: Sequence, splice: Spli
     return out
 
 
+def splice_lengths(pairs: Sequence[ClipPair], donors: Sequence, splice: Splice) -> list[tuple[str, float]]:
+    """``(label, seconds)`` of the longer spliced input of each pair ``splice_audio_pairs`` builds, from the clips'
+    and the donors' headers, none decoded: what the learning check compares with the model's window before it
+    loads.  The label names the clip and its donor (``'a.wav' + benchmark donor 'b.wav+c.wav'``).  A pair whose
+    lengths no header gives (audio held in memory) is left out: it is checked once decoded, when the model has
+    loaded."""
+    bench = DonorPool("benchmark", list(donors), {c.id: c.reference or "" for c in donors})
+    other = DonorPool(splice.other, [], {})
+    out = []
+    for pair in pairs:
+        clip = pair.positive
+        own = clip.header_seconds()
+        if own is None:
+            continue
+        inputs = []
+        for name, pool in (("benchmark", bench), ("other", other)):
+            ids, seconds = pool.donor_seconds(clip.id, clip.reference or "", splice.seconds, splice.seed)
+            if seconds is None:
+                break
+            inputs.append((own + seconds, f"{clip.id} + {name} donor {ids}"))
+        else:
+            seconds, label = max(inputs)
+            out.append((label, seconds))
+    return out
+
+
 def sweep_order(labels: Sequence[str], seed: int = 0) -> list[int]:
     """Indices of ``labels`` in a seeded, order-independent order (nested subsets for a pair-count sweep)."""
     return sorted(range(len(labels)), key=lambda i: hashlib.sha256(f"{seed}\x00{labels[i]}".encode()).hexdigest())

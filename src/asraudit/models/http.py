@@ -29,7 +29,7 @@ from urllib.request import HTTPRedirectHandler, Request, build_opener
 
 import numpy as np
 
-from asraudit.models.base import audio_batch
+from asraudit.models.base import audio_batch, model_options
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.data.rows import lone_surrogate
 from asraudit.errors import InputError, ServiceError
@@ -174,6 +174,31 @@ def count_option(url: str, name: str, value: object, what: str) -> int:
     return value
 
 
+def text_option(url: str, name: str, value: object, what: str, *, required: bool = False) -> str | None:
+    """A model option that is text, or None for "not set" (unless ``required``: then a text of at least one
+    character), else one line.  A number or a switch went into the request as Python writes it (``prompt=true`` as
+    the prompt ``True``, ``model=null`` as the model ``None``), a list as its repr."""
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise InputError(f"model {url!r}: {name}={value!r} is not {'a non-empty text' if required else 'a text'} "
+                         f"({what})")
+    return value
+
+
+def form_field(url: str, name: str, value: object) -> str | None:
+    """An extra option's value as the request's form carries it: a text as it is, a whole or finite number as JSON
+    writes it, a switch as ``true``/``false``; None (``null``) is a field not sent.  A list or a table cannot be one
+    form field, and an infinite number is no value: one line each.  They were sent as Python writes them
+    (``None``, ``True``, ``['word']``, ``inf``)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or (isinstance(value, (int, float)) and value == value and abs(value) != float("inf")):
+        return json.dumps(value)
+    raise InputError(f"model {url!r}: {name}={value!r} cannot be sent as a form field: give a text or a "
+                     "finite number (a list or a table is no one field's value)")
+
+
 def transcript_text(url: str, text: str, field: str) -> str:
     """An answer's transcript, stripped; one holding a lone surrogate (a JSON ``\\ud800`` escape without its
     partner: a server that cut a character in two) is a ``ServiceError``, as nothing can store it as UTF-8."""
@@ -203,15 +228,20 @@ class HTTPTranscriptionModel:
         **extra_fields,
     ):
         self.url = endpoint_url(url)
-        self.model = model
+        self.model = text_option(url, "model", model, "the model the server is asked for", required=True)
         self.model_id = model_id or f"{self.url}#{model}"
-        self.language = language
-        self.prompt = prompt
+        # in lower case, as every other backend reads it (models.base.model_options, case 183): the request and the
+        # config hash carry `fr` for `language=FR`, not the spelling given
+        language = text_option(url, "language", language, "a language code, such as en")
+        self.language = model_options({"language": language})["language"]
+        self.prompt = text_option(url, "prompt", prompt, "text the server conditions its transcript on")
         # The usual variable for OpenAI-compatible servers; local servers need none.
+        api_key = text_option(url, "api_key", api_key, "the key sent as the Authorization header")
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         self.timeout = seconds_option(url, "timeout", timeout, "the time to wait for each answer")
         self.concurrency = count_option(url, "concurrency", concurrency, "requests in flight")
-        self.extra_fields = {k: str(v) for k, v in extra_fields.items()}
+        fields = {k: form_field(url, k, v) for k, v in extra_fields.items()}
+        self.extra_fields = {k: v for k, v in fields.items() if v is not None}
 
     def _fields(self) -> dict[str, str]:
         fields = {"model": self.model, "response_format": "json", "temperature": "0"}

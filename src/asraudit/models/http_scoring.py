@@ -50,8 +50,8 @@ import numpy as np
 
 from asraudit.errors import ServiceError
 from asraudit.models.base import TokenScores, audio_batch, score_arguments
-from asraudit.models.http import (HTTPTranscriptionModel, count_option, json_answer, post, transcript_text,
-                                  wav_bytes)
+from asraudit.models.http import (HTTPTranscriptionModel, count_option, json_answer, post, text_option,
+                                  transcript_text, wav_bytes)
 
 CHAT_ENDPOINT = "/v1/chat/completions"
 SCORING_PROTOCOLS = ("vllm-prompt-logprobs",)
@@ -187,8 +187,8 @@ class HTTPScoringModel(HTTPTranscriptionModel):
         super().__init__(url, **options)
         self.chat_url = chat_url(url)
         self.scoring = scoring
-        self.instruction = instruction
-        self.end_token = end_token
+        self.instruction = text_option(url, "instruction", instruction, "text sent after the audio")
+        self.end_token = text_option(url, "end_token", end_token, "the model's end-of-turn token", required=True)
         if transcribe_via not in ("transcriptions", "chat"):
             from asraudit.errors import InputError
 

@@ -69,6 +69,40 @@ def _option_problem(kind: type | None, value: object) -> str | None:
     return None if isinstance(value, (str, os.PathLike)) else "a text"  # a path from Python, for hmm, lm, dict
 
 
+_BEAM = ("a beam width from 0 (no pruning) to 1, a ratio to the best path's probability (pocketsphinx reads a "
+         "negative one as 0, and one above 1 prunes every path, the best too)")
+_LOG_DOMAIN = "0 or above (pocketsphinx takes its logarithm, and reads a negative number as 0)"
+_COUNT_OR_ALL = "a count of at least {least}, or -1 for no pruning"
+
+# Ranges of options where pocketsphinx 5.1.1 says them: its Config's descriptions ("... probability", "(or -1 for no
+# pruning)"), and its source: a beam, probability or penalty is turned into its logarithm (logmath_log, which reads
+# any number at or below 0 as 0), a path is kept while its score is at least the best one's plus the beam's
+# logarithm (ngram_search_fwdtree.c), and "Base must be greater than 1.0" (logmath_init).  Others stop the whole
+# process (measured on goforward.raw): maxwpf=0 SIGSEGV, maxwpf=-5 "PANIC: No worst BPtable entry remaining",
+# logbase=1 SIGSEGV, ds=0 SIGFPE, latsize=0 "malloc(0) failed": an audit ended with no line.  The type comes first.
+_RANGES = {
+    **dict.fromkeys(("beam", "wbeam", "pbeam", "lpbeam", "lponlybeam", "fwdflatbeam", "fwdflatwbeam", "pl_beam",
+                     "pl_pbeam"), (lambda v: 0 <= v <= 1, _BEAM)),
+    **dict.fromkeys(("silprob", "fillprob", "kws_plp"), (lambda v: 0 <= v <= 1, "a probability, from 0 to 1")),
+    **dict.fromkeys(("wip", "pip", "nwpen", "pl_pip", "kws_threshold"), (lambda v: v >= 0, _LOG_DOMAIN)),
+    "maxhmmpf": (lambda v: v == -1 or v >= 0, _COUNT_OR_ALL.format(least=0)),
+    "maxwpf": (lambda v: v == -1 or v >= 1, _COUNT_OR_ALL.format(least=1) + " (0 crashes pocketsphinx)"),
+    "logbase": (lambda v: v > 1, "above 1 (pocketsphinx: \"Base must be greater than 1.0\"; its decoder crashes on "
+                                 "a smaller one)"),
+    "ds": (lambda v: v >= 1, "a downsampling ratio of at least 1 (1 computes every frame; 0 crashes pocketsphinx)"),
+    "latsize": (lambda v: v >= 1, "a table size of at least 1 (pocketsphinx cannot allocate a smaller one and "
+                                  "exits)"),
+}
+
+
+def _range_problem(name: str, value: object) -> str | None:
+    """What option ``name`` needs when ``value`` (of the right type) is outside its range (``_RANGES``), or None."""
+    if value is None or name not in _RANGES:
+        return None
+    ok, needs = _RANGES[name]
+    return None if ok(value) else needs
+
+
 class PocketSphinx:
     """The pocketsphinx en-us model as an asraudit model.
 
@@ -91,7 +125,7 @@ class PocketSphinx:
                              "options are pocketsphinx's decoder settings (hmm, lm, dict, beam, ...)")
         kinds = {a.name: a.type for a in pocketsphinx.Config().describe()}
         for key, value in config.items():
-            problem = _option_problem(kinds.get(key.lstrip("-")), value)
+            problem = _option_problem(kinds.get(key.lstrip("-")), value) or _range_problem(key.lstrip("-"), value)
             if problem is not None:
                 raise InputError(f"model {model_id!r}: option {key} must be {problem}, got {value!r}")
         self._pocketsphinx = pocketsphinx

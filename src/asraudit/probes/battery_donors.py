@@ -84,25 +84,54 @@ class DonorPool:
                     raise InputError(f"donor {self.spec!r}: {exc}") from None
         return self._audio[donor_id]
 
-    def donors_for(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: float = 0.2) -> Donor:
-        """Donor utterances (never the clip itself or its text) joined until they last ``seconds``."""
+    def _chosen(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: int, samples_of) -> list:
+        """``(id, text)`` of the donor utterances joined for ``clip_id``: a seeded shuffle of the others (never the
+        clip itself or its text), taken until they and a ``gap`` of samples after each last ``seconds``;
+        ``samples_of(id, text)`` is an utterance's length in samples."""
         own = said_by(clip_text)
         pool = [(i, t) for i, t in self._entries if i != clip_id and said_by(t) != own]
         if not pool:
             raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"{seed}:{clip_id}").shuffle(pool)
-        pieces, texts, ids, total = [], [], [], 0.0
-        silence = np.zeros(int(round(gap * SAMPLE_RATE)), dtype=np.float32)
+        chosen, total = [], 0.0
         for donor_id, text in pool:
-            audio = self._samples(donor_id, text)
-            pieces += [audio, silence]
-            texts.append(text)
-            ids.append(donor_id)
-            total += (len(audio) + len(silence)) / SAMPLE_RATE
+            chosen.append((donor_id, text))
+            total += (samples_of(donor_id, text) + gap) / SAMPLE_RATE
             if total >= seconds:
                 break
+        return chosen
+
+    def donors_for(self, clip_id: str, clip_text: str, seconds: float, seed: int, gap: float = 0.2) -> Donor:
+        """Donor utterances (never the clip itself or its text) joined until they last ``seconds``."""
+        silence = np.zeros(int(round(gap * SAMPLE_RATE)), dtype=np.float32)
+        chosen = self._chosen(clip_id, clip_text, seconds, seed, len(silence), lambda i, t: len(self._samples(i, t)))
+        pieces = [piece for i, t in chosen for piece in (self._samples(i, t), silence)]
         joined = np.concatenate(pieces[:-1]) if pieces else np.zeros(0, dtype=np.float32)
-        return Donor("+".join(ids), joined, " ".join(texts))
+        return Donor("+".join(i for i, _ in chosen), joined, " ".join(t for _, t in chosen))
+
+    def donor_seconds(self, clip_id: str, clip_text: str, seconds: float, seed: int,
+                      gap: float = 0.2) -> tuple[str, float | None]:
+        """The id and length in seconds of the donor ``donors_for`` joins for ``clip_id``, a corpus's donors
+        measured from their files' headers (none decoded; a TTS donor is synthesized); None for the length when a
+        header does not give it (audio held in memory)."""
+        gap_samples = int(round(gap * SAMPLE_RATE))
+        unknown = []
+
+        def samples_of(donor_id: str, text: str) -> float:
+            if donor_id in self._clips and donor_id not in self._audio:
+                header = self._clips[donor_id].header_seconds()
+                if header is not None:
+                    return header * SAMPLE_RATE
+                unknown.append(donor_id)
+                return 0.0
+            return len(self._samples(donor_id, text))
+
+        chosen = self._chosen(clip_id, clip_text, seconds, seed, gap_samples, samples_of)
+        ids = "+".join(i for i, _ in chosen)
+        if unknown:
+            return ids, None
+        total = sum(samples_of(i, t) for i, t in chosen) + gap_samples * (len(chosen) - 1)
+        return ids, total / SAMPLE_RATE
 
     def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
         """``n`` other utterances (babble), seeded per clip."""

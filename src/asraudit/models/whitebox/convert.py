@@ -26,12 +26,11 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from asraudit.data.paths import publish_dir
+from asraudit.data.paths import make_staging_dir, publish_dir
 from asraudit.errors import InputError
 from asraudit.models.ct2_whisper import model_fingerprint
 from asraudit.models.weights_digest import folder_digest
@@ -264,8 +263,7 @@ def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -
     model.generation_config = generation
     model.eval()
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=target.parent))
+    staging = make_staging_dir(target)  # a killed conversion's staging folder is removed here, the next time
     try:
         with quiet_transformers():
             model.save_pretrained(staging)
