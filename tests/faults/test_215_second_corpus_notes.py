@@ -38,7 +38,8 @@ def test_a_negative_corpus_says_which_text_column_it_read(tmp_path, cli):
     ran = cli("steer", "learn", "--model", "whisper-tiny.en", "--corpus", tmp_path / "m.jsonl", "--negative-corpus",
               saved, "--layer", "0", "--out", tmp_path / "d.safetensors")
     assert ran.code == 2 and ran.error_lines == [
-        f"asraudit: error: {saved}: no clip id of --corpus is in --negative-corpus; pairs are matched by clip id"]
+        f"asraudit: error: {saved}: 1 of 1 clip(s) of --corpus have no negative with the same id (first: 'a.wav'); "
+        "pairs are matched by clip id: give each clip its negative, or leave those clips out of --corpus"]  # case 206
     assert _note(saved, "--negative-corpus") in ran.err.splitlines()
 
 
