@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from asraudit.errors import InputError
+from asraudit.processes import process_alive
 
 # Characters every filesystem accepts in a name, with no meaning to a shell or a path.
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
@@ -296,8 +297,6 @@ def sweep_stale_staging(target: Path) -> list[Path]:
     running.  A folder whose owner still runs (another conversion of the same model at this moment), whose owner
     is this process, or that another host or process-id namespace made (a cache on a shared disk, or shared by
     containers: no process table to ask) is left alone, as is any name this scheme did not make."""
-    from asraudit.run.claims import process_alive
-
     prefix = _staging_prefix(target)
     ours = prefix[: prefix.rindex("-", 0, -1) + 1]  # .NAME.staging-HOST-
     removed = []

@@ -24,6 +24,8 @@ import sqlite3
 import time
 from typing import Iterable, Iterator, Sequence
 
+from asraudit.processes import process_alive
+
 # No process table to ask on another host: an owner there that has neither claimed nor
 # stored anything for this long is taken to be dead.  Longer than any single model call.
 STALE_CLAIM_SECONDS = 600.0
@@ -48,22 +50,6 @@ CREATE INDEX IF NOT EXISTS claims_by_owner ON claims (owner);
 def _chunks(items: Sequence[str], size: int = _KEYS_PER_QUERY) -> Iterator[Sequence[str]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
-
-
-def process_alive(pid: int) -> bool:
-    """Whether a process of this host is running (a zombie, killed but not yet reaped, is not)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            state = fh.read().rsplit(b")", 1)[1].split()[0]
-        return state not in (b"Z", b"X")
-    except (OSError, IndexError):
-        return True  # no /proc (macOS): kill(pid, 0) is the answer
 
 
 class Claimant:
