@@ -19,7 +19,7 @@ import operator
 import os
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, KeysView, Mapping, Set
 from pathlib import Path
 from typing import Any
 
@@ -156,7 +156,8 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
 
     One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
-    not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
+    not the texts), as is its ``.keys()``; a set pairs in hash order (``PYTHONHASHSEED``: another pairing each
+    run) and keeps one of equal texts; bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
     from a pandas column) is refused at its index."""
     if _frame(value):
         raise InputError(f"{name} is a list of texts, {each}, got a DataFrame (iterated, it gives its column "
@@ -164,10 +165,14 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     if isinstance(value, str):
         raise InputError(f"{name} is a list of texts, {each}, got the string {_shown(value)}: "
                          "wrap one text in a list")
-    if isinstance(value, Mapping):
+    if isinstance(value, (Mapping, KeysView)):
         raise InputError(f"{name} is a list of texts, {each}, got a {type(value).__name__} (its keys "
                          "would be scored, not its texts): pass its values as a list, in the clip order of "
                          "the other list")
+    if isinstance(value, Set):
+        raise InputError(f"{name} is a list of texts, {each}, got a {type(value).__name__}: a set has no order "
+                         "(its texts would pair up with the other list's in hash order, a different one each "
+                         "run) and keeps one of equal texts: pass a list")
     if value is None or not isinstance(value, Iterable):
         raise InputError(f"{name} is a list of texts, {each}, got {_shown(value)}")
     out = value if isinstance(value, list) else list(value)
