@@ -64,6 +64,10 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     if missing:
         raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
                          f"{', '.join(map(str, transcripts)) or 'none'}")
+    for m in names:
+        if not isinstance(transcripts[m], Mapping) and type(transcripts[m]).__name__ != "Series":
+            raise InputError(f"transcripts[{m!r}] is a {type(transcripts[m]).__name__}, not a dict of clip id -> text: "
+                             "transcripts maps each model to its texts keyed by clip id")
     out = []
     try:
         for cid, ref in references.items():
@@ -73,7 +77,36 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     except TypeError:  # a text that is not one (None, a NaN, a number): say which, at no cost to the loop
         _raise_for_a_text_that_is_not_one(references, transcripts, names)
         raise
+    _require_shared_ids(references, transcripts, names, out)
     return out
+
+
+def _first_keys(keys: Iterable) -> str:
+    shown = []
+    for key in keys:
+        if len(shown) == 3:
+            return ", ".join(shown) + ", ..."
+        shown.append(repr(key))
+    return ", ".join(shown) or "none"
+
+
+def _require_shared_ids(references: Mapping, transcripts: Mapping, names: Sequence[str],
+                        clips: Sequence[ClipInput]) -> None:
+    """Every named model with texts has one for some clip of ``references``.  Keyed apart (a pandas index 0, 1,
+    ... on one side and clip ids on the other, a list or a Series of texts with a default index, ids spelled
+    two ways) no clip matched: the clips came back empty, or without that model, and the miner mined nothing
+    from them and scored it on nothing, with no error."""
+    seen: set = set()
+    for clip in clips:
+        seen.update(clip.hyps)
+        if len(seen) == len(names):
+            return
+    for m in names:
+        if m not in seen and len(transcripts[m]):
+            keys = transcripts[m].index if type(transcripts[m]).__name__ == "Series" else transcripts[m]
+            raise InputError(f"transcripts[{m!r}] shares no clip id with references (transcripts[{m!r}]: "
+                             f"{_first_keys(keys)}; references: {_first_keys(references)}): key both by the "
+                             "same clip ids")
 
 
 def _raise_for_a_text_that_is_not_one(references: Mapping, transcripts: Mapping, names: Sequence[str]) -> None:
