@@ -48,6 +48,17 @@ def plain(value: object) -> object:
     return value
 
 
+def plain_values(value: object) -> object:
+    """``value`` with every numpy scalar in it, at any depth of dicts, lists and tuples, as its Python value
+    (:func:`plain`): a model's options from a DataFrame's cells (``beam_size=np.int64(2)``) were refused by
+    every backend's type check, and in a spec they reached summary.json, which ``json`` cannot write."""
+    if isinstance(value, Mapping):
+        return {key: plain_values(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain_values(item) for item in value)
+    return plain(value)
+
+
 def whole_number(value: object, name: str, minimum: int | None = None) -> int:
     """``value`` as an int: refused when it is not a whole number (``1.5``, ``inf``, ``nan``, ``"10"``, ``True``)
     or is below ``minimum``.  numpy's integers are whole numbers; a bool is not a count."""
