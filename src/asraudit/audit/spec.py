@@ -311,7 +311,9 @@ def _model(s: Section) -> ModelSpec:
     options = s.get("options", dict, {})
     panel = s.get("panel", bool, False)
     s.done()
-    return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=dict(options), entry=s.where)
+    # numpy scalars in a dict spec's options as their Python values (as the spec's other values, case 106): kept,
+    # a backend refused them, and summary.json's provenance could not be written
+    return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=plain_values(options), entry=s.where)
 
 
 def _params(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path, given: dict | None = None):
