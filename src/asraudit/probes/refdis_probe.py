@@ -166,6 +166,16 @@ def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
         raise no_shared_clips((a, first[a]), (b, first[b]), "the panel's vote")
 
 
+def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
+    """``corrections`` names some clip of ``clips``: keyed otherwise (a frame's row numbers, ids spelled another
+    way) no reference was corrected, and the result was no edit and every model's accept-ref over none, with no
+    error, where ``refdis --corrected`` refuses a file that corrects no clip."""
+    ids = {clip.clip_id for clip in clips}
+    if corrections and clips and not any(cid in ids for cid in corrections):
+        raise InputError(f"corrections names no clip of clips (corrections: {_first_keys(corrections)}; clips: "
+                         f"{_first_keys(clip.clip_id for clip in clips)}): key it by the clips' ids")
+
+
 def _group_labels(groups: Mapping, clips: Sequence[ClipInput]) -> dict[str, str]:
     """clip -> its group, by the rule of the command line and the audit (``data.group_values.group_label``): NaN,
     None and the empty value are ``(none)``, as is a clip ``groups`` does not name; ``3.0`` is group ``3``.  A
@@ -203,6 +213,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
             name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
+        _require_corrected_clips(corrections, clips)
         result = edits_from_corrections(clips, corrections, list(scored))
     else:
         _require_transcripts(clips, panel)
