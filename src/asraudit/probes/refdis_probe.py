@@ -201,7 +201,8 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value (NaN, None and a clip it
     does not name: ``(none)``).
     ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
-    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
+                          none_means={"accept_ref_boot": "n_boot"})
     checked_params(params)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
@@ -249,7 +250,8 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     in one clip are not independent, and the clip bootstrap that says so costs
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
     empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
-    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)  # before any file is read
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
+                          none_means={"accept_ref_boot": "n_boot"})  # before any file is read
     checked_params(params)
     normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
