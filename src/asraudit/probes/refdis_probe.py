@@ -166,6 +166,22 @@ def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
         raise no_shared_clips((a, first[a]), (b, first[b]), "the panel's vote")
 
 
+def _require_scored_transcripts(clips: Sequence[ClipInput], scored: Sequence[str], ran_nothing: Sequence[str]) -> None:
+    """Every scored model has a transcript of some clip (or is known to have run none): a misspelt name
+    (``"Whisper-tiny.en"``) got an accept-ref over no edit and a WER over no clip, with no error, where the
+    panel's check (``_require_transcripts``) refuses the same misspelling in the panel."""
+    wanted = [m for m in scored if m not in ran_nothing]
+    seen: set[str] = set()
+    for clip in clips:
+        seen.update(clip.hyps)
+        if all(m in seen for m in wanted):
+            return
+    missing = [m for m in wanted if m not in seen]
+    if missing and clips:
+        raise InputError(f"scored names {', '.join(missing)}, which no clip has a transcript of; the clips have "
+                         f"transcripts of {', '.join(sorted(seen))}")
+
+
 def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
     """``corrections`` names some clip of ``clips``: keyed otherwise (a frame's row numbers, ids spelled another
     way) no reference was corrected, and the result was no edit and every model's accept-ref over none, with no
@@ -194,13 +210,16 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
                    scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
                    groups: Mapping[str, str] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
                    accept_ref_boot: int | None = None, seed: int = DEFAULT_SEED,
-                   counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts) -> RefdisResult:
+                   counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts,
+                   ran_nothing: Sequence[str] = ()) -> RefdisResult:
     """Mine the panel's edits (or diff ``corrections``, clip -> corrected tokens) and score ``scored`` on them.
 
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value (NaN, None and a clip it
     does not name: ``(none)``).
-    ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
+    ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``).  A scored model no clip
+    has a transcript of is refused (a misspelt name was scored on nothing, with no error), unless it is named in
+    ``ran_nothing`` (a model known to have run no clip: an empty prediction file)."""
     check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
                           none_means={"accept_ref_boot": "n_boot"})
     checked_params(params)
@@ -210,6 +229,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     for arg, value in (("corrections", corrections), ("groups", groups)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
+    _require_scored_transcripts(clips, scored, name_list(ran_nothing, "ran_nothing"))
     labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
@@ -265,4 +285,4 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)
     return measure_refdis(clips, panel, params, scored=scored, n_boot=n_boot, accept_ref_boot=accept_ref_boot,
-                          seed=seed)
+                          seed=seed, ran_nothing=[m for m in scored if not len(pset.models[m])])
