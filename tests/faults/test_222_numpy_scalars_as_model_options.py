@@ -10,6 +10,14 @@ loaded, summary.json's provenance (``json.dumps``) could not be written
 after every stage.  Case 106 read every other value of a spec as its Python
 value; now a model's options are read so too, in ``load_model`` and in the
 spec: the model loads, with the same configuration as the Python value's.
+
+The same cells as ``measure_refdis``' ``groups`` (a speaker column of a
+frame: ``dict(zip(df.clip, df.speaker))``): ``np.float32(3.0)`` was a group
+"3.0" beside speaker "3" (case 89 made ``3.0`` and ``3`` one group for
+Python floats only), its NaN a group "nan", and pandas' ``pd.NA`` stopped
+the run with ``TypeError: boolean value of NA is ambiguous``.  Now a numpy
+scalar is its Python value there too, and ``pd.NA`` / ``pd.NaT`` are
+missing, group ``(none)``, as NaN and None are (case 136).
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import json
 import numpy as np
 import pytest
 
-from asraudit import InputError, load_model, parse_spec
+from asraudit import InputError, RefdisParams, clip_inputs, load_model, measure_refdis, parse_spec
 
 
 def test_numpy_options_load_as_their_python_values():
@@ -56,3 +64,15 @@ def test_a_dict_spec_keeps_python_values_in_its_options(tmp_path):
     assert spec.models[0].options == {"maxhmmpf": 3000, "beam": [0.5]}
     assert type(spec.models[0].options["maxhmmpf"]) is int
     assert json.loads(json.dumps(spec.to_json()))["models"][0]["options"] == {"maxhmmpf": 3000, "beam": [0.5]}
+
+
+def test_group_values_from_a_frames_cells():
+    pd = pytest.importorskip("pandas")
+    panel = ["m1", "m2", "m3"]
+    refs = {f"c{i}": f"madam president the report number {i} is late" for i in range(6)}
+    clips = clip_inputs(refs, {m: {c: r.removeprefix("madam president ") for c, r in refs.items()} for m in panel},
+                        "whisper")
+    speakers = [np.int64(3), np.float32(3.0), 3.0, pd.NA, np.float32("nan"), pd.NaT]
+    result = measure_refdis(clips, panel, RefdisParams(leave_one_out=False), scored=["m1"], n_boot=0,
+                            groups=dict(zip(refs, speakers)))
+    assert {group: by_model["m1"].n_eligible for group, by_model in result.by_group.items()} == {"3": 3, "(none)": 3}
