@@ -19,7 +19,7 @@ import operator
 import os
 import types
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, KeysView, Mapping, Set
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,17 @@ def plain(value: object) -> object:
     if type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item"):
         return value.item()
     return value
+
+
+def plain_values(value: object) -> object:
+    """``value`` with every numpy scalar in it, at any depth of dicts, lists and tuples, as its Python value
+    (:func:`plain`): a model's options from a DataFrame's cells (``beam_size=np.int64(2)``) were refused by
+    every backend's type check, and in a spec they reached summary.json, which ``json`` cannot write."""
+    if isinstance(value, Mapping):
+        return {key: plain_values(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain_values(item) for item in value)
+    return plain(value)
 
 
 def whole_number(value: object, name: str, minimum: int | None = None) -> int:
@@ -156,7 +167,8 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     """A list of texts, one per clip (``corpus_wer``'s references or hypotheses).
 
     One string iterated is one clip per character; a dict iterated is its keys (the clip ids were scored,
-    not the texts); bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
+    not the texts), as is its ``.keys()``; a set pairs in hash order (``PYTHONHASHSEED``: another pairing each
+    run) and keeps one of equal texts; bytes never equal a word of text.  A text that is not a ``str`` (``None``, a float NaN
     from a pandas column) is refused at its index."""
     if _frame(value):
         raise InputError(f"{name} is a list of texts, {each}, got a DataFrame (iterated, it gives its column "
@@ -164,10 +176,14 @@ def texts(value: object, name: str, each: str = "one per clip") -> list[str]:
     if isinstance(value, str):
         raise InputError(f"{name} is a list of texts, {each}, got the string {_shown(value)}: "
                          "wrap one text in a list")
-    if isinstance(value, Mapping):
+    if isinstance(value, (Mapping, KeysView)):
         raise InputError(f"{name} is a list of texts, {each}, got a {type(value).__name__} (its keys "
                          "would be scored, not its texts): pass its values as a list, in the clip order of "
                          "the other list")
+    if isinstance(value, Set):
+        raise InputError(f"{name} is a list of texts, {each}, got a {type(value).__name__}: a set has no order "
+                         "(its texts would pair up with the other list's in hash order, a different one each "
+                         "run) and keeps one of equal texts: pass a list")
     if value is None or not isinstance(value, Iterable):
         raise InputError(f"{name} is a list of texts, {each}, got {_shown(value)}")
     out = value if isinstance(value, list) else list(value)

@@ -69,13 +69,13 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Generic, Mapping, TypeVar
 
-from asraudit.arguments import check_field_types, path as path_argument, whole_number
+from asraudit.arguments import flag, names as name_list, path as path_argument, plain_values, whole_number
 from asraudit.audit.published import PublishedSpec, parse_published
 from asraudit.audit.spec_mechanism import MechanismSpec, parse_mechanism
-from asraudit.audit.spec_reader import Section, SpecError, read_params
+from asraudit.audit.spec_reader import Section, SpecError, read_params, recheck_params
 from asraudit.data.corpus import DATASET_COLUMNS
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.probes.battery import BUILTIN_SPECS
@@ -117,14 +117,14 @@ class CorpusSpec:
     audio_column: str | None = None
     text_column: str | None = None
     id_column: str | None = None
-    limit: int | None = None
+    limit: int | None = field(default=None, metadata={"minimum": 1})
     said_field: str | None = None
     group_field: str | None = None
     # keep only clips whose metadata field is one of select_values, or one of its first select_first values
     # (e.g. chosen sentences, each in every voice)
     select_field: str | None = None
     select_values: tuple[str, ...] | None = None
-    select_first: int | None = None
+    select_first: int | None = field(default=None, metadata={"minimum": 1})
     # the language spoken and written (ISO 639-1): picks the convention catalogue and the default normalizer
     language: str = "en"
 
@@ -149,7 +149,7 @@ class ModelSpec:
 @dataclass(frozen=True)
 class ExecutorSpec:
     kind: str = "local"
-    batch_size: int = 8
+    batch_size: int = field(default=8, metadata={"minimum": 1})
     device: str = "cpu"
     compute_type: str | None = None
 
@@ -311,7 +311,9 @@ def _model(s: Section) -> ModelSpec:
     options = s.get("options", dict, {})
     panel = s.get("panel", bool, False)
     s.done()
-    return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=dict(options), entry=s.where)
+    # numpy scalars in a dict spec's options as their Python values (as the spec's other values, case 106): kept,
+    # a backend refused them, and summary.json's provenance could not be written
+    return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=plain_values(options), entry=s.where)
 
 
 def _params(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path, given: dict | None = None):
@@ -494,6 +496,7 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
     def fail(message: str) -> InputError:
         return InputError(f"AuditSpec.{message}")
 
+    changes: dict[str, Any] = {}
     try:
         counts = {key: whole_number(getattr(spec, key), key, 0) for key in ("seed", "bootstrap")}  # np.int64 -> int
         check_bootstrap_ceiling(counts["bootstrap"], "bootstrap")
@@ -504,16 +507,38 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
             checked_params(spec.refdis, "refdis")
         except InputError as exc:
             raise InputError(exc.message if exc.message.startswith("refdis ") else f"refdis: {exc.message}") from None
+        if not isinstance(spec.name, str):
+            raise InputError(f"name must be a string, got {spec.name!r:.60}")
         if isinstance(spec.models, (str, Mapping)) or not all(isinstance(m, ModelSpec) for m in spec.models):
             raise InputError(f"models is a tuple of ModelSpec, got {spec.models!r}"[:200])
+        changes["models"] = tuple(_checked_model(m, i) for i, m in enumerate(spec.models))
+        for key, cls in (("corpus", CorpusSpec), ("executor", ExecutorSpec), ("report", ReportSpec)):
+            if not isinstance(getattr(spec, key), cls):
+                raise InputError(f"{key} is a {cls.__name__}, got {type(getattr(spec, key)).__name__}")
         for key in ("corpus", "executor", "report", "conventions", "masked", "lift", "battery", "translation"):
             value = getattr(spec, key)
             params = value.params if isinstance(value, ProbeSection) else value
             if params is not None:
                 try:
-                    check_field_types(params)
+                    params = recheck_params(params)
+                    if isinstance(value, ProbeSection):
+                        value = replace(value, params=params, models=tuple(name_list(value.models, "models")))
+                    else:
+                        value = params
                 except InputError as exc:
                     raise InputError(f"{key}: {exc.message}") from None
+                changes[key] = value
+        corpus_language = language_code(changes["corpus"].language)
+        if corpus_language not in LANGUAGES:
+            raise InputError(f"corpus: language must be one of {', '.join(LANGUAGES)}, got {spec.corpus.language!r}")
+        changes["corpus"] = replace(changes["corpus"], language=corpus_language)
+        executor = changes["executor"]
+        if not (executor.kind == "local" or executor.kind == "ray" or executor.kind.startswith("ray:")):
+            raise InputError(f"executor: kind must be local, ray or ray:ADDRESS, got {executor.kind!r}")
+        try:
+            ray_address(executor.kind)
+        except InputError as exc:
+            raise InputError(f"executor: kind: {exc}") from None
         if spec.conventions is not None and spec.conventions.language not in LANGUAGES:
             try:  # a family file (relative to the working directory, as a dict spec's paths are), read now
                 load_catalogue(spec.conventions.language)
@@ -522,6 +547,30 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
         out = path_argument(spec.out, "out")
     except InputError as exc:
         raise fail(exc.message) from None
-    if out == spec.out and isinstance(spec.out, Path) and all(type(getattr(spec, k)) is int for k in counts):
+    if out == spec.out and isinstance(spec.out, Path) and all(type(getattr(spec, k)) is int for k in counts) \
+            and all(getattr(spec, k) is v for k, v in changes.items()):
         return spec
-    return replace(spec, out=out, **counts)
+    return replace(spec, out=out, **counts, **changes)
+
+
+def _checked_model(model: ModelSpec, i: int) -> ModelSpec:
+    """A ``ModelSpec`` built or changed in Python, checked as ``_model`` reads a ``[[model]]`` entry: ``spec=5``
+    was an ``AttributeError``, ``name=3`` a ``TypeError`` after the store was opened, ``panel="no"`` a member of
+    the panel (a non-empty string is true), ``options=[...]`` a ``TypeError`` from ``dict()``."""
+    where = f"models[{i}]"
+    spec = model.spec
+    if isinstance(spec, PurePath):
+        spec = str(spec)
+    if not isinstance(spec, str) or not spec.strip():
+        raise InputError(f"{where}.spec is a model's name or a path (a str), got {model.spec!r:.60}")
+    if model.name is not None and (not isinstance(model.name, str) or not model.name.strip()):
+        raise InputError(f"{where}.name is a label (a non-empty str) or None, got {model.name!r:.60}")
+    panel = flag(model.panel, f"{where}.panel")
+    if not isinstance(model.options, Mapping):
+        raise InputError(f"{where}.options is a dict of the model's options, got {type(model.options).__name__}")
+    _refuse_keys_not_text(model.options, f"{where}.options", "AuditSpec")
+    options = plain_values(model.options)
+    if spec == model.spec and panel is model.panel and options == model.options and \
+            all(type(a) is type(b) for a, b in zip(options.values(), model.options.values())):
+        return model
+    return replace(model, spec=spec.strip(), panel=panel, options=options)

@@ -16,7 +16,7 @@ import typing
 from pathlib import Path, PurePath
 from typing import Any
 
-from asraudit.arguments import bare_annotation, flag, number, plain, whole_number
+from asraudit.arguments import bare_annotation, flag, names, number, path as path_argument, plain, whole_number
 from asraudit.errors import InputError
 
 
@@ -151,6 +151,50 @@ def read_params(s: Section, cls: type, given: dict[str, Any] | None = None):
         except InputError as exc:
             raise s.fail(_as_spec_keys(exc.message, {f.name for f in dataclasses.fields(cls)})) from None
     return params
+
+
+def recheck_params(params: Any) -> Any:
+    """A Params dataclass built or changed in Python (``dataclasses.replace``), checked field by field by the rules
+    :func:`read_params` reads a spec table with (annotation, ``minimum``, ``range``, ``choices``; an int's
+    minimum 0 where none is given), then its ``validate()``: the same value is refused in a spec file and in an
+    ``AuditSpec`` given to ``run_audit``.  Returns the params with a numpy scalar as its Python value and a path
+    given as a str as a ``Path`` (a copy; the caller's object is unchanged)."""
+    hints = typing.get_type_hints(type(params))
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(params):
+        if not f.init:
+            continue
+        kind, optional = bare_annotation(hints[f.name])
+        given = getattr(params, f.name)
+        value = plain(given)
+        if value is None and optional:
+            continue
+        meta = f.metadata
+        if kind is bool:
+            value = flag(value, f.name)
+        elif kind is int:
+            value = whole_number(value, f.name, meta.get("minimum", 0))
+        elif kind is float:
+            lo, hi = meta.get("range", (None, None))
+            value = number(value, f.name, lo, hi)
+        elif kind is str:
+            if not isinstance(value, str):
+                raise InputError(f"{f.name} must be a string, got {value!r:.60}")
+            if "choices" in meta and value not in meta["choices"]:
+                raise InputError(f"{f.name} must be one of {', '.join(meta['choices'])}, got {value!r}")
+        elif kind is Path:
+            value = path_argument(value, f.name)
+        elif typing.get_origin(kind) is tuple and typing.get_args(kind)[0] is str:
+            value = tuple(names(value, f.name, "strings"))
+        if value is not given and (type(value) is not type(given) or value != given):
+            changes[f.name] = value
+    checked = dataclasses.replace(params, **changes) if changes else params
+    if hasattr(checked, "validate"):
+        try:
+            checked.validate()
+        except InputError as exc:
+            raise InputError(_as_spec_keys(exc.message, {f.name for f in dataclasses.fields(params)})) from None
+    return checked
 
 
 def _as_spec_keys(message: str, keys: set[str]) -> str:

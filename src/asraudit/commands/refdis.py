@@ -221,7 +221,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
 
     measured = measure_refdis(clips, panel or [], params, scored=scored, corrections=corrected_tokens,
                               n_boot=args.bootstrap, accept_ref_boot=args.bootstrap if args.cluster_bootstrap else 0,
-                              seed=args.seed)
+                              seed=args.seed, ran_nothing=[m for m in scored if not len(pset.models[m])])
     result, scores, by_kind, by_position = measured.mining, measured.accept_ref, measured.by_kind, measured.by_position
     fixed, cost = measured.corrected, measured.cost
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from asraudit.arguments import plain
 from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.rows import number_id, number_text, pick_field, read_rows
 from asraudit.errors import InputError
@@ -29,7 +30,13 @@ def group_label(value, field: str, path: Path | None, row: int | None) -> str:
     stored as float (a Parquet or pandas column of speaker numbers with a gap
     is float) is its integer, so speaker ``3.0`` of one file meets speaker
     ``3`` of another.  A list or an object names no group: an InputError
-    naming the row, rather than a group labelled with its Python spelling."""
+    naming the row, rather than a group labelled with its Python spelling.  From Python (``measure_refdis``'
+    ``groups`` from a DataFrame's column) a numpy scalar is its Python value (``np.float32(3.0)`` was group
+    "3.0", its NaN a group "nan") and pandas' missing values ``pd.NA`` and ``pd.NaT`` are missing (``pd.NA``
+    was ``TypeError: boolean value of NA is ambiguous``)."""
+    value = plain(value)
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return MISSING_GROUP
     if value is None or value == "" or (isinstance(value, float) and math.isnan(value)):
         return MISSING_GROUP
     if isinstance(value, float):

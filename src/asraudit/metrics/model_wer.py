@@ -7,6 +7,7 @@ normalizer is the slow part of scoring, not the alignment.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -64,6 +65,12 @@ def score_model(
     if unknown:
         raise InputError(f"clip_ids names clip {unknown[0]!r}, which model {preds.model} has no row for "
                          f"({len(unknown)} of {len(ids)} clip ids have none)", preds.source)
+    if isinstance(clip_ids, AbstractSet):
+        # A set (the clips two models share: set(a.rows) & set(b.rows)) has no order of its own: iterated in
+        # hash order, another one in each process, it reordered the clips the bootstrap resamples, and the
+        # interval's bounds changed from run to run.  Its clips are taken in the file's row order.
+        wanted = set(ids)
+        ids = [cid for cid in preds.rows if cid in wanted]
     kept: list[str] = []
     empty: list[str] = []
     counts: list[ClipCounts] = []

@@ -10,6 +10,7 @@ happened to be in the benchmark.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -146,15 +147,22 @@ def _drawn_indices(n_units: int, n_boot: int, seed: int) -> tuple[np.ndarray, ..
     return chunks
 
 
-def check_resampling_args(**values) -> None:
+def check_resampling_args(*, none_means: Mapping[str, str] | None = None, **values) -> None:
     """Refuse a bootstrap count or seed below 0 (``n_boot=-1``, ``seed=-1``), naming the argument.
 
     The public functions call this before any work: numpy refuses a negative seed only when the first
     interval is drawn, with its own ``ValueError: expected non-negative integer`` that names nothing, after
-    the prediction files were read and the edits mined; a negative count silently meant no intervals."""
+    the prediction files were read and the edits mined; a negative count silently meant no intervals.
+    None is refused too, except for the names in ``none_means`` (``accept_ref_boot``: "as n_boot"): ``n_boot=None``
+    was a ``TypeError`` comparing None with an int, and ``seed=None`` drew every interval from fresh entropy,
+    so the same call gave other bounds each time, with no word."""
     for name, value in values.items():
         if value is None:
-            continue
+            if none_means is not None and name in none_means:
+                continue
+            raise InputError(f"{name} must be an integer of at least 0, got None" + (
+                ": the resamples are drawn from this seed, so that a rerun gives the same intervals"
+                if name == "seed" else ""))
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise InputError(f"{name} must be an integer of at least 0, got {value!r}")
         if value < 0:
@@ -171,7 +179,7 @@ def _index_chunks(n_units: int, n_boot: int, seed: int):
     the very same numbers, and leaves the generator in the same state; a test
     checks that), and the narrower array is a third faster to draw and to gather
     with, which matters at a million clips."""
-    check_resampling_args(n_boot=n_boot, seed=seed)
+    check_resampling_args(n_boot=n_boot, seed=seed, none_means={"seed": "fresh entropy"})  # internal: None allowed
     rng = np.random.default_rng(seed)
     chunk = max(1, min(_CHUNK, _MAX_INDICES // max(n_units, 1)))
     dtype = np.int32 if n_units <= 2**31 else np.int64

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Callable
 
+from asraudit.arguments import plain_values
 from asraudit.errors import InputError
 from asraudit.model_clock import model_call
 from asraudit.models import embedded
@@ -513,6 +514,9 @@ def load_model(spec: str, *, device: str = "cpu", compute_type: str | None = Non
         raise InputError(f"device is a str ('cpu', 'cuda', 'cuda:1'), got {device!r}")
     if compute_type is not None and not isinstance(compute_type, str):
         raise InputError(f"compute_type is a str ('float32', 'int8', 'bfloat16') or None, got {compute_type!r}")
+    # A numpy scalar (a DataFrame's cell, an array's element: beam_size=np.int64(2)) is the Python value it holds;
+    # every backend's option check refused it as not an int, bool or float.
+    options = plain_values(options)
     with model_call():
         try:
             return _load_model(spec.strip(), device, compute_type, options)

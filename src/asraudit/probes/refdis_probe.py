@@ -64,6 +64,10 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     if missing:
         raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
                          f"{', '.join(map(str, transcripts)) or 'none'}")
+    for m in names:
+        if not isinstance(transcripts[m], Mapping) and type(transcripts[m]).__name__ != "Series":
+            raise InputError(f"transcripts[{m!r}] is a {type(transcripts[m]).__name__}, not a dict of clip id -> text: "
+                             "transcripts maps each model to its texts keyed by clip id")
     out = []
     try:
         for cid, ref in references.items():
@@ -73,7 +77,36 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
     except TypeError:  # a text that is not one (None, a NaN, a number): say which, at no cost to the loop
         _raise_for_a_text_that_is_not_one(references, transcripts, names)
         raise
+    _require_shared_ids(references, transcripts, names, out)
     return out
+
+
+def _first_keys(keys: Iterable) -> str:
+    shown = []
+    for key in keys:
+        if len(shown) == 3:
+            return ", ".join(shown) + ", ..."
+        shown.append(repr(key))
+    return ", ".join(shown) or "none"
+
+
+def _require_shared_ids(references: Mapping, transcripts: Mapping, names: Sequence[str],
+                        clips: Sequence[ClipInput]) -> None:
+    """Every named model with texts has one for some clip of ``references``.  Keyed apart (a pandas index 0, 1,
+    ... on one side and clip ids on the other, a list or a Series of texts with a default index, ids spelled
+    two ways) no clip matched: the clips came back empty, or without that model, and the miner mined nothing
+    from them and scored it on nothing, with no error."""
+    seen: set = set()
+    for clip in clips:
+        seen.update(clip.hyps)
+        if len(seen) == len(names):
+            return
+    for m in names:
+        if m not in seen and len(transcripts[m]):
+            keys = transcripts[m].index if type(transcripts[m]).__name__ == "Series" else transcripts[m]
+            raise InputError(f"transcripts[{m!r}] shares no clip id with references (transcripts[{m!r}]: "
+                             f"{_first_keys(keys)}; references: {_first_keys(references)}): key both by the "
+                             "same clip ids")
 
 
 def _raise_for_a_text_that_is_not_one(references: Mapping, transcripts: Mapping, names: Sequence[str]) -> None:
@@ -133,6 +166,32 @@ def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
         raise no_shared_clips((a, first[a]), (b, first[b]), "the panel's vote")
 
 
+def _require_scored_transcripts(clips: Sequence[ClipInput], scored: Sequence[str], ran_nothing: Sequence[str]) -> None:
+    """Every scored model has a transcript of some clip (or is known to have run none): a misspelt name
+    (``"Whisper-tiny.en"``) got an accept-ref over no edit and a WER over no clip, with no error, where the
+    panel's check (``_require_transcripts``) refuses the same misspelling in the panel."""
+    wanted = [m for m in scored if m not in ran_nothing]
+    seen: set[str] = set()
+    for clip in clips:
+        seen.update(clip.hyps)
+        if all(m in seen for m in wanted):
+            return
+    missing = [m for m in wanted if m not in seen]
+    if missing and clips:
+        raise InputError(f"scored names {', '.join(missing)}, which no clip has a transcript of; the clips have "
+                         f"transcripts of {', '.join(sorted(seen))}")
+
+
+def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
+    """``corrections`` names some clip of ``clips``: keyed otherwise (a frame's row numbers, ids spelled another
+    way) no reference was corrected, and the result was no edit and every model's accept-ref over none, with no
+    error, where ``refdis --corrected`` refuses a file that corrects no clip."""
+    ids = {clip.clip_id for clip in clips}
+    if corrections and clips and not any(cid in ids for cid in corrections):
+        raise InputError(f"corrections names no clip of clips (corrections: {_first_keys(corrections)}; clips: "
+                         f"{_first_keys(clip.clip_id for clip in clips)}): key it by the clips' ids")
+
+
 def _group_labels(groups: Mapping, clips: Sequence[ClipInput]) -> dict[str, str]:
     """clip -> its group, by the rule of the command line and the audit (``data.group_values.group_label``): NaN,
     None and the empty value are ``(none)``, as is a clip ``groups`` does not name; ``3.0`` is group ``3``.  A
@@ -151,14 +210,18 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
                    scored: Sequence[str], corrections: Mapping[str, tuple[str, ...]] | None = None,
                    groups: Mapping[str, str] | None = None, n_boot: int = DEFAULT_BOOTSTRAP,
                    accept_ref_boot: int | None = None, seed: int = DEFAULT_SEED,
-                   counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts) -> RefdisResult:
+                   counts: Callable[[Sequence[str], Sequence[str]], ClipCounts] = clip_counts,
+                   ran_nothing: Sequence[str] = ()) -> RefdisResult:
     """Mine the panel's edits (or diff ``corrections``, clip -> corrected tokens) and score ``scored`` on them.
 
     ``n_boot`` resamples clips for the WER intervals; ``accept_ref_boot`` (default ``n_boot``) for accept-ref's
     clip-bootstrap interval (0: Wilson only).  ``groups`` (clip -> value) adds accept-ref per value (NaN, None and a clip it
     does not name: ``(none)``).
-    ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``)."""
-    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)
+    ``counts`` counts word errors for the WER figures (a scorer's, ``metrics.scorers``).  A scored model no clip
+    has a transcript of is refused (a misspelt name was scored on nothing, with no error), unless it is named in
+    ``ran_nothing`` (a model known to have run no clip: an empty prediction file)."""
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
+                          none_means={"accept_ref_boot": "n_boot"})
     checked_params(params)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
@@ -166,10 +229,12 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     for arg, value in (("corrections", corrections), ("groups", groups)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
+    _require_scored_transcripts(clips, scored, name_list(ran_nothing, "ran_nothing"))
     labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
             name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
+        _require_corrected_clips(corrections, clips)
         result = edits_from_corrections(clips, corrections, list(scored))
     else:
         _require_transcripts(clips, panel)
@@ -205,7 +270,8 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     in one clip are not independent, and the clip bootstrap that says so costs
     ``accept_ref_boot`` resamples.  Panel members are scored leave-one-out; a member whose prediction file is
     empty is left out of the panel (it has no vote; ``preds.warnings`` names it), as the command leaves it out."""
-    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed)  # before any file is read
+    check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
+                          none_means={"accept_ref_boot": "n_boot"})  # before any file is read
     checked_params(params)
     normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
@@ -219,4 +285,4 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     transcripts = {m: {cid: p.hypothesis for cid, p in pset.models[m].rows.items()} for m in names}
     clips = clip_inputs(pset.references(), transcripts, normalize, names)
     return measure_refdis(clips, panel, params, scored=scored, n_boot=n_boot, accept_ref_boot=accept_ref_boot,
-                          seed=seed)
+                          seed=seed, ran_nothing=[m for m in scored if not len(pset.models[m])])
