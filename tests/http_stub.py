@@ -40,3 +40,26 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def form_recorder(text: str) -> type[BaseHTTPRequestHandler]:
+    """A handler class that answers every clip with ``text`` and keeps the form fields (not the audio file) of
+    each request in its ``forms``, a list of its own: what a transcription request carried."""
+    from email.parser import BytesParser
+    from email.policy import HTTP
+
+    class Recorder(BaseHTTPRequestHandler):
+        forms: list[dict[str, str]] = []
+
+        def do_POST(self):  # noqa: N802 (the handler's protocol)
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            head = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
+            message = BytesParser(policy=HTTP).parsebytes(head + body)
+            type(self).forms.append({part.get_param("name", header="content-disposition"): part.get_content()
+                                     for part in message.iter_parts() if part.get_filename() is None})
+            send_json(self, {"text": text})
+
+        def log_message(self, *args):
+            pass
+
+    return Recorder

@@ -227,3 +227,13 @@ def battery_with_condition(folder: Path, condition: str) -> tuple[Path, list]:
     argv = ["battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits", edits,
             "--no-mask", "--out", folder / "out", "--no-progress", "--bootstrap", "10"]
     return spec, argv
+
+
+def write_lexicon(folder: Path, *spans: tuple[str, str]) -> Path:
+    """``folder/lex.toml``: a Spanish translation lexicon of one ``[[span]]`` per ``(en, pattern)``, each pattern
+    matching itself and not "la comision" (the lexicon's own checks want both)."""
+    span = '[[span]]\nen = "{en}"\npatterns = ["{pattern}"]\nmatch = ["{pattern}"]\nno_match = ["la comision"]\n'
+    path = folder / "lex.toml"
+    path.write_text('schema = 1\ntarget = "es"\n' + "".join(span.format(en=e, pattern=p) for e, p in spans),
+                    encoding="utf-8")
+    return path

@@ -14,20 +14,14 @@ import json
 
 import numpy as np
 import pytest
+from conftest import write_lexicon
 import soundfile as sf
 
 from asraudit.errors import InputError
 from asraudit.probes.translation_lexicon import load_lexicon
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
-SPAN = '[[span]]\nen = "{en}"\npatterns = ["{pattern}"]\nmatch = ["{pattern}"]\nno_match = ["la comision"]\n'
-
-
-def _lexicon(tmp_path, *spans):
-    path = tmp_path / "lex.toml"
-    path.write_text('schema = 1\ntarget = "es"\n' + "".join(SPAN.format(en=e, pattern=p) for e, p in spans),
-                    encoding="utf-8")
-    return path
+_lexicon = write_lexicon
 
 
 def _corpus(tmp_path):

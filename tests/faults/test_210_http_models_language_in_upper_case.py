@@ -10,31 +10,14 @@ stored.  Now the HTTP backend reads it through the same function.
 from __future__ import annotations
 
 import sys
-from email.parser import BytesParser
-from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from http_stub import send_json, serving  # noqa: E402
+from http_stub import form_recorder, serving  # noqa: E402
 from conftest import silent_clips_manifest  # noqa: E402
 
 
-class _Heard(BaseHTTPRequestHandler):
-    """Answers every clip with a transcript, keeping the form fields of each request."""
-
-    forms: list[dict[str, str]] = []
-
-    def do_POST(self):  # noqa: N802 (the handler's protocol)
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        head = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
-        message = BytesParser(policy=HTTP).parsebytes(head + body)
-        type(self).forms.append({part.get_param("name", header="content-disposition"): part.get_content()
-                                 for part in message.iter_parts() if part.get_filename() is None})
-        send_json(self, {"text": "bonjour"})
-
-    def log_message(self, *args):
-        pass
+_Heard = form_recorder("bonjour")  # keeps the form fields of each request
 
 
 def test_the_request_carries_the_lower_case_code_and_shares_its_config(tmp_path, cli):

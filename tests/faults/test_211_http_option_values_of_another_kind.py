@@ -14,33 +14,16 @@ a table or an infinite number is refused (`http.form_field`).
 from __future__ import annotations
 
 import sys
-from email.parser import BytesParser
-from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from http_stub import send_json, serving  # noqa: E402
+from http_stub import form_recorder, serving  # noqa: E402
 from conftest import silent_clips_manifest  # noqa: E402
 
 
-class _Heard(BaseHTTPRequestHandler):
-    """Answers every clip with a transcript, keeping the form fields of each request."""
-
-    forms: list[dict[str, str]] = []
-
-    def do_POST(self):  # noqa: N802 (the handler's protocol)
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        head = f"Content-Type: {self.headers['Content-Type']}\r\n\r\n".encode()
-        message = BytesParser(policy=HTTP).parsebytes(head + body)
-        type(self).forms.append({part.get_param("name", header="content-disposition"): part.get_content()
-                                 for part in message.iter_parts() if part.get_filename() is None})
-        send_json(self, {"text": "hello"})
-
-    def log_message(self, *args):
-        pass
+_Heard = form_recorder("hello")  # keeps the form fields of each request
 
 
 CASES = {
