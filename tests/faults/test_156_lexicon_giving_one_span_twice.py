@@ -14,8 +14,8 @@ import json
 
 import numpy as np
 import pytest
-from conftest import write_lexicon
 import soundfile as sf
+from conftest import write_lexicon
 
 from asraudit.errors import InputError
 from asraudit.probes.translation_lexicon import load_lexicon
