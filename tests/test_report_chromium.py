@@ -28,11 +28,13 @@ from test_report_html import EVIL, MODELS, parse_page, realistic_summary, render
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--hide-scrollbars")
-TIMEOUT_S = 60
+# A guard against a hung browser, not a speed check: on two cores busy with the rest of the suite (and other work)
+# one headless run took over 60 s to start and render (1 December 2026).
+TIMEOUT_S = 300
 FILTER_MODEL, FILTER_VERDICT = 3, "ref"
 
 
-def _chromium(args: list[str], user_data_dir: Path) -> str:
+def run_chromium(args: list[str], user_data_dir: Path) -> str:
     """Run chromium once; kill its whole process group if it outlives the timeout."""
     exe = shutil.which("chromium")
     proc = subprocess.Popen([exe, *CHROMIUM_FLAGS, f"--user-data-dir={user_data_dir}", *args],
@@ -56,8 +58,8 @@ def browser_run(tmp_path_factory):
     page = tmp / "report.html"
     page.write_text(render(summary), encoding="utf-8")
     shot = tmp / "shot.png"
-    _chromium([f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri()], tmp / "profile-shot")
-    dom = _chromium(["--dump-dom", f"{page.as_uri()}#model={FILTER_MODEL}&verdict={FILTER_VERDICT}"],
+    run_chromium([f"--screenshot={shot}", "--window-size=1280,2400", page.as_uri()], tmp / "profile-shot")
+    dom = run_chromium(["--dump-dom", f"{page.as_uri()}#model={FILTER_MODEL}&verdict={FILTER_VERDICT}"],
                     tmp / "profile-dom")
     return {"summary": summary, "page": page, "shot": shot, "dom": dom, "tree": parse_page(dom)}
 

@@ -18,12 +18,10 @@ from __future__ import annotations
 import csv
 import html.parser
 import json
-import os
 import shutil
-import signal
-import subprocess
 
 import pytest
+from test_report_chromium import run_chromium
 
 from asraudit.probes.review import cell_text, sheet_cell
 
@@ -95,8 +93,6 @@ def test_which_cells_are_marked_and_that_reading_takes_the_mark_off(text, writte
 
 # ------------------------------------------------------------------ the report page's export, in a browser
 
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
 EXPORT = """<script>(function () {
   var block = document.querySelector('#edits .review');
   block.querySelector('input[value=yes]').checked = true;
@@ -134,16 +130,7 @@ def test_the_report_pages_export_marks_the_same_cells(tmp_path, cli):
     page = tmp_path / "page.html"
     page.write_text((tmp_path / "out" / "report.html").read_text(encoding="utf-8").replace("</body>", EXPORT),
                     encoding="utf-8")
-    proc = subprocess.Popen(["chromium", *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
-                             page.as_uri()], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
-    try:
-        dom, err = proc.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("chromium did not finish within 60 s")
-    assert proc.returncode == 0, err[-2000:]
+    dom = run_chromium(["--dump-dom", page.as_uri()], tmp_path / "profile")
     parser = _Textarea()
     parser.feed(dom)
     rows = list(csv.reader(parser.text.splitlines()))
