@@ -76,3 +76,19 @@ def test_an_empty_group_field(tmp_path, cli, monkeypatch):
         ran = cli("wer", "--preds", "p", "--group-field", field, "--bootstrap", "0")
         assert ran.code == 2 and ran.out == ""
         assert ran.error_lines == [f"asraudit: error: --group-field names the column to group by, got {field!r}"]
+
+
+def test_an_empty_prediction_file_among_them(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p").mkdir()
+    with_speakers(tmp_path / "p" / "m1.jsonl", ["A", "A", "A", "B", "B", "B"])
+    (tmp_path / "p" / "m2.jsonl").write_text("", encoding="utf-8")  # a model that ran nothing: a warning (case 8)
+    manifest = tmp_path / "man.jsonl"
+    manifest.write_text("".join(json.dumps({"audio_filepath": cid, "speaker": "A" if i % 2 else "B"}) + "\n"
+                                for i, (cid, _, _) in enumerate(ROWS)), encoding="utf-8")
+    for extra in ([], ["--manifest", "man.jsonl"]):
+        ran = cli("wer", "--preds", "p", "--group-field", "speaker", "--bootstrap", "0", "--json", "s.json", *extra)
+        assert ran.code == 0 and ran.error_lines == []
+        assert "asraudit: warning: p/m2.jsonl: no rows with a hypothesis (an empty prediction file)" in ran.err
+        groups = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["groups"]["models"]
+        assert [g["clips"] for g in groups["m1"]] == [3, 3] and groups["m2"] == []

@@ -56,7 +56,7 @@ def group_rows(path: Path, field: str, what: str = "prediction file") -> dict[st
     """clip id -> (the value of ``field`` in ``path``, the row it is on).
 
     A file where no row has the column is an InputError naming the column and
-    the file (a misspelt field would otherwise put every clip in one group);
+    the file (a misspelt field would otherwise put every clip in one group), unless it is a prediction file of no row;
     a row without it belongs to ``MISSING_GROUP``.  A clip id on two rows is
     an InputError at the second, as the prediction and corpus readers refuse
     it: the last row's value had silently decided the clip's group."""
@@ -72,6 +72,6 @@ def group_rows(path: Path, field: str, what: str = "prediction file") -> dict[st
         if cid in out:
             raise InputError(f"duplicate clip id {cid!r} (first seen at row {out[cid][1]})", path, lineno)
         out[cid] = (group_label(value, field, path, lineno), lineno)
-    if not seen:
+    if not seen and (out or what != "prediction file"):  # an empty prediction file (case 8: a warning) lacks none
         raise InputError(f"no column {field!r} (the group field) in this {what}", path)
     return out
