@@ -270,12 +270,14 @@ def _takes_one_text(value: Callable, name: str) -> None:
     import inspect  # local: the normalizers' import stays light
 
     try:
-        inspect.signature(value).bind("text")
-    except ValueError:  # no signature to read (some built-ins): its first text says
+        signature = inspect.signature(value)
+    except (ValueError, TypeError):  # no signature to read (some built-ins): its first text says
         return
+    try:
+        signature.bind("text")
     except TypeError:
         raise InputError(f"{name} is called with one text and returns it normalized, but "
-                         f"{_called_name(value)}{inspect.signature(value)} cannot be called with one argument: "
+                         f"{_called_name(value)}{signature} cannot be called with one argument: "
                          "pass a function of a str to a str") from None
 
 
