@@ -92,3 +92,19 @@ def test_an_empty_prediction_file_among_them(tmp_path, cli, monkeypatch):
         assert "asraudit: warning: p/m2.jsonl: no rows with a hypothesis (an empty prediction file)" in ran.err
         groups = json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["groups"]["models"]
         assert [g["clips"] for g in groups["m1"]] == [3, 3] and groups["m2"] == []
+
+
+def test_an_empty_group_field_in_an_audit_spec(tmp_path, cli):
+    import numpy as np
+    import soundfile as sf
+
+    sf.write(tmp_path / "c0.wav", np.zeros(16_000, dtype=np.float32), 16_000)
+    (tmp_path / "m.jsonl").write_text(json.dumps({"audio_filepath": "c0.wav", "text": "a", "speaker": "v1"}) + "\n",
+                                      encoding="utf-8")
+    spec = tmp_path / "audit.toml"
+    for key in ("group_field", "said_field"):  # "" was read as no field: no per-group table, with no word
+        spec.write_text(f'[corpus]\nmanifest = "m.jsonl"\n{key} = ""\n[[model]]\nspec = "whisper-base"\n',
+                        encoding="utf-8")
+        ran = cli("audit", spec, "--check")
+        assert (ran.code, ran.error_lines) == (2, [
+            f"asraudit: error: {spec}: [corpus] {key}: no clip has the field '' (fields: speaker)"])

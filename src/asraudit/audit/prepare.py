@@ -217,7 +217,7 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
     refused before any model runs."""
     for key in ("group_field", "said_field"):
         name = getattr(spec.corpus, key)
-        if name and all(clip.field(name) is None for clip in corpus):
+        if name is not None and all(clip.field(name) is None for clip in corpus):  # "" too: it was read as no field
             known = sorted({k for clip in corpus.clips[:100] for k in clip.metadata}
                            | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
