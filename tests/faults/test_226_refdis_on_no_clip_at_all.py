@@ -7,7 +7,10 @@ WER NaN, with no error, where ``asraudit refdis`` refuses a prediction set
 with no clip; with no panel (``corrections`` or ``scored`` only) it was
 ``ValueError: min() arg is an empty sequence`` from the panel's shared-clip
 check.  ``accept_ref_from_predictions`` on prediction files that are all
-empty was the same ``ValueError``.  Now both are one line before any mining.
+empty was the same ``ValueError``; ``asraudit refdis`` on them said
+``--panel is required`` to a user who gave ``--panel`` (``--compat hume``
+too), and with ``--corrected`` printed empty tables, exit 0.  Now each is
+one line before any mining.
 """
 
 from __future__ import annotations
@@ -50,3 +53,17 @@ def test_one_clip_still_mines():
     clips = clip_inputs({"c0": "the cat sat"}, {m: {"c0": "well the cat sat"} for m in ("m1", "m2", "m3")},
                         "whisper")
     assert len(measure_refdis(clips, ["m1", "m2", "m3"], scored=["m1"], n_boot=0).edits) == 1
+
+
+def test_refdis_on_prediction_files_that_are_all_empty(tmp_path, cli, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    panel_files(tmp_path / "p", [])
+    corrected = tmp_path / "corrected.jsonl"
+    corrected.write_text('{"audio_filepath": "c0", "text": "the cat sat"}\n', encoding="utf-8")
+    said = ("asraudit: error: p/m1.jsonl, p/m2.jsonl, p/m3.jsonl: no row with a hypothesis in any (every prediction "
+            "file is empty), so there is nothing to mine or score")
+    # before: "--panel is required" to a user who gave one, or (--corrected) empty tables and exit 0
+    for extra in (["--panel", "m1,m2,m3"], ["--panel", "m1,m2,m3", "--compat", "hume"],
+                  ["--corrected", "corrected.jsonl"]):
+        ran = cli("refdis", "--preds", "p", *extra)
+        assert ran.code == 2 and ran.out == "" and ran.error_lines == [said], extra

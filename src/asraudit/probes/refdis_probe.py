@@ -284,10 +284,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
-    given = list(dict.fromkeys(panel + scored))
-    if not pset.models_with_rows(given):  # else the miner's min() of no pair of members was a ValueError
-        raise InputError(f"{', '.join(str(pset.models[m].source) for m in given)}: no row with a hypothesis in any "
-                         "(every prediction file is empty), so there is nothing to mine or score")
+    pset.require_some_rows(dict.fromkeys(panel + scored))
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     pset.require_shared_clips(panel, scored)
     names = list(dict.fromkeys(panel + scored))
