@@ -32,7 +32,7 @@ from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs a
     check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.probes.families import LANGUAGES, load_catalogue
 from asraudit.probes.occurrences import scan
-from asraudit.probes.translation_probe import items_from_truth, read_truth
+from asraudit.probes.translation_probe import clusters_of, items_from_truth, read_truth
 from asraudit.run.grid import Identity, identify
 from asraudit.terminal_text import note
 from asraudit.text.normalize import get_normalizer
@@ -217,7 +217,7 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
     refused before any model runs."""
     for key in ("group_field", "said_field"):
         name = getattr(spec.corpus, key)
-        if name and all(clip.field(name) is None for clip in corpus):
+        if name is not None and all(clip.field(name) is None for clip in corpus):  # "" too: it was read as no field
             known = sorted({k for clip in corpus.clips[:100] for k in clip.metadata}
                            | ({"speaker"} if any(clip.speaker is not None for clip in corpus.clips[:100]) else set()))
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
@@ -244,6 +244,7 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
         if lacking is not None:
             raise InputError(f"clip {lacking.id!r} has no field {cluster!r} ([translation] cluster_field, the unit "
                              "of its intervals): every clip needs it", lacking.source, lacking.row)
+        clusters_of(corpus.clips, cluster)  # its values as the stage reads them (a NaN, a list), now
 
 
 def _check_out_outside_folder_corpus(spec: AuditSpec) -> None:

@@ -117,6 +117,7 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         raise InputError("--preds is required (only --review can run without it)")
     pset = load_predictions_with_warnings(files)
+    pset.require_some_rows(pset.model_names)
     if panel:
         pset.require_models(panel)
         panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.data.corpus import HF_TEXT_COLUMNS, Corpus, load_corpus
-from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, output_file,
-                                  output_folder)
+from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_dir,
+                                  ensure_writable_file, output_file, output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.terminal_text import note, one_line, warn
@@ -77,6 +77,8 @@ def open_corpus(args: argparse.Namespace) -> Corpus:
                          text_column=args.text_column, id_column=args.id_column)
     for line in corpus.notes:
         note(f"note: {corpus.source}: {line}")
+    # the outputs check_grid_outputs was given, against the clips' audio files (inputs it could not see)
+    ensure_outputs_apart_from_audio(getattr(args, "grid_outputs", ()), corpus.clips)
     return corpus
 
 
@@ -155,6 +157,7 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     corpus = Path(args.corpus)
     sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
     ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
+    args.grid_outputs = [*files, ("the result store", store)]  # open_corpus checks them against the audio files
 
 
 def print_run(summary: RunSummary, store: ResultStore, file=None) -> None:

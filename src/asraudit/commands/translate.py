@@ -26,8 +26,8 @@ from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import renderer_options
-from asraudit.probes.translation_probe import (TranslationParams, items_from_edits, items_from_truth, measure_translation,
-                                               read_truth)
+from asraudit.probes.translation_probe import (TranslationParams, clusters_of, items_from_edits, items_from_truth,
+                                               measure_translation, read_truth)
 from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import one_line, warn
@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
         items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
     if not items:
         raise InputError("no dropped or invented spans on the corpus's clips", args.truth or args.edits)
+    if params.cluster_field is not None:  # a clip without the field stopped the run once the models had loaded
+        spanned = {i.clip_id for i in items}
+        clusters_of([c for c in corpus if c.id in spanned], params.cluster_field)
     options = parse_options(args.option)
     loaded = [f() for f in model_factories(args)]
     renderers = []

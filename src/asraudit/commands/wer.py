@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--paired needs bootstrap resamples: give --bootstrap of at least 1, got {args.bootstrap}")
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the table is printed, not after
+    if args.group_field is not None and not args.group_field.strip():  # "$FIELD" unset: no table, and no word
+        raise InputError(f"--group-field names the column to group by, got {args.group_field!r}")
     if args.manifest is not None and not args.group_field:
         raise InputError("--manifest is read only for --group-field; name the column to group by")
     scorer = get_scorer(args.scorer, args.normalizer)

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import numpy as np
 
-from asraudit.data.group_values import MISSING_GROUP, group_values
+from asraudit.data.group_values import MISSING_GROUP, group_rows, group_values
 from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.predictions import no_shared_clips
 from asraudit.data.rows import number_id, pick_field, read_rows
+from asraudit.display_paths import display_path
+from asraudit.errors import InputError
 from asraudit.metrics.group_wer import GroupWER, wer_by_group
 from asraudit.metrics.model_wer import StreamedFile
 from asraudit.metrics.stream_rows import text_hash
@@ -22,7 +24,29 @@ def read_groups(field: str, paths: list[Path], manifest: Path | None) -> dict[Pa
     if manifest is not None:
         shared = _by_hash(group_values(manifest, field, "manifest"))
         return {p: shared for p in paths}
-    return {p: _by_hash(group_values(p, field)) for p in paths}
+    per_file = {p: group_rows(p, field) for p in paths}
+    _require_one_group_per_clip(field, per_file)
+    return {p: _by_hash({cid: label for cid, (label, _) in rows.items()}) for p, rows in per_file.items()}
+
+
+def _require_one_group_per_clip(field: str, per_file: dict[Path, dict[str, tuple[str, int]]]) -> None:
+    """Every prediction file puts a clip in the same group.  Files that disagree (speaker ids renumbered in
+    another release of the data, one file's column left empty) put the clip in one group for one model and in
+    another for the next, so each group's row compared the models on different clips, with no word."""
+    first: dict[str, tuple[str, Path, int]] = {}
+    for path, rows in per_file.items():
+        for cid, (label, row) in rows.items():
+            seen = first.setdefault(cid, (label, path, row))
+            if seen[0] != label:
+                raise InputError(f"clip {cid!r}: {_shown(field, label)} differs from {_shown(field, seen[0])} in "
+                                 f"{display_path(seen[1], Path.cwd())}, row {seen[2]}: a clip is in one group for "
+                                 "every model, or each group's WER compares the models on different clips; give every "
+                                 f"prediction file the same {field} values, or read them from one --manifest",
+                                 path, row)
+
+
+def _shown(field: str, label: str) -> str:
+    return f"no {field}" if label == MISSING_GROUP else f"{field} {label!r}"
 
 
 def require_manifest_clips(files: dict[str, StreamedFile], groups: dict[Path, dict[int, str]], manifest: Path,

@@ -48,12 +48,19 @@ def group_label(value, field: str, path: Path | None, row: int | None) -> str:
 
 
 def group_values(path: Path, field: str, what: str = "prediction file") -> dict[str, str]:
-    """clip id -> the value of ``field`` in ``path``.
+    """clip id -> the value of ``field`` in ``path`` (``group_rows`` without the rows)."""
+    return {cid: label for cid, (label, _) in group_rows(path, field, what).items()}
+
+
+def group_rows(path: Path, field: str, what: str = "prediction file") -> dict[str, tuple[str, int]]:
+    """clip id -> (the value of ``field`` in ``path``, the row it is on).
 
     A file where no row has the column is an InputError naming the column and
-    the file (a misspelt field would otherwise put every clip in one group);
-    a row without it belongs to ``MISSING_GROUP``."""
-    out: dict[str, str] = {}
+    the file (a misspelt field would otherwise put every clip in one group), unless it is a prediction file of no row;
+    a row without it belongs to ``MISSING_GROUP``.  A clip id on two rows is
+    an InputError at the second, as the prediction and corpus readers refuse
+    it: the last row's value had silently decided the clip's group."""
+    out: dict[str, tuple[str, int]] = {}
     seen = False
     for lineno, rec in read_rows(Path(path), what):
         id_f = pick_field(rec, ID_FIELDS)
@@ -61,7 +68,10 @@ def group_values(path: Path, field: str, what: str = "prediction file") -> dict[
             raise InputError(f"no clip id column (accepted names: {ID_FIELDS})", path, lineno)
         value = rec.get(field)
         seen = seen or field in rec
-        out[str(number_id(rec[id_f], path, lineno))] = group_label(value, field, path, lineno)
-    if not seen:
+        cid = str(number_id(rec[id_f], path, lineno))
+        if cid in out:
+            raise InputError(f"duplicate clip id {cid!r} (first seen at row {out[cid][1]})", path, lineno)
+        out[cid] = (group_label(value, field, path, lineno), lineno)
+    if not seen and (out or what != "prediction file"):  # an empty prediction file (case 8: a warning) lacks none
         raise InputError(f"no column {field!r} (the group field) in this {what}", path)
     return out

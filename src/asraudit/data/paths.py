@@ -191,6 +191,27 @@ def ensure_outputs_apart(outputs: Iterable[tuple[str, str | Path | None]],
         written[key] = what
 
 
+def ensure_outputs_apart_from_audio(outputs: Iterable[tuple[str, str | Path | None]], clips: Iterable) -> None:
+    """Refuse, once the corpus is read and before any model runs, an output file that is a clip's audio file.
+
+    A corpus's audio files are inputs the command line does not name: ``translate --out a.wav`` ran, then
+    replaced the clip's audio with its outcome rows, exit 0.  Only outputs that are there already are looked
+    up (a path with no file names no clip's audio), so a fresh output costs nothing; a link to the audio is
+    the audio (``_same_file_key``)."""
+    there: dict[tuple, tuple[str, str | Path]] = {}
+    for what, path in outputs:
+        if path is not None and os.path.isfile(path):
+            there.setdefault(_same_file_key(Path(path)), (what, path))
+    if not there:
+        return
+    for clip in clips:
+        if isinstance(clip.audio, Path):
+            hit = there.get(_same_file_key(clip.audio))
+            if hit is not None:
+                raise InputError(f"{hit[0]} would overwrite the audio of clip {clip.id!r}, an input: write it to "
+                                 "another file", hit[1])
+
+
 def unique_temp_path(path: Path) -> Path:
     """A temporary name next to ``path``, unique to this process and call.
 

@@ -141,6 +141,16 @@ class PredictionSet:
         total = len(self.clip_ids())
         return {m: (len(p), total) for m, p in self.models.items()}
 
+    def require_some_rows(self, names: Iterable[str]) -> None:
+        """Some of the named models ran a clip: prediction files that are all empty (each a warning, case 8) left
+        the miner no clip, and it said ``--panel is required`` to a user who gave one (``refdis``), or stopped with
+        ``ValueError: min() arg is an empty sequence`` (``accept_ref_from_predictions``)."""
+        names = list(names)
+        if names and not self.models_with_rows(names):
+            shown = ", ".join(str(self.models[m].source) for m in names[:3]) + (", ..." if len(names) > 3 else "")
+            raise InputError(f"{shown}: no row with a hypothesis in any (every prediction file is empty), so there "
+                             "is nothing to mine or score")
+
     def models_with_rows(self, names: Iterable[str]) -> list[str]:
         """The named models whose file has at least one row: a panel is the members that can vote."""
         return [n for n in names if len(self.models[n])]

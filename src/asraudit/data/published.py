@@ -14,7 +14,6 @@ published number is never shown without the arithmetic that produced it.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from asraudit.data.rows import json_document
 from asraudit.errors import InputError
 
 ENV_VAR = "ASRAUDIT_PAPER_RESULTS"
@@ -30,6 +30,8 @@ ENV_VAR = "ASRAUDIT_PAPER_RESULTS"
 RATE_ROUNDING = 5e-5 + 1e-12
 AGGREGATE_SUFFIX = "_aggregate.json"
 SWITCH_FILE = "ortho_switch.json"
+# The largest count read: every whole number up to 2**53 is a float exactly (the rates and intervals are floats).
+MAX_COUNT = 2**53
 
 
 @dataclass(frozen=True)
@@ -178,10 +180,7 @@ def load_published(folder: str | Path) -> PublishedResults:
 
 
 def _read(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"not a JSON file: {exc}", path) from None
+    data = json_document(path)  # a key twice, a number of 5,000 digits, nesting 100,000 deep: one line each
     if not isinstance(data, dict):
         raise InputError("expected a JSON object", path)
     return data
@@ -202,6 +201,9 @@ def _count(obj: Any, key: str, path: Path, where: str) -> int:
     value = _field(obj, key, int, path, where)
     if value < 0:
         raise InputError(f"{where}: {key} is a count, got {value}", path)
+    if value > MAX_COUNT:  # past a float's whole numbers: the Wilson interval was an OverflowError traceback
+        raise InputError(f"{where}: {key} is a count of {len(str(value))} digits, more than any release holds (a "
+                         "damaged file?)", path)
     return value
 
 

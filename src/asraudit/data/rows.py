@@ -16,7 +16,7 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from asraudit.errors import InputError
 
@@ -267,6 +267,25 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     if not isinstance(item, dict):
         raise InputError("expected a JSON object on each line", path, lineno)
     return item
+
+
+def json_document(path: Path, what: str = "file") -> Any:
+    """The JSON value a whole file holds (a release's aggregate, a switch file), read as ``jsonl_object`` reads a
+    row: UTF-8 with or without a byte-order mark, a key given twice in one object refused (a reader keeps the
+    last value, without a word: a model's results pasted twice, the first lost), an integer of more digits than
+    Python converts or nesting deeper than it reads refused in one line (they were tracebacks)."""
+    text = decode_text(path.read_bytes(), path, f"save the {what} as UTF-8")
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as exc:
+        raise InputError(f"key {exc.key!r} is given twice in one object, and a JSON reader keeps only the last "
+                         "value, without a word: keep one", path) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not a JSON {what}: {exc}", path) from None
+    except ValueError:  # an integer longer than Python converts
+        raise InputError(f"not a JSON {what} Python reads: {_TOO_LONG.replace('row', 'file')}", path) from None
+    except RecursionError:
+        raise InputError(f"not a JSON {what} Python reads: {_TOO_DEEP.replace('row', 'file')}", path) from None
 
 
 # Python refuses to convert an integer of more digits than this (``sys.get_int_max_str_digits``) with a ValueError

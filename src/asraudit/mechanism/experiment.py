@@ -194,9 +194,10 @@ def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequ
             raise InputError(f"panel model names clash with variant labels: {sorted(clash)}")
         hyps = {**panel_transcripts(panel, panel_models), **texts}
         references = {c.id: c.reference for c in clips if c.reference is not None}
-        measured = measure_refdis(_all_clips(references, hyps, normalize), list(panel_models), miner, scored=labels, n_boot=n_boot,
-                                  accept_ref_boot=n_boot, seed=DEFAULT_SEED)
-        accept, edits = measured.accept_ref, list(measured.edits)
+        if references:  # none: no edit to mine (measure_refdis refuses an empty list of clips)
+            measured = measure_refdis(_all_clips(references, hyps, normalize), list(panel_models), miner, scored=labels,
+                                      n_boot=n_boot, accept_ref_boot=n_boot, seed=DEFAULT_SEED)
+            accept, edits = measured.accept_ref, list(measured.edits)
     out = []
     base_texts = texts[baseline.label]
     for v in variants:

@@ -39,6 +39,8 @@ def wer_by_group(groups: Sequence[str], counts: np.ndarray, n_boot: int = DEFAUL
     reference words, ...), ``groups`` the clip's group; clips without reference
     words are the caller's to leave out, as for the corpus score."""
     labels = np.asarray(groups, dtype=object)
+    if not len(labels):  # a model that ran no clip (an empty prediction file) is in no group
+        return []
     c = np.asarray(counts, dtype=np.int64).reshape(len(labels), -1)
     out = []
     for g in sorted(set(labels.tolist())):

@@ -18,6 +18,11 @@ class NormalizedCache:
         self._memo: dict[str, str] = {}
         self._tokens: Callable[[str], tuple[str, ...]] | None = getattr(normalize, "tokens", None)
 
+    @property
+    def asraudit_normalizer(self) -> bool:
+        """One of asraudit's own normalizers (``normalize.normalizer_argument``) when the one it memoizes is."""
+        return getattr(self.normalize, "asraudit_normalizer", False) is True
+
     def tokens(self, text: str) -> tuple[str, ...]:
         """``tuple(self(text).split())``, through the normalizer's own ``tokens`` where it has one (the Whisper
         normalizer's builds the words without joining and splitting them again).  Not memoized: a caller

@@ -126,6 +126,9 @@ def _clip_inputs_argument(clips: object) -> tuple[ClipInput, ...]:
         raise InputError(f"clips is a list of ClipInput (clip_inputs builds them from raw texts), got "
                          f"{type(clips).__name__}")
     clips = tuple(clips)
+    if not clips:  # the mining and every table came back empty, every WER NaN, with no error
+        raise InputError("clips is empty, so there is nothing to mine or score: clip_inputs keeps a clip only where "
+                         "a model it names has a transcript of it; give it the texts the models ran")
     for i, clip in enumerate(clips):
         if not isinstance(clip, ClipInput):
             raise InputError(f"clips[{i}] is a {type(clip).__name__}, not a ClipInput: clip_inputs builds them "
@@ -153,6 +156,8 @@ def _require_shared_clips(clips: Sequence[ClipInput], panel: list[str]) -> None:
     """Every two panel members ran a clip in common: transcripts keyed by clip ids spelled two ways (two
     machines' paths) made every clip one member's, and the panel mined nothing, silently (fault case 116)."""
     pairs = {(a, b) for i, a in enumerate(panel) for b in panel[i + 1:]}
+    if not pairs:  # a panel of fewer than two: the miner says how many it needs
+        return
     first: dict[str, str] = {}
     for clip in clips:
         ran = [m for m in panel if m in clip.hyps]
@@ -279,6 +284,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
+    pset.require_some_rows(dict.fromkeys(panel + scored))
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     pset.require_shared_clips(panel, scored)
     names = list(dict.fromkeys(panel + scored))

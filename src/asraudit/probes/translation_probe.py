@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.data.group_values import MISSING_GROUP, group_label
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, wilson, wilson_interval
 from asraudit.probes.lift_run import EditItem
@@ -92,6 +93,9 @@ class TranslationParams:
             read_truth(self.truth)
         if self.prompt is not None and self.prompt.count("{audio}") != 1:
             raise InputError(f"prompt must hold {{audio}} exactly once, got {self.prompt[:80]!r}")
+        if self.cluster_field is not None and not self.cluster_field.strip():  # was read as no field: clips
+            raise InputError(f"cluster_field names the clip field whose values the intervals count, got "
+                             f"{self.cluster_field!r}")
         return lexicon
 
 
@@ -264,14 +268,23 @@ def summarize(outcomes: Sequence[SpanOutcome], clusters: Mapping[str, str] | Non
 
 
 def clusters_of(clips: Sequence, field_name: str) -> dict[str, str]:
-    """clip -> the value of its field ``field_name`` (InputError naming the clip that lacks it)."""
+    """clip -> the value of its field ``field_name`` (InputError naming the clip that lacks it).
+
+    Read as a group's value is (``Clip.field``, ``group_label``): a ``speaker`` column, which the corpus reads into
+    the clip's speaker rather than its metadata, was "no field 'speaker'" once the models had loaded (in an audit,
+    once every stage before this one had run, its up-front check having found the field); a speaker ``3.0`` beside
+    ``3`` counted as two clusters, a NaN as a cluster "nan"."""
     out = {}
     for clip in clips:
-        value = clip.metadata.get(field_name)
-        if value is None:
+        value = clip.field(field_name)
+        if isinstance(value, (list, dict)):
+            raise InputError(f"clip {clip.id!r}: field {field_name!r} (the translation probe's cluster_field) holds "
+                             f"a {type(value).__name__}, not one value", clip.source, clip.row)
+        label = group_label(value, field_name, clip.source, clip.row)
+        if label == MISSING_GROUP:
             raise InputError(f"clip {clip.id!r} has no field {field_name!r} (the translation probe's cluster_field)",
                              clip.source, clip.row)
-        out[clip.id] = str(value)
+        out[clip.id] = label
     return out
 
 

@@ -66,6 +66,7 @@ class LanguageBasicNormalizer:
     """``basic-<language>``: a plain object, so it can be sent to worker processes."""
 
     language: str
+    asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
 
     def __call__(self, text: str) -> str:
         text = remove_bracketed(unicodedata.normalize("NFKC", text)).lower()

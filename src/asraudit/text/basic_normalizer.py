@@ -84,6 +84,8 @@ class _Tokens(dict):
 class PythonBasicNormalizer:
     """Callable: raw string -> transformers' ``BasicTextNormalizer()`` output with single spaces, no edge spaces."""
 
+    asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
+
     def __init__(self) -> None:
         self._tokens = _Tokens()
 
@@ -112,6 +114,7 @@ if _basic_fast is not None:
         """``PythonBasicNormalizer``'s output, computed in C (``_basic_fast.normalize``); keeps no state."""
 
         __slots__ = ()
+        asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
         __call__ = staticmethod(_basic_fast.normalize)
 
 else:

@@ -294,6 +294,8 @@ class LeaderboardEnglishNormalizer:
     token: a name that the spelling table produced is still folded, a value
     is never looked up in its own table again."""
 
+    asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
+
     def __init__(self, spelling: dict[str, str], names: dict[str, str]):
         self.numbers = LeaderboardNumbers()
         self.clock = ClockTimes(self.numbers)

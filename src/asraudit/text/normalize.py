@@ -136,6 +136,8 @@ NORMALIZERS = NORMALIZERS + LANGUAGE_NORMALIZERS
 class _WithoutFormatCharacters:
     """A language's basic normalizer after the format characters are removed (a plain object: picklable)."""
 
+    asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
+
     def __init__(self, language: str):
         # Local: basic_languages compiles its patterns with ``regex`` at import; English runs never need it.
         from asraudit.text.basic_languages import language_basic_normalizer
@@ -221,6 +223,7 @@ def _collapsed(name: str, inner: Normalizer) -> Normalizer:
         return " ".join(inner(strip_format_characters(text)).split())
 
     normalize.__name__ = f"normalize_{name}"
+    normalize.asraudit_normalizer = True  # type: ignore[attr-defined]
     return normalize
 
 
@@ -249,19 +252,61 @@ def get_normalizer(name: str, language: str | None = None) -> Normalizer:
     raise InputError(f"unknown normalizer {name!r}; choose one of {', '.join(NORMALIZERS)}")
 
 
+def own_normalizer(value: object) -> bool:
+    """Whether ``value`` is one of asraudit's normalizers: what ``get_normalizer`` returns, an instance of a
+    normalizer class of ``asraudit.text``, a cache over one, or a function ``normalizer_argument`` checks.  Each
+    says so itself (``asraudit_normalizer``); a class is none (called on a text, it would build an object)."""
+    return not isinstance(value, type) and getattr(value, "asraudit_normalizer", False) is True
+
+
+def _called_name(value: object) -> str:
+    label = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__qualname__
+    return str(label)
+
+
+def _takes_one_text(value: Callable, name: str) -> None:
+    """``value`` can be called with one text.  A function of more arguments (``f(text, language)``) was a
+    ``TypeError`` traceback, after the files were read, on the first text it was given."""
+    import inspect  # local: the normalizers' import stays light
+
+    try:
+        signature = inspect.signature(value)
+    except (ValueError, TypeError):  # no signature to read (some built-ins): its first text says
+        return
+    try:
+        signature.bind("text")
+    except TypeError:
+        raise InputError(f"{name} is called with one text and returns it normalized, but "
+                         f"{_called_name(value)}{signature} cannot be called with one argument: "
+                         "pass a function of a str to a str") from None
+
+
 def normalizer_argument(value: object, name: str = "normalizer") -> Normalizer:
     """The normalizer a Python caller means: a name (``get_normalizer``) or a function of a str to a str.
 
-    A function of the caller's own is checked on every text it returns: one that returns None or a list of
-    words (``str.split``) failed deep in the aligner as ``'NoneType' object has no attribute 'split'``.
-    asraudit's own normalizers (and their caches) go unwrapped, so their fast token paths stay."""
+    A function of the caller's own must take one text, and is checked on every text it returns: one that
+    returns None or a list of words (``str.split``) failed deep in the aligner as ``'NoneType' object has no
+    attribute 'split'``.  asraudit's own normalizers (``own_normalizer``; and their caches) go unwrapped, so
+    their fast token paths stay.  Any other callable of asraudit is not a normalizer, and is refused before any
+    work: ``get_normalizer`` itself (not called) was applied to each text, as a normalizer's name
+    (``unknown normalizer 'the cat sat ...'`` once the files were read), ``load_predictions`` read a text as a
+    path, and ``corpus_wer`` was a ``TypeError`` traceback."""
     if isinstance(value, str):
         return get_normalizer(value)
     if not callable(value):
         raise InputError(f"{name} is a normalizer's name ({', '.join(NORMALIZERS)}) or a function of a str to a "
                          f"str, got {value!r}")
-    if (getattr(value, "__module__", None) or "").startswith("asraudit."):
+    if own_normalizer(value):
         return value
+    module = getattr(value, "__module__", None) or type(value).__module__ or ""
+    if module == "asraudit" or module.startswith("asraudit."):
+        if value is get_normalizer:
+            raise InputError(f"{name} is get_normalizer itself, which builds a normalizer from a name: call it "
+                             "(get_normalizer('whisper')), or pass the name ('whisper')")
+        raise InputError(f"{name} is {module}.{_called_name(value)}, which is not a normalizer: pass a "
+                         f"normalizer's name ({', '.join(NORMALIZERS)}), one get_normalizer returns, or a function "
+                         "of a str to a str")
+    _takes_one_text(value, name)
 
     def checked(text: str) -> str:
         out = value(text)
@@ -271,6 +316,7 @@ def normalizer_argument(value: object, name: str = "normalizer") -> Normalizer:
                              "joined by spaces)")
         return out
 
+    checked.asraudit_normalizer = True  # type: ignore[attr-defined]  # checked: a cache over it goes unwrapped
     return checked
 
 
@@ -321,6 +367,11 @@ def normalize_leaderboard(text: str) -> str:
     from asraudit.text.leaderboard_english import leaderboard_english
 
     return leaderboard_english()(strip_format_characters(text))
+
+
+# What get_normalizer returns, marked as asraudit's own (``own_normalizer``): taken unwrapped where a normalizer goes.
+for _own in (_identity, normalize_whisper, normalize_basic, normalize_leaderboard):
+    _own.asraudit_normalizer = True  # type: ignore[attr-defined]
 
 
 def reference_normalizer(name: str) -> Normalizer:

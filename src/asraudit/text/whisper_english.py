@@ -217,6 +217,8 @@ class EnglishNormalizer(_whisper_fast.Core if COMPILED else object):
     word by word through ``_finish`` whole.
     """
 
+    asraudit_normalizer = True  # one of asraudit's own: ``normalize.normalizer_argument`` takes it as it is
+
     def __init__(self, spelling: dict[str, str]):
         numbers = _number_normalizer()
         self._numbers = numbers
