@@ -18,7 +18,7 @@ import threading
 
 import pytest
 
-from conftest import PANEL, panel_files
+from conftest import PANEL, panel_files, release_fifo_reader
 
 ROWS = [(f"c{i}", "the cat sat on the mat", "the cat sat on a mat") for i in range(4)]
 
@@ -53,8 +53,7 @@ def test_a_fifo_gets_the_output_and_stays_a_fifo(tmp_path, cli, kind):
         ran = cli(*_command(kind, preds, fifo))
     finally:
         if reader.is_alive():  # a run that never opened the FIFO: let the reader finish
-            with open(fifo, "wb"):
-                pass
+            release_fifo_reader(fifo)
         reader.join(30)
     assert ran.code == 0, ran.err
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)

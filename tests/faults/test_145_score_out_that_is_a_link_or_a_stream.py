@@ -18,6 +18,7 @@ import threading
 
 import numpy as np
 import soundfile as sf
+from conftest import release_fifo_reader
 
 
 def _inputs(tmp_path):
@@ -58,8 +59,7 @@ def test_a_fifo_gets_the_scores_and_stays_a_fifo(tmp_path, cli):
     reader.start()
     ran = _score(cli, tmp_path, manifest, texts, fifo)
     if not got:  # the run never opened the FIFO (it was renamed over): release the reader
-        with open(fifo, "w"):
-            pass
+        release_fifo_reader(fifo)
     reader.join(10)
     assert ran.code == 0, ran.err
     assert fifo.is_fifo()
