@@ -249,3 +249,12 @@ def release_fifo_reader(fifo: Path) -> None:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     except OSError:  # ENXIO: no reader has it open any more, so none waits
         pass
+
+
+def refusal_message(call) -> str:
+    """The message of the ``InputError`` that ``call()`` must raise (the test fails if it raises none)."""
+    from asraudit.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        call()
+    return str(err.value)

@@ -17,18 +17,15 @@ from __future__ import annotations
 
 import pytest
 
-from asraudit import InputError, get_normalizer, load_predictions, accept_ref_from_predictions
+from asraudit import get_normalizer, load_predictions, accept_ref_from_predictions
 
-from conftest import panel_files
+from conftest import panel_files, refusal_message
 
 NAMES = "whisper, basic, none, leaderboard, basic-es, basic-fr, basic-de, basic-it, basic-nl, basic-pl, basic-pt"
 CODES = "en, es, fr, de, it, nl, pl, pt"
 
 
-def message(call) -> str:
-    with pytest.raises(InputError) as err:
-        call()
-    return str(err.value)
+message = refusal_message
 
 
 @pytest.mark.parametrize("code", ["FR", "Fr", "fR"])

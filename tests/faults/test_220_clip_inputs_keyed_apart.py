@@ -14,9 +14,9 @@ a model with no texts at all (an empty prediction file), still go.
 from __future__ import annotations
 
 import pandas as pd
-import pytest
+from conftest import refusal_message
 
-from asraudit import InputError, clip_inputs, measure_refdis
+from asraudit import clip_inputs, measure_refdis
 
 PANEL = ["m1", "m2", "m3"]
 IDS = [f"c{i}" for i in range(8)]
@@ -24,10 +24,7 @@ REFS = {cid: f"madam president the report number {i} is late" for i, cid in enum
 TRANSCRIPTS = {m: {cid: ref.removeprefix("madam president ") for cid, ref in REFS.items()} for m in PANEL}
 
 
-def message(call) -> str:
-    with pytest.raises(InputError) as err:
-        call()
-    return str(err.value)
+message = refusal_message
 
 
 def test_references_keyed_by_a_frames_index_are_refused():

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from asraudit import InputError, accept_ref_from_predictions, corpus_cer, corpus_wer, load_predictions, score_model
+from asraudit import accept_ref_from_predictions, corpus_cer, corpus_wer, load_predictions, score_model
 
-from conftest import panel_files
+from conftest import panel_files, refusal_message
 
 REFS = [f"the cat sat on the mat number {i}" for i in range(30)]
 HYPS = [r.replace("cat", "hat") if i % 3 == 0 else r for i, r in enumerate(REFS)]
@@ -34,10 +34,7 @@ def preds(tmp_path_factory):
     return load_predictions(panel_files(tmp_path_factory.mktemp("preds"), ROWS))
 
 
-def message(call) -> str:
-    with pytest.raises(InputError) as err:
-        call()
-    return str(err.value)
+message = refusal_message
 
 
 @pytest.mark.parametrize("score", [corpus_wer, corpus_cer])

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import pytest
 
-from asraudit import (InputError, accept_ref_from_predictions, clip_inputs, corpus_wer, get_normalizer,
+from asraudit import (accept_ref_from_predictions, clip_inputs, corpus_wer, get_normalizer,
                       load_predictions, score_model)
 
-from conftest import panel_files
+from conftest import panel_files, refusal_message
 
 ROWS = [(f"c{i}", f"well the cat sat on mat {i}", f"the cat sat on mat {i}") for i in range(4)]
 PANEL = ["m1", "m2", "m3"]
@@ -35,10 +35,7 @@ def preds(tmp_path_factory):
     return load_predictions(panel_files(tmp_path_factory.mktemp("preds"), ROWS))
 
 
-def message(call) -> str:
-    with pytest.raises(InputError) as err:
-        call()
-    return str(err.value)
+message = refusal_message
 
 
 def not_one(name: str, qualified: str) -> str:

@@ -15,20 +15,16 @@ one line before any mining.
 
 from __future__ import annotations
 
-import pytest
 
-from asraudit import InputError, accept_ref_from_predictions, clip_inputs, measure_refdis
+from asraudit import accept_ref_from_predictions, clip_inputs, measure_refdis
 
-from conftest import panel_files
+from conftest import panel_files, refusal_message
 
 EMPTY = ("clips is empty, so there is nothing to mine or score: clip_inputs keeps a clip only where a model it "
          "names has a transcript of it; give it the texts the models ran")
 
 
-def message(call) -> str:
-    with pytest.raises(InputError) as err:
-        call()
-    return str(err.value)
+message = refusal_message
 
 
 def test_measure_refdis_refuses_no_clips():
