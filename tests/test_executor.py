@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-import asraudit.data.corpus as corpus_module
+import asraudit.data.clip as clip_module
 from asraudit.audio.conditions import Original, Silence, Truncate
 from asraudit.data.corpus import Clip, load_manifest
 from asraudit.errors import InputError
@@ -78,13 +78,13 @@ def corpus(tmp_path: Path):
 def decodes(monkeypatch):
     """Counts audio file decodes, per path."""
     counts: dict[str, int] = {}
-    real = corpus_module.load_audio
+    real = clip_module.load_audio
 
     def counting(path, **kw):
         counts[str(path)] = counts.get(str(path), 0) + 1
         return real(path, **kw)
 
-    monkeypatch.setattr(corpus_module, "load_audio", counting)
+    monkeypatch.setattr(clip_module, "load_audio", counting)
     return counts
 
 

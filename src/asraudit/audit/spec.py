@@ -113,7 +113,7 @@ class CorpusSpec:
     dataset: str | None = None
     split: str | None = None
     config: str | None = None
-    # a dataset's columns (None: the defaults of data.corpus.load_hf_dataset)
+    # a dataset's columns (None: the defaults of data.hf_dataset.load_hf_dataset)
     audio_column: str | None = None
     text_column: str | None = None
     id_column: str | None = None
