@@ -25,7 +25,7 @@ from asraudit.commands.transcribe import parse_options
 from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
-from asraudit.models.target_language import renderer_options
+from asraudit.models.target_language import prompt_use, renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, clusters_of, items_from_edits, items_from_truth,
                                                measure_translation, read_truth)
 from asraudit.report.summary import to_plain
@@ -100,9 +100,13 @@ def run(args: argparse.Namespace) -> int:
         clusters_of([c for c in corpus if c.id in spanned], params.cluster_field)
     options = parse_options(args.option)
     loaded = [f() for f in model_factories(args)]
+    extras = [renderer_options(model, options, params.target, params.prompt) for model in loaded]
+    # a prompt only a speech LLM reads: refused before any model runs when none does, a line when some do not
+    unread = prompt_use(dict(zip(args.model, loaded)), params.target, params.prompt, "--prompt")
+    if unread is not None:
+        warn(unread)
     renderers = []
-    for spec, model in zip(args.model, loaded):
-        extra = renderer_options(model, options, params.target, params.prompt)
+    for spec, extra in zip(args.model, extras):
         factory = functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **extra)
         renderers.append(factory() if args.executor == "local" else factory)
     transcribers = loaded if args.executor == "local" else model_factories(args)
