@@ -122,6 +122,30 @@ def _strings(raw: dict, key: str, where: str, label: str, required: bool = False
     return tuple(value)
 
 
+# What of a pattern's source is not a letter to match: an escape (``\w``, ``\p{Lu}``, ``\N{...}``, ``\x41``), an
+# inline flag group (``(?i)``, ``(?i:``), a group's name (``(?P<Key>``, ``(?<Key>``, ``(?P=Key)``).
+_NOT_LETTERS = regex.compile(r"\\(?:[pPN]\{[^}]*\}|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)"
+                             r"|\(\?[a-zA-Z]*[:)]|\(\?P?<[A-Za-z_]\w*>|\(\?P=[^)]*\)", regex.DOTALL)
+_IGNORE_CASE = regex.compile(r"\(\?[a-zA-Z]*i[a-zA-Z]*[:)]")
+
+
+def _dead_letter(pattern: str, target: str) -> str | None:
+    """A letter of ``pattern`` that folded text never holds (an upper-case letter outside ``(?i)``, a letter with
+    an accent or tilde: ``fold`` lower-cases the rendering and drops its accents), or None.  A pattern written as
+    the language is ("está bien", "Señor") could never match: the renderings that held it were counted as not
+    holding the span, and only the pattern its examples tried was known to work."""
+    letters = _NOT_LETTERS.sub(" ", pattern)
+    ignore_case = _IGNORE_CASE.search(pattern) is not None
+    for ch in letters:
+        if not ch.isalpha():
+            continue
+        folded = fold(ch, target)
+        if folded == ch or (ignore_case and folded == fold(ch.lower(), target) == ch.lower()):
+            continue
+        return ch
+    return None
+
+
 def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: a span is a table with en and patterns", label)
@@ -134,6 +158,11 @@ def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
     patterns = _strings(raw, "patterns", where, label, required=True)
     compiled = []
     for p in patterns:
+        dead = _dead_letter(p, target)
+        if dead is not None:
+            raise InputError(f"{where} ({en!r}): pattern {p!r} holds {dead!r}, which a rendering never does once "
+                             f"folded (lower case, accents removed, as {fold(dead, target)!r}), so it could never "
+                             "match: write the pattern as the folded text reads", label)
         try:
             compiled.append(regex.compile(rf"(?<!\w)(?:{p})(?!\w)"))
         except regex.error as exc:
