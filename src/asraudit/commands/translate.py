@@ -32,6 +32,7 @@ from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import one_line, warn
 from asraudit.run.store import ResultStore
+from asraudit.text.basic_language_codes import language_code
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 
@@ -73,11 +74,28 @@ def _params(args: argparse.Namespace) -> TranslationParams:
                              max_clips=args.max_clips, cluster_field=args.cluster_field)
 
 
+def _check_transcript_language(options: dict, spoken: str, target: str) -> None:
+    """``--option language=X`` asks every model for its transcript in X, and the probe compares each transcript
+    with the span in the language the spans are spoken in (the lexicon's source): ``language=es`` (read as the way
+    to ask for Spanish) made every transcript the rendering, all "untranslated"; ``language=fr`` a French
+    transcript, in which no English span was ever "contained"."""
+    language = options.get("language")
+    if language is None or language_code(language) == spoken:
+        return
+    also = (f"; --target {target} asks for the renderings in {target}, the transcripts stay in {spoken}"
+            if language_code(language) == target else "")
+    raise InputError(f"--option language={language} asks the models for transcripts in {language}, and the probe "
+                     f"reads each transcript for a span spoken in {spoken} (the lexicon's source): leave the option "
+                     f"out, or give language={spoken}{also}")
+
+
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     params = _params(args)
     # a broken lexicon or truth file fails before any model loads, as does a span two entries give
-    params.validate().keyed(get_normalizer(args.normalizer))
+    lexicon = params.validate()
+    lexicon.keyed(get_normalizer(args.normalizer))
+    _check_transcript_language(parse_options(args.option), lexicon.source, params.target)
     check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
                        files=[("--out", args.out), ("--json", args.json)],
                        inputs=[("--truth", args.truth), ("--edits", args.edits), ("--lexicon", args.lexicon)])

@@ -201,9 +201,14 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
     if data.get("schema", LEXICON_SCHEMA) != LEXICON_SCHEMA:  # a later layout may mean other things by the keys
         raise InputError(f"schema {data['schema']!r}: this asraudit reads lexicons of schema {LEXICON_SCHEMA}", label)
-    target, source_language = language_code(data.get("target")), data.get("source", "en")
+    target, source_language = language_code(data.get("target")), language_code(data.get("source", "en"))
     if not isinstance(target, str) or not target:
         raise InputError("the lexicon needs target = \"<language code>\"", label)
+    if not isinstance(source_language, str) or not source_language.strip():
+        raise InputError(f"source is the language code of the spans' language (en), got {source_language!r}", label)
+    if source_language == target:  # a rendering "in another language" that is the spans' own: every one untranslated
+        raise InputError(f"target {target!r} is the spans' own language (source {source_language!r}): the probe "
+                         "renders speech in another language than it was spoken in", label)
     spans = data.get("span", [])
     if not isinstance(spans, list) or not spans:
         raise InputError("the lexicon has no [[span]] entries", label)
