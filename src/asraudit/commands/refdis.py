@@ -120,6 +120,10 @@ def _run(args: argparse.Namespace) -> int:
     check_resampling(args)
     if args.compat == "hume":
         _unread_by_hume(*given)
+        if args.review and args.preds:  # its precision was printed under the compat run's table, whatever it found
+            raise InputError("--review reads a sheet of the full miner's edits (written by --review-sheet), which "
+                             "--compat hume does not mine, so the sheet's precision would be printed as this run's: "
+                             "read it beside the run without --compat hume, or alone (refdis --review FILE)")
     outputs = (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
                ("--review-sheet", args.review_sheet), ("--json", args.json))
     for flag, path in outputs:
@@ -192,8 +196,6 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
         _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
     if args.json:
         _write_json(args.json, result.to_json())  # the paper's released layout, NaN and all, on purpose
-    if args.review:
-        _print_review(args.review)
     return 0
 
 
