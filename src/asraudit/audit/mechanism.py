@@ -32,7 +32,8 @@ from asraudit.model_clock import model_call
 from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_reach, check_one_window,
                                           check_source_reaches, check_windows, measure_readout, parse_audio_source,
                                           run_variants)
-from asraudit.mechanism.pairs import ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups
+from asraudit.mechanism.pairs import (ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups,
+                                     unpaired_positives)
 from asraudit.mechanism.steering import Direction, learn_direction
 from asraudit.probes.battery_donors import check_donor_source
 from asraudit.metrics.stats import Interval
@@ -57,6 +58,19 @@ class SteerPlan:
     held_out_groups: frozenset[str]
     ablate_clips: tuple
     induce_clips: tuple
+    # positive clips no pair holds: no negative shares their pair_by value (or they have none)
+    unpaired: tuple = ()
+    positives: int = 0
+
+    def unpaired_note(self) -> str | None:
+        """One line for the audit's notes when positives were left out of learning for want of a negative."""
+        if not self.unpaired:
+            return None
+        spec, n = self.spec, len(self.unpaired)
+        shown = ", ".join(repr(c.id) for c in self.unpaired[:3]) + (", ..." if n > 3 else "")
+        return (f"mechanism {spec.name}: {n} of {self.positives} positive clip(s) ({spec.positive.describe()}) have no "
+                f"negative ({spec.negative.describe()}) of the same {spec.pair_by} and are not learned from "
+                f"({shown}); the direction is learned from {len(self.learn)} pair(s)")
 
 
 def _capped(clips: Sequence, cap: int | None) -> tuple:
@@ -156,7 +170,9 @@ def plan_steer(spec: SteerSpec, clips: Sequence) -> SteerPlan:
         if sel is not None and not chosen:
             raise SpecError(f"{where}: no {name} clip is left outside the learned pair groups (holdout "
                             f"{spec.holdout}); raise holdout or lower max_pairs", None)
-    return SteerPlan(spec, tuple(learn), learned, frozenset(held) - learned, ablate, induce)
+    unpaired = tuple(unpaired_positives(clips, spec.positive, pairs)) if spec.negative is not None else ()
+    return SteerPlan(spec, tuple(learn), learned, frozenset(held) - learned, ablate, induce, unpaired,
+                     len(spec.positive.select(clips)))
 
 
 def check_forced_tokens(spec: SteerSpec, clips: Sequence) -> None:
@@ -453,6 +469,9 @@ def _interventions(spec: SteerSpec, direction):
 def _run_steer(run: _Run, plan: SteerPlan) -> None:
     ctx = run.ctx
     spec = plan.spec
+    unpaired = plan.unpaired_note()
+    if unpaired is not None:
+        ctx.note(unpaired)
     model = run.whitebox(spec.model)
     contrast = run.whitebox(spec.contrast) if spec.contrast else None
     direction, path = learned_direction(ctx, plan, model, contrast)

@@ -235,6 +235,8 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
         for clip in corpus:
             if clip.reference:
                 scan(catalogue, clip.reference)
+    if spec.translation is not None:
+        _check_translation_language(spec)
     truth = spec.translation.params.truth if spec.translation is not None else None
     if truth is not None:  # its spans against the references: the translation stage, the last but one, found them
         items_from_truth(read_truth(truth), {clip.id: clip.reference or "" for clip in corpus},
@@ -245,6 +247,23 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
             raise InputError(f"clip {lacking.id!r} has no field {cluster!r} ([translation] cluster_field, the unit "
                              "of its intervals): every clip needs it", lacking.source, lacking.row)
         clusters_of(corpus.clips, cluster)  # its values as the stage reads them (a NaN, a list), now
+
+
+def _check_translation_language(spec: AuditSpec) -> None:
+    """The translation probe looks each span the record drops or invents up in its lexicon by the span's words, so
+    the corpus must be spoken in the lexicon's source language and rendered into another: on a Spanish corpus the
+    built-in en->es lexicon found no span (every one "no entry"), after every model had transcribed and rendered
+    every clip, and a target that is the corpus's own language rendered nothing into another."""
+    params, language = spec.translation.params, spec.corpus.language
+    if params.target == language:
+        raise SpecError(f"[translation] target {params.target!r} is the corpus's own language ([corpus] language): "
+                        "the probe renders the clips in another language than they are spoken in", spec.source)
+    lexicon = params.validate()  # refused as the stage's own check (check_translation) refuses it
+    if lexicon.source != language:
+        raise SpecError(f"[translation]: the lexicon ({lexicon.label}) reads spans spoken in {lexicon.source!r}, and "
+                        f"the corpus is {language!r} ([corpus] language): a span is looked up by its words, so none "
+                        f"would be found; give a lexicon whose source is {language!r}, or leave [translation] out",
+                        spec.source)
 
 
 def _check_out_outside_folder_corpus(spec: AuditSpec) -> None:

@@ -17,7 +17,8 @@ from asraudit.audit.context import AuditContext
 from asraudit.audit.results import AuditResult, TranslationStage
 from asraudit.audit.spec import AuditSpec, SpecError
 from asraudit.models.registry import load_model
-from asraudit.models.target_language import cannot_render, renderer_options
+from asraudit.errors import InputError
+from asraudit.models.target_language import cannot_render, prompt_use, renderer_options
 from asraudit.probes.translation_probe import (
     items_from_edits,
     items_from_truth,
@@ -43,6 +44,18 @@ def check_translation(spec: AuditSpec, loaded: dict[str, object]) -> None:
     if not named and not any(cannot_render(m, params.target, params.prompt) is None for m in loaded.values()):
         raise SpecError(f"[translation]: none of the audit's models can render {params.target} (a multilingual "
                         "Whisper or a speech LLM can; English-only Whispers cannot)", spec.source)
+    try:  # a prompt no renderer reads (only speech LLMs read one) is refused; some readers: a note at the stage
+        prompt_use(_renderers_of(section, loaded), params.target, params.prompt, "[translation] prompt")
+    except InputError as exc:
+        raise SpecError(str(exc), spec.source) from None
+
+
+def _renderers_of(section, loaded: dict[str, object]) -> dict[str, object]:
+    """The loaded models the stage renders with: those the section names, else every one that can render."""
+    if section.models:
+        return {name: loaded[name] for name in section.models if name in loaded}
+    return {name: m for name, m in loaded.items()
+            if cannot_render(m, section.params.target, section.params.prompt) is None}
 
 
 def _renderable(ctx: AuditContext) -> list[str]:
@@ -83,6 +96,10 @@ def translation(ctx: AuditContext, done: AuditResult) -> TranslationStage | None
         ctx.note("translation: no dropped or invented spans on the audit's clips; translation probe not run")
         return None
     names = _renderable(ctx)
+    unread = prompt_use({n: materialize(ctx.models[n]) for n in names}, params.target, params.prompt,
+                        "[translation] prompt")
+    if unread is not None:
+        ctx.note(f"translation: {unread}")
     transcribers = [ctx.models[n] for n in names]
     renderers = [_renderer(ctx, n) for n in names]
     result = measure_translation(ctx.store, ctx.executor, transcribers, renderers, ctx.corpus.clips, items,

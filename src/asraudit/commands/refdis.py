@@ -45,8 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", help="comma-separated models to score (default: every model)")
     p.add_argument("--compat", choices=["hume"],
                    help="reproduce the paper's released implementation exactly (its JSON layout with --json)")
-    p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
-                   help="text normalizer for the full miner (--compat hume always uses its own)")
+    p.add_argument("--normalizer", choices=NORMALIZERS, default=None,
+                   help="text normalizer for the full miner (default whisper; --compat hume always uses its own, and "
+                        "refuses this option)")
     p.add_argument("--majority", type=float, default=_DEFAULTS.majority,
                    help="share of the panel that must make the same edit (default %(default)s)")
     p.add_argument("--min-run-len", type=int, default=_DEFAULTS.min_run_len,
@@ -71,8 +72,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--review-sheet", type=output_file, metavar="FILE", help="write a CSV sheet for human review of the edits")
     p.add_argument("--review", type=Path, metavar="FILE", help="read a filled review sheet; report the miner's precision")
     p.add_argument("--json", type=output_file, metavar="OUT", help="write the results as JSON")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
-                   help="bootstrap resamples for the WER intervals (default %(default)s)")
+    p.add_argument("--bootstrap", type=int, default=None, metavar="B",
+                   help=f"bootstrap resamples for the WER intervals (default {DEFAULT_BOOTSTRAP}; not with --compat "
+                        "hume, whose intervals are Wilson's)")
     p.add_argument("--cluster-bootstrap", action="store_true",
                    help="add a clip-clustered bootstrap interval to accept-ref (edits in one clip are not independent)")
     p.add_argument("--seed", type=int, default=0)
@@ -94,8 +96,34 @@ def run(args: argparse.Namespace) -> int:
         return _run(args)
 
 
+def _unread_by_hume(normalizer: str | None, bootstrap: int | None) -> None:
+    """Options ``--compat hume`` never reads, given by the user with another value than one that changes nothing
+    (the default; ``--bootstrap 0``, no resamples): it normalizes as the paper's release does and gives Wilson
+    intervals, so ``--normalizer basic`` mined under the release's Whisper normalizer, and ``--bootstrap 5000``
+    drew nothing, without a word."""
+    given = [f"{flag} {value}" for flag, value, unread in (("--normalizer", normalizer, normalizer != "whisper"),
+                                                           ("--bootstrap", bootstrap,
+                                                            bootstrap not in (0, DEFAULT_BOOTSTRAP)))
+             if value is not None and unread]
+    if given:
+        one = len(given) == 1
+        raise InputError(f"{', '.join(given)}: --compat hume reproduces the paper's release, which normalizes with "
+                         "its own Whisper English normalizer and gives Wilson intervals (no resamples), so "
+                         f"{'this option is' if one else 'these options are'} not read: leave "
+                         f"{'it' if one else 'them'} out, or drop --compat hume to use {'it' if one else 'them'}")
+
+
 def _run(args: argparse.Namespace) -> int:
+    given = args.normalizer, args.bootstrap  # None: not given (the defaults are filled in here)
+    args.normalizer = args.normalizer if args.normalizer is not None else "whisper"
+    args.bootstrap = args.bootstrap if args.bootstrap is not None else DEFAULT_BOOTSTRAP
     check_resampling(args)
+    if args.compat == "hume":
+        _unread_by_hume(*given)
+        if args.review and args.preds:  # its precision was printed under the compat run's table, whatever it found
+            raise InputError("--review reads a sheet of the full miner's edits (written by --review-sheet), which "
+                             "--compat hume does not mine, so the sheet's precision would be printed as this run's: "
+                             "read it beside the run without --compat hume, or alone (refdis --review FILE)")
     outputs = (("--edits-out", args.edits_out), ("--corrected-out", args.corrected_out),
                ("--review-sheet", args.review_sheet), ("--json", args.json))
     for flag, path in outputs:
@@ -168,8 +196,6 @@ def _run_hume(args, pset: PredictionSet, panel, models) -> int:
         _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
     if args.json:
         _write_json(args.json, result.to_json())  # the paper's released layout, NaN and all, on purpose
-    if args.review:
-        _print_review(args.review)
     return 0
 
 

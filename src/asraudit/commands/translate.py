@@ -25,13 +25,14 @@ from asraudit.commands.transcribe import parse_options
 from asraudit.data.paths import output_file, write_lines_whole, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.registry import load_model
-from asraudit.models.target_language import renderer_options
+from asraudit.models.target_language import prompt_use, renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, clusters_of, items_from_edits, items_from_truth,
                                                measure_translation, read_truth)
 from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import one_line, warn
 from asraudit.run.store import ResultStore
+from asraudit.text.basic_language_codes import language_code
 from asraudit.text.normalize import NORMALIZERS, get_normalizer
 
 
@@ -73,11 +74,28 @@ def _params(args: argparse.Namespace) -> TranslationParams:
                              max_clips=args.max_clips, cluster_field=args.cluster_field)
 
 
+def _check_transcript_language(options: dict, spoken: str, target: str) -> None:
+    """``--option language=X`` asks every model for its transcript in X, and the probe compares each transcript
+    with the span in the language the spans are spoken in (the lexicon's source): ``language=es`` (read as the way
+    to ask for Spanish) made every transcript the rendering, all "untranslated"; ``language=fr`` a French
+    transcript, in which no English span was ever "contained"."""
+    language = options.get("language")
+    if language is None or language_code(language) == spoken:
+        return
+    also = (f"; --target {target} asks for the renderings in {target}, the transcripts stay in {spoken}"
+            if language_code(language) == target else "")
+    raise InputError(f"--option language={language} asks the models for transcripts in {language}, and the probe "
+                     f"reads each transcript for a span spoken in {spoken} (the lexicon's source): leave the option "
+                     f"out, or give language={spoken}{also}")
+
+
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     params = _params(args)
     # a broken lexicon or truth file fails before any model loads, as does a span two entries give
-    params.validate().keyed(get_normalizer(args.normalizer))
+    lexicon = params.validate()
+    lexicon.keyed(get_normalizer(args.normalizer))
+    _check_transcript_language(parse_options(args.option), lexicon.source, params.target)
     check_grid_outputs(args, store=args.store or args.out.parent / STORE_NAME,
                        files=[("--out", args.out), ("--json", args.json)],
                        inputs=[("--truth", args.truth), ("--edits", args.edits), ("--lexicon", args.lexicon)])
@@ -100,9 +118,13 @@ def run(args: argparse.Namespace) -> int:
         clusters_of([c for c in corpus if c.id in spanned], params.cluster_field)
     options = parse_options(args.option)
     loaded = [f() for f in model_factories(args)]
+    extras = [renderer_options(model, options, params.target, params.prompt) for model in loaded]
+    # a prompt only a speech LLM reads: refused before any model runs when none does, a line when some do not
+    unread = prompt_use(dict(zip(args.model, loaded)), params.target, params.prompt, "--prompt")
+    if unread is not None:
+        warn(unread)
     renderers = []
-    for spec, model in zip(args.model, loaded):
-        extra = renderer_options(model, options, params.target, params.prompt)
+    for spec, extra in zip(args.model, extras):
         factory = functools.partial(load_model, spec, device=args.device, compute_type=args.compute_type, **extra)
         renderers.append(factory() if args.executor == "local" else factory)
     transcribers = loaded if args.executor == "local" else model_factories(args)

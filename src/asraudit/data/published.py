@@ -297,8 +297,42 @@ def _arm(a: Any, path: Path, where: str) -> PublishedArm:
     return PublishedArm(hits, n)
 
 
+def _group_arms(g: Any, path: Path, name: str) -> tuple[str, ...]:
+    """A switch group's arms: two or more names, none twice (a rate is a minimum over them, chance 1/arms)."""
+    arms = _names(g, "arms", path, name)
+    if len(arms) < 2 or len(set(arms)) != len(arms):
+        raise InputError(f"{name}: arms {list(arms)} are not two or more distinct arms: a switch rate is the minimum "
+                         "over a group's arms", path)
+    return arms
+
+
+def _row_arms(arms: dict, group_arms: tuple[str, ...], limiting: str, switch: float, path: Path,
+              where: str) -> None:
+    """A row's arms are its group's, and its limiting arm is the lowest of them.  A row without one of the
+    group's arms (an arm lost in an edit, a row pasted from a group of other arms) had its minimum taken over
+    the arms it had: a one-arm row's "switch rate" is that arm's hit rate, a fixed habit's near 1, drawn
+    beside the audit's as the group's; an arm of another group lowered the minimum under a chance of 1/arms."""
+    if set(arms) != set(group_arms):
+        missing = [a for a in group_arms if a not in arms]
+        extra = [a for a in arms if a not in group_arms]
+        what = "; ".join(part for part in (f"no {', '.join(map(repr, missing))}" if missing else "",
+                                           f"{', '.join(map(repr, extra))} is not one of them" if extra else "")
+                         if part)
+        raise InputError(f"{where}: arms {list(arms)} are not the group's arms {list(group_arms)} ({what}): a "
+                         "switch rate is the minimum over the group's arms, so this row's is not the group's rate",
+                         path)
+    if limiting not in arms:
+        raise InputError(f"{where}: limiting_arm {limiting!r} is not one of the group's arms {list(group_arms)}",
+                         path)
+    arm = arms[limiting]
+    if arm.n and not abs(arm.hits / arm.n - switch) <= RATE_ROUNDING:
+        raise InputError(f"{where}: limiting_arm {limiting!r} has hits/n {arm.hits}/{arm.n} = "
+                         f"{arm.hits / arm.n:.4f}, not the switch {switch}: the limiting arm is the lowest", path)
+
+
 def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     rows = []
+    group_arms = _group_arms(g, path, name)
     for model, r in _field(g, "results", dict, path, name).items():
         where = f"{name}.results.{model}"
         arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
@@ -313,9 +347,11 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
         # the rate is released rounded to four decimals, its bounds are not: the release's rounding is allowed
         if not low - RATE_ROUNDING <= switch <= high + RATE_ROUNDING:
             raise InputError(f"{where}: switch {switch} lies outside its interval [lo {low}, hi {high}]", path)
-        rows.append(PublishedSwitch(model, arms, _field(r, "limiting_arm", str, path, where), switch, low, high))
+        limiting = _field(r, "limiting_arm", str, path, where)
+        _row_arms(arms, group_arms, limiting, switch, path, where)
+        rows.append(PublishedSwitch(model, arms, limiting, switch, low, high))
     scope = str(g.get("scope", ""))
-    return PublishedSwitchGroup(name, path, scope, _names(g, "arms", path, name),
+    return PublishedSwitchGroup(name, path, scope, group_arms,
                                 _number(g, "chance", path, name, open_ends=True),
                                 _count(g, "min_per_arm", path, name), tuple(rows),
                                 scope_corpora(scope), scope_families(scope))

@@ -84,11 +84,23 @@ class ClipPair:
         return f"{self.positive.id} vs {self.negative.id if self.negative is not None else 'condition'}"
 
 
+def pair_value(clip: Clip, pair_by: str) -> str | None:
+    """The clip's ``pair_by`` value as a group (``data.group_values.group_label``): a sentence ``1.0`` (a pandas
+    column with a gap) is ``1``, and a missing value (null, empty, NaN) is None, not a group "nan" that paired
+    every clip without a sentence with every other one."""
+    from asraudit.data.group_values import MISSING_GROUP, group_label
+
+    if pair_by == "id":
+        return clip.id
+    label = group_label(clip.field(pair_by), pair_by, clip.source, clip.row)
+    return None if label == MISSING_GROUP else label
+
+
 def group_of(clip: Clip, pair_by: str | None) -> str:
     """The clip's pair group: its ``pair_by`` value, else the clip itself."""
     if not pair_by:
         return clip.id
-    value = clip_field(clip, pair_by)
+    value = pair_value(clip, pair_by)
     return value if value is not None else f"<no {pair_by}>:{clip.id}"
 
 
@@ -109,7 +121,7 @@ def clip_pairs(clips: Sequence[Clip], positive: Selection, negative: Selection |
     pos_ids = {c.id for c in positives}
     by_group: dict[str, tuple[list[Clip], list[Clip]]] = {}
     for clip in clips:
-        value = clip_field(clip, pair_by)
+        value = pair_value(clip, pair_by)
         if value is None:
             continue
         if clip.id in pos_ids:
@@ -123,6 +135,12 @@ def clip_pairs(clips: Sequence[Clip], positive: Selection, negative: Selection |
         for i, clip in enumerate(pos):
             out.append(ClipPair(group, clip, neg[i % len(neg)]))
     return out
+
+
+def unpaired_positives(clips: Sequence[Clip], positive: Selection, pairs: Sequence[ClipPair]) -> list[Clip]:
+    """The positive clips no pair holds (no ``pair_by`` value, or no negative with theirs), in corpus order."""
+    paired = {p.positive.id for p in pairs}
+    return [c for c in positive.select(clips) if c.id not in paired]
 
 
 def split_groups(groups: Sequence[str], holdout: float, seed: int = 0) -> tuple[set[str], set[str]]:

@@ -117,6 +117,34 @@ def cannot_render(model, target: str, prompt: str | None = None) -> str | None:
     return f"the {getattr(model, 'backend', type(model).__name__)} backend cannot be asked for another language"
 
 
+def _told_by(model, target: str) -> str:
+    """How a renderer that reads no prompt is told the target (a Whisper, a SeamlessM4T)."""
+    if _family(model) == "seamless":
+        return f"its target-language code {SEAMLESS_CODES.get(target, target)!r}"
+    return f"a forced <|{target}|> token"
+
+
+def prompt_use(renderers: Mapping[str, Any], target: str, prompt: str | None, option: str) -> str | None:
+    """Who reads a translation ``prompt`` among ``renderers`` (name -> loaded model, each able to render).
+
+    Only a speech LLM reads one: a Whisper is told the target by a forced
+    language token and a SeamlessM4T by its language code, so a prompt given
+    for them alone would go unread while its user believes it was used.
+    Raises InputError naming ``option`` when no renderer reads it; returns a
+    one-line note when some do and some do not; None otherwise."""
+    if prompt is None or not renderers:
+        return None
+    unread = {name: m for name, m in renderers.items() if _family(m) != "speech-llm"}
+    if not unread:
+        return None
+    how = "; ".join(f"{name} is told the language by {_told_by(m, target)}" for name, m in unread.items())
+    if len(unread) == len(renderers):
+        raise InputError(f"{option} is a speech LLM's translation prompt, and no model rendering {target} is a "
+                         f"speech LLM ({how}), so the prompt would go unread: leave {option} out")
+    readers = ", ".join(name for name in renderers if name not in unread)
+    return f"{option} goes to the speech LLMs only ({readers}); {how}"
+
+
 def translation_template(model, target: str, prompt: str | None = None) -> str:
     """The prompt template asking the speech LLM ``model`` for ``target``, with ``{audio}`` left in."""
     template = prompt if prompt is not None else TRANSLATION_TEMPLATES.get(_speech_llm_type(model))

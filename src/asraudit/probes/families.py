@@ -296,6 +296,23 @@ def _merge(cat: Catalogue, data: dict, label: str) -> None:
             raise InputError(
                 f"family {fam.name!r} has {len(fam.arms)} arms but pool {fam.pool!r} has "
                 f"{len(pool.arms)} ({', '.join(pool.arms)}): pooling is by arm position", fam.source)
+        moved = _moved_arm(fam.arms, pool.arms)
+        if moved is not None:  # its "words" clips were pooled as the pool's "digits": a wrong pooled switch rate
+            raise InputError(
+                f"family {fam.name!r} has arms {list(fam.arms)}, the arms of pool {fam.pool!r} "
+                f"({', '.join(pool.arms)}) in another order: pooling is by arm position, so its {moved[0]!r} clips would be "
+                f"pooled as the pool's {moved[1]!r}: list the family's arms in the pool's order", fam.source)
+
+
+def _moved_arm(arms: Sequence[str], order: Sequence[str]) -> tuple[str, str] | None:
+    """The first of ``arms`` that is one of ``order``'s names, letter case aside, at another position, with the
+    name of ``order`` at its position; None when every shared name keeps its position."""
+    places = {name.casefold(): i for i, name in enumerate(order)}
+    for i, name in enumerate(arms):
+        j = places.get(name.casefold())
+        if j is not None and j != i:
+            return name, order[i]
+    return None
 
 
 def _list(value, what: str, label: str) -> list[dict]:
@@ -352,6 +369,13 @@ def build_family(raw: dict, where: str = "family", label: str = "<memory>") -> F
         if len(arms) != len(_GENERATOR_ARMS[gen]):
             raise InputError(f"{where}: generator {gen!r} makes {len(_GENERATOR_ARMS[gen])} arms "
                              f"({', '.join(_GENERATOR_ARMS[gen])}), not {len(arms)}", label)
+        moved = _moved_arm(arms, _GENERATOR_ARMS[gen])
+        if moved is not None:  # ["words", "digits"] labelled every "21" words and every "twenty-one" digits
+            raise InputError(f"{where}: arms {list(arms)} name the arms of generator {gen!r} in another order: it "
+                             f"makes {', '.join(_GENERATOR_ARMS[gen])}, in that order, so its {moved[1]} renderings "
+                             f"would be labelled {moved[0]!r}: give them in the generator's order (other names are "
+                             "fine)",
+                             label)
         matchers = generated_matchers(gen, raw, where, label)
     else:
         arms = _labels(raw.get("arms"), where, label)

@@ -122,6 +122,84 @@ def _strings(raw: dict, key: str, where: str, label: str, required: bool = False
     return tuple(value)
 
 
+# What of a pattern's source is not a letter to match: an escape (``\w``, ``\p{Lu}``, ``\N{...}``, ``\x41``), an
+# inline flag group (``(?i)``, ``(?i:``), a group's name (``(?P<Key>``, ``(?<Key>``, ``(?P=Key)``).
+_NOT_LETTERS = regex.compile(r"\\(?:[pPN]\{[^}]*\}|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)"
+                             r"|\(\?[a-zA-Z]*[:)]|\(\?P?<[A-Za-z_]\w*>|\(\?P=[^)]*\)", regex.DOTALL)
+_IGNORE_CASE = regex.compile(r"\(\?[a-zA-Z]*i[a-zA-Z]*[:)]")
+
+
+def _never_folded(pattern: str, target: str) -> str | None:
+    """What of ``pattern`` folded text never holds, in words (a letter upper-case outside ``(?i)`` or with an
+    accent or tilde: ``fold`` lower-cases the rendering and drops its accents; punctuation it drops), or None.
+    A pattern written as the language is ("está bien", "Señor", "peut-être") could never match: the renderings
+    that held it were counted as not holding the span, and only the pattern its examples tried was known to work."""
+    letters = _NOT_LETTERS.sub(" ", pattern)
+    ignore_case = _IGNORE_CASE.search(pattern) is not None
+    for ch in letters:
+        if not ch.isalpha():
+            continue
+        folded = fold(ch, target)
+        if folded == ch or (ignore_case and folded == fold(ch.lower(), target) == ch.lower()):
+            continue
+        return f"{ch!r}, which a rendering never does once folded (lower case, accents removed: {fold(ch, target)!r})"
+    return _dead_punctuation(pattern, target)
+
+
+_QUANTIFIER = regex.compile(r"\{\d*,?\d*\}")
+_GROUP_SYNTAX = regex.compile(r"\(\?(?:[:=!>|]|<[=!]|P?<[A-Za-z_]\w*>|P=\w+\)|[a-zA-Z-]*[:)]|#[^)]*\))")
+_OPTIONAL = regex.compile(r"[?*]|\{0*(?:,\d*)?\}")
+
+
+def _literal_punctuation(pattern: str):
+    """The punctuation ``pattern`` must match literally, outside character classes (escaped, or a character that is
+    no syntax where it stands: a ``-`` or ``,`` outside a class or quantifier, a ``¿``), with where it ends; a
+    character made optional by the quantifier after it (``,?``) is left out."""
+    i, n = 0, len(pattern)
+    while i < n:
+        c, start = pattern[i], i
+        if c == "\\":
+            d = pattern[i + 1:i + 2]
+            if d in ("p", "P", "N") and pattern[i + 2:i + 3] == "{":
+                close = pattern.find("}", i + 3)
+                i = close + 1 if close >= 0 else n
+                continue
+            i += 2
+            if not d or d.isalnum() or d.isspace():
+                continue
+            c = d
+        elif c == "[":  # a character class: any of its members may match
+            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            j += pattern[j:j + 1] == "]"
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            i = j + 1
+            continue
+        elif c == "{" and (m := _QUANTIFIER.match(pattern, i)):
+            i = m.end()
+            continue
+        elif c == "(" and (m := _GROUP_SYNTAX.match(pattern, i)):
+            i = m.end()
+            continue
+        else:
+            i += 1
+            if c in ".^$*+?|(){}" or c.isalnum() or c.isspace() or c == "_":
+                continue
+        if not _OPTIONAL.match(pattern, i):
+            yield c, pattern[start:i]
+
+
+def _dead_punctuation(pattern: str, target: str) -> str | None:
+    """Punctuation ``pattern`` matches literally that folding removes (``fold`` drops ".", "?", "¿" and turns "-"
+    into a space; it keeps the apostrophe), in words naming it as written (``\\.``, ``-``), or None."""
+    for ch, written in _literal_punctuation(pattern):
+        folded = fold(f"a{ch}a", target)
+        if ch not in folded:
+            return (f"{written!r}, which a rendering never does once folded (punctuation removed: {ch!r} "
+                    f"{'reads as a space' if ' ' in folded else 'is dropped'})")
+    return None
+
+
 def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
     if not isinstance(raw, dict):
         raise InputError(f"{where}: a span is a table with en and patterns", label)
@@ -134,6 +212,10 @@ def _entry(raw: object, where: str, label: str, target: str) -> LexiconEntry:
     patterns = _strings(raw, "patterns", where, label, required=True)
     compiled = []
     for p in patterns:
+        dead = _never_folded(p, target)
+        if dead is not None:
+            raise InputError(f"{where} ({en!r}): pattern {p!r} holds {dead}, so it could never match: write the "
+                             "pattern as the folded text reads", label)
         try:
             compiled.append(regex.compile(rf"(?<!\w)(?:{p})(?!\w)"))
         except regex.error as exc:
@@ -172,9 +254,14 @@ def load_lexicon(source: str | Path = "es") -> Lexicon:
         raise InputError(f"unknown top-level key(s) {sorted(unknown)}; expected {sorted(_KEYS)}", label)
     if data.get("schema", LEXICON_SCHEMA) != LEXICON_SCHEMA:  # a later layout may mean other things by the keys
         raise InputError(f"schema {data['schema']!r}: this asraudit reads lexicons of schema {LEXICON_SCHEMA}", label)
-    target, source_language = language_code(data.get("target")), data.get("source", "en")
+    target, source_language = language_code(data.get("target")), language_code(data.get("source", "en"))
     if not isinstance(target, str) or not target:
         raise InputError("the lexicon needs target = \"<language code>\"", label)
+    if not isinstance(source_language, str) or not source_language.strip():
+        raise InputError(f"source is the language code of the spans' language (en), got {source_language!r}", label)
+    if source_language == target:  # a rendering "in another language" that is the spans' own: every one untranslated
+        raise InputError(f"target {target!r} is the spans' own language (source {source_language!r}): the probe "
+                         "renders speech in another language than it was spoken in", label)
     spans = data.get("span", [])
     if not isinstance(spans, list) or not spans:
         raise InputError("the lexicon has no [[span]] entries", label)
