@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from asraudit.data.corpus import Clip
+from asraudit.data.group_values import MISSING_GROUP, group_label
 
 
 def clip_field(clip: Clip, name: str) -> str | None:
@@ -88,8 +89,6 @@ def pair_value(clip: Clip, pair_by: str) -> str | None:
     """The clip's ``pair_by`` value as a group (``data.group_values.group_label``): a sentence ``1.0`` (a pandas
     column with a gap) is ``1``, and a missing value (null, empty, NaN) is None, not a group "nan" that paired
     every clip without a sentence with every other one."""
-    from asraudit.data.group_values import MISSING_GROUP, group_label
-
     if pair_by == "id":
         return clip.id
     label = group_label(clip.field(pair_by), pair_by, clip.source, clip.row)
