@@ -25,9 +25,9 @@ from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
 from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
-from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
+from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
 from asraudit.report.tables import render_table
-from asraudit.terminal_text import note, one_line
+from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 
@@ -122,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
     print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
                    f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
+    for line in longer_splices(spec, inputs, score_window(args.model)):  # from the headers, before any model loads
+        warn(f"battery: {line}")
     with ResultStore(args.store or args.out / STORE_NAME) as store:
         models = load_models(args)
         result = measure_battery(

@@ -8,6 +8,7 @@ samples enter the condition's id through a hash, so two donors never share one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -65,6 +66,9 @@ class DonorSplice(Condition):
             return np.concatenate([piece, gap, audio])
         return np.concatenate([audio, gap, piece])
 
+    def samples_out(self, n_samples: int) -> int:
+        return n_samples + int(round(self.seconds * SAMPLE_RATE)) + int(round(self.gap * SAMPLE_RATE))
+
     def time_map(self, t: float) -> float:
         if self.where == "prepend":
             return t + (round(self.seconds * SAMPLE_RATE) + round(self.gap * SAMPLE_RATE)) / SAMPLE_RATE
@@ -96,6 +100,14 @@ def synthesize(text: str, engine: str = "espeak-ng", voice: str | None = None) -
         return load_audio(wav)
 
 
+@functools.lru_cache(maxsize=64)
+def _spoken(text: str, engine: str, voice: str | None) -> np.ndarray:
+    """``synthesize``, kept for the few calls of one clip (its length measured, then its audio built)."""
+    audio = synthesize(text, engine, voice)
+    audio.setflags(write=False)
+    return audio
+
+
 @dataclass(frozen=True, repr=False)
 class Revoice(Condition):
     """Replace the clip with the same words in another voice.
@@ -125,7 +137,13 @@ class Revoice(Condition):
     def _apply(self, audio):
         if self.audio is not None:
             return as_mono_audio(self.audio).copy()
-        return synthesize(self.text, self.engine, None if self.voice_id == "default" else self.voice_id)
+        return _spoken(self.text, self.engine, None if self.voice_id == "default" else self.voice_id).copy()
+
+    def samples_out(self, n_samples: int) -> int:
+        """The new voice's length, whatever came in (TTS: the text is synthesized, once for this and the run)."""
+        if self.audio is not None:
+            return len(as_mono_audio(self.audio))
+        return len(_spoken(self.text, self.engine, None if self.voice_id == "default" else self.voice_id))
 
     def time_map(self, t: float) -> float:
         raise ValueError("re-voiced audio has new timings; align the new audio instead")

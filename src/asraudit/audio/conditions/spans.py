@@ -119,5 +119,9 @@ class Truncate(Condition):
         start, end = self.sample_range(len(audio))
         return audio[start:end].copy()
 
+    def samples_out(self, n_samples: int) -> int:
+        start, end = self.sample_range(n_samples)
+        return end - start
+
     def time_map(self, t: float) -> float:
         return t - max(0.0, round((self.t0 - self.before) * SAMPLE_RATE) / SAMPLE_RATE)
