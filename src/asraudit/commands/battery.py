@@ -24,7 +24,8 @@ from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
-from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
+from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds, check_probe_inputs,
+                                     check_sources, load_spec)
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
 from asraudit.report.tables import render_table
 from asraudit.terminal_text import note, one_line, warn
@@ -115,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
             edits = [e for e in edits if e.clip_id in keep]
     said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
     check_benchmark_donors(spec, corpus, said)  # before the aligner and the models run
+    check_donor_seconds(spec, corpus, said, {e.clip_id for e in edits} if args.no_mask else None)
     texts = clip_texts(corpus, args.text_field, args.limit)
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
