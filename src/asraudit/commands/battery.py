@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
@@ -95,6 +96,11 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    if args.no_lift:  # `--no-lift` (shared with `mask`) was accepted and the spec's lift readouts scored anyway
+        if set(spec.probes) == {"lift"}:
+            raise InputError("--no-lift leaves none of the spec's probes (probes = [\"lift\"]): the battery would "
+                             "measure nothing: drop --no-lift, or add accept-ref or recovery to probes", spec.source)
+        spec = replace(spec, probes=tuple(p for p in spec.probes if p != "lift"))
     check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
     check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
                        no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
@@ -132,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
             store, executor_of(args), models, inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model, models),
+            spec=spec,
         )
     print_result(result)
     if args.json:

@@ -90,12 +90,13 @@ def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]
 def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
                     params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
                     seed: int = 0, on_condition: Callable[[str], None] | None = None,
-                    window: ScoreWindow | None = None) -> BatteryResult:
+                    window: ScoreWindow | None = None, spec: BatterySpec | None = None) -> BatteryResult:
     """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``.
 
     ``window`` (``models.candidate_check.score_window`` of the models): no λ is read on longer clips, under
-    any condition (the other readouts are)."""
-    spec = load_spec(params.spec)
+    any condition (the other readouts are).  ``spec``: the battery already read (``params.spec`` is not read
+    again), e.g. with probes left out (``asraudit battery --no-lift``)."""
+    spec = load_spec(params.spec) if spec is None else spec
     edits = sample(inputs.edits, lambda e: e.edit_id, params.max_edits, seed)
     items = sample(inputs.items, lambda i: i.key, params.max_targets, seed) if params.mask else []
     capped = BatteryInputs(inputs.corpus, edits, items, inputs.texts, inputs.said, inputs.timings)
