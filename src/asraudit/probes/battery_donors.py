@@ -176,7 +176,27 @@ class DonorPool:
         if not pool:  # Noise would refuse babble of no donor with a ValueError, a traceback mid-run
             raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
-        return [(i, self._samples(i, t)) for i, t in pool[:n]]
+        # A clip of digital silence (a blank recording) adds nothing to the sum: babble of one donor drawing it
+        # was no noise at all (``Noise`` leaves a clip as it is when the noise has no power), of more donors one
+        # voice fewer, without a word.  The shuffle's next clip takes its place (no other choice changes).
+        out, silent = [], []
+        for donor_id, text in pool:
+            if len(out) == n:
+                break
+            audio = self._samples(donor_id, text)
+            if audio.size and np.any(audio):
+                out.append((donor_id, audio))
+            else:
+                silent.append(donor_id)
+        if len(out) < n:
+            raise InputError(f"babble of {n} donor(s) for clip {clip_id!r}: donor source {self.spec!r} holds "
+                             f"{len(out)} clip(s) with sound that say something else than the clip (silent: "
+                             f"{', '.join(repr(i) for i in silent[:3])}{', ...' if len(silent) > 3 else ''}): "
+                             f"give donors = {len(out)} or fewer" if out else
+                             f"babble for clip {clip_id!r}: every other clip of donor source {self.spec!r} that "
+                             f"says something else is silent ({', '.join(repr(i) for i in silent[:3])}"
+                             f"{', ...' if len(silent) > 3 else ''})")
+        return out
 
 
 def said_by(text: str) -> str:
