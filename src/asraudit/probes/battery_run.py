@@ -125,13 +125,17 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
         channels = Channels(cond, inputs.corpus, inputs.said, inputs.timings, pools)
         # A splice or a re-voicing can make a clip longer than the window: its λ is left out under this
         # condition, every model alike, measured from the variant's length before anything is scored.
+        # (masked targets only where the condition applies to them: not re-voiced audio, which has no timings)
+        scored_here = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items
+                                                           if _maskable(channels.for_target(i), i)}
         too_long = {} if window is None or "lift" not in probes else longer_variants(
-            window, [c for c in clips if c.id in probed and c.id not in long_clips], channels.for_clip, lengths)
+            window, [c for c in clips if c.id in scored_here and c.id not in long_clips], channels.for_clip, lengths)
         unscorable = set(long_clips) | set(too_long)
         if too_long:
             notes.append(variant_note(cond.name, window, too_long,
                                       sum(e.clip_id in too_long for e in inputs.edits),
-                                      sum(i.clip_id in too_long for i in inputs.items)))
+                                      sum(i.clip_id in too_long and _maskable(channels.for_target(i), i)
+                                          for i in inputs.items)))
         if inputs.edits and probes & {"accept-ref", "lift"}:
             def edit_channel(clip_id, _ch=channels):
                 return normalized_channel(_ch.for_clip(clip_id), normalize)
