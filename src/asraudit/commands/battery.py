@@ -19,7 +19,7 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.common import load_corpus_edits
-from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, mask_params
+from asraudit.commands.mask import TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_params
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
 from asraudit.data.paths import output_file, output_folder, write_text_whole
@@ -108,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_mask:
         mask_params(args)  # the mask options checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
-                       files=[("--json", args.json)],
+                       files=[("--json", args.json)] + ([] if args.no_mask else [
+                           ("--timings", args.timings or args.out / TIMINGS_NAME)]),
                        inputs=[("--edits", args.edits), ("--recipe", args.recipe),
                                ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
     corpus = open_corpus(args)
