@@ -44,17 +44,22 @@ def _write(path, rows):
     return path
 
 
-def _corpus(tmp, sentences=("s001", "s013"), voice="flite-slt"):
-    """Two short benchmark clips (copied as ``<sentence>.wav``) and a donor corpus of one 29-s utterance."""
+def _corpus(tmp, said="spoken", sentences=("s001", "s013"), voice="flite-slt"):
+    """Two short benchmark clips (copied as ``<sentence>.wav``) and a donor corpus of a 29-s and an 8.5-s
+    utterance.  A donor never says what the clip says, so with each donor saying the other clip's text (its
+    field ``said``, as the run reads it) s001 is spliced with the 29-s donor (33.1 s) and s013 with the short
+    one (12.7 s)."""
     rows = []
     for line in MANIFEST.read_text(encoding="utf-8").splitlines():
         r = json.loads(line)
         if r["sentence"] in sentences and r["speaker"] == voice:
             shutil.copy(BENCHMARK_DIR / r["audio_filepath"], tmp / f"{r['sentence']}.wav")
             rows.append({**r, "audio_filepath": f"{r['sentence']}.wav"})
-    noise = (0.05 * np.random.default_rng(0).standard_normal(29 * 16_000)).astype("float32")
-    sf.write(tmp / "d0.wav", noise, 16_000)
-    _write(tmp / "donors.jsonl", [{"audio_filepath": "d0.wav", "text": "some other words here"}])
+    rng = np.random.default_rng(0)
+    sf.write(tmp / "d0.wav", (0.05 * rng.standard_normal(29 * 16_000)).astype("float32"), 16_000)
+    sf.write(tmp / "d1.wav", (0.05 * rng.standard_normal(17 * 8_000)).astype("float32"), 16_000)
+    _write(tmp / "donors.jsonl", [{"audio_filepath": "d0.wav", "text": rows[1][said]},
+                                  {"audio_filepath": "d1.wav", "text": rows[0][said]}])
     return _write(tmp / "m.jsonl", rows), rows
 
 
@@ -77,23 +82,24 @@ def test_a_splice_past_the_window_leaves_lift_out_and_says_so_before_any_model(t
     corpus, rows = _corpus(tmp_path)
     seconds = sf.info(tmp_path / "s001.wav").frames / 16_000 + 0.3 + 29
     ran = cli("battery", "--model", "whisper-tiny.en", "--corpus", corpus, "--edits", _edits(tmp_path, rows),
-              "--spec", _spec(tmp_path, ["accept-ref", "lift"], SPLICE), "--no-mask", "--out", tmp_path / "out",
-              "--json", tmp_path / "b.json", "--bootstrap", "50", "--no-progress")
+              "--spec", _spec(tmp_path, ["accept-ref", "lift"], SPLICE), "--no-mask", "--text-field", "spoken",
+              "--out", tmp_path / "out", "--json", tmp_path / "b.json", "--bootstrap", "50", "--no-progress")
     assert ran.code == 0, ran.err
-    line = (f"long: λ of 2 edit(s) {{}} of the likelihood readouts under this condition: it makes 2 clip(s) {WINDOW} "
-            f"(e.g. clip 's001.wav' appended with donor 'd0.wav', {seconds:.1f} s); its other readouts read them")
+    line = (f"long: λ of 1 edit(s) {{}} of the likelihood readouts under every condition (λ stays paired across "
+            f"conditions): this condition makes 1 clip(s) {WINDOW} (e.g. clip 's001.wav' appended with donor "
+            f"'d0.wav', {seconds:.1f} s); the other readouts read them")
     err = ran.err.splitlines()
     said_before = f"asraudit: warning: battery: {line.format('will be left out')}"
     assert said_before in err and err.index(said_before) < err.index("asraudit: battery condition original")
     readout = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
     assert readout["notes"] == [line.format("left out")]
     n = {(r["readout"], r["condition"]): r["value"]["n"] for r in readout["rows"]}
-    assert n[("lift(r)", "original")] == 2 and n[("lift(r)", "long")] == 0
-    assert n[("accept-ref", "long")] == n[("accept-ref", "original")] > 0  # transcription still reads the variant
+    assert n[("lift(r)", "original")] == n[("lift(r)", "long")] == 1  # s013 alone, under both: paired
+    assert n[("accept-ref", "long")] > 0 and n[("accept-ref", "original")] > 0  # transcription reads the variants
 
 
 def test_masked_targets_keep_their_recovery_under_the_long_splice(tmp_path, cli):
-    corpus, rows = _corpus(tmp_path)
+    corpus, rows = _corpus(tmp_path, said="text")
     recipe = _write(tmp_path / "r.jsonl", [{"audio_filepath": r["audio_filepath"], "t0": 0.4, "t1": 0.8,
                                             "word": r["text"].split()[1].lower().strip(",.")} for r in rows])
     ran = cli("battery", "--model", "whisper-tiny.en", "--corpus", corpus, "--recipe", recipe,
@@ -102,10 +108,11 @@ def test_masked_targets_keep_their_recovery_under_the_long_splice(tmp_path, cli)
     assert ran.code == 0, ran.err
     readout = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))
     [note] = readout["notes"]
-    assert note.startswith("long: λ of 0 edit(s) and 2 masked target(s) left out of the likelihood readouts")
+    assert note.startswith("long: λ of 0 edit(s) and 1 masked target(s) left out of the likelihood readouts under "
+                           "every condition")
     n = {(r["readout"], r["condition"]): r["value"]["n"] for r in readout["rows"]}
     assert n[("recovery", "long")] == n[("recovery", "original")] == 2
-    assert n[("lift(mask)", "original")] == 2 and n[("lift(mask)", "long")] == 0
+    assert n[("lift(mask)", "original")] == n[("lift(mask)", "long")] == 1
 
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed")
@@ -119,11 +126,12 @@ def test_a_revoicing_past_the_window_is_measured_before_it_is_scored(tmp_path, c
               "--out", tmp_path / "out", "--json", tmp_path / "b.json", "--bootstrap", "50", "--no-progress")
     assert ran.code == 0, ran.err
     [note] = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["notes"]
-    assert note.startswith(f"long: λ of 1 edit(s) left out of the likelihood readouts under this condition: it makes "
-                           f"1 clip(s) {WINDOW} (e.g. clip 's001.wav' re-voiced by espeak-ng, ")
+    assert note.startswith("long: λ of 1 edit(s) left out of the likelihood readouts under every condition (λ stays "
+                           f"paired across conditions): this condition makes 1 clip(s) {WINDOW} (e.g. clip 's001.wav' "
+                           "re-voiced by espeak-ng, ")
     n = {(r["readout"], r["condition"]): r["value"]["n"] for r in
          json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["rows"]}
-    assert n[("lift(r)", "original")] == 2 and n[("lift(r)", "long")] == 1
+    assert n[("lift(r)", "original")] == n[("lift(r)", "long")] == 1
 
 
 def test_an_audit_battery_keeps_the_line_in_its_notes(tmp_path):
@@ -144,10 +152,11 @@ def test_an_audit_battery_keeps_the_line_in_its_notes(tmp_path):
     assert main(["audit", str(spec), "--no-progress"]) == 0
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     notes = [n for n in summary["provenance"]["notes"] if n.startswith("battery: long: ")]
-    assert len(notes) == 1 and f"{WINDOW} (e.g. clip 's0" in notes[0] and "appended with donor 'd0.wav'" in notes[0]
+    assert len(notes) == 1 and f"{WINDOW} (e.g. clip 's001.wav' appended with donor 'd0.wav'" in notes[0]
     rows_n = {(r["readout"], r["condition"]): r["n"] for r in summary["battery"]["rows"]
               if r["model"] == "whisper-tiny.en"}
-    assert rows_n[("lift(r)", "original")] > 0 and rows_n.get(("lift(r)", "long"), 0) == 0
+    # the panel mines one edit, on s001, whose splice is too long: no λ under any condition, accept-ref read
+    assert rows_n.get(("lift(r)", "original"), 0) == rows_n.get(("lift(r)", "long"), 0) == 0
     assert rows_n[("accept-ref", "long")] > 0
 
 
@@ -158,7 +167,7 @@ def test_the_lengths_before_any_model_are_the_lengths_the_run_builds(tmp_path):
     from asraudit.probes.battery import Channels, load_spec
     from asraudit.probes.battery_run import BatteryInputs, longer_splices, longer_variants, said_texts
 
-    corpus_path, rows = _corpus(tmp_path)
+    corpus_path, rows = _corpus(tmp_path, said="text")
     corpus = load_corpus(corpus_path)
     spec = load_spec(_spec(tmp_path, ["lift"], SPLICE))
     said = said_texts(corpus, None, [])
@@ -170,9 +179,9 @@ def test_the_lengths_before_any_model_are_the_lengths_the_run_builds(tmp_path):
     inputs = BatteryInputs(corpus, edits, (), {}, said, {})
     [before] = longer_splices(spec, inputs, window)
     built = longer_variants(window, list(corpus), Channels(spec.condition("long"), corpus, said, {}, {}).for_clip)
-    assert sorted(built) == ["s001.wav", "s013.wav"]
+    assert sorted(built) == ["s001.wav"]
     first = f"{built['s001.wav'][0]:.1f} s"
-    assert before.startswith("long: λ of 2 edit(s) will be left out") and first in before
+    assert before.startswith("long: λ of 1 edit(s) will be left out") and first in before
     assert longer_splices(spec, inputs, ScoreWindow(60.0, "m")) == []
 
 

@@ -118,24 +118,28 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
     cells: dict[tuple[str, str, str], Cell] = {}
     identities = None
     notes: list[str] = []
-    lengths: dict[str, int | None] = {}  # clip id -> its samples, measured once for every condition
-    for cond in spec.conditions:
+    every = [Channels(cond, inputs.corpus, inputs.said, inputs.timings, pools) for cond in spec.conditions]
+    # A splice or a re-voicing can make a clip longer than the window.  Measured from each variant's length
+    # before anything is scored, such a clip's λ is left out under every condition, every model alike, as a
+    # clip that is itself too long is: a change from the original and a contrast compare the same clips.
+    # (masked targets only where the condition applies to them: not re-voiced audio, which has no timings)
+    unscorable = set(long_clips)
+    if window is not None and "lift" in probes:
+        lengths: dict[str, int | None] = {}  # clip id -> its samples, measured once for every condition
+        for cond, channels in zip(spec.conditions, every):
+            scored_here = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items
+                                                               if _maskable(channels.for_target(i), i)}
+            too_long = longer_variants(window, [c for c in clips if c.id in scored_here and c.id not in long_clips],
+                                       channels.for_clip, lengths)
+            if too_long:
+                unscorable |= set(too_long)
+                notes.append(variant_note(cond.name, window, too_long,
+                                          sum(e.clip_id in too_long for e in inputs.edits),
+                                          sum(i.clip_id in too_long and _maskable(channels.for_target(i), i)
+                                              for i in inputs.items)))
+    for cond, channels in zip(spec.conditions, every):
         if on_condition:
             on_condition(cond.name)
-        channels = Channels(cond, inputs.corpus, inputs.said, inputs.timings, pools)
-        # A splice or a re-voicing can make a clip longer than the window: its λ is left out under this
-        # condition, every model alike, measured from the variant's length before anything is scored.
-        # (masked targets only where the condition applies to them: not re-voiced audio, which has no timings)
-        scored_here = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items
-                                                           if _maskable(channels.for_target(i), i)}
-        too_long = {} if window is None or "lift" not in probes else longer_variants(
-            window, [c for c in clips if c.id in scored_here and c.id not in long_clips], channels.for_clip, lengths)
-        unscorable = set(long_clips) | set(too_long)
-        if too_long:
-            notes.append(variant_note(cond.name, window, too_long,
-                                      sum(e.clip_id in too_long for e in inputs.edits),
-                                      sum(i.clip_id in too_long and _maskable(channels.for_target(i), i)
-                                          for i in inputs.items)))
         if inputs.edits and probes & {"accept-ref", "lift"}:
             def edit_channel(clip_id, _ch=channels):
                 return normalized_channel(_ch.for_clip(clip_id), normalize)
@@ -276,10 +280,10 @@ def variant_note(condition: str, window: ScoreWindow, too_long: dict[str, tuple[
     what = f"λ of {n_edits} edit(s) and {n_targets} masked target(s)" if n_targets or not n_edits else \
         f"λ of {n_edits} edit(s)"
     verb = "will be left out" if before else "left out"
-    return (f"{condition}: {what} {verb} of the likelihood readouts under this condition: it makes "
-            f"{len(too_long)} clip(s) longer than {window.seconds:g} s, and {window.model} scores one "
-            f"{window.seconds:g}-s window (e.g. clip {first!r} {how}, {seconds:.1f} s); its other readouts read "
-            "them")
+    return (f"{condition}: {what} {verb} of the likelihood readouts under every condition (λ stays paired "
+            f"across conditions): this condition makes {len(too_long)} clip(s) longer than {window.seconds:g} s, "
+            f"and {window.model} scores one {window.seconds:g}-s window (e.g. clip {first!r} {how}, "
+            f"{seconds:.1f} s); the other readouts read them")
 
 
 def _maskable(channel, item: MaskItem) -> bool:
