@@ -25,8 +25,8 @@ from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
-from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds, check_probe_inputs,
-                                     check_sources, load_spec)
+from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds,
+                                     check_outputs_apart_from_donors, check_probe_inputs, check_sources, load_spec)
 from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
 from asraudit.report.tables import render_table
 from asraudit.terminal_text import note, one_line, warn
@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                            ("--timings", args.timings or args.out / TIMINGS_NAME)]),
                        inputs=[("--edits", args.edits), ("--recipe", args.recipe),
                                ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
+    check_outputs_apart_from_donors(spec, args.grid_outputs)  # a donor corpus is an input the spec names
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     edits = []

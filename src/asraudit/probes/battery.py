@@ -338,6 +338,28 @@ def check_sources(spec: BatterySpec) -> None:
             raise _fail(f"{where}: {exc}", spec.source) from None
 
 
+def check_outputs_apart_from_donors(spec: BatterySpec, outputs: Sequence[tuple[str, Path | None]]) -> None:
+    """Refuse, before any model runs, an output file (``outputs``: (option, path) pairs) that is a splice's
+    donor corpus: its manifest or one of its clips' audio files, inputs the command line does not name.
+    ``battery --json donors.jsonl`` replaced the donor manifest with the readout, exit 0 (the next run:
+    ``broken JSON row``), ``--json d0.wav`` a donor's audio."""
+    from asraudit.data.paths import ensure_outputs_apart
+
+    outputs = [(what, path) for what, path in outputs if path is not None and Path(path).is_file()]
+    if not outputs:  # a file that is not there yet is no input
+        return
+    for n, cond in enumerate(spec.conditions, start=1):
+        donor = cond.params.get("donor") if cond.type == "splice" else None
+        if not isinstance(donor, str) or not donor.startswith("corpus:"):
+            continue
+        where = f"[[condition]] #{n} ({cond.name}) of {spec.source}"
+        named = Path(donor[len("corpus:"):])
+        inputs = [(f"the donor corpus of {where}", named)] if named.is_file() else []
+        inputs += [(f"the audio of donor clip {clip.id!r} of {where}", clip.audio)
+                   for clip in DonorPool(donor, (), {})._clips.values() if isinstance(clip.audio, Path)]
+        ensure_outputs_apart(outputs, inputs)
+
+
 def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None) -> None:
     """That the corpus can give the conditions drawing on its own clips (``donor = "benchmark"``, babble noise)
     a donor for every clip, and babble its ``donors`` for every clip, before any model runs: a donor is another

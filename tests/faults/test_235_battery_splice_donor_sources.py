@@ -1,4 +1,4 @@
-"""Case 235: a splice condition whose donor source holds less audio than its ``seconds``.
+"""Case 235: a splice condition's donor source: holding less audio than its ``seconds``, or named as an output.
 
 Donors are joined whole until they last ``seconds``.  A source that holds less (a ``corpus:`` donor set of one
 short utterance, the ten TTS sentences, about 30 s in all, against ``seconds = 60``, a corpus of a few clips as its
@@ -6,6 +6,10 @@ own ``benchmark`` donors) gave each clip all it had, without a word: the paper's
 other donor then set a 4-s splice against a 1-s one under one ``seconds = 8``, and its difference in differences
 measured the donors' lengths as much as their source.  Now it is refused with the spec's other checks, from the
 donors' headers, before the aligner or any model runs (``audit --check`` too).
+
+A ``corpus:`` donor set is an input the spec names, not the command line: ``battery --json donors.jsonl``
+replaced the donor manifest with the readout (the next run: ``broken JSON row``), ``--json d0.wav`` a donor's
+audio, exit 0.  Such outputs are refused with the others, before the corpus is read.
 """
 
 from __future__ import annotations
@@ -103,3 +107,20 @@ def test_audit_check_refuses_it_before_any_model_loads(tmp_path, cli, monkeypatc
     assert ran.code == 2 and len(ran.error_lines) == 1
     assert ran.error_lines[0].startswith(f"asraudit: error: {tmp_path / 'b.toml'}: [[condition]] #2 (x): seconds = 8 "
                                          f"of donor audio, and donor corpus:{tmp_path / 'donors.jsonl'} holds 1.00 s")
+
+
+@pytest.mark.parametrize("name, what", [("donors.jsonl", "the donor corpus of [[condition]] #2 (x) of {spec}"),
+                                        ("d1.wav", "the audio of donor clip 'd1.wav' of [[condition]] #2 (x) of "
+                                                   "{spec}")])
+def test_an_output_named_after_the_donor_corpus_is_refused(tmp_path, cli, name, what):
+    manifest = _clips(tmp_path)
+    spec = _spec(tmp_path, "corpus:donors.jsonl", 1)
+    target = tmp_path / name
+    before = target.read_bytes()
+    ran = cli("battery", "--spec", spec, "--model", "whisper-tiny.en", "--corpus", manifest, "--edits",
+              tmp_path / "e.jsonl", "--no-mask", "--out", tmp_path / "out", "--json", target, "--no-progress",
+              "--bootstrap", "10")
+    assert (ran.code, ran.error_lines) == (2, [
+        f"asraudit: error: {target}: --json would overwrite {what.format(spec=spec)}, an input: write it to another "
+        "file"])
+    assert target.read_bytes() == before
