@@ -79,11 +79,15 @@ class TimingCache:
     def __init__(self, path: str | Path | None):
         self.path = Path(path) if path is not None else None
         self._rows: dict[tuple[str, str, str], list[WordTiming]] = {}
+        self._cut: int | None = None  # bytes of the file before a row a killed run left cut short
         if self.path is not None and self.path.is_file():
             self._load()
 
     def _load(self) -> None:
-        lines = self.path.read_text(encoding="utf-8").split("\n")
+        from asraudit.data.rows import decode_text  # a file that is not UTF-8 text: one line, not a traceback
+
+        raw = self.path.read_bytes()
+        lines = decode_text(raw, self.path).split("\n")
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
@@ -91,10 +95,16 @@ class TimingCache:
                 rec = json.loads(line)
                 words = [WordTiming(w["w"], float(w["t0"]), float(w["t1"])) for w in rec["words"]]
                 key = (rec["aligner"], rec["__key__"], rec["text_sha"])
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError):
-                if lineno == len(lines):  # no newline after it: a write cut short
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError):
+                if lineno == len(lines) and _cut_row(line):  # no newline after a row of ours: a write cut short
+                    # cut off before the next row is appended: appended to, it glued the next row onto it, and
+                    # the run after stopped on a "broken word-timing row" (a second resume after a kill failed)
+                    self._cut = raw.rfind(b"\n") + 1
                     continue
-                raise InputError("broken word-timing row", self.path, lineno) from None
+                raise InputError("broken word-timing row" + ("" if lineno > 1 else
+                                 ": the file is not a word-timing cache (rows {\"__key__\", \"aligner\", "
+                                 "\"text_sha\", \"words\"}): name a new file, or the cache a run wrote"),
+                                 self.path, lineno) from None
             self._rows[key] = words
 
     def get(self, aligner_id: str, clip_id: str, text: str) -> list[WordTiming] | None:
@@ -106,10 +116,20 @@ class TimingCache:
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self._cut is not None:
+            with self.path.open("r+b") as fh:
+                fh.truncate(self._cut)
+            self._cut = None
         rec = {"__key__": clip_id, "aligner": aligner_id, "text_sha": key[2],
                "words": [{"idx": i, "w": t.word, "t0": t.start, "t1": t.end} for i, t in enumerate(timings)]}
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+
+
+def _cut_row(line: str) -> bool:
+    """Whether ``line`` is the start of a row ``TimingCache.put`` writes (its first key is ``__key__``)."""
+    head = '{"__key__"'
+    return line.startswith(head) or head.startswith(line)
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import window_of
 from asraudit.models.registry import load_model
-from asraudit.probes.battery import check_benchmark_donors, check_probe_inputs as check_battery_inputs, \
-    check_sources as check_battery_sources, load_spec as load_battery
+from asraudit.probes.battery import check_benchmark_donors, check_donor_seconds, \
+    check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.probes.families import LANGUAGES, load_catalogue
 from asraudit.probes.occurrences import scan
 from asraudit.probes.translation_probe import clusters_of, items_from_truth, read_truth
@@ -167,6 +167,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         except InputError as exc:
             raise SpecError(f"[battery]: {exc}", spec.source) from None
         check_benchmark_donors(battery, corpus.clips)  # the clips' references: edits are mined later
+        check_donor_seconds(battery, corpus.clips)
     models, identities, names, loaded = load_models(spec)
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)

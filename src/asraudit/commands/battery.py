@@ -13,21 +13,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.common import load_corpus_edits
-from asraudit.commands.mask import add_mask_arguments, build_items, clip_texts, mask_params
+from asraudit.commands.mask import TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_params
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
 from asraudit.data.paths import output_file, output_folder, write_text_whole
 from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
-from asraudit.probes.battery import READOUTS, check_benchmark_donors, check_probe_inputs, check_sources, load_spec
-from asraudit.probes.battery_run import BatteryInputs, BatteryParams, measure_battery, said_texts
+from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds,
+                                     check_outputs_apart_from_donors, check_probe_inputs, check_sources, load_spec)
+from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
 from asraudit.report.tables import render_table
-from asraudit.terminal_text import note, one_line
+from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.store import ResultStore
 from asraudit.text.normalize import get_normalizer
 
@@ -94,6 +96,11 @@ def print_result(result, file=None) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_spec(args.spec)
+    if args.no_lift:  # `--no-lift` (shared with `mask`) was accepted and the spec's lift readouts scored anyway
+        if set(spec.probes) == {"lift"}:
+            raise InputError("--no-lift leaves none of the spec's probes (probes = [\"lift\"]): the battery would "
+                             "measure nothing: drop --no-lift, or add accept-ref or recovery to probes", spec.source)
+        spec = replace(spec, probes=tuple(p for p in spec.probes if p != "lift"))
     check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
     check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
                        no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
@@ -101,9 +108,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_mask:
         mask_params(args)  # the mask options checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
-                       files=[("--json", args.json)],
+                       files=[("--json", args.json)] + ([] if args.no_mask else [
+                           ("--timings", args.timings or args.out / TIMINGS_NAME)]),
                        inputs=[("--edits", args.edits), ("--recipe", args.recipe),
                                ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
+    check_outputs_apart_from_donors(spec, args.grid_outputs)  # a donor corpus is an input the spec names
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
     edits = []
@@ -115,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             edits = [e for e in edits if e.clip_id in keep]
     said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
     check_benchmark_donors(spec, corpus, said)  # before the aligner and the models run
+    check_donor_seconds(spec, corpus, said, {e.clip_id for e in edits} if args.no_mask else None)
     texts = clip_texts(corpus, args.text_field, args.limit)
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
@@ -122,12 +132,15 @@ def run(args: argparse.Namespace) -> int:
     print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
                    f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
+    for line in longer_splices(spec, inputs, score_window(args.model)):  # from the headers, before any model loads
+        warn(f"battery: {line}")
     with ResultStore(args.store or args.out / STORE_NAME) as store:
         models = load_models(args)
         result = measure_battery(
             store, executor_of(args), models, inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model, models),
+            spec=spec,
         )
     print_result(result)
     if args.json:

@@ -169,7 +169,8 @@ def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     mask_params(args)  # every option checked before the corpus is read and anything is aligned
     check_grid_outputs(args, store=args.store or args.out / STORE_NAME, folders=[("--out", args.out)],
-                       files=[("--json", args.json), ("--out's outcomes", args.out / "mask_outcomes.jsonl")],
+                       files=[("--json", args.json), ("--out's outcomes", args.out / "mask_outcomes.jsonl"),
+                              ("--timings", args.timings or args.out / TIMINGS_NAME)],
                        inputs=[("--recipe", args.recipe)])
     corpus = open_corpus(args)
     texts = clip_texts(corpus, args.text_field, args.limit)

@@ -338,6 +338,28 @@ def check_sources(spec: BatterySpec) -> None:
             raise _fail(f"{where}: {exc}", spec.source) from None
 
 
+def check_outputs_apart_from_donors(spec: BatterySpec, outputs: Sequence[tuple[str, Path | None]]) -> None:
+    """Refuse, before any model runs, an output file (``outputs``: (option, path) pairs) that is a splice's
+    donor corpus: its manifest or one of its clips' audio files, inputs the command line does not name.
+    ``battery --json donors.jsonl`` replaced the donor manifest with the readout, exit 0 (the next run:
+    ``broken JSON row``), ``--json d0.wav`` a donor's audio."""
+    from asraudit.data.paths import ensure_outputs_apart
+
+    outputs = [(what, path) for what, path in outputs if path is not None and Path(path).is_file()]
+    if not outputs:  # a file that is not there yet is no input
+        return
+    for n, cond in enumerate(spec.conditions, start=1):
+        donor = cond.params.get("donor") if cond.type == "splice" else None
+        if not isinstance(donor, str) or not donor.startswith("corpus:"):
+            continue
+        where = f"[[condition]] #{n} ({cond.name}) of {spec.source}"
+        named = Path(donor[len("corpus:"):])
+        inputs = [(f"the donor corpus of {where}", named)] if named.is_file() else []
+        inputs += [(f"the audio of donor clip {clip.id!r} of {where}", clip.audio)
+                   for clip in DonorPool(donor, (), {})._clips.values() if isinstance(clip.audio, Path)]
+        ensure_outputs_apart(outputs, inputs)
+
+
 def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None) -> None:
     """That the corpus can give the conditions drawing on its own clips (``donor = "benchmark"``, babble noise)
     a donor for every clip, and babble its ``donors`` for every clip, before any model runs: a donor is another
@@ -372,6 +394,37 @@ def check_benchmark_donors(spec: BatterySpec, corpus, texts: Mapping[str, str] |
                         f"corpus that say something else than the clip, and clip {clips[fewest].id!r} has {have} "
                         f"(the corpus holds {len(clips)} clips), so its babble would hold fewer voices than asked: "
                         f"give donors = {have}, or audit a larger corpus", spec.source)
+
+
+def check_donor_seconds(spec: BatterySpec, corpus, texts: Mapping[str, str] | None = None,
+                        clip_ids: set[str] | None = None) -> None:
+    """That every splice condition's donor source holds its ``seconds`` of audio for every clip (``clip_ids``;
+    default every clip of the corpus), before any model runs: from the donors' headers, a TTS donor's ten
+    sentences synthesized (``DonorPool.shortest_supply``).
+
+    Donors are joined whole until they last ``seconds``; a source that holds less (a donor corpus of one short
+    utterance, TTS sentences of about 30 s in all against ``seconds = 60``, a corpus of a few clips as its own
+    donors) gave each clip all it had without a word, so a contrast of benchmark against other donor set
+    donors of two lengths against each other under one ``seconds``."""
+    clips = [c for c in corpus if clip_ids is None or c.id in clip_ids]
+    said = [(c.id, (texts or {}).get(c.id) or c.reference or "") for c in clips]
+    for n, cond in enumerate(spec.conditions, start=1):
+        if cond.type != "splice" or not clips:
+            continue
+        p = cond.params
+        try:
+            supply = DonorPool(p["donor"], corpus, texts or {}).shortest_supply(said)
+        except InputError:
+            continue  # no donor at all: check_sources and check_benchmark_donors say so
+        if supply is None or supply[2] * SAMPLE_RATE >= float(p["seconds"]) * SAMPLE_RATE - 0.5:
+            continue
+        clip_id, have, _ = supply
+        source = "the corpus's other clips hold" if p["donor"] == "benchmark" else f"donor {p['donor']} holds"
+        raise _fail(f"[[condition]] #{n} ({cond.name}): seconds = {p['seconds']:g} of donor audio, and {source} "
+                    f"{have:.2f} s for clip {clip_id!r} (every utterance that is not the clip and does not "
+                    f"say its text), so its splice would be shorter than asked, and set against conditions of the "
+                    f"full length: give seconds = {math.floor(have * 10) / 10:g} or less, or a donor source with "
+                    "more audio", spec.source)
 
 
 def load_spec(spec: str | Path) -> BatterySpec:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import subprocess
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -133,6 +133,42 @@ class DonorPool:
         total = sum(samples_of(i, t) for i, t in chosen) + gap_samples * (len(chosen) - 1)
         return ids, total / SAMPLE_RATE
 
+    def shortest_supply(self, clips: Sequence[tuple[str, str]], gap: float = 0.2) -> tuple[str, float, float] | None:
+        """Of ``clips`` (id, text), the one with the least donor audio this source can give it: ``(clip id, its
+        donor audio in seconds, the same counted as ``donors_for`` counts it, a gap after every utterance)``.
+        Every utterance other than the clip and its text, measured from the files' headers (none decoded; a TTS
+        donor is synthesized); None when a header does not give a length (audio held in memory).
+
+        ``donors_for`` joins utterances until they last ``seconds``; a source that holds less for a clip gave
+        it all it had, shorter than asked, without a word."""
+        gap_samples = int(round(gap * SAMPLE_RATE))
+        lengths: dict[str, int] = {}
+        for donor_id, text in self._entries:
+            if donor_id in self._clips and donor_id not in self._audio:
+                header = self._clips[donor_id].header_seconds()
+                if header is None:
+                    return None
+                lengths[donor_id] = round(header * SAMPLE_RATE)
+            else:
+                lengths[donor_id] = len(self._samples(donor_id, text))
+        total, by_text = 0, {}
+        for donor_id, text in self._entries:
+            total += lengths[donor_id] + gap_samples
+            by_text[said_by(text)] = by_text.get(said_by(text), 0) + lengths[donor_id] + gap_samples
+        entries = dict(self._entries)
+        best = None
+        for clip_id, clip_text in clips:
+            own = said_by(clip_text)
+            have = total - by_text.get(own, 0)
+            if clip_id in entries and said_by(entries[clip_id]) != own:  # the clip itself, listed under another text
+                have -= lengths[clip_id] + gap_samples
+            if best is None or have < best[1]:
+                best = (clip_id, have)
+        if best is None:
+            return None
+        counted = best[1] / SAMPLE_RATE
+        return best[0], max(0.0, counted - gap_samples / SAMPLE_RATE), counted
+
     def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
         """``n`` other utterances (babble), seeded per clip."""
         own = said_by(clip_text)
@@ -140,7 +176,27 @@ class DonorPool:
         if not pool:  # Noise would refuse babble of no donor with a ValueError, a traceback mid-run
             raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
-        return [(i, self._samples(i, t)) for i, t in pool[:n]]
+        # A clip of digital silence (a blank recording) adds nothing to the sum: babble of one donor drawing it
+        # was no noise at all (``Noise`` leaves a clip as it is when the noise has no power), of more donors one
+        # voice fewer, without a word.  The shuffle's next clip takes its place (no other choice changes).
+        out, silent = [], []
+        for donor_id, text in pool:
+            if len(out) == n:
+                break
+            audio = self._samples(donor_id, text)
+            if audio.size and np.any(audio):
+                out.append((donor_id, audio))
+            else:
+                silent.append(donor_id)
+        if len(out) < n:
+            raise InputError(f"babble of {n} donor(s) for clip {clip_id!r}: donor source {self.spec!r} holds "
+                             f"{len(out)} clip(s) with sound that say something else than the clip (silent: "
+                             f"{', '.join(repr(i) for i in silent[:3])}{', ...' if len(silent) > 3 else ''}): "
+                             f"give donors = {len(out)} or fewer" if out else
+                             f"babble for clip {clip_id!r}: every other clip of donor source {self.spec!r} that "
+                             f"says something else is silent ({', '.join(repr(i) for i in silent[:3])}"
+                             f"{', ...' if len(silent) > 3 else ''})")
+        return out
 
 
 def said_by(text: str) -> str:

@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+import numpy as np
+
+from asraudit.audio.conditions import Compose, DonorSplice, Revoice
+from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.timing import WordTiming
+from asraudit.probes.channel import Channel, changes_length
 from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
 from asraudit.probes.battery_donors import DonorPool
 from asraudit.probes.battery_readout import BatteryResult, Cell, readout
@@ -85,12 +90,13 @@ def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]
 def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
                     params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
                     seed: int = 0, on_condition: Callable[[str], None] | None = None,
-                    window: ScoreWindow | None = None) -> BatteryResult:
+                    window: ScoreWindow | None = None, spec: BatterySpec | None = None) -> BatteryResult:
     """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``.
 
     ``window`` (``models.candidate_check.score_window`` of the models): no λ is read on longer clips, under
-    any condition (the other readouts are)."""
-    spec = load_spec(params.spec)
+    any condition (the other readouts are).  ``spec``: the battery already read (``params.spec`` is not read
+    again), e.g. with probes left out (``asraudit battery --no-lift``)."""
+    spec = load_spec(params.spec) if spec is None else spec
     edits = sample(inputs.edits, lambda e: e.edit_id, params.max_edits, seed)
     items = sample(inputs.items, lambda i: i.key, params.max_targets, seed) if params.mask else []
     capped = BatteryInputs(inputs.corpus, edits, items, inputs.texts, inputs.said, inputs.timings)
@@ -106,16 +112,34 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                 ) -> BatteryResult:
     probes = set(spec.probes)
     clips = list(inputs.corpus)
-    wanted = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
-    long_clips = window.too_long(c for c in clips if c.id in wanted) if window is not None and "lift" in probes else {}
+    probed = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
+    long_clips = window.too_long(c for c in clips if c.id in probed) if window is not None and "lift" in probes else {}
     pools: dict[str, DonorPool] = {}
     cells: dict[tuple[str, str, str], Cell] = {}
     identities = None
     notes: list[str] = []
-    for cond in spec.conditions:
+    every = [Channels(cond, inputs.corpus, inputs.said, inputs.timings, pools) for cond in spec.conditions]
+    # A splice or a re-voicing can make a clip longer than the window.  Measured from each variant's length
+    # before anything is scored, such a clip's λ is left out under every condition, every model alike, as a
+    # clip that is itself too long is: a change from the original and a contrast compare the same clips.
+    # (masked targets only where the condition applies to them: not re-voiced audio, which has no timings)
+    unscorable = set(long_clips)
+    if window is not None and "lift" in probes:
+        lengths: dict[str, int | None] = {}  # clip id -> its samples, measured once for every condition
+        for cond, channels in zip(spec.conditions, every):
+            scored_here = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items
+                                                               if _maskable(channels.for_target(i), i)}
+            too_long = longer_variants(window, [c for c in clips if c.id in scored_here and c.id not in long_clips],
+                                       channels.for_clip, lengths)
+            if too_long:
+                unscorable |= set(too_long)
+                notes.append(variant_note(cond.name, window, too_long,
+                                          sum(e.clip_id in too_long for e in inputs.edits),
+                                          sum(i.clip_id in too_long and _maskable(channels.for_target(i), i)
+                                              for i in inputs.items)))
+    for cond, channels in zip(spec.conditions, every):
         if on_condition:
             on_condition(cond.name)
-        channels = Channels(cond, inputs.corpus, inputs.said, inputs.timings, pools)
         if inputs.edits and probes & {"accept-ref", "lift"}:
             def edit_channel(clip_id, _ch=channels):
                 return normalized_channel(_ch.for_clip(clip_id), normalize)
@@ -144,7 +168,7 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                 if "lift" in probes:
                     scorers = [m for m, i in zip(models, identities) if i.can_score]
                     if scorers:
-                        scored = [e for e in edits if e.clip_id not in long_clips]
+                        scored = [e for e in edits if e.clip_id not in unscorable]
                         run_lift(store, executor, scorers, clips, scored, channel_of=edit_channel,
                                  description=f"battery {spec.name}/{cond.name}: lift")
                         for row in read_lift(store, identities, scored, channel_of=edit_channel):
@@ -157,11 +181,11 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                 notes.append(f"{cond.name}: not applicable to masked targets")
                 continue
             summaries = run_masked(store, executor, models, clips, applicable, channel_of=channels.for_target,
-                                   lift="lift" in probes, control=False, unscorable=long_clips,
+                                   lift="lift" in probes, control=False, unscorable=unscorable,
                                    description=f"battery {spec.name}/{cond.name}: mask")
             identities = summaries[0].identities
             for o in read_masked(store, identities, applicable, normalize, channel_of=channels.for_target,
-                                 unscorable=long_clips):
+                                 unscorable=unscorable):
                 if "recovery" in probes and o.masked is not None:
                     cells.setdefault((o.model, "recovery", cond.name), {})[o.item.key] = \
                         (o.item.clip_id, float(o.masked), 1.0)
@@ -176,6 +200,90 @@ def run_battery(store, executor, models: Sequence, spec: BatterySpec, inputs: Ba
                      f"on {window.reason(long_clips)}")
     result.notes.extend(notes)
     return result
+
+
+def longer_variants(window: ScoreWindow, clips: Sequence, channel_of: Callable[[str], Channel | None],
+                    lengths: dict[str, int | None] | None = None) -> dict[str, tuple[float, str]]:
+    """clip id -> (seconds, what was done to it) of the clips whose audio under ``channel_of`` (a condition's
+    channel per clip) is longer than ``window``: measured from the clip's length (its header, else its decoded
+    samples) and what the condition adds (``Condition.samples_out``: a donor's length, the new voice's), before
+    anything is scored.  A clip that keeps its length is not looked at (``window.too_long`` has the clips
+    themselves).  ``lengths`` keeps the clips' lengths across conditions."""
+    lengths = {} if lengths is None else lengths
+    out = {}
+    for clip in clips:
+        ch = channel_of(clip.id)
+        if ch is None or not changes_length(ch.condition):
+            continue
+        if clip.id not in lengths:
+            seconds = clip.header_seconds()
+            lengths[clip.id] = round(seconds * SAMPLE_RATE) if seconds is not None else len(clip.decode())
+        n = ch.condition.samples_out(lengths[clip.id])
+        if n > window.seconds * SAMPLE_RATE + 1:  # a sample over is the resampler's rounding, as in too_long
+            out[clip.id] = (n / SAMPLE_RATE, _done_to(ch.condition))
+    return out
+
+
+def longer_splices(spec: BatterySpec, inputs: BatteryInputs, window: ScoreWindow | None) -> list[str]:
+    """The lines ``run_battery`` will write for splice conditions whose variants are longer than ``window``,
+    known before any model runs: the clips' and the donors' lengths from their headers, the donors chosen as
+    the battery chooses them (``DonorPool.donor_seconds``; a TTS donor is synthesized).  A clip or donor
+    whose header gives no length is left to the run, which measures every variant before scoring it."""
+    if window is None or "lift" not in spec.probes:
+        return []
+    probed = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
+    clips = [c for c in inputs.corpus if c.id in probed]
+    long_clips = window.too_long(clips)
+    lines = []
+    for cond in spec.conditions:
+        if cond.type != "splice":
+            continue
+        p = cond.params
+        pool = DonorPool(p["donor"], inputs.corpus, inputs.said)
+        too_long = {}
+        for clip in clips:
+            own = clip.header_seconds()
+            if clip.id in long_clips or own is None:
+                continue
+            ids, donor = pool.donor_seconds(clip.id, inputs.said.get(clip.id, ""), float(p["seconds"]), int(p["seed"]))
+            if donor is None:
+                continue
+            n = DonorSplice(np.zeros(0, np.float32), ids, donor, p["where"], float(p["gap"])).samples_out(
+                round(own * SAMPLE_RATE))
+            if n > window.seconds * SAMPLE_RATE + 1:
+                too_long[clip.id] = (n / SAMPLE_RATE, _done_to(DonorSplice(np.zeros(0, np.float32), ids, donor,
+                                                                           p["where"])))
+        if too_long:
+            lines.append(variant_note(cond.name, window, too_long, sum(e.clip_id in too_long for e in inputs.edits),
+                                      sum(i.clip_id in too_long for i in inputs.items), before=True))
+    return lines
+
+
+def _done_to(condition) -> str:
+    """What a battery condition did to a clip, in words, for the line saying its variant is too long."""
+    steps = condition.steps if isinstance(condition, Compose) else (condition,)
+    for step in steps:
+        if isinstance(step, DonorSplice):
+            return f"appended with donor {step.donor_id!r}" if step.where == "append" else \
+                f"prepended with donor {step.donor_id!r}"
+        if isinstance(step, Revoice):
+            return f"re-voiced by {step.engine}" + (f" ({step.voice_id})" if step.voice_id != "default" else "")
+    return condition.id
+
+
+def variant_note(condition: str, window: ScoreWindow, too_long: dict[str, tuple[float, str]], n_edits: int,
+                 n_targets: int, *, before: bool = False) -> str:
+    """The line saying which λ a condition's too-long variants leave out (``before``: said before any model
+    runs, from the files' headers)."""
+    first = next(iter(too_long))
+    seconds, how = too_long[first]
+    what = f"λ of {n_edits} edit(s) and {n_targets} masked target(s)" if n_targets or not n_edits else \
+        f"λ of {n_edits} edit(s)"
+    verb = "will be left out" if before else "left out"
+    return (f"{condition}: {what} {verb} of the likelihood readouts under every condition (λ stays paired "
+            f"across conditions): this condition makes {len(too_long)} clip(s) longer than {window.seconds:g} s, "
+            f"and {window.model} scores one {window.seconds:g}-s window (e.g. clip {first!r} {how}, "
+            f"{seconds:.1f} s); the other readouts read them")
 
 
 def _maskable(channel, item: MaskItem) -> bool:

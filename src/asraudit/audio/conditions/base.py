@@ -76,6 +76,11 @@ class Condition:
         """Where original time ``t`` (seconds) lands in the output."""
         return t
 
+    def samples_out(self, n_samples: int) -> int:
+        """How many samples the condition returns for ``n_samples`` in, without computing them: what a probe
+        that scores compares with a model's window before any model runs.  Most conditions keep the length."""
+        return n_samples
+
     def __repr__(self) -> str:
         return f"<Condition {self.id}>"
 
@@ -117,6 +122,11 @@ class Compose(Condition):
         for step in self.steps:
             t = step.time_map(t)
         return t
+
+    def samples_out(self, n_samples: int) -> int:
+        for step in self.steps:
+            n_samples = step.samples_out(n_samples)
+        return n_samples
 
 
 def compose(*steps: Condition) -> Condition:

@@ -8,6 +8,7 @@ samples enter the condition's id through a hash, so two donors never share one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import shutil
 import subprocess
@@ -20,6 +21,7 @@ import numpy as np
 from asraudit.audio.conditions.base import Condition, as_mono_audio, audio_digest
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import load_audio
+from asraudit.errors import InputError
 
 
 @dataclass(frozen=True, repr=False)
@@ -65,6 +67,9 @@ class DonorSplice(Condition):
             return np.concatenate([piece, gap, audio])
         return np.concatenate([audio, gap, piece])
 
+    def samples_out(self, n_samples: int) -> int:
+        return n_samples + int(round(self.seconds * SAMPLE_RATE)) + int(round(self.gap * SAMPLE_RATE))
+
     def time_map(self, t: float) -> float:
         if self.where == "prepend":
             return t + (round(self.seconds * SAMPLE_RATE) + round(self.gap * SAMPLE_RATE)) / SAMPLE_RATE
@@ -84,16 +89,37 @@ def synthesize(text: str, engine: str = "espeak-ng", voice: str | None = None) -
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "tts.wav"
         if engine == "espeak-ng":
-            cmd = [exe, "-w", str(wav)] + (["-v", voice] if voice else []) + [text]
+            # "--" ends the options: a text that starts with a dash ("- Yes, madam president", a subtitle's
+            # dialogue dash) was read as options, espeak-ng exited 0 without writing, and the run stopped on the
+            # missing temporary file after the models had run every condition before it
+            cmd = [exe, "-w", str(wav)] + (["-v", voice] if voice else []) + ["--", text]
         else:
             cmd = [exe, "-t", text, "-o", str(wav)] + (["-voice", voice] if voice else [])
+        if "\0" in text:  # no command line holds one: a ValueError traceback from subprocess
+            raise RuntimeError(f"{engine} cannot speak a text holding a NUL character")
         done = subprocess.run(cmd, capture_output=True, timeout=120)
+        said = (done.stderr or done.stdout or b"").decode("utf-8", "replace").strip().splitlines()
         if done.returncode != 0:  # an unknown voice, a broken install: the engine's own words, not a traceback
-            said = (done.stderr or done.stdout or b"").decode("utf-8", "replace").strip().splitlines()
             raise RuntimeError(f"{engine} failed (exit {done.returncode})"
                                + (f": {said[-1].strip()}" if said else "")
                                + (f" (voice {voice!r})" if voice else ""))
+        if not wav.is_file():  # an engine that exits 0 without writing: say what it said, not a temporary path
+            raise RuntimeError(f"{engine} wrote no audio for the text {text[:60]!r}"
+                               + (f": {said[-1].strip()}" if said else ""))
         return load_audio(wav)
+
+
+@functools.lru_cache(maxsize=64)
+def _spoken(text: str, engine: str, voice: str | None) -> np.ndarray:
+    """``synthesize``, kept for the few calls of one clip (its length measured, then its audio built); an engine
+    that fails on the text is one line naming it (a RuntimeError was a traceback once the battery reached the
+    condition, the models having run every condition before it)."""
+    try:
+        audio = synthesize(text, engine, voice)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        raise InputError(f"re-voicing the text {text[:60]!r}: {exc}") from None
+    audio.setflags(write=False)
+    return audio
 
 
 @dataclass(frozen=True, repr=False)
@@ -125,7 +151,13 @@ class Revoice(Condition):
     def _apply(self, audio):
         if self.audio is not None:
             return as_mono_audio(self.audio).copy()
-        return synthesize(self.text, self.engine, None if self.voice_id == "default" else self.voice_id)
+        return _spoken(self.text, self.engine, None if self.voice_id == "default" else self.voice_id).copy()
+
+    def samples_out(self, n_samples: int) -> int:
+        """The new voice's length, whatever came in (TTS: the text is synthesized, once for this and the run)."""
+        if self.audio is not None:
+            return len(as_mono_audio(self.audio))
+        return len(_spoken(self.text, self.engine, None if self.voice_id == "default" else self.voice_id))
 
     def time_map(self, t: float) -> float:
         raise ValueError("re-voiced audio has new timings; align the new audio instead")

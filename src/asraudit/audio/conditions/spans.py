@@ -111,13 +111,19 @@ class Truncate(Condition):
         return {"t0": self.t0, "t1": self.t1, "before": self.before, "after": self.after}
 
     def sample_range(self, n_samples: int) -> tuple[int, int]:
-        start = max(0, int(round((self.t0 - self.before) * SAMPLE_RATE)))
-        end = min(n_samples, int(round((self.t1 + self.after) * SAMPLE_RATE)))
+        # clamped before rounding: a window reaching past the clip by more than a float holds in samples
+        # (before = 1e308, "everything before") was an OverflowError traceback once the battery reached it
+        start = int(round(min(max(0.0, (self.t0 - self.before) * SAMPLE_RATE), n_samples)))
+        end = int(round(max(0.0, min(float(n_samples), (self.t1 + self.after) * SAMPLE_RATE))))
         return start, max(start, end)
 
     def _apply(self, audio):
         start, end = self.sample_range(len(audio))
         return audio[start:end].copy()
 
+    def samples_out(self, n_samples: int) -> int:
+        start, end = self.sample_range(n_samples)
+        return end - start
+
     def time_map(self, t: float) -> float:
-        return t - max(0.0, round((self.t0 - self.before) * SAMPLE_RATE) / SAMPLE_RATE)
+        return t - round(max(0.0, (self.t0 - self.before) * SAMPLE_RATE)) / SAMPLE_RATE
