@@ -73,6 +73,7 @@ from asraudit.audio.conditions import (TTS_ENGINES, Codec, DonorSplice, Noise, R
                                       synthesize)
 from asraudit.audio.timing import WordTiming
 from asraudit.data.corpus import HF_PREFIX
+from asraudit.data.paths import ensure_outputs_apart
 from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.models.base import SAMPLE_RATE
@@ -343,8 +344,6 @@ def check_outputs_apart_from_donors(spec: BatterySpec, outputs: Sequence[tuple[s
     donor corpus: its manifest or one of its clips' audio files, inputs the command line does not name.
     ``battery --json donors.jsonl`` replaced the donor manifest with the readout, exit 0 (the next run:
     ``broken JSON row``), ``--json d0.wav`` a donor's audio."""
-    from asraudit.data.paths import ensure_outputs_apart
-
     outputs = [(what, path) for what, path in outputs if path is not None and Path(path).is_file()]
     if not outputs:  # a file that is not there yet is no input
         return
@@ -355,8 +354,8 @@ def check_outputs_apart_from_donors(spec: BatterySpec, outputs: Sequence[tuple[s
         where = f"[[condition]] #{n} ({cond.name}) of {spec.source}"
         named = Path(donor[len("corpus:"):])
         inputs = [(f"the donor corpus of {where}", named)] if named.is_file() else []
-        inputs += [(f"the audio of donor clip {clip.id!r} of {where}", clip.audio)
-                   for clip in DonorPool(donor, (), {})._clips.values() if isinstance(clip.audio, Path)]
+        inputs += [(f"the audio of donor clip {clip_id!r} of {where}", audio)
+                   for clip_id, audio in DonorPool(donor, (), {}).audio_files()]
         ensure_outputs_apart(outputs, inputs)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -72,6 +73,10 @@ class DonorPool:
             self._clips = {}
         if not self._entries:
             raise InputError(f"donor source {spec!r} has no utterances with text")
+
+    def audio_files(self) -> list[tuple[str, Path]]:
+        """(clip id, audio file) of the donor clips held as files: inputs an output must not overwrite."""
+        return [(c.id, c.audio) for c in self._clips.values() if isinstance(c.audio, Path)]
 
     def _samples(self, donor_id: str, text: str) -> np.ndarray:
         if donor_id not in self._audio:
