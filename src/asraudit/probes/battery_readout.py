@@ -155,18 +155,52 @@ def readout(spec: BatterySpec, cells: Mapping[tuple[str, str, str], Cell], model
                                                                                  float("nan"), 0)
                 delta = None
                 if base is not None and c != base and cell and per_condition[base]:
-                    low, high = _percentiles(samples[:, c] - samples[:, base])
-                    delta = Value(_point(cell) - _point(per_condition[base]), low, high,
-                                  len(set(cell) & set(per_condition[base])))
+                    delta = _paired_change(per_condition, samples, c, base, n_boot, seed)
                 rows.append(Row(model, name, cond, value, delta))
             for contrast in spec.contrasts:
                 t, k, b = names.index(contrast.treatment), names.index(contrast.control), names.index(contrast.baseline)
                 if not (per_condition[t] and per_condition[k] and per_condition[b]):
                     continue
-                diff = (samples[:, t] - samples[:, b]) - (samples[:, k] - samples[:, b])
-                low, high = _percentiles(diff)
-                point = (_point(per_condition[t]) - _point(per_condition[b])) - \
-                        (_point(per_condition[k]) - _point(per_condition[b]))
-                n = len(set(per_condition[t]) & set(per_condition[k]))
-                contrasts.append(ContrastRow(model, name, contrast.name, Value(point, low, high, n)))
+                did = _paired_contrast(per_condition, samples, t, k, b, n_boot, seed)
+                if did is not None:
+                    contrasts.append(ContrastRow(model, name, contrast.name, did))
     return BatteryResult(spec, rows, contrasts)
+
+
+def _shared(per_condition: Sequence[Cell], samples: np.ndarray, chosen: Sequence[int], n_boot: int,
+            seed: int) -> tuple[list[Cell], np.ndarray]:
+    """The ``chosen`` conditions' cells cut to the items every one of them holds, with their bootstrap columns.
+
+    A change or a contrast is paired: each item is compared with itself under the other condition.  A condition
+    can hold fewer items than another (a truncation keeps only the masked targets inside its window; a result
+    missing from the store), and each side's mean over its own items compared different items: item A at 1.0
+    under both conditions and item B at 3.0 under the original alone read as a change of -1.0 over n = 1 item,
+    where the paired change is 0.  Where every chosen cell holds the same items, the columns already drawn for
+    every condition are kept (the same numbers as before)."""
+    cells = [per_condition[i] for i in chosen]
+    keys = set(cells[0]).intersection(*cells[1:])
+    if all(len(cell) == len(keys) for cell in cells):
+        return cells, samples[:, list(chosen)]
+    cut = [{key: cell[key] for key in cell if key in keys} for cell in cells]
+    return cut, paired_samples(cut, n_boot, seed)
+
+
+def _paired_change(per_condition: Sequence[Cell], samples: np.ndarray, c: int, base: int, n_boot: int,
+                   seed: int) -> Value | None:
+    """Condition ``c``'s change from ``base`` over the items both hold (``_shared``); None when they share none."""
+    (cell, base_cell), cols = _shared(per_condition, samples, (c, base), n_boot, seed)
+    if not cell:
+        return None
+    low, high = _percentiles(cols[:, 0] - cols[:, 1])
+    return Value(_point(cell) - _point(base_cell), low, high, len(cell))
+
+
+def _paired_contrast(per_condition: Sequence[Cell], samples: np.ndarray, t: int, k: int, b: int, n_boot: int,
+                     seed: int) -> Value | None:
+    """Δ(treatment) − Δ(control), both from baseline, over the items all three conditions hold; None when none."""
+    (treated, control, base), cols = _shared(per_condition, samples, (t, k, b), n_boot, seed)
+    if not treated:
+        return None
+    low, high = _percentiles((cols[:, 0] - cols[:, 2]) - (cols[:, 1] - cols[:, 2]))
+    point = (_point(treated) - _point(base)) - (_point(control) - _point(base))
+    return Value(point, low, high, len(treated))
