@@ -84,10 +84,14 @@ class TimingCache:
             self._load()
 
     def _load(self) -> None:
-        from asraudit.data.rows import decode_text  # a file that is not UTF-8 text: one line, not a traceback
-
         raw = self.path.read_bytes()
-        lines = decode_text(raw, self.path).split("\n")
+        try:  # a file that is not UTF-8 text (a WAV named by --timings): one line, not a traceback
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}): the file is not a "
+                             "word-timing cache: name a new file, or the cache a run wrote", self.path,
+                             raw[:exc.start].count(b"\n") + 1) from None
+        lines = text.split("\n")
         for lineno, line in enumerate(lines, start=1):
             if not line.strip():
                 continue
