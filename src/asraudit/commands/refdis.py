@@ -223,7 +223,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     scored = models or pset.model_names
     corrected_tokens = None
     if args.corrected:
-        raw = load_corrected_references(args.corrected)
+        raw = load_corrected_references(args.corrected, args.normalizer)
         known = set(pset.clip_ids())
         unknown = [cid for cid in raw if cid not in known]
         if raw and len(unknown) == len(raw) and known:  # ids spelled otherwise: no reference would be corrected
@@ -263,7 +263,8 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
     if args.corrected_out:
         raw_refs = pset.references()
-        changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs)
+        changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs,
+                                            normalizer=args.normalizer)
         print(f"wrote {args.corrected_out} ({len(result.refs)} clips, {changed} corrected)", file=sys.stderr)
     if args.review_sheet:
         from asraudit.probes.review import write_review_sheet

@@ -14,7 +14,11 @@ transcribing this clip), and a third reading counts for neither side.
 the audio rendering ``a``) gives a corrected reference per clip, written out
 so anyone can rescore on a cleaned benchmark.  The corrected text is in the
 normalizer's token space, since that is where edits live; re-normalizing it
-with the same normalizer leaves it unchanged.
+with the same normalizer leaves it unchanged.  Each row records that
+normalizer (``normalizer``), and reading the file back as ``--corrected``
+under another one is refused: every place the two normalizers write a word
+differently (``Mr.`` and ``mister``, ``25`` and ``$25``) would be diffed as a
+correction.
 """
 
 from __future__ import annotations
@@ -33,12 +37,16 @@ from asraudit.probes.refdis_votes import canonical
 
 CORRECTED_FIELDS = ("corrected_text", "corrected", "text", "reference", "ref", "transcript")
 # Open ASR Leaderboard exclusions for scoring against corrected references.
+NORMALIZER_FIELD = "normalizer"  # what --corrected-out's rows were normalized under
 MAX_LENGTH_RATIO = 3.0
 MIN_MATCH_SHARE = 0.5
 
 
-def load_corrected_references(path: str | Path) -> dict[str, str]:
-    """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet."""
+def load_corrected_references(path: str | Path, normalizer: str | None = None) -> dict[str, str]:
+    """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet.
+
+    A row written by ``refdis --corrected-out`` holds text already normalized, and names the normalizer
+    (``normalizer``); given the run's ``normalizer``, a row normalized under another is refused."""
     path = Path(path)
     if not path.is_file():
         raise InputError(not_a_file(path, "corrected-reference file"), path)
@@ -61,9 +69,23 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
             raise InputError(f"corrected reference must be a string, got {type(text).__name__}", path, row)
         if cid in out:
             raise InputError(f"duplicate clip id {cid!r} (first seen at row {first_row[cid]})", path, row)
+        _same_normalizer(rec.get(NORMALIZER_FIELD), normalizer, path, row)
         out[cid] = text
         first_row[cid] = row
     return out
+
+
+def _same_normalizer(written, normalizer: str | None, path: Path, row: int) -> None:
+    """A row of ``--corrected-out`` read under the normalizer it was written under, else an InputError."""
+    if written is None or normalizer is None:  # a correction of the user's: raw text, normalized as read
+        return
+    if not isinstance(written, str):
+        raise InputError(f"{NORMALIZER_FIELD} must be the name of a normalizer, got {written!r}", path, row)
+    if written != normalizer:
+        raise InputError(f"this corrected reference is text normalized under {written!r} (refdis --corrected-out "
+                         f"of a run with --normalizer {written}), and this run normalizes with {normalizer!r}: "
+                         "every word the two normalizers write differently would be counted as a correction; "
+                         f"give --normalizer {written}", path, row)
 
 
 def correction_keys(original: Sequence[str], corrected: Sequence[str]):
@@ -160,8 +182,11 @@ def write_corrected_benchmark(
     result: MiningResult,
     corrected: Mapping[str, tuple[str, ...]],
     raw_refs: Mapping[str, str],
+    *,
+    normalizer: str,
 ) -> int:
-    """Write one JSONL row per clip (Open ASR Leaderboard fields) and return the rows changed."""
+    """Write one JSONL row per clip (Open ASR Leaderboard fields, and the ``normalizer`` its texts are in) and
+    return the rows changed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     applied: dict[str, list[str]] = {}
@@ -179,6 +204,7 @@ def write_corrected_benchmark(
                 "original_text": raw_refs.get(cid, ""),
                 "original_normalized": " ".join(ref),
                 "edits": applied.get(cid, []),
+                NORMALIZER_FIELD: normalizer,
             }
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return changed
