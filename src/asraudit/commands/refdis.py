@@ -10,7 +10,7 @@ from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
 from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
-                                      prediction_inputs)
+                                      model_names, prediction_inputs)
 from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole,
                                   written_whole)
 from asraudit.data.predictions import PredictionSet, no_shared_clips, prediction_files
@@ -41,8 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")
-    p.add_argument("--panel", help="comma-separated panel models (choose them independently of the models under test)")
-    p.add_argument("--models", help="comma-separated models to score (default: every model)")
+    p.add_argument("--panel", type=model_names, help="comma-separated panel models (choose them independently of the models under test)")
+    p.add_argument("--models", type=model_names, help="comma-separated models to score (default: every model)")
     p.add_argument("--compat", choices=["hume"],
                    help="reproduce the paper's released implementation exactly (its JSON layout with --json)")
     p.add_argument("--normalizer", choices=NORMALIZERS, default=None,
@@ -79,13 +79,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add a clip-clustered bootstrap interval to accept-ref (edits in one clip are not independent)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
-
-
-def _names(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    return names or None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
     for flag, path in outputs:
         if path is not None:
             ensure_writable_file(path, flag)
-    panel = _names(args.panel)
+    panel = args.panel
     if panel:
         panel = distinct_panel(panel)  # before any file is read
     files = prediction_files(args.preds) if args.preds else []
@@ -149,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     if panel:
         pset.require_models(panel)
         panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote
-    models = _names(args.models)
+    models = args.models
     if models:
         pset.require_models(models)
     if panel and not args.corrected:  # --corrected takes its edits from the correction, not a vote
