@@ -52,10 +52,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of the panel that must make the same edit (default %(default)s)")
     p.add_argument("--min-run-len", type=int, default=_DEFAULTS.min_run_len,
                    help="shortest edit, in reference tokens (inserted tokens for insertions; default %(default)s)")
-    p.add_argument("--include-middle", dest="include_middle", action="store_const", const=True, default=None,
-                   help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
-    p.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
-                   help="only edits touching the start or end of the reference (the paper's view)")
+    # One or the other: given both, argparse's last one won, with no word (case 247).
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--include-middle", dest="include_middle", action="store_const", const=True, default=None,
+                       help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
+    where.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
+                       help="only edits touching the start or end of the reference (the paper's view)")
     p.add_argument("--min-ref-match", type=float, default=_DEFAULTS.min_ref_match,
                    help="share of reference tokens a model must match to be eligible on a clip (default %(default)s)")
     p.add_argument("--min-consensus-cer", type=float, default=_DEFAULTS.min_consensus_cer,
