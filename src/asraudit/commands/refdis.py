@@ -41,7 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")
-    p.add_argument("--panel", type=model_names, help="comma-separated panel models (choose them independently of the models under test)")
+    p.add_argument("--panel", type=model_names,
+                   help="comma-separated panel models (choose them independently of the models under test)")
     p.add_argument("--models", type=model_names, help="comma-separated models to score (default: every model)")
     p.add_argument("--compat", choices=["hume"],
                    help="reproduce the paper's released implementation exactly (its JSON layout with --json)")

@@ -72,7 +72,8 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
                    help="result store; finished variants are never recomputed (default ./%(default)s)")
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="prediction files of a model panel (a folder or files): enables the accept-ref readout")
-    p.add_argument("--panel", metavar="A,B,C", type=model_names, help="panel models among --preds (default: all of them)")
+    p.add_argument("--panel", metavar="A,B,C", type=model_names,
+                   help="panel models among --preds (default: all of them)")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="text normalizer for WER and edits (default %(default)s)")
     p.add_argument("--n-boot", type=resample_count, default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
