@@ -67,3 +67,24 @@ def test_a_row_naming_another_normalizer_is_refused_and_a_raw_correction_is_read
     ran = cli("refdis", "--preds", preds, "--corrected", corr, "--normalizer", "none", "--bootstrap", "0")
     assert ran.code == 0, ran.err
     assert "edits: 1 from the correction" in ran.out
+
+
+def test_a_file_written_before_rows_named_their_normalizer_is_checked_by_its_original(cli, tmp_path):
+    """Such a file still holds each row's ``original_text`` and ``original_normalized``: the second is the first
+    under the normalizer it was written with, so under another it is another text."""
+    preds = _preds(tmp_path)
+    corr = tmp_path / "corr.jsonl"
+    assert cli("refdis", "--preds", preds, "--panel", "m1,m2,m3", "--majority", "0.6", "--bootstrap", "0",
+               "--corrected-out", corr).code == 0
+    old = tmp_path / "old.jsonl"
+    old.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "normalizer"}) + "\n"
+                           for line in corr.read_text(encoding="utf-8").splitlines()), encoding="utf-8")
+    ran = cli("refdis", "--preds", preds, "--corrected", old, "--normalizer", "basic", "--bootstrap", "0")
+    assert ran.code == 2 and ran.out == ""
+    assert ran.error_lines == [
+        f"asraudit: error: {old}, row 1: original_normalized 'mister smith said hello world' is not original_text "
+        "read under this run's normalizer 'basic' ('mr smith said hello world'): a file of refdis --corrected-out "
+        "written under another normalizer, whose spellings would be counted as corrections; give the --normalizer "
+        "it was written under"]
+    ran = cli("refdis", "--preds", preds, "--corrected", old, "--bootstrap", "0")
+    assert ran.code == 0 and "edits: 3 from the correction" in ran.out

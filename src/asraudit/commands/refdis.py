@@ -219,7 +219,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     scored = models or pset.model_names
     corrected_tokens = None
     if args.corrected:
-        raw = load_corrected_references(args.corrected, args.normalizer)
+        raw = load_corrected_references(args.corrected, args.normalizer, normalize)
         known = set(pset.clip_ids())
         unknown = [cid for cid in raw if cid not in known]
         if raw and len(unknown) == len(raw) and known:  # ids spelled otherwise: no reference would be corrected

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.data.paths import written_whole
 from asraudit.data.prediction_rows import ID_FIELDS
@@ -42,11 +42,14 @@ MAX_LENGTH_RATIO = 3.0
 MIN_MATCH_SHARE = 0.5
 
 
-def load_corrected_references(path: str | Path, normalizer: str | None = None) -> dict[str, str]:
+def load_corrected_references(path: str | Path, normalizer: str | None = None,
+                              normalize: Callable[[str], str] | None = None) -> dict[str, str]:
     """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet.
 
     A row written by ``refdis --corrected-out`` holds text already normalized, and names the normalizer
-    (``normalizer``); given the run's ``normalizer``, a row normalized under another is refused."""
+    (``normalizer``); given the run's ``normalizer``, a row normalized under another is refused.  A row of such a
+    file written before it named one still holds ``original_text`` and ``original_normalized``: given the run's
+    ``normalize``, a row whose ``original_normalized`` is not its ``original_text`` so normalized is refused too."""
     path = Path(path)
     if not path.is_file():
         raise InputError(not_a_file(path, "corrected-reference file"), path)
@@ -70,6 +73,8 @@ def load_corrected_references(path: str | Path, normalizer: str | None = None) -
         if cid in out:
             raise InputError(f"duplicate clip id {cid!r} (first seen at row {first_row[cid]})", path, row)
         _same_normalizer(rec.get(NORMALIZER_FIELD), normalizer, path, row)
+        if rec.get(NORMALIZER_FIELD) is None and normalize is not None:
+            _same_normalized_original(rec, normalizer, normalize, path, row)
         out[cid] = text
         first_row[cid] = row
     return out
@@ -86,6 +91,22 @@ def _same_normalizer(written, normalizer: str | None, path: Path, row: int) -> N
                          f"of a run with --normalizer {written}), and this run normalizes with {normalizer!r}: "
                          "every word the two normalizers write differently would be counted as a correction; "
                          f"give --normalizer {written}", path, row)
+
+
+def _same_normalized_original(rec: dict, normalizer: str | None, normalize: Callable[[str], str], path: Path,
+                              row: int) -> None:
+    """A ``--corrected-out`` row that names no normalizer (written before rows named one): its
+    ``original_normalized`` is its ``original_text`` under the normalizer it was written with, so it must be the
+    same text under the run's."""
+    original, written = rec.get("original_text"), rec.get("original_normalized")
+    if not isinstance(original, str) or not isinstance(written, str):
+        return  # a correction of the user's
+    mine = " ".join(normalize(original).split())
+    if mine != " ".join(written.split()):
+        raise InputError(f"original_normalized {written!r} is not original_text read under this run's normalizer "
+                         f"{normalizer or 'given'!r} ({mine!r}): a file of refdis --corrected-out written under another "
+                         "normalizer, whose spellings would be counted as corrections; give the --normalizer it was "
+                         "written under", path, row)
 
 
 def correction_keys(original: Sequence[str], corrected: Sequence[str]):
