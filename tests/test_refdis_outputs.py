@@ -90,10 +90,12 @@ def test_corrected_benchmark_applies_the_whole_panels_edits(tmp_path):
     assert fixed == {"a": toks(SAID), "b": toks("we vote tomorrow on the budget")}
     out = tmp_path / "refs.jsonl"
     assert write_corrected_benchmark(out, result, fixed, {"a": "Madam President, the report is adopted.",
-                                                          "b": "We vote tomorrow on the budget."}) == 1
+                                                          "b": "We vote tomorrow on the budget."},
+                                     normalizer="whisper") == 1
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows[0] == {"audio_filepath": "a", "text": SAID, "original_text": "Madam President, the report is adopted.",
-                       "original_normalized": REF, "edits": ["a@0-2"]}
+                       "original_normalized": REF, "edits": ["a@0-2"],
+                       "normalizer": "whisper"}
     assert rows[1]["edits"] == [] and rows[1]["text"] == rows[1]["original_normalized"]
 
 

@@ -207,7 +207,13 @@ def prepare(spec: AuditSpec) -> Prepared:
     if spec.mechanism:
         # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
         # is installed).
-        check_mechanism(spec.mechanism, corpus.clips, spec.source)
+        for plan in check_mechanism(spec.mechanism, corpus.clips, spec.source):
+            # Positives a steer entry learns nothing from (no negative of their pair_by value): the stage writes
+            # this into the audit's notes when it runs, last; said now too, so `--check` shows it (case 248).
+            unpaired = getattr(plan, "unpaired_note", lambda: None)()
+            if unpaired is not None:
+                note(f"note: {display_path(Path(spec.source), Path.cwd()) if spec.source else 'the spec'}: "
+                     f"{unpaired}")
     return Prepared(corpus, models, identities, panel, has_audio,
                     {n: window_of(m.spec, loaded[n]) for n, m in named.items()})
 

@@ -117,6 +117,20 @@ def check_option_ranges(params, flags: dict[str, str]) -> None:
             raise InputError(f"{flag} must be at least {f.metadata['minimum']}, got {value}")
 
 
+def model_names(text: str) -> list[str]:
+    """An argparse ``type`` for a comma-separated list of model names (``--models``, ``--panel``), stripped, empty
+    entries (``a,,b``) dropped.  One that names no model (``--models ""``: ``"$MODELS"`` with the variable unset;
+    ``","``) is refused in argparse's one line: read as not given, it meant every model, with no word."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"names no model, got {text!r}: list the models, comma-separated, or leave "
+                                         "the option out")
+    return names
+
+
+model_names.__name__ = "comma-separated model names"
+
+
 def prediction_inputs(files) -> list[tuple[str, Path]]:
     """The expanded prediction files as inputs an output must not overwrite (``ensure_outputs_apart``)."""
     return [(f"the prediction file of model {Path(f).stem}", Path(f)) for f in files]

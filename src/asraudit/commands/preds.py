@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from asraudit.commands.common import add_preds_argument, load_predictions_with_warnings, prediction_inputs
+from asraudit.commands.common import (add_preds_argument, ensure_outside_prediction_folders,
+                                      load_predictions_with_warnings, prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
 from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
 from asraudit.errors import InputError
@@ -39,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     if args.export:
         ensure_writable_dir(args.export, "--export")
         # each model's export is <DIR>/<model>.jsonl: never one of the files it is read from
-        ensure_outputs_apart([("--export", args.export / f"{f.stem}.jsonl") for f in files], prediction_inputs(files))
+        exports = [("--export", args.export / f"{f.stem}.jsonl") for f in files]
+        ensure_outputs_apart(exports, prediction_inputs(files))
+        # Into a folder --preds names, m.jsonl lands beside the model's own m.csv (or m.parquet): the folder then
+        # holds two files of model m, and every later command reading it stops (case 250).
+        ensure_outside_prediction_folders(exports, args.preds)
     pset = load_predictions_with_warnings(files)
     all_ids = pset.clip_ids()
     rows = []

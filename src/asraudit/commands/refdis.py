@@ -10,7 +10,7 @@ from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
 from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
-                                      prediction_inputs)
+                                      model_names, prediction_inputs)
 from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole,
                                   written_whole)
 from asraudit.data.predictions import PredictionSet, no_shared_clips, prediction_files
@@ -41,8 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="a directory of prediction files (model = file stem) or the files themselves")
-    p.add_argument("--panel", help="comma-separated panel models (choose them independently of the models under test)")
-    p.add_argument("--models", help="comma-separated models to score (default: every model)")
+    p.add_argument("--panel", type=model_names,
+                   help="comma-separated panel models (choose them independently of the models under test)")
+    p.add_argument("--models", type=model_names, help="comma-separated models to score (default: every model)")
     p.add_argument("--compat", choices=["hume"],
                    help="reproduce the paper's released implementation exactly (its JSON layout with --json)")
     p.add_argument("--normalizer", choices=NORMALIZERS, default=None,
@@ -52,10 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of the panel that must make the same edit (default %(default)s)")
     p.add_argument("--min-run-len", type=int, default=_DEFAULTS.min_run_len,
                    help="shortest edit, in reference tokens (inserted tokens for insertions; default %(default)s)")
-    p.add_argument("--include-middle", dest="include_middle", action="store_const", const=True, default=None,
-                   help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
-    p.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
-                   help="only edits touching the start or end of the reference (the paper's view)")
+    # One or the other: given both, argparse's last one won, with no word (case 247).
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--include-middle", dest="include_middle", action="store_const", const=True, default=None,
+                       help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
+    where.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
+                       help="only edits touching the start or end of the reference (the paper's view)")
     p.add_argument("--min-ref-match", type=float, default=_DEFAULTS.min_ref_match,
                    help="share of reference tokens a model must match to be eligible on a clip (default %(default)s)")
     p.add_argument("--min-consensus-cer", type=float, default=_DEFAULTS.min_consensus_cer,
@@ -79,13 +82,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="add a clip-clustered bootstrap interval to accept-ref (edits in one clip are not independent)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
-
-
-def _names(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    names = [n.strip() for n in value.split(",") if n.strip()]
-    return names or None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -129,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
     for flag, path in outputs:
         if path is not None:
             ensure_writable_file(path, flag)
-    panel = _names(args.panel)
+    panel = args.panel
     if panel:
         panel = distinct_panel(panel)  # before any file is read
     files = prediction_files(args.preds) if args.preds else []
@@ -149,7 +145,7 @@ def _run(args: argparse.Namespace) -> int:
     if panel:
         pset.require_models(panel)
         panel = pset.models_with_rows(panel)  # an empty file (warned about above) casts no vote
-    models = _names(args.models)
+    models = args.models
     if models:
         pset.require_models(models)
     if panel and not args.corrected:  # --corrected takes its edits from the correction, not a vote
@@ -223,7 +219,7 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
     scored = models or pset.model_names
     corrected_tokens = None
     if args.corrected:
-        raw = load_corrected_references(args.corrected)
+        raw = load_corrected_references(args.corrected, args.normalizer, normalize)
         known = set(pset.clip_ids())
         unknown = [cid for cid in raw if cid not in known]
         if raw and len(unknown) == len(raw) and known:  # ids spelled otherwise: no reference would be corrected
@@ -263,7 +259,8 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         _write_jsonl(args.edits_out, (e.to_json() for e in result.edits))
     if args.corrected_out:
         raw_refs = pset.references()
-        changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs)
+        changed = write_corrected_benchmark(args.corrected_out, result, fixed, raw_refs,
+                                            normalizer=args.normalizer)
         print(f"wrote {args.corrected_out} ({len(result.refs)} clips, {changed} corrected)", file=sys.stderr)
     if args.review_sheet:
         from asraudit.probes.review import write_review_sheet

@@ -28,7 +28,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.commands.common import at_least, finite_number, frames_option, resample_count
+from asraudit.commands.common import at_least, finite_number, frames_option, model_names, resample_count
 from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
 from asraudit.data.corpus import load_other_corpus
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
@@ -72,7 +72,8 @@ def add_experiment_arguments(p: argparse.ArgumentParser) -> None:
                    help="result store; finished variants are never recomputed (default ./%(default)s)")
     p.add_argument("--preds", nargs="+", metavar="PATH",
                    help="prediction files of a model panel (a folder or files): enables the accept-ref readout")
-    p.add_argument("--panel", metavar="A,B,C", help="panel models among --preds (default: all of them)")
+    p.add_argument("--panel", metavar="A,B,C", type=model_names,
+                   help="panel models among --preds (default: all of them)")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="text normalizer for WER and edits (default %(default)s)")
     p.add_argument("--n-boot", type=resample_count, default=1000, metavar="N", help="bootstrap resamples for WER (default %(default)s)")
@@ -169,7 +170,7 @@ def run_experiment(args: argparse.Namespace, variants, clips, title: str, check_
     panel_models: list[str] = []
     if args.preds:
         panel = load_predictions(args.preds)
-        panel_models = args.panel.split(",") if args.panel else panel.model_names
+        panel_models = args.panel if args.panel else panel.model_names
         check_panel_covers(panel, panel_models, clips)
     elif args.panel:
         raise InputError("--panel needs --preds (the panel's prediction files)")

@@ -16,6 +16,7 @@ from asraudit.metrics.group_wer import GroupWER, wer_by_group
 from asraudit.metrics.model_wer import StreamedFile
 from asraudit.metrics.stream_rows import text_hash
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
+from asraudit.terminal_text import warn
 
 
 def read_groups(field: str, paths: list[Path], manifest: Path | None) -> dict[Path, dict[int, str]]:
@@ -62,6 +63,28 @@ def require_manifest_clips(files: dict[str, StreamedFile], groups: dict[Path, di
             raise no_shared_clips((f.source, row.clip_id), (manifest, first), "--manifest",
                                   f"--group-field {field} would put every clip of {f.source.name} in the group "
                                   f"{MISSING_GROUP}")
+    _warn_clips_the_manifest_lacks(files, groups, manifest, field)
+
+
+def _warn_clips_the_manifest_lacks(files: dict[str, StreamedFile], groups: dict[Path, dict[int, str]],
+                                   manifest: Path, field: str) -> None:
+    """A manifest naming only some of the scored clips (another split's, or ids spelled otherwise on some rows)
+    put the rest in the group of clips without a value, where nothing told them apart: one line, naming how many
+    and one of them (case 252)."""
+    lacking: dict[int, tuple[StreamedFile, int]] = {}
+    for f in files.values():
+        shared = groups[f.source]
+        for position, h in enumerate(f.clip_hash.tolist()):
+            if h not in shared:
+                lacking.setdefault(h, (f, position))
+    if not lacking:
+        return
+    f, position = next(iter(lacking.values()))
+    example = next(iter(f.read_rows([int(f.rows[position])]).values())).clip_id
+    n_clips = len({h for f in files.values() for h in f.clip_hash.tolist()})
+    warn(f"{display_path(manifest, Path.cwd())} has no row for {len(lacking)} of the {n_clips} clip(s) of the prediction files (e.g. "
+         f"{example!r} of {f.source.name}): --group-field {field} puts them in the group {MISSING_GROUP}, with any "
+         f"clip whose {field} is missing")
 
 
 def _by_hash(values: dict[str, str]) -> dict[int, str]:

@@ -275,10 +275,18 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
         _number(p, "min_consensus_cer", path, "params", high=float("inf")),
     )
     prominence = _field(d, "prominence", dict, path, name)
+    clips, edits = (_count(prominence, key, path, "prominence") for key in ("clips_analyzed", "n_runs"))
     panel = _names(d, "whitelist", path, name)
+    twice = next((m for i, m in enumerate(panel) if m in panel[:i]), None)
+    if twice is not None:  # "panel a, a": a panel of one shown as two, as `refdis --panel m0,m0` was (case 18)
+        raise InputError(f"{name}: whitelist names {twice!r} more than once: each panel member votes once", path)
     rows, first_row = [], {}
     for i, r in enumerate(_field(d, "benchmaxx_leaderboard", list, path, name), start=1):
         row = _leaderboard_row(r, path, f"benchmaxx_leaderboard[{i}]", panel)
+        if row.eligible > edits:  # a row pasted from a larger set: its interval drawn from verdicts this set lacks
+            raise InputError(f"benchmaxx_leaderboard[{i}]: eligible_runs {row.eligible} exceed the set's edits "
+                             f"(prominence n_runs {edits}): a model is judged on the set's edits at most once each "
+                             "(a row from another set?)", path)
         if row.model in first_row:  # two count sets for one model: which one the paper meant is unknowable
             raise InputError(f"benchmaxx_leaderboard[{i}]: model {row.model!r} is listed again "
                              f"(first at benchmaxx_leaderboard[{first_row[row.model]}])", path)
@@ -286,8 +294,7 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
         rows.append(row)
     return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
                         str(d.get("split", "")), panel, settings,
-                        _count(prominence, "clips_analyzed", path, "prominence"),
-                        _count(prominence, "n_runs", path, "prominence"), tuple(rows))
+                        clips, edits, tuple(rows))
 
 
 def _arm(a: Any, path: Path, where: str) -> PublishedArm:

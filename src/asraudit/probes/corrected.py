@@ -14,14 +14,18 @@ transcribing this clip), and a third reading counts for neither side.
 the audio rendering ``a``) gives a corrected reference per clip, written out
 so anyone can rescore on a cleaned benchmark.  The corrected text is in the
 normalizer's token space, since that is where edits live; re-normalizing it
-with the same normalizer leaves it unchanged.
+with the same normalizer leaves it unchanged.  Each row records that
+normalizer (``normalizer``), and reading the file back as ``--corrected``
+under another one is refused: every place the two normalizers write a word
+differently (``Mr.`` and ``mister``, ``25`` and ``$25``) would be diffed as a
+correction.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.data.paths import written_whole
 from asraudit.data.prediction_rows import ID_FIELDS
@@ -33,12 +37,19 @@ from asraudit.probes.refdis_votes import canonical
 
 CORRECTED_FIELDS = ("corrected_text", "corrected", "text", "reference", "ref", "transcript")
 # Open ASR Leaderboard exclusions for scoring against corrected references.
+NORMALIZER_FIELD = "normalizer"  # what --corrected-out's rows were normalized under
 MAX_LENGTH_RATIO = 3.0
 MIN_MATCH_SHARE = 0.5
 
 
-def load_corrected_references(path: str | Path) -> dict[str, str]:
-    """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet."""
+def load_corrected_references(path: str | Path, normalizer: str | None = None,
+                              normalize: Callable[[str], str] | None = None) -> dict[str, str]:
+    """clip id -> corrected raw reference, from JSONL/JSON/CSV/Parquet.
+
+    A row written by ``refdis --corrected-out`` holds text already normalized, and names the normalizer
+    (``normalizer``); given the run's ``normalizer``, a row normalized under another is refused.  A row of such a
+    file written before it named one still holds ``original_text`` and ``original_normalized``: given the run's
+    ``normalize``, a row whose ``original_normalized`` is not its ``original_text`` so normalized is refused too."""
     path = Path(path)
     if not path.is_file():
         raise InputError(not_a_file(path, "corrected-reference file"), path)
@@ -61,9 +72,41 @@ def load_corrected_references(path: str | Path) -> dict[str, str]:
             raise InputError(f"corrected reference must be a string, got {type(text).__name__}", path, row)
         if cid in out:
             raise InputError(f"duplicate clip id {cid!r} (first seen at row {first_row[cid]})", path, row)
+        _same_normalizer(rec.get(NORMALIZER_FIELD), normalizer, path, row)
+        if rec.get(NORMALIZER_FIELD) is None and normalize is not None:
+            _same_normalized_original(rec, normalizer, normalize, path, row)
         out[cid] = text
         first_row[cid] = row
     return out
+
+
+def _same_normalizer(written, normalizer: str | None, path: Path, row: int) -> None:
+    """A row of ``--corrected-out`` read under the normalizer it was written under, else an InputError."""
+    if written is None or normalizer is None:  # a correction of the user's: raw text, normalized as read
+        return
+    if not isinstance(written, str):
+        raise InputError(f"{NORMALIZER_FIELD} must be the name of a normalizer, got {written!r}", path, row)
+    if written != normalizer:
+        raise InputError(f"this corrected reference is text normalized under {written!r} (refdis --corrected-out "
+                         f"of a run with --normalizer {written}), and this run normalizes with {normalizer!r}: "
+                         "every word the two normalizers write differently would be counted as a correction; "
+                         f"give --normalizer {written}", path, row)
+
+
+def _same_normalized_original(rec: dict, normalizer: str | None, normalize: Callable[[str], str], path: Path,
+                              row: int) -> None:
+    """A ``--corrected-out`` row that names no normalizer (written before rows named one): its
+    ``original_normalized`` is its ``original_text`` under the normalizer it was written with, so it must be the
+    same text under the run's."""
+    original, written = rec.get("original_text"), rec.get("original_normalized")
+    if not isinstance(original, str) or not isinstance(written, str):
+        return  # a correction of the user's
+    mine = " ".join(normalize(original).split())
+    if mine != " ".join(written.split()):
+        raise InputError(f"original_normalized {written!r} is not original_text read under this run's normalizer "
+                         f"{normalizer or 'given'!r} ({mine!r}): a file of refdis --corrected-out written under another "
+                         "normalizer, whose spellings would be counted as corrections; give the --normalizer it was "
+                         "written under", path, row)
 
 
 def correction_keys(original: Sequence[str], corrected: Sequence[str]):
@@ -160,8 +203,11 @@ def write_corrected_benchmark(
     result: MiningResult,
     corrected: Mapping[str, tuple[str, ...]],
     raw_refs: Mapping[str, str],
+    *,
+    normalizer: str,
 ) -> int:
-    """Write one JSONL row per clip (Open ASR Leaderboard fields) and return the rows changed."""
+    """Write one JSONL row per clip (Open ASR Leaderboard fields, and the ``normalizer`` its texts are in) and
+    return the rows changed."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     applied: dict[str, list[str]] = {}
@@ -179,6 +225,7 @@ def write_corrected_benchmark(
                 "original_text": raw_refs.get(cid, ""),
                 "original_normalized": " ".join(ref),
                 "edits": applied.get(cid, []),
+                NORMALIZER_FIELD: normalizer,
             }
             fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return changed

@@ -11,7 +11,6 @@ rows whether it renders a live audit or a file.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import types
 import typing
@@ -244,8 +243,13 @@ def _refuse_lone_surrogates(data, source) -> None:
 
 def read_summary(path: Path) -> Summary:
     """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
+    from asraudit.data.rows import json_document
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))  # a Windows editor's byte-order mark too
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # As a release's JSON is read (case 228): a Windows editor's byte-order mark skipped; a
+        # key given twice (a model's entry pasted again, which a reader keeps the last of without a word), an
+        # integer of more digits than Python converts and nesting deeper than it reads each one line (case 249).
+        data = json_document(Path(path))
+    except OSError as exc:
         raise InputError(f"cannot read a summary.json: {exc}", path) from exc
     return from_json(data, path)
