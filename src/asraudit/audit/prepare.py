@@ -14,7 +14,7 @@ import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from asraudit.audit.mechanism import check_mechanism
+from asraudit.audit.mechanism import SteerPlan, check_mechanism
 from asraudit.audit.outputs import TABLE_NAMES
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
@@ -210,7 +210,7 @@ def prepare(spec: AuditSpec) -> Prepared:
         for plan in check_mechanism(spec.mechanism, corpus.clips, spec.source):
             # Positives a steer entry learns nothing from (no negative of their pair_by value): the stage writes
             # this into the audit's notes when it runs, last; said now too, so `--check` shows it (case 248).
-            unpaired = getattr(plan, "unpaired_note", lambda: None)()
+            unpaired = plan.unpaired_note() if isinstance(plan, SteerPlan) else None
             if unpaired is not None:
                 note(f"note: {display_path(Path(spec.source), Path.cwd()) if spec.source else 'the spec'}: "
                      f"{unpaired}")

@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from asraudit.data.rows import json_document
 from asraudit.report.summary import READABLE_VERSIONS, SCHEMA_VERSION, Summary
 from asraudit.errors import InputError
 
@@ -243,8 +244,6 @@ def _refuse_lone_surrogates(data, source) -> None:
 
 def read_summary(path: Path) -> Summary:
     """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
-    from asraudit.data.rows import json_document
-
     try:
         # As a release's JSON is read (case 228): a Windows editor's byte-order mark skipped; a
         # key given twice (a model's entry pasted again, which a reader keeps the last of without a word), an
