@@ -258,3 +258,21 @@ def refusal_message(call) -> str:
     with pytest.raises(InputError) as err:
         call()
     return str(err.value)
+
+
+def text_only_audit_summary(folder: Path, n_clips: int, bootstrap: int) -> Path:
+    """The summary.json of a small text-only audit run in ``folder``: three replayed panel models (m0-m2) that
+    write "mister" for the reference's "mr", and one scored model (m3) that also writes "bat" for "cat"."""
+    from asraudit.cli import main
+
+    rows = [(f"c{i}.wav", f"mr smith said the cat sat on mat {i}", f"mister smith said the cat sat on the mat {i}")
+            for i in range(n_clips)]
+    models = ""
+    for i in range(4):
+        write_preds(folder / f"m{i}.jsonl", [(c, r, h if i < 3 else h.replace("cat", "bat")) for c, r, h in rows])
+        models += f'[[model]]\npredictions = "m{i}.jsonl"\npanel = {"true" if i < 3 else "false"}\n\n'
+    spec = folder / "audit.toml"
+    spec.write_text(f'name = "t"\nout = "out"\nbootstrap = {bootstrap}\n[corpus]\npredictions = "m0.jsonl"\n\n{models}',
+                    encoding="utf-8")
+    assert main(["audit", str(spec), "--no-progress"]) == 0
+    return folder / "out" / "summary.json"

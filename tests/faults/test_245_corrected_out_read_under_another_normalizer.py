@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from tests.faults.conftest import write_preds
+from tests.faults.conftest import panel_files
 
 ROWS = [("c0", "Mr. Smith said hello, world.", "mister smith said hello world and"),
         ("c1", "It's 25 dollars today.", "it's twenty five dollars today yes"),
@@ -19,11 +19,7 @@ ROWS = [("c0", "Mr. Smith said hello, world.", "mister smith said hello world an
 
 
 def _preds(tmp_path):
-    folder = tmp_path / "p"
-    folder.mkdir()
-    for m in ("m1", "m2", "m3"):
-        write_preds(folder / f"{m}.jsonl", ROWS)
-    return folder
+    return panel_files(tmp_path / "p", ROWS)
 
 
 def test_corrected_out_names_its_normalizer_and_another_is_refused(cli, tmp_path):

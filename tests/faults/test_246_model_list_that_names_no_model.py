@@ -9,17 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.conftest import write_preds
+from tests.faults.conftest import panel_files
 
 ROWS = [("c0", "the cat sat", "the cat sat down"), ("c1", "a dog ran", "a dog ran off")]
 
 
 def _preds(tmp_path):
-    folder = tmp_path / "p"
-    folder.mkdir()
-    for m in ("m1", "m2", "m3"):
-        write_preds(folder / f"{m}.jsonl", ROWS)
-    return folder
+    return panel_files(tmp_path / "p", ROWS)
 
 
 @pytest.mark.parametrize("flag, value", [("--models", ""), ("--models", ","), ("--panel", " , ")])

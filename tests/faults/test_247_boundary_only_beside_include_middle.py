@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.conftest import write_preds
+from tests.faults.conftest import panel_files
 
 ROWS = [("c0", "the cat sat", "the cat sat down"), ("c1", "a dog ran", "a dog ran off")]
 
@@ -16,10 +16,7 @@ ROWS = [("c0", "the cat sat", "the cat sat down"), ("c1", "a dog ran", "a dog ra
 @pytest.mark.parametrize("order", [("--boundary-only", "--include-middle"), ("--include-middle", "--boundary-only")])
 @pytest.mark.parametrize("compat", [(), ("--compat", "hume")])
 def test_opposite_options_are_refused(cli, capsys, tmp_path, order, compat):
-    folder = tmp_path / "p"
-    folder.mkdir()
-    for m in ("m1", "m2", "m3"):
-        write_preds(folder / f"{m}.jsonl", ROWS)
+    folder = panel_files(tmp_path / "p", ROWS)
     with pytest.raises(SystemExit) as stop:
         cli("refdis", "--preds", folder, "--panel", "m1,m2,m3", *compat, *order)
     assert stop.value.code == 2
@@ -28,10 +25,7 @@ def test_opposite_options_are_refused(cli, capsys, tmp_path, order, compat):
 
 
 def test_each_alone_reads_as_before(cli, tmp_path):
-    folder = tmp_path / "p"
-    folder.mkdir()
-    for m in ("m1", "m2", "m3"):
-        write_preds(folder / f"{m}.jsonl", ROWS)
+    folder = panel_files(tmp_path / "p", ROWS)
     for flag, said in (("--boundary-only", "boundary edits only"), ("--include-middle", "interior edits on")):
         ran = cli("refdis", "--preds", folder, "--panel", "m1,m2,m3", flag, "--bootstrap", "0")
         assert ran.code == 0 and said in ran.out

@@ -12,27 +12,13 @@ import json
 
 import pytest
 
-from conftest import write_preds
-
-ROWS = [(f"c{i}.wav", f"mr smith said the cat sat on mat {i}", f"mister smith said the cat sat on the mat {i}")
-        for i in range(4)]
+from conftest import text_only_audit_summary
 
 
 @pytest.fixture(scope="module")
 def summary(tmp_path_factory):
-    """summary.json of a small text-only audit: three replayed panel models and one scored model."""
-    from asraudit.cli import main
-
-    folder = tmp_path_factory.mktemp("audit")
-    models = ""
-    for i in range(4):
-        write_preds(folder / f"m{i}.jsonl", [(c, r, h if i < 3 else h.replace("cat", "bat")) for c, r, h in ROWS])
-        models += f'[[model]]\npredictions = "m{i}.jsonl"\npanel = {"true" if i < 3 else "false"}\n\n'
-    spec = folder / "audit.toml"
-    spec.write_text(f'name = "t"\nout = "out"\nbootstrap = 0\n[corpus]\npredictions = "m0.jsonl"\n\n{models}',
-                    encoding="utf-8")
-    assert main(["audit", str(spec), "--no-progress"]) == 0
-    return (folder / "out" / "summary.json").read_text(encoding="utf-8")
+    path = text_only_audit_summary(tmp_path_factory.mktemp("audit"), n_clips=4, bootstrap=0)
+    return path.read_text(encoding="utf-8")
 
 
 def _report(cli, tmp_path, raw):
