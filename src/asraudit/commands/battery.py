@@ -19,7 +19,8 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.common import load_corpus_edits
-from asraudit.commands.mask import TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_params
+from asraudit.commands.mask import (TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_only_options_given,
+                                    mask_params)
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
 from asraudit.data.paths import output_file, output_folder, write_text_whole
@@ -101,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--no-lift leaves none of the spec's probes (probes = [\"lift\"]): the battery would "
                              "measure nothing: drop --no-lift, or add accept-ref or recovery to probes", spec.source)
         spec = replace(spec, probes=tuple(p for p in spec.probes if p != "lift"))
+    if args.no_mask and (ignored := mask_only_options_given(args)):  # accepted and never read before
+        raise InputError(f"--no-mask finds no masked targets, so {', '.join(ignored)} would not be used: "
+                         f"drop --no-mask to probe masked targets, or drop {', '.join(ignored)}")
     check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
     check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
                        no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
