@@ -28,7 +28,8 @@ from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
 from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds,
                                      check_outputs_apart_from_donors, check_probe_inputs, check_sources, load_spec)
-from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
+from asraudit.probes.battery_run import (BatteryInputs, BatteryParams, check_clip_conditions, longer_splices,
+                                        measure_battery, said_texts)
 from asraudit.report.tables import render_table
 from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.store import ResultStore
@@ -136,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
                    f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
+    check_clip_conditions(spec, inputs)  # a re-voiced NUL, babble short of donors with sound: before models load
     for line in longer_splices(spec, inputs, score_window(args.model)):  # from the headers, before any model loads
         warn(f"battery: {line}")
     with ResultStore(args.store or args.out / STORE_NAME) as store:
@@ -144,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             store, executor_of(args), models, inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model, models),
-            spec=spec,
+            spec=spec, checked=True,
         )
     print_result(result)
     if args.json:
