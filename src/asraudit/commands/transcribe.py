@@ -24,7 +24,7 @@ from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.terminal_text import note, one_line, warn
-from asraudit.run.executor import parse_executor
+from asraudit.run.executor import parse_executor, ray_address
 from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions
 from asraudit.run.spec import Transcribe
@@ -148,6 +148,11 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     and none may be an input, the corpus manifest or the result store: ``score --out`` named after its
     ``--texts`` or the manifest replaced that input with the scores."""
     _refuse_repeated_models(args)  # every model-running command calls this first
+    # The executor options were read by `executor_of`, after the corpus was read, the models loaded and the
+    # store created in the output folder: `--batch-size 0` (or `--executor bogus`) was refused only then.
+    if args.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
+    ray_address(args.executor)
     for what, path in folders:
         ensure_writable_dir(path, what)
     for what, path in files:
@@ -198,9 +203,24 @@ def _refuse_clashing_stems(stems: list[str], note: str) -> None:
         raise InputError(f"several models would write {clashes[0]}.jsonl; run them with separate --out folders{note}")
 
 
+def _refuse_store_read_as_predictions(store: Path, out: Path) -> None:
+    """A result store in ``--out`` named as a prediction file (``--store out/whisper-tiny.en.jsonl``,
+    ``out/results.json``): the model's prediction file ``out/<model>.jsonl`` replaced the store it was written
+    from (its results lost but for what SQLite's write-ahead log still held), and every later ``--preds out``
+    read the store as a model's predictions."""
+    from asraudit.data.predictions import SUFFIXES
+
+    if store.suffix.lower() in SUFFIXES and store.resolve().parent == out.resolve():
+        raise InputError(f"the result store is in --out {out}, whose every {store.suffix} file is read as a model's "
+                         f"predictions: `asraudit wer --preds {out}` would read it as model {store.stem!r}, and a "
+                         f"model's {store.stem}.jsonl would replace it: name the store {store.stem}.sqlite or put it "
+                         "in another folder", store)
+
+
 def run(args: argparse.Namespace) -> int:
     store_path = args.store or args.out / STORE_NAME
     check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
+    _refuse_store_read_as_predictions(store_path, args.out)
     manifest = Path(args.corpus)
     if manifest.is_file() and args.out.is_dir() and manifest.resolve().parent == args.out.resolve():
         raise InputError(f"--out is the folder of the manifest {manifest.name}: the prediction files would lie "
