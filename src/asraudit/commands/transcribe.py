@@ -217,6 +217,22 @@ def _refuse_store_read_as_predictions(store: Path, out: Path) -> None:
                          "in another folder", store)
 
 
+def _check_prediction_files(args: argparse.Namespace, corpus: Corpus, store: Path, stems: list[str]) -> None:
+    """The prediction files ``<out>/<model>.jsonl`` checked as outputs once the models' names are known (before
+    any model runs with the local executor): ``check_grid_outputs`` cannot name them.  A folder there was found
+    when the file was written, after every model had run (``o/.whisper-tiny.en.jsonl.11918.c2cc16e4.tmp: Is a
+    directory``, a temporary name); a symbolic link there to the corpus manifest or a clip's audio (a file is
+    written through its link) had that input replaced with the predictions."""
+    outputs = [(f"the prediction file of model {stem}", args.out / f"{stem}.jsonl") for stem in stems]
+    for what, path in outputs:
+        ensure_writable_file(path, what)
+    manifest = Path(args.corpus)
+    fix = "the file is named after the model: remove what is there (a link?), or choose another --out"
+    ensure_outputs_apart([*outputs, ("the result store", store)],
+                         [("the corpus manifest", manifest)] if manifest.is_file() else [], fix)
+    ensure_outputs_apart_from_audio(outputs, corpus.clips, fix)
+
+
 def run(args: argparse.Namespace) -> int:
     store_path = args.store or args.out / STORE_NAME
     check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
@@ -230,12 +246,15 @@ def run(args: argparse.Namespace) -> int:
     models = model_factories(args)
     if args.executor == "local":  # loaded here (the executor takes them as they are): file names known before any run
         models = [factory() for factory in models]
-        _refuse_clashing_stems([preds_file_stem(identify(m).model_id) for m in models], "")
+        stems = [preds_file_stem(identify(m).model_id) for m in models]
+        _refuse_clashing_stems(stems, "")
+        _check_prediction_files(args, corpus, store_path, stems)
     with ResultStore(store_path) as store:
         summary = executor_of(args).run(store, models, corpus.clips, Transcribe(),
                                         description=f"transcribe {corpus.source}")
         stems = [preds_file_stem(i.model_id) for i in summary.identities]
         _refuse_clashing_stems(stems, " (their results are stored)")  # Ray actors load their models themselves
+        _check_prediction_files(args, corpus, store_path, stems)
         print_run(summary, store)
         without_reference = sum(1 for c in corpus if c.reference is None)
         if without_reference:
