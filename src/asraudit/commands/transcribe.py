@@ -139,6 +139,14 @@ def executor_of(args: argparse.Namespace):
                           actor_options=actor_options)
 
 
+def replay_inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The prediction files ``--model replay:FILE`` reads: inputs an output must not replace (``transcribe
+    --model replay:o/mine.jsonl --out o`` rewrote the file it replayed with the corpus's clips only, the rows of
+    every other clip lost)."""
+    return [(f"the file --model {spec} replays", Path(spec.split(":", 1)[1])) for spec in args.model
+            if spec.startswith("replay:") and spec.split(":", 1)[1]]
+
+
 def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folders=(), inputs=()) -> None:
     """Every output of a model-running command checked before the corpus is read and any model runs.
 
@@ -161,7 +169,7 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     ensure_writable_file(store, "the result store")
     corpus = Path(args.corpus)
     sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
-    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
+    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs, *replay_inputs(args)])
     args.grid_outputs = [*files, ("the result store", store)]  # open_corpus checks them against the audio files
 
 
@@ -229,7 +237,7 @@ def _check_prediction_files(args: argparse.Namespace, corpus: Corpus, store: Pat
     manifest = Path(args.corpus)
     fix = "the file is named after the model: remove what is there (a link?), or choose another --out"
     ensure_outputs_apart([*outputs, ("the result store", store)],
-                         [("the corpus manifest", manifest)] if manifest.is_file() else [], fix)
+                         ([("the corpus manifest", manifest)] if manifest.is_file() else []) + replay_inputs(args), fix)
     ensure_outputs_apart_from_audio(outputs, corpus.clips, fix)
 
 
