@@ -19,7 +19,8 @@ from pathlib import Path
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
 from asraudit.commands.common import load_corpus_edits
-from asraudit.commands.mask import TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_params
+from asraudit.commands.mask import (TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_only_options_given,
+                                    mask_params)
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
 from asraudit.data.paths import output_file, output_folder, write_text_whole
@@ -27,7 +28,8 @@ from asraudit.errors import InputError
 from asraudit.models.candidate_check import score_window
 from asraudit.probes.battery import (READOUTS, check_benchmark_donors, check_donor_seconds,
                                      check_outputs_apart_from_donors, check_probe_inputs, check_sources, load_spec)
-from asraudit.probes.battery_run import BatteryInputs, BatteryParams, longer_splices, measure_battery, said_texts
+from asraudit.probes.battery_run import (BatteryInputs, BatteryParams, check_clip_conditions, longer_splices,
+                                        measure_battery, said_texts)
 from asraudit.report.tables import render_table
 from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.store import ResultStore
@@ -101,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
             raise InputError("--no-lift leaves none of the spec's probes (probes = [\"lift\"]): the battery would "
                              "measure nothing: drop --no-lift, or add accept-ref or recovery to probes", spec.source)
         spec = replace(spec, probes=tuple(p for p in spec.probes if p != "lift"))
+    if args.no_mask and (ignored := mask_only_options_given(args)):  # accepted and never read before
+        raise InputError(f"--no-mask finds no masked targets, so {', '.join(ignored)} would not be used: "
+                         f"drop --no-mask to probe masked targets, or drop {', '.join(ignored)}")
     check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
     check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
                        no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
@@ -132,6 +137,7 @@ def run(args: argparse.Namespace) -> int:
     print(one_line(f"battery {spec.name}: {len(spec.conditions)} condition(s), probes {', '.join(spec.probes)}; "
                    f"{len(edits)} edit(s), {len(items)} masked target(s)"), file=sys.stderr)
     inputs = BatteryInputs(corpus, edits, items, texts, said, timings)
+    check_clip_conditions(spec, inputs)  # a re-voiced NUL, babble short of donors with sound: before models load
     for line in longer_splices(spec, inputs, score_window(args.model)):  # from the headers, before any model loads
         warn(f"battery: {line}")
     with ResultStore(args.store or args.out / STORE_NAME) as store:
@@ -140,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
             store, executor_of(args), models, inputs, normalize, BatteryParams(spec=str(args.spec)),
             min_ref_match=args.min_ref_match, n_boot=args.bootstrap, seed=args.seed,
             on_condition=lambda name: note(f"battery condition {name}"), window=score_window(args.model, models),
-            spec=spec,
+            spec=spec, checked=True,
         )
     print_result(result)
     if args.json:

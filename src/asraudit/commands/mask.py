@@ -83,6 +83,23 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
 
 
+# The options of `add_mask_arguments` that only finding and hiding masked targets reads (`--text-field`,
+# `--limit`, `--normalizer`, `--bootstrap` and `--seed` are read by the battery's edit probes too).
+MASK_ONLY_OPTIONS = {"recipe": "--recipe", "align": "--align", "timings": "--timings",
+                     "compare_aligner": "--compare-aligner", "targets": "--targets", "words": "--words",
+                     "keep_trivial": "--keep-trivial", "fill": "--fill", "attenuation_db": "--attenuation-db",
+                     "pad": "--pad", "guard": "--guard"}
+
+
+def mask_only_options_given(args: argparse.Namespace) -> list[str]:
+    """The mask-only options whose value is not their default (given on the command line), in help order."""
+    defaults = argparse.ArgumentParser(add_help=False)
+    add_mask_arguments(defaults)
+    default = defaults.parse_args([])
+    return [flag for dest, flag in MASK_ONLY_OPTIONS.items()
+            if getattr(args, dest, None) != getattr(default, dest)]
+
+
 def clip_texts(corpus, text_field: str | None, limit: int | None = None) -> dict[str, str]:
     """clip id -> what the clip says (a manifest field, or the reference)."""
     out = {}

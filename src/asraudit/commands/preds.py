@@ -33,6 +33,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def _ensure_no_other_layout_beside(exports) -> None:
+    """Refuse an export ``DIR/m.jsonl`` where ``DIR`` already holds ``m.csv`` or ``m.parquet`` (another layout's file
+    of model m): ``--preds DIR/m.csv --export DIR`` (a file named on its own, so case 250's folder check let it
+    through) or an older conversion left there.  The folder would then hold two files of model m, and every later
+    command reading it stops on "two prediction files for model 'm'"."""
+    from asraudit.data.predictions import SUFFIXES
+
+    for _, out in exports:
+        folder = out.parent
+        if not folder.is_dir():
+            continue
+        for other in folder.iterdir():
+            if (other.stem == out.stem and other.suffix.lower() in SUFFIXES and other.name != out.name
+                    and not other.name.startswith(".")):
+                raise InputError(f"--export would write {out.name} beside {other.name}, another file of model "
+                                 f"{out.stem!r}: every later read of the folder {folder} would stop on two prediction "
+                                 f"files for model {out.stem!r}; write it to another folder", out)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.show_conflicts < 0:  # a negative slice bound listed every conflict but the last ones
         raise InputError(f"--show-conflicts must be at least 0, got {args.show_conflicts}")
@@ -45,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
         # Into a folder --preds names, m.jsonl lands beside the model's own m.csv (or m.parquet): the folder then
         # holds two files of model m, and every later command reading it stops (case 250).
         ensure_outside_prediction_folders(exports, args.preds)
+        _ensure_no_other_layout_beside(exports)
     pset = load_predictions_with_warnings(files)
     all_ids = pset.clip_ids()
     rows = []

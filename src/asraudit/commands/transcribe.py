@@ -24,7 +24,7 @@ from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.errors import InputError
 from asraudit.terminal_text import note, one_line, warn
-from asraudit.run.executor import parse_executor
+from asraudit.run.executor import parse_executor, ray_address
 from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions
 from asraudit.run.spec import Transcribe
@@ -139,6 +139,14 @@ def executor_of(args: argparse.Namespace):
                           actor_options=actor_options)
 
 
+def replay_inputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The prediction files ``--model replay:FILE`` reads: inputs an output must not replace (``transcribe
+    --model replay:o/mine.jsonl --out o`` rewrote the file it replayed with the corpus's clips only, the rows of
+    every other clip lost)."""
+    return [(f"the file --model {spec} replays", Path(spec.split(":", 1)[1])) for spec in args.model
+            if spec.startswith("replay:") and spec.split(":", 1)[1]]
+
+
 def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folders=(), inputs=()) -> None:
     """Every output of a model-running command checked before the corpus is read and any model runs.
 
@@ -148,6 +156,11 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     and none may be an input, the corpus manifest or the result store: ``score --out`` named after its
     ``--texts`` or the manifest replaced that input with the scores."""
     _refuse_repeated_models(args)  # every model-running command calls this first
+    # The executor options were read by `executor_of`, after the corpus was read, the models loaded and the
+    # store created in the output folder: `--batch-size 0` (or `--executor bogus`) was refused only then.
+    if args.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
+    ray_address(args.executor)
     for what, path in folders:
         ensure_writable_dir(path, what)
     for what, path in files:
@@ -156,7 +169,7 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     ensure_writable_file(store, "the result store")
     corpus = Path(args.corpus)
     sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
-    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs])
+    ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs, *replay_inputs(args)])
     args.grid_outputs = [*files, ("the result store", store)]  # open_corpus checks them against the audio files
 
 
@@ -198,9 +211,40 @@ def _refuse_clashing_stems(stems: list[str], note: str) -> None:
         raise InputError(f"several models would write {clashes[0]}.jsonl; run them with separate --out folders{note}")
 
 
+def _refuse_store_read_as_predictions(store: Path, out: Path) -> None:
+    """A result store in ``--out`` named as a prediction file (``--store out/whisper-tiny.en.jsonl``,
+    ``out/results.json``): the model's prediction file ``out/<model>.jsonl`` replaced the store it was written
+    from (its results lost but for what SQLite's write-ahead log still held), and every later ``--preds out``
+    read the store as a model's predictions."""
+    from asraudit.data.predictions import SUFFIXES
+
+    if store.suffix.lower() in SUFFIXES and store.resolve().parent == out.resolve():
+        raise InputError(f"the result store is in --out {out}, whose every {store.suffix} file is read as a model's "
+                         f"predictions: `asraudit wer --preds {out}` would read it as model {store.stem!r}, and a "
+                         f"model's {store.stem}.jsonl would replace it: name the store {store.stem}.sqlite or put it "
+                         "in another folder", store)
+
+
+def _check_prediction_files(args: argparse.Namespace, corpus: Corpus, store: Path, stems: list[str]) -> None:
+    """The prediction files ``<out>/<model>.jsonl`` checked as outputs once the models' names are known (before
+    any model runs with the local executor): ``check_grid_outputs`` cannot name them.  A folder there was found
+    when the file was written, after every model had run (``o/.whisper-tiny.en.jsonl.11918.c2cc16e4.tmp: Is a
+    directory``, a temporary name); a symbolic link there to the corpus manifest or a clip's audio (a file is
+    written through its link) had that input replaced with the predictions."""
+    outputs = [(f"the prediction file of model {stem}", args.out / f"{stem}.jsonl") for stem in stems]
+    for what, path in outputs:
+        ensure_writable_file(path, what)
+    manifest = Path(args.corpus)
+    fix = "the file is named after the model: remove what is there (a link?), or choose another --out"
+    ensure_outputs_apart([*outputs, ("the result store", store)],
+                         ([("the corpus manifest", manifest)] if manifest.is_file() else []) + replay_inputs(args), fix)
+    ensure_outputs_apart_from_audio(outputs, corpus.clips, fix)
+
+
 def run(args: argparse.Namespace) -> int:
     store_path = args.store or args.out / STORE_NAME
     check_grid_outputs(args, store=store_path, folders=[("--out", args.out)])  # before any model runs
+    _refuse_store_read_as_predictions(store_path, args.out)
     manifest = Path(args.corpus)
     if manifest.is_file() and args.out.is_dir() and manifest.resolve().parent == args.out.resolve():
         raise InputError(f"--out is the folder of the manifest {manifest.name}: the prediction files would lie "
@@ -210,12 +254,15 @@ def run(args: argparse.Namespace) -> int:
     models = model_factories(args)
     if args.executor == "local":  # loaded here (the executor takes them as they are): file names known before any run
         models = [factory() for factory in models]
-        _refuse_clashing_stems([preds_file_stem(identify(m).model_id) for m in models], "")
+        stems = [preds_file_stem(identify(m).model_id) for m in models]
+        _refuse_clashing_stems(stems, "")
+        _check_prediction_files(args, corpus, store_path, stems)
     with ResultStore(store_path) as store:
         summary = executor_of(args).run(store, models, corpus.clips, Transcribe(),
                                         description=f"transcribe {corpus.source}")
         stems = [preds_file_stem(i.model_id) for i in summary.identities]
         _refuse_clashing_stems(stems, " (their results are stored)")  # Ray actors load their models themselves
+        _check_prediction_files(args, corpus, store_path, stems)
         print_run(summary, store)
         without_reference = sum(1 for c in corpus if c.reference is None)
         if without_reference:

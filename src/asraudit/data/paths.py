@@ -191,7 +191,8 @@ def ensure_outputs_apart(outputs: Iterable[tuple[str, str | Path | None]],
         written[key] = what
 
 
-def ensure_outputs_apart_from_audio(outputs: Iterable[tuple[str, str | Path | None]], clips: Iterable) -> None:
+def ensure_outputs_apart_from_audio(outputs: Iterable[tuple[str, str | Path | None]], clips: Iterable,
+                                    fix: str = "write it to another file") -> None:
     """Refuse, once the corpus is read and before any model runs, an output file that is a clip's audio file.
 
     A corpus's audio files are inputs the command line does not name: ``translate --out a.wav`` ran, then
@@ -208,8 +209,7 @@ def ensure_outputs_apart_from_audio(outputs: Iterable[tuple[str, str | Path | No
         if isinstance(clip.audio, Path):
             hit = there.get(_same_file_key(clip.audio))
             if hit is not None:
-                raise InputError(f"{hit[0]} would overwrite the audio of clip {clip.id!r}, an input: write it to "
-                                 "another file", hit[1])
+                raise InputError(f"{hit[0]} would overwrite the audio of clip {clip.id!r}, an input: {fix}", hit[1])
 
 
 def unique_temp_path(path: Path) -> Path:

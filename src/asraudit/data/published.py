@@ -220,14 +220,26 @@ def _number(obj: Any, key: str, path: Path, where: str, low: float = 0.0, high: 
     return value
 
 
+def _name(obj: Any, key: str, path: Path, where: str) -> str:
+    """A released name (a set's ``dataset``, a row's ``model``): text with something in it.  An empty one was
+    printed as released (``tiny:  (en, test)``, a model row with no name) and matched nothing an audit runs."""
+    value = _field(obj, key, str, path, where)
+    if not value.strip():
+        raise InputError(f"{where}: {key} is {value!r}, no name: every row and set of the release is named", path)
+    return value
+
+
 def _names(obj: Any, key: str, path: Path, where: str) -> tuple[str, ...]:
     """A released list of names (a panel, a group's arms): every item text.  A number among them stopped the
-    listing with ``TypeError: sequence item 1: expected str instance, int found``, a traceback."""
+    listing with ``TypeError: sequence item 1: expected str instance, int found``, a traceback; an empty name
+    was printed as a member of nothing (``panel a, ``)."""
     items = _field(obj, key, list, path, where)
     for i, item in enumerate(items, start=1):
         if not isinstance(item, str):
             raise InputError(f"{where}: {key}[{i}] is {item!r} ({type(item).__name__}), not a name: the release "
                              "writes names as JSON strings", path)
+        if not item.strip():
+            raise InputError(f"{where}: {key}[{i}] is {item!r}, no name: the release names every member", path)
     return tuple(items)
 
 
@@ -260,8 +272,18 @@ def _leaderboard_row(r: Any, path: Path, where: str, panel: tuple[str, ...] = ()
     if ref + audio and not abs(published - ref / (ref + audio)) <= RATE_ROUNDING:
         raise InputError(f"{where}: benchmaxx_score {published} is not its counts' rate: accepted_ref {ref} of "
                          f"{ref + audio} verdicts is {ref / (ref + audio):.4f}", path)
-    return PublishedAcceptRef(_field(r, "model", str, path, where), _in_panel(r, panel, path, where), ref, audio,
+    return PublishedAcceptRef(_name(r, "model", path, where), _in_panel(r, panel, path, where), ref, audio,
                               eligible, published)
+
+
+def _run_length(p: Any, path: Path) -> int:
+    """The miner's ``min_run_len``: a run of at least one word, as ``refdis --min-run-len`` takes it.  0 was
+    printed as released (``min_run_len 0``), settings no miner runs under."""
+    value = _count(p, "min_run_len", path, "params")
+    if value < 1:
+        raise InputError(f"params: min_run_len is {value}: a run is at least 1 word long (refdis --min-run-len "
+                         "takes 1 or more)", path)
+    return value
 
 
 def _published_set(path: Path, d: dict) -> PublishedSet:
@@ -269,7 +291,7 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
     p = _field(d, "params", dict, path, name)
     settings = MinerSettings(
         _number(p, "majority_pct", path, "params"),
-        _count(p, "min_run_len", path, "params"),
+        _run_length(p, path),
         _field(p, "include_middle", bool, path, "params"),
         _number(p, "min_ref_match_pct", path, "params"),
         _number(p, "min_consensus_cer", path, "params", high=float("inf")),
@@ -277,6 +299,9 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
     prominence = _field(d, "prominence", dict, path, name)
     clips, edits = (_count(prominence, key, path, "prominence") for key in ("clips_analyzed", "n_runs"))
     panel = _names(d, "whitelist", path, name)
+    if not panel:  # printed "panel " with nothing after it: the set's edits are the panel's votes
+        raise InputError(f"{name}: whitelist is empty: a set's edits are mined from its panel's votes, so every set "
+                         "names its panel", path)
     twice = next((m for i, m in enumerate(panel) if m in panel[:i]), None)
     if twice is not None:  # "panel a, a": a panel of one shown as two, as `refdis --panel m0,m0` was (case 18)
         raise InputError(f"{name}: whitelist names {twice!r} more than once: each panel member votes once", path)
@@ -292,7 +317,7 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
                              f"(first at benchmaxx_leaderboard[{first_row[row.model]}])", path)
         first_row[row.model] = i
         rows.append(row)
-    return PublishedSet(name, path, _field(d, "dataset", str, path, name), str(d.get("language", "")),
+    return PublishedSet(name, path, _name(d, "dataset", path, name), str(d.get("language", "")),
                         str(d.get("split", "")), panel, settings,
                         clips, edits, tuple(rows))
 
@@ -342,6 +367,8 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     group_arms = _group_arms(g, path, name)
     for model, r in _field(g, "results", dict, path, name).items():
         where = f"{name}.results.{model}"
+        if not model.strip():  # a row of no model: printed with an empty name, matched by no audit's model
+            raise InputError(f"{name}.results: a row is keyed {model!r}, no model name", path)
         arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
         switch = _number(r, "switch", path, where)
         rates = [a.hits / a.n for a in arms.values() if a.n]

@@ -176,21 +176,41 @@ class DonorPool:
 
     def sample(self, clip_id: str, clip_text: str, n: int, seed: int) -> list[tuple[str, np.ndarray]]:
         """``n`` other utterances (babble), seeded per clip."""
+        # A clip of digital silence (a blank recording) adds nothing to the sum: babble of one donor drawing it
+        # was no noise at all (``Noise`` leaves a clip as it is when the noise has no power), of more donors one
+        # voice fewer, without a word.  The shuffle's next clip takes its place (no other choice changes).
+        chosen = self._with_sound(clip_id, clip_text, n, seed,
+                                  lambda i, t: bool((a := self._samples(i, t)).size and np.any(a)))
+        return [(donor_id, self._samples(donor_id, text)) for donor_id, text in chosen]
+
+    def check_sample(self, clip_id: str, clip_text: str, n: int, seed: int, sound: dict[str, bool]) -> None:
+        """That ``sample`` finds ``n`` donors with sound for the clip (its InputError if not), before any model
+        runs: the same seeded draw, each donor decoded once to see whether it holds sound (``sound``: the answers
+        so far, shared across clips and conditions) and not kept."""
+        def has_sound(donor_id: str, text: str) -> bool:
+            if donor_id not in sound:
+                audio = self._audio.get(donor_id)
+                audio = audio if audio is not None else (
+                    self._clips[donor_id].decode() if donor_id in self._clips else self._samples(donor_id, text))
+                sound[donor_id] = bool(audio.size and np.any(audio))
+            return sound[donor_id]
+
+        self._with_sound(clip_id, clip_text, n, seed, has_sound)
+
+    def _with_sound(self, clip_id: str, clip_text: str, n: int, seed: int, has_sound) -> list[tuple[str, str]]:
+        """``(id, text)`` of the ``n`` donors ``sample`` takes for the clip: the seeded shuffle of the others, a
+        donor without sound (``has_sound(id, text)`` false) passed over."""
         own = said_by(clip_text)
         pool = [(i, t) for i, t in self._entries if i != clip_id and said_by(t) != own]
         if not pool:  # Noise would refuse babble of no donor with a ValueError, a traceback mid-run
             raise InputError(f"donor source {self.spec!r} has no utterance other than clip {clip_id!r}")
         random.Random(f"babble:{seed}:{clip_id}").shuffle(pool)
-        # A clip of digital silence (a blank recording) adds nothing to the sum: babble of one donor drawing it
-        # was no noise at all (``Noise`` leaves a clip as it is when the noise has no power), of more donors one
-        # voice fewer, without a word.  The shuffle's next clip takes its place (no other choice changes).
         out, silent = [], []
         for donor_id, text in pool:
             if len(out) == n:
                 break
-            audio = self._samples(donor_id, text)
-            if audio.size and np.any(audio):
-                out.append((donor_id, audio))
+            if has_sound(donor_id, text):
+                out.append((donor_id, text))
             else:
                 silent.append(donor_id)
         if len(out) < n:

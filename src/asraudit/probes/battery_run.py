@@ -18,6 +18,7 @@ import numpy as np
 from asraudit.audio.conditions import Compose, DonorSplice, Revoice
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.timing import WordTiming
+from asraudit.errors import InputError
 from asraudit.probes.channel import Channel, changes_length
 from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
 from asraudit.probes.battery_donors import DonorPool
@@ -90,16 +91,20 @@ def said_texts(corpus, said: Mapping[str, str] | None, edits: Sequence[EditItem]
 def measure_battery(store, executor, models: Sequence, inputs: "BatteryInputs", normalize: Callable[[str], str],
                     params: BatteryParams = BatteryParams(), *, min_ref_match: float = 0.5, n_boot: int = 1000,
                     seed: int = 0, on_condition: Callable[[str], None] | None = None,
-                    window: ScoreWindow | None = None, spec: BatterySpec | None = None) -> BatteryResult:
+                    window: ScoreWindow | None = None, spec: BatterySpec | None = None,
+                    checked: bool = False) -> BatteryResult:
     """The battery named by ``params.spec`` over ``inputs``, its edits and targets capped by ``params``.
 
     ``window`` (``models.candidate_check.score_window`` of the models): no λ is read on longer clips, under
     any condition (the other readouts are).  ``spec``: the battery already read (``params.spec`` is not read
-    again), e.g. with probes left out (``asraudit battery --no-lift``)."""
+    again), e.g. with probes left out (``asraudit battery --no-lift``).  ``checked``: the caller ran
+    ``check_clip_conditions`` on ``inputs`` before loading the models (no cap applies)."""
     spec = load_spec(params.spec) if spec is None else spec
     edits = sample(inputs.edits, lambda e: e.edit_id, params.max_edits, seed)
     items = sample(inputs.items, lambda i: i.key, params.max_targets, seed) if params.mask else []
     capped = BatteryInputs(inputs.corpus, edits, items, inputs.texts, inputs.said, inputs.timings)
+    if not checked:
+        check_clip_conditions(spec, capped)  # before the first condition runs
     result = run_battery(store, executor, models, spec, capped, normalize, min_ref_match=min_ref_match,
                          n_boot=n_boot, seed=seed, on_condition=on_condition, window=window)
     result.edits, result.targets = len(edits), len(items)
@@ -222,6 +227,33 @@ def longer_variants(window: ScoreWindow, clips: Sequence, channel_of: Callable[[
         if n > window.seconds * SAMPLE_RATE + 1:  # a sample over is the resampler's rounding, as in too_long
             out[clip.id] = (n / SAMPLE_RATE, _done_to(ch.condition))
     return out
+
+
+def check_clip_conditions(spec: BatterySpec, inputs: BatteryInputs) -> None:
+    """What the conditions need of the probed clips (those with edits or masked targets) that the battery found
+    only on reaching the condition, after the models had run every condition before it, checked before any
+    model runs: a ``revoice`` condition's text holding a NUL character (no TTS command line can hold one), and
+    babble noise finding fewer donors with sound than its ``donors`` (a blank recording is passed over; the
+    same seeded draw as the run's, each donor decoded once, its audio not kept)."""
+    probed = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
+    clips = [c.id for c in inputs.corpus if c.id in probed]
+    pool, sound = None, {}
+    for n, cond in enumerate(spec.conditions, start=1):
+        where = f"[[condition]] #{n} ({cond.name})"
+        if cond.type == "revoice":
+            bad = next((c for c in clips if "\0" in inputs.said.get(c, "")), None)
+            if bad is not None:
+                raise InputError(f"{where}: re-voicing speaks clip {bad!r}'s text "
+                                 f"{inputs.said[bad][:60]!r}, which holds a NUL character, and no TTS engine can "
+                                 "be given one: remove it from the text", spec.source)
+        elif cond.type == "noise" and cond.params["kind"] == "babble":
+            pool = pool or DonorPool("benchmark", inputs.corpus, inputs.said)
+            for clip_id in clips:
+                try:
+                    pool.check_sample(clip_id, inputs.said.get(clip_id, ""), int(cond.params["donors"]),
+                                      int(cond.params["seed"]), sound)
+                except InputError as exc:
+                    raise InputError(f"{where}: {exc.message}", spec.source) from None
 
 
 def longer_splices(spec: BatterySpec, inputs: BatteryInputs, window: ScoreWindow | None) -> list[str]:
