@@ -12,7 +12,7 @@ import argparse
 from asraudit.commands.common import (add_preds_argument, ensure_outside_prediction_folders,
                                       load_predictions_with_warnings, prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
-from asraudit.data.predictions import prediction_files, write_leaderboard_jsonl
+from asraudit.data.predictions import SUFFIXES, prediction_files, write_leaderboard_jsonl
 from asraudit.errors import InputError
 from asraudit.report.tables import render_table
 from asraudit.terminal_text import one_line
@@ -38,8 +38,6 @@ def _ensure_no_other_layout_beside(exports) -> None:
     of model m): ``--preds DIR/m.csv --export DIR`` (a file named on its own, so case 250's folder check let it
     through) or an older conversion left there.  The folder would then hold two files of model m, and every later
     command reading it stops on "two prediction files for model 'm'"."""
-    from asraudit.data.predictions import SUFFIXES
-
     for _, out in exports:
         folder = out.parent
         if not folder.is_dir():

@@ -22,6 +22,7 @@ from asraudit.data.corpus import HF_TEXT_COLUMNS, Corpus, load_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_dir,
                                   ensure_writable_file, output_file, output_folder)
 from asraudit.data.prediction_writer import preds_file_stem
+from asraudit.data.predictions import SUFFIXES
 from asraudit.errors import InputError
 from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.executor import parse_executor, ray_address
@@ -216,8 +217,6 @@ def _refuse_store_read_as_predictions(store: Path, out: Path) -> None:
     ``out/results.json``): the model's prediction file ``out/<model>.jsonl`` replaced the store it was written
     from (its results lost but for what SQLite's write-ahead log still held), and every later ``--preds out``
     read the store as a model's predictions."""
-    from asraudit.data.predictions import SUFFIXES
-
     if store.suffix.lower() in SUFFIXES and store.resolve().parent == out.resolve():
         raise InputError(f"the result store is in --out {out}, whose every {store.suffix} file is read as a model's "
                          f"predictions: `asraudit wer --preds {out}` would read it as model {store.stem!r}, and a "
