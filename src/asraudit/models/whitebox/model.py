@@ -105,7 +105,7 @@ class WhiteboxWhisper:
         check_torch_device(device)  # before the conversion and the load
         path = Path(name)
         if path.is_dir() and (path / "model.safetensors").is_file():
-            directory, label = path, path.name
+            directory, label = path, path.resolve().name  # "." names the folder it is
         else:
             source = source_from_dir(path) if path.is_dir() else embedded_source(name)
             directory = convert(source, cache)
