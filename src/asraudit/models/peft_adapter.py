@@ -34,7 +34,28 @@ def is_adapter_folder(path: Path) -> bool:
 
 
 def base_of(folder: Path) -> str:
-    """The base model the adapter was trained over (a local folder or a hub id), as its config names it."""
+    """The base model the adapter was trained over (a local folder or a hub id), as its config names it.
+
+    A base that is an adapter folder is loaded the same way, its own base first; a chain that comes back to a
+    folder on it (``base_model_name_or_path = "."``, the adapter's own folder; two adapters naming each other)
+    would never reach a model, and was a ``RecursionError`` traceback: it is one line naming the folders."""
+    base = _named_base(folder)
+    chain = [folder.resolve()]
+    step = Path(base)
+    while is_adapter_folder(step):
+        if step.resolve() in chain:
+            loop = " -> ".join(str(p) for p in chain + [step.resolve()])
+            raise InputError(f"the adapter's base model is an adapter folder whose chain of bases comes back to a "
+                             f"folder on it ({loop}), so no model is ever reached: set base_model_name_or_path to "
+                             "the base model's folder or hub id", folder / ADAPTER_CONFIG)
+        chain.append(step.resolve())
+        step = Path(_named_base(step))
+    return base
+
+
+def _named_base(folder: Path) -> str:
+    """The base ``folder``'s adapter config names: a local folder (resolved, relative ones against the adapter's
+    folder first) or, when no such folder is there, the name as written (a hub id)."""
     try:
         config = json.loads((folder / ADAPTER_CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
