@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 from asraudit.errors import InputError
@@ -76,6 +77,44 @@ def require_peft(folder: Path) -> None:
                          "installed: pip install peft (or pip install 'asraudit[hf]')")
 
 
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
+
+
+def check_adapter_weights(folder: Path) -> None:
+    """The adapter's weights are there and whole, checked before its base loads (headers only): a folder without
+    them was peft's hub error (``Repo id must be in the form ...``) once the base had loaded, one cut short
+    safetensors' ``SafetensorError: Error while deserializing header``, a traceback."""
+    from asraudit.models.folder_check import check_safetensors
+
+    present = [folder / name for name in ADAPTER_WEIGHTS if (folder / name).is_file()]
+    if not present:
+        raise InputError(f"no adapter weights: the folder has adapter_config.json but neither "
+                         f"{' nor '.join(ADAPTER_WEIGHTS)} (an interrupted download or copy? fetch the adapter's "
+                         "files again)", folder)
+    if present[0].suffix == ".safetensors":
+        check_safetensors(present[0])
+
+
+_ADAPTER_NAME = re.compile(r"\.default(?=\.|$)")  # the segment peft names an adapter's tensors by, left out in its file
+
+
+def _unfilled(wrapped, folder: Path) -> tuple[list[str], list[str]]:
+    """``(tensors of the adapter file that name no adapter module of the base, adapter modules of the base that the
+    file does not fill)``, by peft's saved names (the adapter's name, ``default``, left out)."""
+    path = folder / ADAPTER_WEIGHTS[0]
+    if not path.is_file():
+        return [], []
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as handle:
+        saved = set(handle.keys())
+    names = [name for name, _ in wrapped.named_parameters()]
+    adapter = [name for name in names if _ADAPTER_NAME.search(name)]
+    wanted = {_ADAPTER_NAME.sub("", name.replace(".modules_to_save.default", "")) for name in adapter}
+    # A file may also carry base weights by their own names (embeddings saved with save_embedding_layers).
+    return sorted(saved - wanted - set(names)), sorted(wanted - saved)
+
+
 def adapter_digest(folder: Path) -> str:
     """A digest of the adapter's config and weights (what makes two adapters different models)."""
     digest = hashlib.sha256()
@@ -95,10 +134,21 @@ def apply_adapter(model, folder: Path) -> None:
         raise InputError(f"model {model.model_id!r} takes no PEFT adapter (its backend {model.backend} has no "
                          "transformers network to merge one into)")
     try:
-        merged = PeftModel.from_pretrained(network, str(folder)).merge_and_unload()
+        wrapped = PeftModel.from_pretrained(network, str(folder))
     except (ValueError, KeyError, RuntimeError) as exc:  # target modules the base lacks, mismatched shapes
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"the adapter does not fit its base model: {first}", folder) from None
+    # Tensors named for modules the base does not have by that name (an adapter trained over another model: its
+    # target modules, q_proj and v_proj, exist in both) were passed over with a warning among the log lines: the
+    # base's modules kept their initial adapter weights, and the run was the base's (or noise), exit 0.
+    unused, unfilled = _unfilled(wrapped, folder)
+    if unused or unfilled:
+        first = (unused or unfilled)[0]
+        raise InputError(f"the adapter does not fit its base model: {len(unused)} of its tensors name no adapter "
+                         f"module of the base and {len(unfilled)} adapter tensor(s) the base takes are not in it "
+                         f"(first: {first}): base_model_name_or_path names another model than the adapter was "
+                         "trained over", folder)
+    merged = wrapped.merge_and_unload()
     merged.to(model.device).eval()
     # On the network, so that variants (which share it) carry the adapter into their config hash too.
     merged.asraudit_adapter = {"path": str(folder), "digest": adapter_digest(folder)}
