@@ -313,7 +313,37 @@ def _model(s: Section) -> ModelSpec:
     s.done()
     # numpy scalars in a dict spec's options as their Python values (as the spec's other values, case 106): kept,
     # a backend refused them, and summary.json's provenance could not be written
-    return ModelSpec(spec=spec.strip(), name=name, panel=panel, options=plain_values(options), entry=s.where)
+    return ModelSpec(spec=_beside_spec(spec.strip(), s.base), name=name, panel=panel, options=plain_values(options),
+                     entry=s.where)
+
+
+_PATH_PREFIXES = ("whitebox:hf:", "whitebox:", "hf:", "ct2:", "replay:", "")
+
+
+def _beside_spec(spec: str, base: Path) -> str:
+    """A model spec naming a folder or file by a relative path, made absolute against the spec's folder when it is
+    there (``spec = "ft"``, ``"hf:models/ft"``, ``"whitebox:ft"``), as every other path of a spec is.  It was read
+    against the working directory: run from elsewhere, the audit loaded whatever folder of that name the working
+    directory held (another checkpoint), its summary naming the spec's ``ft``, exit 0.  Names that are no path here
+    (an embedded or registered model, a hub id, a URL) are left as they are; a dict spec's base is the working
+    directory, so its specs read as before."""
+    for prefix in _PATH_PREFIXES:
+        if spec.startswith(prefix):
+            target = spec[len(prefix):]
+            break
+    if not target or target.startswith(("http://", "https://")) or Path(target).expanduser().is_absolute():
+        return spec
+    if not (base / target).exists() or target == "pocketsphinx":
+        return spec
+    from asraudit.models import embedded
+    from asraudit.models.registry import registered_models
+
+    if target in embedded.EMBEDDED_MODELS:
+        return spec
+
+    if target in registered_models():
+        return spec
+    return prefix + str(base / target)
 
 
 def _params(data: Mapping[str, Any], key: str, cls: type, source: str, base: Path, given: dict | None = None):

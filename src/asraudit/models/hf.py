@@ -221,8 +221,28 @@ class _HFModel:
     def check_processor_fits(self) -> None:
         """The folder's processor files are the model's: its feature extractor gives the features the encoder
         takes, and its tokenizer no id the model lacks (checked at load, before any clip)."""
+        self.check_feature_input()
         self.check_feature_size()
         self.check_tokenizer_fits()
+
+    def check_feature_input(self) -> None:
+        """InputError when the feature extractor gives another input than the model's encoder takes: a Whisper's
+        extractor (``input_features``, log-mel frames) in a wav2vec2 CTC folder, whose encoder takes the samples
+        (``input_values``), or a wav2vec2's in a Whisper folder.  Such a folder loaded, and the first clip stopped
+        the run with ``KeyError: 'input_values'`` or transformers' ``ValueError: Make sure to provide either
+        `input_features` ...``, tracebacks.  Only audio inputs are compared: a speech LLM's main input is its text
+        (``input_ids``), its processor's extractor feeding the audio tower."""
+        audio_inputs = ("input_values", "input_features")
+        taken = getattr(self.model, "main_input_name", None)
+        extractor = getattr(self.processor, "feature_extractor", None) or self.processor
+        names = getattr(extractor, "model_input_names", None)
+        given = names[0] if isinstance(names, (list, tuple)) and names else None
+        if taken in audio_inputs and given in audio_inputs and given != taken:
+            files = [n for n in ("preprocessor_config.json", "processor_config.json") if (Path(self.source) / n).is_file()]
+            raise InputError(
+                f"its feature extractor{f' ({files[0]})' if files else ''} is a {type(extractor).__name__}, which "
+                f"gives {given}, and the model ({type(self.model).__name__}) takes {taken}: the extractor's file is "
+                "another model's: put the model's own in the folder", self.source)
 
     def check_feature_size(self) -> None:
         """InputError when the feature extractor computes another number of mel bins than the model's encoder

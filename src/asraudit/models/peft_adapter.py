@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 from asraudit.errors import InputError
@@ -34,7 +35,28 @@ def is_adapter_folder(path: Path) -> bool:
 
 
 def base_of(folder: Path) -> str:
-    """The base model the adapter was trained over (a local folder or a hub id), as its config names it."""
+    """The base model the adapter was trained over (a local folder or a hub id), as its config names it.
+
+    A base that is an adapter folder is loaded the same way, its own base first; a chain that comes back to a
+    folder on it (``base_model_name_or_path = "."``, the adapter's own folder; two adapters naming each other)
+    would never reach a model, and was a ``RecursionError`` traceback: it is one line naming the folders."""
+    base = _named_base(folder)
+    chain = [folder.resolve()]
+    step = Path(base)
+    while is_adapter_folder(step):
+        if step.resolve() in chain:
+            loop = " -> ".join(str(p) for p in chain + [step.resolve()])
+            raise InputError(f"the adapter's base model is an adapter folder whose chain of bases comes back to a "
+                             f"folder on it ({loop}), so no model is ever reached: set base_model_name_or_path to "
+                             "the base model's folder or hub id", folder / ADAPTER_CONFIG)
+        chain.append(step.resolve())
+        step = Path(_named_base(step))
+    return base
+
+
+def _named_base(folder: Path) -> str:
+    """The base ``folder``'s adapter config names: a local folder (resolved, relative ones against the adapter's
+    folder first) or, when no such folder is there, the name as written (a hub id)."""
     try:
         config = json.loads((folder / ADAPTER_CONFIG).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -53,6 +75,44 @@ def require_peft(folder: Path) -> None:
     if importlib.util.find_spec("peft") is None:
         raise InputError(f"model {str(folder)!r} is a PEFT adapter, which transformers only applies with peft "
                          "installed: pip install peft (or pip install 'asraudit[hf]')")
+
+
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
+
+
+def check_adapter_weights(folder: Path) -> None:
+    """The adapter's weights are there and whole, checked before its base loads (headers only): a folder without
+    them was peft's hub error (``Repo id must be in the form ...``) once the base had loaded, one cut short
+    safetensors' ``SafetensorError: Error while deserializing header``, a traceback."""
+    from asraudit.models.folder_check import check_safetensors
+
+    present = [folder / name for name in ADAPTER_WEIGHTS if (folder / name).is_file()]
+    if not present:
+        raise InputError(f"no adapter weights: the folder has adapter_config.json but neither "
+                         f"{' nor '.join(ADAPTER_WEIGHTS)} (an interrupted download or copy? fetch the adapter's "
+                         "files again)", folder)
+    if present[0].suffix == ".safetensors":
+        check_safetensors(present[0])
+
+
+_ADAPTER_NAME = re.compile(r"\.default(?=\.|$)")  # the segment peft names an adapter's tensors by, left out in its file
+
+
+def _unfilled(wrapped, folder: Path) -> tuple[list[str], list[str]]:
+    """``(tensors of the adapter file that name no adapter module of the base, adapter modules of the base that the
+    file does not fill)``, by peft's saved names (the adapter's name, ``default``, left out)."""
+    path = folder / ADAPTER_WEIGHTS[0]
+    if not path.is_file():
+        return [], []
+    from safetensors import safe_open
+
+    with safe_open(str(path), "pt") as handle:
+        saved = set(handle.keys())
+    names = [name for name, _ in wrapped.named_parameters()]
+    adapter = [name for name in names if _ADAPTER_NAME.search(name)]
+    wanted = {_ADAPTER_NAME.sub("", name.replace(".modules_to_save.default", "")) for name in adapter}
+    # A file may also carry base weights by their own names (embeddings saved with save_embedding_layers).
+    return sorted(saved - wanted - set(names)), sorted(wanted - saved)
 
 
 def adapter_digest(folder: Path) -> str:
@@ -74,10 +134,21 @@ def apply_adapter(model, folder: Path) -> None:
         raise InputError(f"model {model.model_id!r} takes no PEFT adapter (its backend {model.backend} has no "
                          "transformers network to merge one into)")
     try:
-        merged = PeftModel.from_pretrained(network, str(folder)).merge_and_unload()
+        wrapped = PeftModel.from_pretrained(network, str(folder))
     except (ValueError, KeyError, RuntimeError) as exc:  # target modules the base lacks, mismatched shapes
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"the adapter does not fit its base model: {first}", folder) from None
+    # Tensors named for modules the base does not have by that name (an adapter trained over another model: its
+    # target modules, q_proj and v_proj, exist in both) were passed over with a warning among the log lines: the
+    # base's modules kept their initial adapter weights, and the run was the base's (or noise), exit 0.
+    unused, unfilled = _unfilled(wrapped, folder)
+    if unused or unfilled:
+        first = (unused or unfilled)[0]
+        raise InputError(f"the adapter does not fit its base model: {len(unused)} of its tensors name no adapter "
+                         f"module of the base and {len(unfilled)} adapter tensor(s) the base takes are not in it "
+                         f"(first: {first}): base_model_name_or_path names another model than the adapter was "
+                         "trained over", folder)
+    merged = wrapped.merge_and_unload()
     merged.to(model.device).eval()
     # On the network, so that variants (which share it) carry the adapter into their config hash too.
     merged.asraudit_adapter = {"path": str(folder), "digest": adapter_digest(folder)}

@@ -47,7 +47,8 @@ from asraudit.models.ct2_whisper import CT2Whisper
 from asraudit.models.families import family_for
 from asraudit.models.folder_check import check_weights
 from asraudit.models.http import HTTPTranscriptionModel
-from asraudit.models.peft_adapter import apply_adapter, base_of, is_adapter_folder, require_peft
+from asraudit.models.peft_adapter import (apply_adapter, base_of, check_adapter_weights, is_adapter_folder,
+                                         require_peft)
 from asraudit.models.pocketsphinx import PocketSphinx
 from asraudit.models.replay import ReplayModel
 
@@ -405,6 +406,7 @@ def _load_adapter_folder(folder: Path, model_id: str, device: str, compute_type:
     """A PEFT adapter folder: its base loaded as a user's folder would be, the adapter injected (peft_adapter)."""
     require_peft(folder)
     base = base_of(folder)
+    check_adapter_weights(folder)  # before the base loads
     source = base if Path(base).is_dir() else str(_hub_snapshot(base, options.get("revision")))
     model = _load_hf(source, model_id, device, compute_type, options)
     apply_adapter(model, folder)

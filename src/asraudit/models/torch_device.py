@@ -31,3 +31,15 @@ def check_torch_device(device: object) -> None:
                              f"device(s), cuda:0..cuda:{torch.cuda.device_count() - 1}")
     elif parsed.type == "mps" and not torch.backends.mps.is_available():
         raise InputError(f"torch cannot use device {text!r}: MPS (Apple silicon) is not available here: use cpu")
+    elif parsed.type == "meta":  # shapes without values: the weights' copy onto it was NotImplementedError
+        raise InputError(f"torch cannot use device {text!r}: a meta tensor holds no values, so no model runs on it: "
+                         "use cpu")
+    elif parsed.type not in ("cpu", "cuda", "mps"):
+        # Every other type torch names (xpu, hpu, ipu, xla, mtia, vulkan, ...) reached model.to() and stopped there
+        # with AssertionError ("Torch not compiled with XPU enabled"), RuntimeError or ModuleNotFoundError: a
+        # tensor of one value made there says whether this torch and machine have it.
+        try:
+            torch.zeros(1, device=parsed)
+        except Exception as exc:  # noqa: BLE001 - each backend fails in its own way; all mean "not here"
+            why = str(exc).strip().splitlines()[0].split(". ")[0] if str(exc).strip() else type(exc).__name__
+            raise InputError(f"torch cannot use device {text!r}: {why}: use cpu") from None

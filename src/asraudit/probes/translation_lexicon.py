@@ -169,11 +169,16 @@ def _literal_punctuation(pattern: str):
                 continue
             c = d
         elif c == "[":  # a character class: any of its members may match
-            j = i + 1 + (pattern[i + 1:i + 2] == "^")
+            negated = pattern[i + 1:i + 2] == "^"
+            j = i + 1 + negated
             j += pattern[j:j + 1] == "]"
             while j < n and pattern[j] != "]":
-                j += 2 if pattern[j] == "\\" else 1
+                posix = regex.match(r"\[:\^?\w+:\]", pattern[j:])  # [[:punct:]]: its "]" does not end the class
+                j += posix.end() if posix else 2 if pattern[j] == "\\" else 1
             i = j + 1
+            members = None if negated else _class_punctuation(pattern[start + 1:j])
+            if members and not _OPTIONAL.match(pattern, i):
+                yield members, pattern[start:i]
             continue
         elif c == "{" and (m := _QUANTIFIER.match(pattern, i)):
             i = m.end()
@@ -189,14 +194,39 @@ def _literal_punctuation(pattern: str):
             yield c, pattern[start:i]
 
 
+def _class_punctuation(members: str) -> str | None:
+    """The characters of a character class's inside (``¿?`` of ``[¿?]``) when each is a punctuation mark given
+    literally, or None when any may be more (a letter or digit, an escape such as ``\\w``, a range, a nested set):
+    only a class of marks alone can be told dead from its source."""
+    chars, k = [], 0
+    while k < len(members):
+        ch = members[k]
+        if ch == "\\":
+            ch = members[k + 1:k + 2]
+            if not ch or ch.isalnum() or ch.isspace():
+                return None
+            k += 2
+        elif ch == "-" and chars and k + 1 < len(members) or ch == "[" or ch.isalnum() or ch.isspace() or ch == "_":
+            return None  # a range, a nested set or POSIX class, a letter, a digit
+        else:
+            k += 1
+        chars.append(ch)
+    return "".join(chars) or None
+
+
 def _dead_punctuation(pattern: str, target: str) -> str | None:
     """Punctuation ``pattern`` matches literally that folding removes (``fold`` drops ".", "?", "¿" and turns "-"
-    into a space; it keeps the apostrophe), in words naming it as written (``\\.``, ``-``), or None."""
-    for ch, written in _literal_punctuation(pattern):
-        folded = fold(f"a{ch}a", target)
-        if ch not in folded:
-            return (f"{written!r}, which a rendering never does once folded (punctuation removed: {ch!r} "
-                    f"{'reads as a space' if ' ' in folded else 'is dropped'})")
+    into a space; it keeps the apostrophe), alone or as a character class of such marks alone (``[¿?]``), in words
+    naming it as written (``\\.``, ``-``, ``[¿?]``), or None."""
+    for chars, written in _literal_punctuation(pattern):
+        folded = {ch: fold(f"a{ch}a", target) for ch in chars}
+        if any(ch in folded[ch] for ch in chars):
+            continue
+        if len(chars) == 1:
+            return (f"{written!r}, which a rendering never does once folded (punctuation removed: {chars!r} "
+                    f"{'reads as a space' if ' ' in folded[chars] else 'is dropped'})")
+        return (f"{written!r}, a class of marks alone, which a rendering never holds once folded (punctuation "
+                f"removed: {', '.join(repr(ch) for ch in chars)})")
     return None
 
 

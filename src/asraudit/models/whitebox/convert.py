@@ -136,6 +136,12 @@ def hf_state_dict(ct2: Ct2Model) -> dict[str, np.ndarray]:
 
 
 def conversion_dir(name: str, cache: Path | None = None) -> Path:
+    """The cache folder of the conversion of the model ``name``: one folder of its own under ``whitebox``.  A
+    name that is no single folder name (empty or ``.``: the ``whitebox`` folder itself, ``..``: the cache root)
+    would have a conversion published over the folder holding every other one, and those deleted."""
+    if name in ("", ".", "..") or "/" in name or "\\" in name:
+        raise InputError(f"{name!r} is not a folder name, and a model's conversion is cached in a folder named "
+                         "after it: name the model's folder by its path (its own name last)")
     return (cache or cache_root()) / "whitebox" / name
 
 

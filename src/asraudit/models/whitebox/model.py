@@ -28,6 +28,7 @@ from asraudit.errors import InputError
 from asraudit.models.base import TokenScores, score_arguments
 from asraudit.models.whisper_frontend import N_SAMPLES, WINDOWING, log_mel_spectrogram, transcribe_in_windows
 from asraudit.models.whisper_tokenizer import WhisperTokenizer
+from asraudit.models.weights_digest import folder_digest
 from asraudit.models.whitebox.convert import convert, load_converted, weights_fingerprint
 from asraudit.models.whitebox.frames import WHISPER_FRAMES, FrameGeometry, RunContext, audio_frames, changed_frames
 from asraudit.models.whitebox.interventions import Intervention, installed, needs_pairing
@@ -104,8 +105,13 @@ class WhiteboxWhisper:
 
         check_torch_device(device)  # before the conversion and the load
         path = Path(name)
+        shared = None
         if path.is_dir() and (path / "model.safetensors").is_file():
-            directory, label = path, path.name
+            directory, label = path, path.resolve().name  # "." names the folder it is
+            # A user's folder is known by its content: a conversion's manifest in it (a copy of the cache, then
+            # fine-tuned and saved in place, which keeps the file) names the weights it was converted from, and
+            # they were taken for the folder's: the fine-tune's results were the stored ones of the model before.
+            shared = (None, "hf:" + folder_digest(path)[:16])
         else:
             source = source_from_dir(path) if path.is_dir() else embedded_source(name)
             directory = convert(source, cache)
@@ -115,7 +121,7 @@ class WhiteboxWhisper:
             from asraudit.models.folder_check import refuse_missing_tensors
 
             refuse_missing_tensors(hf_model, info, str(path))
-        return cls(hf_model, directory, label, device=device, **kwargs)
+        return cls(hf_model, directory, label, device=device, _shared=shared, **kwargs)
 
     def variant(self, *interventions: Intervention) -> "WhiteboxWhisper":
         """The same weights with these interventions (replacing any this model has)."""

@@ -53,7 +53,10 @@ def source_from_dir(directory: str | Path, name: str | None = None) -> Ct2Source
     for path in files.values():
         if not path.is_file():
             raise InputError("not a CTranslate2 Whisper model directory (missing " + path.name + ")", directory)
-    return Ct2Source(name=name or directory.name, **files)
+    # The folder's own name, which names its cache slot (whitebox/NAME): "." and "a/.." name none, and
+    # whitebox/. is the whole conversion cache, which publishing the conversion there replaced, every other
+    # model's conversion deleted.
+    return Ct2Source(name=name or directory.resolve().name, **files)
 
 
 def embedded_source(name: str) -> Ct2Source:
