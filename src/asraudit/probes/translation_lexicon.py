@@ -133,8 +133,13 @@ def _never_folded(pattern: str, target: str) -> str | None:
     """What of ``pattern`` folded text never holds, in words (a letter upper-case outside ``(?i)`` or with an
     accent or tilde: ``fold`` lower-cases the rendering and drops its accents; punctuation it drops), or None.
     A pattern written as the language is ("está bien", "Señor", "peut-être") could never match: the renderings
-    that held it were counted as not holding the span, and only the pattern its examples tried was known to work."""
-    letters = _NOT_LETTERS.sub(" ", pattern)
+    that held it were counted as not holding the span, and only the pattern its examples tried was known to work.
+
+    Only what every match must hold is read (``_mandatory``): a branch of an alternation (``(está|esta)``), a part
+    made optional (``¿?``, ``(¿)?``), a character class (``[áa]``) or a negative lookaround may hold such a
+    character and the pattern still match."""
+    core = _mandatory(pattern)
+    letters = _NOT_LETTERS.sub(" ", _without_classes(core))
     ignore_case = _IGNORE_CASE.search(pattern) is not None
     for ch in letters:
         if not ch.isalpha():
@@ -143,7 +148,91 @@ def _never_folded(pattern: str, target: str) -> str | None:
         if folded == ch or (ignore_case and folded == fold(ch.lower(), target) == ch.lower()):
             continue
         return f"{ch!r}, which a rendering never does once folded (lower case, accents removed: {fold(ch, target)!r})"
-    return _dead_punctuation(pattern, target)
+    return _dead_punctuation(core, target)
+
+
+_ESCAPE = regex.compile(r"\\(?:[pPN]\{[^}]*\}|x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)", regex.DOTALL)
+_ANY_QUANTIFIER = regex.compile(r"(?:[?*+]|\{\d*,?\d*\})[?+]?")
+# Groups whose content every match holds: capturing, (?:...), atomic (?>...), named, a positive lookahead or
+# lookbehind, scoped flags (?i:...).  Every other kind (a negative lookaround, a comment, inline flags alone, a
+# backreference, a branch reset, a conditional) is passed over.
+_HELD_GROUP = regex.compile(r"\((?!\?)|\(\?(?::|>|=|<=|P?<[A-Za-z_]\w*>|[a-zA-Z]*-?[a-zA-Z]*:)")
+
+
+def _class_end(pattern: str, i: int) -> int:
+    """Where the character class opening at ``pattern[i]`` (``[``) ends (after its ``]``); a POSIX class
+    (``[[:punct:]]``) inside it does not end it."""
+    j = i + 1 + (pattern[i + 1:i + 2] == "^")
+    j += pattern[j:j + 1] == "]"
+    while j < len(pattern) and pattern[j] != "]":
+        posix = regex.match(r"\[:\^?\w+:\]", pattern[j:])
+        j += posix.end() if posix else 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def _group_end(pattern: str, i: int) -> int:
+    """Where the group opening at ``pattern[i]`` (``(``) ends (after its ``)``)."""
+    depth, j = 0, i
+    while j < len(pattern):
+        c = pattern[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _class_end(pattern, j)
+            continue
+        depth += c == "("
+        depth -= c == ")"
+        j += 1
+        if depth == 0:
+            return j
+    return len(pattern)
+
+
+def _mandatory(pattern: str) -> str:
+    """The parts of ``pattern`` every match holds, in order, their quantifiers left out: atoms a quantifier makes
+    optional (``?``, ``*``, ``{0,n}``) and groups that are not held (``_HELD_GROUP``) or hold an alternation are
+    passed over, a held group's own parts taken; nothing when the pattern is itself an alternation (any branch
+    may be the one that matches)."""
+    pieces, i, n = [], 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "|":
+            return ""
+        if c == "\\":
+            escape = _ESCAPE.match(pattern, i)
+            end = escape.end() if escape else n
+        elif c == "[":
+            end = _class_end(pattern, i)
+        elif c == "(":
+            end = _group_end(pattern, i)
+        else:
+            end = i + 1
+        quantifier = _ANY_QUANTIFIER.match(pattern, end)
+        if not _OPTIONAL.match(pattern, end):
+            if c == "(":
+                held = _HELD_GROUP.match(pattern, i)
+                pieces.append(_mandatory(pattern[held.end():end - 1]) if held else "")
+            else:
+                pieces.append(pattern[i:end])
+        i = quantifier.end() if quantifier else end
+    return "".join(pieces)
+
+
+def _without_classes(pattern: str) -> str:
+    """``pattern`` with each character class a space: any one member may be the one that matches."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+        elif pattern[i] == "[":
+            out.append(" ")
+            i = _class_end(pattern, i)
+        else:
+            out.append(pattern[i])
+            i += 1
+    return "".join(out)
 
 
 _QUANTIFIER = regex.compile(r"\{\d*,?\d*\}")
