@@ -35,7 +35,7 @@ def _folder(tmp_path, name, model_bin: bytes):
     source = embedded_source("whisper-tiny.en")
     folder = tmp_path / name
     folder.mkdir()
-    for path in (source.config_json, source.tokenizer_json, source.vocabulary_txt):
+    for path in (source.config_json, source.tokenizer_json, source.vocabulary):
         shutil.copy(path, folder / path.name)
     (folder / "model.bin").write_bytes(model_bin)
     return folder
