@@ -17,6 +17,7 @@ pytest.importorskip("transformers")
 
 def test_convert_dot_converts_into_the_folders_own_slot(tmp_path, cli, monkeypatch):
     from asraudit.models import embedded
+    from asraudit.models.whitebox.sources import folder_slot
 
     source = embedded.locate("whisper-tiny.en")
     folder = tmp_path / "m"
@@ -29,9 +30,11 @@ def test_convert_dot_converts_into_the_folders_own_slot(tmp_path, cli, monkeypat
     monkeypatch.chdir(folder)
     ran = cli("whitebox", "convert", ".", "--cache", tmp_path / "cache")
     assert ran.code == 0, ran.err
-    assert ran.out.splitlines()[0] == f"converted m -> {tmp_path / 'cache' / 'whitebox' / 'm'}"
+    slot = folder_slot("m", folder)  # the folder's name, then its path's digest (case 271)
+    assert slot.startswith("m-")
+    assert ran.out.splitlines()[0] == f"converted m -> {tmp_path / 'cache' / 'whitebox' / slot}"
     assert (other / "model.safetensors").read_bytes() == b"another model's conversion"
-    assert sorted(p.name for p in (tmp_path / "cache" / "whitebox").iterdir()) == ["m", "other-model"]
+    assert sorted(p.name for p in (tmp_path / "cache" / "whitebox").iterdir()) == [slot, "other-model"]
 
 
 @pytest.mark.parametrize("name", ["", ".", "..", "a/b"])

@@ -38,15 +38,17 @@ def test_a_folder_with_vocabulary_json_converts_and_transcribes_as_the_ct2_backe
 
     from asraudit.demo.organism import BENCHMARK_DIR
     from asraudit.models.registry import load_model
+    from asraudit.models.whitebox.sources import folder_slot
 
     folder = _json_vocabulary_folder(tmp_path / "tiny-json")
     ran = cli("whitebox", "convert", folder, "--cache", tmp_path / "cache")
     assert ran.code == 0, ran.err
-    assert ran.out.splitlines()[0] == f"converted tiny-json -> {tmp_path / 'cache' / 'whitebox' / 'tiny-json'}"
+    converted = tmp_path / "cache" / "whitebox" / folder_slot("tiny-json", folder)
+    assert ran.out.splitlines()[0] == f"converted tiny-json -> {converted}"
     row = json.loads((BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()[0])
     audio, rate = sf.read(BENCHMARK_DIR / row["audio_filepath"], dtype="float32")
     assert rate == 16_000
-    whitebox = load_model(f"whitebox:{tmp_path / 'cache' / 'whitebox' / 'tiny-json'}")
+    whitebox = load_model(f"whitebox:{converted}")
     ct2 = load_model(f"ct2:{folder}")
     said_whitebox, said_ct2 = whitebox.transcribe([np.asarray(audio)])[0], ct2.transcribe([np.asarray(audio)])[0]
     assert said_whitebox.split() == said_ct2.split() and len(said_ct2.split()) > 3

@@ -1,7 +1,8 @@
 """The white-box Whisper: the embedded CTranslate2 models as PyTorch modules you can hook.
 
 * ``convert``: CTranslate2 ``model.bin`` -> transformers ``WhisperForConditionalGeneration``
-  (+ tokenizer, generation config), cached under ``$ASRAUDIT_CACHE/whitebox/<name>``;
+  (+ tokenizer, generation config), cached under ``$ASRAUDIT_CACHE/whitebox/<name>``
+  (a folder given by path: ``<name>-<digest of its path>``);
 * ``model.WhiteboxWhisper``: that model behind asraudit's model protocol, decoding
   exactly like the CTranslate2 backend;
 * ``interventions``: activation patching, cross-attention masking, steering.

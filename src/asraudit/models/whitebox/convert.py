@@ -15,7 +15,8 @@ renamed and split.  Facts about the CTranslate2 layout this relies on:
   output projection is tied.
 
 The result is written with ``save_pretrained`` (weights, tokenizer,
-generation config) to ``<cache>/whitebox/<name>`` and read back with
+generation config) to ``<cache>/whitebox/<name>`` (a folder given by path: ``<name>-<digest of its path>``,
+``sources.folder_slot``) and read back with
 ``from_pretrained(local_files_only=True)``: the same path a user's own
 Hugging Face checkpoint takes, so nothing here needs a network.  The
 tokenizer, configs and decoder prompt are built in ``tokenizer_config``.
@@ -194,7 +195,7 @@ def _whole(directory: Path) -> bool:
 def is_converted(source: Ct2Source, cache: Path | None = None) -> bool:
     """True when the cache holds a whole conversion of exactly these source files (a damaged one is converted
     again: the cache never holds anything the wheels cannot rebuild)."""
-    path = conversion_dir(source.name, cache) / MANIFEST
+    path = conversion_dir(source.cache_name, cache) / MANIFEST
     if not path.is_file() or not _whole(path.parent):
         return False
     try:
@@ -240,7 +241,7 @@ def read_source(source: Ct2Source):
 
 
 def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -> Path:
-    """Convert ``source`` into ``<cache>/whitebox/<name>`` and return that directory.
+    """Convert ``source`` into ``<cache>/whitebox/<cache_name>`` and return that directory.
 
     Reuses a finished conversion of the same files unless ``force``.  Writes
     into a temporary sibling and renames it into place, so an interrupted
@@ -249,7 +250,7 @@ def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -
     import torch
     from transformers import WhisperFeatureExtractor, WhisperForConditionalGeneration
 
-    target = conversion_dir(source.name, cache)
+    target = conversion_dir(source.cache_name, cache)
     if not force and is_converted(source, cache):
         return target
     ct2_config, tokenizer, config, generation, weights = read_source(source)
