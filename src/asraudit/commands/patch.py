@@ -21,9 +21,9 @@ import numpy as np
 
 from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
-from asraudit.commands.steer import add_experiment_arguments, corpus_clips, load_whitebox, parse_frames, run_experiment
+from asraudit.commands.steer import (add_experiment_arguments, check_outputs, corpus_clips, experiment_outputs,
+                                     load_whitebox, parse_frames, run_experiment)
 from asraudit.data.corpus import load_other_corpus
-from asraudit.data.paths import ensure_writable_file
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
@@ -153,6 +153,15 @@ def _per_clip_sources(spec: str, clips):
     return SourcesByAudio.from_pairs(pairs, label=Path(path).stem)
 
 
+def _source_inputs(spec: str | None) -> list[tuple[str, Path]]:
+    """The file ``--source`` reads, an input the outputs must not replace: a ``corpus:`` manifest, an ``audio:``
+    clip."""
+    kind, _, path = (spec or "").partition(":")
+    if kind in ("corpus", "audio") and path and Path(path).is_file():
+        return [(f"--source {spec}", Path(path))]
+    return []
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.source and not args.block_attention:
         raise InputError("nothing to do: give --source (activation patching) and/or --block-attention START-END")
@@ -161,8 +170,7 @@ def run(args: argparse.Namespace) -> int:
     # What the files and options alone tell, before the model loads: the corpus, the source (a corpus's clips
     # matched by id and decoded; a mask's span against the clips) and every span against the clips' lengths.
     # A `--source corpus:` of other clip ids was refused only once the model had loaded.
-    if args.json:
-        ensure_writable_file(args.json, "--json")
+    check_outputs(args, experiment_outputs(args), _source_inputs(args.source))
     clips = corpus_clips(args)
     source = frames = None
     if args.source:

@@ -28,11 +28,13 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.commands.common import at_least, finite_number, frames_option, model_names, resample_count
+from asraudit.commands.common import (at_least, ensure_outside_prediction_folders, finite_number, frames_option,
+                                     model_names, prediction_inputs, resample_count)
 from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
 from asraudit.data.corpus import load_other_corpus
-from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
-from asraudit.data.predictions import load_predictions
+from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_file,
+                                 output_file, write_text_whole)
+from asraudit.data.predictions import load_predictions, prediction_files
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
                                           check_source_reaches, parse_audio_source, readout, run_variants,
@@ -105,6 +107,31 @@ def load_whitebox(args: argparse.Namespace):
     return model
 
 
+def check_outputs(args: argparse.Namespace, outputs, inputs=()) -> None:
+    """The output files of ``steer`` and ``patch`` (``outputs``: (option, path) pairs, None: not given), before the
+    corpus is read and the model loads: each writable, none an input (the corpus manifest, the ``--preds`` files,
+    the command's own ``inputs``) nor another output's file, none in a ``--preds`` folder.  ``steer learn --out
+    m.jsonl`` replaced the corpus manifest with the direction, ``--json`` named after ``--store`` replaced the
+    store of every finished variant with the readout (``--direction``: the direction with it), exit 0 each.
+    ``corpus_clips`` checks them against the corpus's audio files once it is read."""
+    outputs = [(what, path) for what, path in outputs if path is not None]
+    for what, path in outputs:
+        ensure_writable_file(path, what)
+    corpus = Path(args.corpus)
+    preds = prediction_files(args.preds) if getattr(args, "preds", None) else []
+    named = [("the corpus manifest", corpus)] if corpus.is_file() else []
+    ensure_outputs_apart(outputs, [*named, *[(what, path) for what, path in inputs if path is not None],
+                                   *prediction_inputs(preds)])
+    if preds:
+        ensure_outside_prediction_folders(outputs, args.preds)
+    args.experiment_outputs = outputs
+
+
+def experiment_outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    """``--json`` and ``--store`` of ``steer induce|ablate`` and ``patch``."""
+    return [("--json", args.json), ("--store", args.store)]
+
+
 def corpus_clips(args: argparse.Namespace):
     corpus = open_corpus(args)
     clips = list(corpus.clips)
@@ -112,6 +139,7 @@ def corpus_clips(args: argparse.Namespace):
         clips = clips[: args.limit]
     if not clips:
         raise InputError("the corpus has no clips", args.corpus)
+    ensure_outputs_apart_from_audio(getattr(args, "experiment_outputs", ()), corpus.clips)
     return clips
 
 
@@ -271,7 +299,9 @@ def _pairs(args: argparse.Namespace, clips):
 
 
 def run_learn(args: argparse.Namespace) -> int:
-    ensure_writable_file(args.out, "--out")
+    negative = Path(args.negative_corpus) if args.negative_corpus else None
+    check_outputs(args, [("--out", args.out)],
+                  [("the --negative-corpus manifest", negative if negative and negative.is_file() else None)])
     clips = corpus_clips(args)
     if args.negative:  # its spelling and its span against the clips, before the model loads
         check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
@@ -303,6 +333,7 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
     """The direction file (a damaged one refused before the model loads; to ``add``, a zero vector too), the corpus's
     clips and the frames (checked against the clips' lengths), and then the model, the direction checked against it
     (its layer, its width) before any variant runs. The corpus was read once the model had loaded."""
+    check_outputs(args, experiment_outputs(args), [("--direction", args.direction)])
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
     if add:
@@ -311,8 +342,6 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
         for rank in args.rank or []:
             if not 1 <= rank <= direction.rank:
                 raise InputError(f"--rank {rank} outside 1..{direction.rank} (the direction's basis)", args.direction)
-    if getattr(args, "json", None):
-        ensure_writable_file(args.json, "--json")
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
