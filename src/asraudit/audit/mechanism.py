@@ -34,7 +34,7 @@ from asraudit.mechanism.experiment import (ReadoutParams, Variant, check_frames_
                                           run_variants)
 from asraudit.mechanism.pairs import (ClipPair, Selection, clip_field, clip_pairs, group_of, split_groups,
                                      unpaired_positives)
-from asraudit.mechanism.steering import Direction, learn_direction
+from asraudit.mechanism.steering import Direction, alpha_label, learn_direction
 from asraudit.probes.battery_donors import check_donor_source
 from asraudit.metrics.stats import Interval
 from asraudit.models.registry import load_model
@@ -523,11 +523,11 @@ def _run_steer(run: _Run, plan: SteerPlan) -> None:
             variants = [Variant("baseline", "baseline", target)]
             details = {"baseline": {}}
             for alpha in spec.alphas:
-                label = f"add a={alpha:g}"
+                label = f"add a={alpha_label(alpha)}"
                 variants.append(Variant(label, "intervention", target.variant(addition(direction, alpha))))
-                variants.append(Variant(f"random a={alpha:g}", "control", target.variant(addition(control, alpha)),
-                                        control_of=label))
-                details[label] = details[f"random a={alpha:g}"] = {"alpha": alpha}
+                variants.append(Variant(f"random a={alpha_label(alpha)}", "control",
+                                        target.variant(addition(control, alpha)), control_of=label))
+                details[label] = details[f"random a={alpha_label(alpha)}"] = {"alpha": alpha}
             go("induce", name, variants, plan.induce_clips, details)
 
 

@@ -186,6 +186,11 @@ def run(args: argparse.Namespace) -> int:
         block = parse_frames(span)
         if block.kind != "span":
             raise InputError(f"--block-attention takes START-END in seconds, got {span!r}")
+        again = next((given for given, b in blocked if b.id == block.id), None)
+        if again is not None:  # one variant twice: refused ("variant labels repeat") once the model had loaded
+            same = "given twice" if again == span else f"the span of --block-attention {again} again"
+            raise InputError(f"--block-attention {span} is {same} ({block.id}): each span is one variant of the "
+                             "table: give each once")
         check_frames_reach(block, span, clips, "--block-attention")
         blocked.append((span, block))
 

@@ -39,8 +39,8 @@ from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames_reach, check_one_window,
                                           check_source_reaches, parse_audio_source, readout, run_variants,
                                           stored_transcripts)
-from asraudit.mechanism.steering import (Direction, check_addable, check_encoder_direction, check_fits,
-                                        check_learning_lengths, learn_direction)
+from asraudit.mechanism.steering import (Direction, alpha_label, check_addable, check_encoder_direction, check_fits,
+                                        check_learning_lengths, learn_direction, refuse_repeated)
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -353,6 +353,10 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
     clips and the frames (checked against the clips' lengths), and then the model, the direction checked against it
     (its layer, its width) before any variant runs. The corpus was read once the model had loaded."""
     check_outputs(args, experiment_outputs(args), [("--direction", args.direction)])
+    if add:
+        refuse_repeated("--alpha", args.alpha, alpha_label)
+    else:
+        refuse_repeated("--rank", args.rank)
     direction = Direction.load(args.direction)
     check_encoder_direction(direction, args.direction)
     if add:
@@ -378,10 +382,10 @@ def run_induce(args: argparse.Namespace) -> int:
     control = direction.random_control(args.control_seed)
     variants = [Variant("baseline", "baseline", model)]
     for alpha in args.alpha or [1.0]:
-        label = f"add a={alpha:g}"
+        label = f"add a={alpha_label(alpha)}"
         variants.append(Variant(label, "intervention",
                                 model.variant(SteerAdd(direction=direction, alpha=alpha, layer=args.layer, frames=frames))))
-        variants.append(Variant(f"random a={alpha:g}", "control",
+        variants.append(Variant(f"random a={alpha_label(alpha)}", "control",
                                 model.variant(SteerAdd(direction=control, alpha=alpha, layer=args.layer, frames=frames)),
                                 control_of=label))
     title = f"steer induce {direction.id} (layer {args.layer if args.layer is not None else direction.layer}) on {getattr(model, 'name', model.model_id)}"

@@ -210,6 +210,27 @@ def check_encoder_direction(direction: Direction, path=None) -> None:
                          "[[mechanism]] entry with site = \"decoder\"", path)
 
 
+def alpha_label(alpha: float) -> str:
+    """A steering scale as a variant's label shows it: ``%g`` (``1``, ``0.5``, ``2e+06``) where that is the number,
+    else every digit: ``%g`` of 1000000 and 1000001 is ``1e+06`` both, and two variants of one label were refused
+    (``variant labels repeat``) once the model had loaded, in an audit's last stage after every other."""
+    short = f"{alpha:g}"
+    return short if float(short) == float(alpha) else repr(float(alpha))
+
+
+def refuse_repeated(option: str, values, shown=str) -> None:
+    """A value given twice to an option that makes one variant (and its control) of each (``--alpha 1 --alpha 1.0``,
+    ``--rank 1 --rank 1``): the two variants are one model configuration, refused as such only once the model had
+    loaded; checked with the options."""
+    seen: dict = {}
+    for value in values or ():
+        if value in seen:
+            again = "" if shown(seen[value]) == shown(value) else f" (as {shown(seen[value])} before)"
+            raise InputError(f"{option} {shown(value)} is given twice{again}: each value is one variant of the table, "
+                             "with its control: give each once")
+        seen[value] = value
+
+
 def check_addable(direction: Direction, path=None, alphas: Sequence[float] = ()) -> None:
     """Refuse adding a direction whose vector is zero: the steered run would be the baseline and its random control
     (of the same norm) too, and the table reported an intervention that changed nothing; and a scale at which the
