@@ -22,7 +22,7 @@ import numpy as np
 from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
 from asraudit.commands.steer import (add_experiment_arguments, check_outputs, corpus_clips, experiment_outputs,
-                                     load_whitebox, parse_frames, run_experiment)
+                                     load_panel, load_whitebox, parse_frames, run_experiment)
 from asraudit.data.corpus import load_other_corpus
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
@@ -193,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
                              "table: give each once")
         check_frames_reach(block, span, clips, "--block-attention")
         blocked.append((span, block))
+    load_panel(args, clips)
 
     model = load_whitebox(args)
     from asraudit.models.whitebox.interventions import ActivationPatch, CrossAttentionMask  # torch

@@ -209,18 +209,27 @@ def check_panel_covers(panel, panel_models: Sequence[str], clips) -> None:
                              "or clip ids written differently?", member.source)
 
 
+def load_panel(args: argparse.Namespace, clips):
+    """``(panel, its models)`` of ``--preds``/``--panel`` (``(None, [])`` without), each member checked to cover the
+    corpus; read before the model loads (``args.loaded_panel``): a damaged prediction file, a ``--panel`` model
+    without a file or a panel of another corpus was refused only once the model had loaded (and, on a cold cache,
+    been converted)."""
+    if not args.preds:
+        if args.panel:
+            raise InputError("--panel needs --preds (the panel's prediction files)")
+        return None, []
+    panel = load_predictions(args.preds)
+    panel_models = args.panel if args.panel else panel.model_names
+    check_panel_covers(panel, panel_models, clips)
+    args.loaded_panel = (panel, panel_models)
+    return panel, panel_models
+
+
 def run_experiment(args: argparse.Namespace, variants, clips, title: str, check_baseline=None) -> int:
     """Run every variant through the store, then print (and optionally save) the readout. ``check_baseline``,
     given the baseline's transcripts (clip id -> text) once it has run, checks what only they tell before the
     other variants run."""
-    panel = None
-    panel_models: list[str] = []
-    if args.preds:
-        panel = load_predictions(args.preds)
-        panel_models = args.panel if args.panel else panel.model_names
-        check_panel_covers(panel, panel_models, clips)
-    elif args.panel:
-        raise InputError("--panel needs --preds (the panel's prediction files)")
+    panel, panel_models = getattr(args, "loaded_panel", None) or load_panel(args, clips)
     with ResultStore(args.store) as store:
         if check_baseline is not None:
             baseline = next(v for v in variants if v.role == "baseline")
@@ -368,6 +377,7 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
     frames = parse_frames(args.frames)
     clips = corpus_clips(args)
     check_frames_reach(frames, args.frames, clips, "--frames")
+    load_panel(args, clips)
     model = load_whitebox(args)
     check_fits(direction, model, args.layer, args.direction)
     if frames.kind == "span":
