@@ -24,6 +24,7 @@ from asraudit.commands.common import frames_option
 from asraudit.commands.steer import (add_experiment_arguments, check_outputs, corpus_clips, experiment_outputs,
                                      load_panel, load_whitebox, parse_frames, run_experiment)
 from asraudit.data.corpus import load_other_corpus
+from asraudit.data.paths import ensure_outputs_apart_from_audio
 from asraudit.errors import InputError
 from asraudit.mechanism.experiment import (Variant, check_frames_reach, check_one_window, check_source_reaches,
                                           parse_audio_source)
@@ -137,10 +138,11 @@ def _positions_reached(positions: tuple[int, ...], model, clips):
     return check
 
 
-def _per_clip_sources(spec: str, clips):
+def _per_clip_sources(spec: str, clips, outputs=()):
     """Each clip's source: the clip with the same id in another corpus (looked up by audio at run time)."""
     path = spec.split(":", 1)[1]
     others = load_other_corpus(path, f"--source {spec}")
+    ensure_outputs_apart_from_audio(outputs, others.clips)  # a source clip's audio is an input too
     missing = [c.id for c in clips if c.id not in others]
     if missing:
         raise InputError(f"{len(missing)} clip(s) have no source with the same id, e.g. {missing[0]!r}", path)
@@ -175,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     source = frames = None
     if args.source:
         if args.source.startswith("corpus:"):
-            source = _per_clip_sources(args.source, clips)
+            source = _per_clip_sources(args.source, clips, args.experiment_outputs)
         else:
             source = parse_audio_source(args.source)
             check_source_reaches(source, args.source, clips, "--source")

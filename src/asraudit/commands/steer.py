@@ -305,6 +305,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
 def _pairs(args: argparse.Namespace, clips):
     if args.negative_corpus:
         negatives = load_other_corpus(args.negative_corpus, "--negative-corpus")
+        ensure_outputs_apart_from_audio(getattr(args, "experiment_outputs", ()), negatives.clips)
         missing = [c.id for c in clips if c.id not in negatives]
         if missing:  # learned from the pairs it had, without a word, where patch --source corpus: refuses the same
             raise InputError(f"{len(missing)} of {len(clips)} clip(s) of --corpus have no negative with the same id "
