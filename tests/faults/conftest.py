@@ -276,3 +276,30 @@ def text_only_audit_summary(folder: Path, n_clips: int, bootstrap: int) -> Path:
                     encoding="utf-8")
     assert main(["audit", str(spec), "--no-progress"]) == 0
     return folder / "out" / "summary.json"
+
+
+MODEL_LOADED = "the model loaded: the command's checks did not all come first"
+
+
+def mechanism_folder_without_a_model(folder: Path, monkeypatch, metadata: dict | None = None) -> Path:
+    """``folder`` as the working directory of a ``steer`` or ``patch`` run whose white-box model never loads
+    (loading it fails the test with ``MODEL_LOADED``): what those commands check before the model loads.  It holds
+    a one-clip manifest (``m.jsonl``, clip ``a.wav``) and a random direction of tiny.en's width (``d.safetensors``)."""
+    import numpy as np
+
+    import asraudit.commands.patch as patch
+    import asraudit.commands.steer as steer
+    from asraudit.mechanism.steering import Direction
+
+    def no_model(args):
+        raise AssertionError(MODEL_LOADED)
+
+    monkeypatch.setattr(steer, "load_whitebox", no_model)
+    monkeypatch.setattr(patch, "load_whitebox", no_model)
+    monkeypatch.chdir(folder)
+    one_clip_manifest(folder)
+    vector = np.random.default_rng(0).standard_normal(384).astype(np.float32)
+    Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1, metadata or {}).save(
+        folder / "d.safetensors")
+    return folder
+

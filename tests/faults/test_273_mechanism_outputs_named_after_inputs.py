@@ -6,33 +6,17 @@ untouched."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from tests.faults.conftest import one_clip_manifest, write_preds
+from tests.faults.conftest import MODEL_LOADED, mechanism_folder_without_a_model, one_clip_manifest, write_preds
 
-MODEL_LOADED = "the model loaded: the outputs were not checked first"
 
 
 @pytest.fixture()
 def here(tmp_path, monkeypatch):
-    import asraudit.commands.patch as patch
-    import asraudit.commands.steer as steer
-
-    def no_model(args):
-        raise AssertionError(MODEL_LOADED)
-
-    monkeypatch.setattr(steer, "load_whitebox", no_model)
-    monkeypatch.setattr(patch, "load_whitebox", no_model)
-    monkeypatch.chdir(tmp_path)
-    one_clip_manifest(tmp_path)
+    mechanism_folder_without_a_model(tmp_path, monkeypatch, {"model": "whitebox:whisper-tiny.en"})
     (tmp_path / "o").mkdir()
     one_clip_manifest(tmp_path / "o", tone=False)  # another corpus under the same clip id
-    from asraudit.mechanism.steering import Direction
-
-    vector = np.random.default_rng(0).standard_normal(384).astype(np.float32)
-    Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1,
-              {"model": "whitebox:whisper-tiny.en"}).save(tmp_path / "d.safetensors")
     (tmp_path / "p").mkdir()
     write_preds(tmp_path / "p" / "w.jsonl", [("a.wav", "a tone", "a tone")])
     (tmp_path / "link.jsonl").symlink_to(tmp_path / "m.jsonl")

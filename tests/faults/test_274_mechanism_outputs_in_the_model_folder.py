@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import shutil
 
-import numpy as np
 import pytest
 
-from tests.faults.conftest import one_clip_manifest
+from tests.faults.conftest import MODEL_LOADED, mechanism_folder_without_a_model
 
 pytest.importorskip("transformers")
-MODEL_LOADED = "the model loaded: the outputs were not checked first"
 WHY = ("whose every file is part of the model's identity: a file written there gives the model another config "
        "hash, and the next run would compute every variant again instead of reusing the result store: write it "
        "outside the model's folder")
@@ -21,23 +19,11 @@ WHY = ("whose every file is part of the model's identity: a file written there g
 
 @pytest.fixture()
 def here(tmp_path, monkeypatch):
-    import asraudit.commands.patch as patch
-    import asraudit.commands.steer as steer
-    from asraudit.mechanism.steering import Direction
-
-    def no_model(args):
-        raise AssertionError(MODEL_LOADED)
-
-    monkeypatch.setattr(steer, "load_whitebox", no_model)
-    monkeypatch.setattr(patch, "load_whitebox", no_model)
-    monkeypatch.chdir(tmp_path)
-    one_clip_manifest(tmp_path)
+    mechanism_folder_without_a_model(tmp_path, monkeypatch)
     hf = tmp_path / "hf"
     hf.mkdir()
     (hf / "config.json").write_text('{"model_type": "whisper"}', encoding="utf-8")
     (hf / "model.safetensors").write_bytes(b"weights")
-    vector = np.random.default_rng(0).standard_normal(384).astype(np.float32)
-    Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1, {}).save(tmp_path / "d.safetensors")
     return tmp_path
 
 
