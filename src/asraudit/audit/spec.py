@@ -340,7 +340,6 @@ def _beside_spec(spec: str, base: Path) -> str:
 
     if target in embedded.EMBEDDED_MODELS:
         return spec
-
     if target in registered_models():
         return spec
     return prefix + str(base / target)
