@@ -197,6 +197,19 @@ def plugin_site(monkeypatch, tmp_path):
     return folder
 
 
+# A release of one set and one switch group, every value consistent (cases 228, 251, 256 change one value each)
+TINY_AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "whitelist": ["a", "b"],
+                  "params": {"majority_pct": 0.75, "min_run_len": 1, "include_middle": True,
+                             "min_ref_match_pct": 0.5, "min_consensus_cer": 0.3},
+                  "prominence": {"clips_analyzed": 10, "n_runs": 4},
+                  "benchmaxx_leaderboard": [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25,
+                                             "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}
+TINY_SWITCH_ROW = {"switch": 0.5, "lo": 0.15, "hi": 0.85, "limiting_arm": "Mr",
+                   "arms": {"Mr": {"hits": 2, "n": 4}, "mister": {"hits": 3, "n": 4}}}
+TINY_SWITCH = {"g": {"scope": "within-tiny", "arms": ["Mr", "mister"], "chance": 0.5, "min_per_arm": 3,
+                     "results": {"m": TINY_SWITCH_ROW}}}
+
+
 def write_release(folder: Path, aggregate: dict, switch: dict, change_aggregate=None, change_switch=None) -> Path:
     """``folder/release``: a copy of the paper's release layout (``tiny_aggregate.json``, ``ortho_switch.json``)
     from deep copies of ``aggregate`` and ``switch``, each first changed by its function (cases 146, 166).

@@ -18,18 +18,9 @@ from __future__ import annotations
 
 import json
 
-from conftest import write_release
+from conftest import TINY_AGGREGATE, TINY_SWITCH, TINY_SWITCH_ROW, write_release
 
-AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "whitelist": ["a", "b"],
-             "params": {"majority_pct": 0.75, "min_run_len": 1, "include_middle": True, "min_ref_match_pct": 0.5,
-                        "min_consensus_cer": 0.3},
-             "prominence": {"clips_analyzed": 10, "n_runs": 4},
-             "benchmaxx_leaderboard": [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25,
-                                        "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}
-ROW = {"switch": 0.5, "lo": 0.15, "hi": 0.85, "limiting_arm": "Mr",
-       "arms": {"Mr": {"hits": 2, "n": 4}, "mister": {"hits": 3, "n": 4}}}
-SWITCH = {"g": {"scope": "within-tiny", "arms": ["Mr", "mister"], "chance": 0.5, "min_per_arm": 3,
-                "results": {"m": ROW}}}
+AGGREGATE, ROW, SWITCH = TINY_AGGREGATE, TINY_SWITCH_ROW, TINY_SWITCH
 
 
 def refused(cli, folder) -> list[str]:
