@@ -309,6 +309,10 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
                 if not f.is_file() and not f.is_dir():
                     raise InputError(not_a_file(f, 'prediction file'), f)
             found = [f for f in named if f.is_file()]
+            for f in sorted(p.iterdir()):
+                why = _unread_prediction_file(f)
+                if why:
+                    raise InputError(why, f)
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
@@ -320,6 +324,30 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
             why = not_a_file(p, "prediction file")
             raise InputError("no such file or directory" if why.startswith("no such") else why, p)
     return files
+
+
+# Files a folder of prediction files holds that are a model's rows in a form asraudit does not read.  Passed over
+# like a README, such a file's model was missing from every table and panel without a word, while the same file
+# named on its own was refused (``unsupported prediction file type``).
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".lz4")
+_OTHER_ROW_LAYOUTS = (".ndjson", ".jsonlines", ".tsv")
+
+
+def _unread_prediction_file(f: Path) -> str | None:
+    """Why ``f``, an entry of a folder of prediction files, is a model's file that would be skipped, or None."""
+    if f.name.startswith(".") or not f.is_file():
+        return None
+    suffixes = [s.lower() for s in f.suffixes]
+    if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSED and suffixes[-2] in SUFFIXES + _OTHER_ROW_LAYOUTS:
+        model = f.name[:-len("".join(f.suffixes[-2:]))]
+        return (f"compressed prediction file ({suffixes[-1]}), which is not read, in a folder of prediction files: "
+                f"model {model} would be left out of every table without a word: decompress it, or move it out of "
+                "the folder")
+    if suffixes and suffixes[-1] in _OTHER_ROW_LAYOUTS:
+        return (f"unsupported prediction file type {suffixes[-1]!r} (use {', '.join(SUFFIXES)}) in a folder of "
+                f"prediction files: model {f.stem} would be left out of every table without a word: convert it, or "
+                "move it out of the folder")
+    return None
 
 
 @builds_in_bulk
