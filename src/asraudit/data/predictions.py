@@ -229,7 +229,9 @@ class PredictionSet:
             # One line (the CLI's rule), at the first file and row whose reference differs from the first seen.
             c = conflicts[0]
             (first_model, first_ref), *others = c.references.items()
-            model, ref = next((m, r) for m, r in others if " ".join(r.split()) != " ".join(first_ref.split()))
+            # The model whose reference differs as a conflict is judged (``comparable``: whitespace, and NFC, case
+            # 103): by whitespace alone, a file whose reference was the same text decomposed (NFD) was named.
+            model, ref = next((m, r) for m, r in others if comparable(r) != comparable(first_ref))
             preds = self.models[model]
             more = f"; {len(conflicts)} clip(s) differ in all, `asraudit preds` lists them" if len(conflicts) > 1 else ""
             raise InputError(
