@@ -114,7 +114,8 @@ class PredictionSet:
 
     def common_clip_ids(self, models: Sequence[str] | None = None) -> list[str]:
         """Clips every named model (default: all) ran, in first-seen order."""
-        names = list(models) if models is not None else self.model_names
+        # One string iterated is its characters (``common_clip_ids("m1")`` asked for models ``m`` and ``1``).
+        names = name_list(models, "models") if models is not None else self.model_names
         self.require_models(names)
         return [cid for cid in self.clip_ids() if all(cid in self.models[m] for m in names)]
 
