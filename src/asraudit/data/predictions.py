@@ -14,6 +14,7 @@ in the probes (the rendering probe needs the raw spelling).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from itertools import chain, filterfalse
 from operator import attrgetter, is_
@@ -303,6 +304,8 @@ def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in path_list(paths, "paths"):
+        if p.is_dir() and _parts_folder(p):
+            raise InputError(_parts_folder_error(p), p)
         if p.is_dir():
             # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
             named = sorted(f for f in p.iterdir() if f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
@@ -313,6 +316,8 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
                     raise InputError(not_a_file(f, 'prediction file'), f)
             found = [f for f in named if f.is_file()]
             for f in sorted(p.iterdir()):
+                if f.is_dir() and _parts_folder(f):
+                    raise InputError(_parts_folder_error(f), f)
                 why = _unread_prediction_file(f)
                 if why:
                     raise InputError(why, f)
@@ -334,6 +339,28 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 # named on its own was refused (``unsupported prediction file type``).
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".lz4")
 _OTHER_ROW_LAYOUTS = (".ndjson", ".jsonlines", ".tsv")
+
+
+def _parts_folder(folder: Path) -> bool:
+    """Whether ``folder``, named like a prediction file (``m.parquet/``), holds row files: one model's rows written
+    in parts, as Spark, Dask and pyarrow's ``write_to_dataset`` write a Parquet (or JSON, CSV) dataset.  Named on its
+    own, it was read as a folder of models, one per part (``part-00000``, ``part-00001``: each scored on its slice of
+    the clips); inside a folder of prediction files, passed over like any subfolder (that model missing without a
+    word).  An empty folder, or one without row files, is not one."""
+    if folder.suffix.lower() not in SUFFIXES:
+        return False
+    for _root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(Path(f).suffix.lower() in SUFFIXES and not f.startswith(".") for f in files):
+            return True
+    return False
+
+
+def _parts_folder_error(folder: Path) -> str:
+    return (f"prediction file is a folder of part files (one model's rows written in parts, as Spark, Dask or "
+            f"pyarrow's write_to_dataset write a dataset), not one file: asraudit reads one file per model, named "
+            f"after it: join the parts into one file {folder.name} outside this folder (for Parquet: "
+            f"pandas.read_parquet(folder).to_parquet(file))")
 
 
 def _unread_prediction_file(f: Path) -> str | None:
