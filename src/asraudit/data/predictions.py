@@ -316,7 +316,7 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
                     raise InputError(not_a_file(f, 'prediction file'), f)
             found = [f for f in named if f.is_file()]
             for f in sorted(p.iterdir()):
-                if f.is_dir() and _parts_folder(f):
+                if f.suffix.lower() in SUFFIXES and f.is_dir() and _parts_folder(f):
                     raise InputError(_parts_folder_error(f), f)
                 why = _unread_prediction_file(f)
                 if why:
@@ -365,9 +365,9 @@ def _parts_folder_error(folder: Path) -> str:
 
 def _unread_prediction_file(f: Path) -> str | None:
     """Why ``f``, an entry of a folder of prediction files, is a model's file that would be skipped, or None."""
-    if f.name.startswith(".") or not f.is_file():
-        return None
     suffixes = [s.lower() for s in f.suffixes]
+    if not suffixes or suffixes[-1] not in _COMPRESSED + _OTHER_ROW_LAYOUTS or f.name.startswith(".") or not f.is_file():
+        return None
     if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSED and suffixes[-2] in SUFFIXES + _OTHER_ROW_LAYOUTS:
         model = f.name[:-len("".join(f.suffixes[-2:]))]
         return (f"compressed prediction file ({suffixes[-1]}), which is not read, in a folder of prediction files: "
