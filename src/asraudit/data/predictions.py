@@ -14,6 +14,7 @@ in the probes (the rendering probe needs the raw spelling).
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from itertools import chain, filterfalse
 from operator import attrgetter, is_
@@ -114,7 +115,8 @@ class PredictionSet:
 
     def common_clip_ids(self, models: Sequence[str] | None = None) -> list[str]:
         """Clips every named model (default: all) ran, in first-seen order."""
-        names = list(models) if models is not None else self.model_names
+        # One string iterated is its characters (``common_clip_ids("m1")`` asked for models ``m`` and ``1``).
+        names = name_list(models, "models") if models is not None else self.model_names
         self.require_models(names)
         return [cid for cid in self.clip_ids() if all(cid in self.models[m] for m in names)]
 
@@ -229,7 +231,9 @@ class PredictionSet:
             # One line (the CLI's rule), at the first file and row whose reference differs from the first seen.
             c = conflicts[0]
             (first_model, first_ref), *others = c.references.items()
-            model, ref = next((m, r) for m, r in others if " ".join(r.split()) != " ".join(first_ref.split()))
+            # The model whose reference differs as a conflict is judged (``comparable``: whitespace, and NFC, case
+            # 103): by whitespace alone, a file whose reference was the same text decomposed (NFD) was named.
+            model, ref = next((m, r) for m, r in others if comparable(r) != comparable(first_ref))
             preds = self.models[model]
             more = f"; {len(conflicts)} clip(s) differ in all, `asraudit preds` lists them" if len(conflicts) > 1 else ""
             raise InputError(
@@ -300,6 +304,8 @@ def prediction_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
 def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     files: list[Path] = []
     for p in path_list(paths, "paths"):
+        if p.is_dir() and _parts_folder(p):
+            raise InputError(_parts_folder_error(p), p)
         if p.is_dir():
             # Hidden files are not a model's: macOS writes "._m.jsonl" (binary metadata) beside m.jsonl on other disks.
             named = sorted(f for f in p.iterdir() if f.suffix.lower() in SUFFIXES and not f.name.startswith("."))
@@ -309,6 +315,12 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
                 if not f.is_file() and not f.is_dir():
                     raise InputError(not_a_file(f, 'prediction file'), f)
             found = [f for f in named if f.is_file()]
+            for f in sorted(p.iterdir()):
+                if f.suffix.lower() in SUFFIXES and f.is_dir() and _parts_folder(f):
+                    raise InputError(_parts_folder_error(f), f)
+                why = _unread_prediction_file(f)
+                if why:
+                    raise InputError(why, f)
             if not found:
                 raise InputError(f"no prediction files ({', '.join(SUFFIXES)}) in directory", p)
             files.extend(found)
@@ -320,6 +332,52 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
             why = not_a_file(p, "prediction file")
             raise InputError("no such file or directory" if why.startswith("no such") else why, p)
     return files
+
+
+# Files a folder of prediction files holds that are a model's rows in a form asraudit does not read.  Passed over
+# like a README, such a file's model was missing from every table and panel without a word, while the same file
+# named on its own was refused (``unsupported prediction file type``).
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".zip", ".7z", ".lz4")
+_OTHER_ROW_LAYOUTS = (".ndjson", ".jsonlines", ".tsv")
+
+
+def _parts_folder(folder: Path) -> bool:
+    """Whether ``folder``, named like a prediction file (``m.parquet/``), holds row files: one model's rows written
+    in parts, as Spark, Dask and pyarrow's ``write_to_dataset`` write a Parquet (or JSON, CSV) dataset.  Named on its
+    own, it was read as a folder of models, one per part (``part-00000``, ``part-00001``: each scored on its slice of
+    the clips); inside a folder of prediction files, passed over like any subfolder (that model missing without a
+    word).  An empty folder, or one without row files, is not one."""
+    if folder.suffix.lower() not in SUFFIXES:
+        return False
+    for _root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(Path(f).suffix.lower() in SUFFIXES and not f.startswith(".") for f in files):
+            return True
+    return False
+
+
+def _parts_folder_error(folder: Path) -> str:
+    return (f"prediction file is a folder of part files (one model's rows written in parts, as Spark, Dask or "
+            f"pyarrow's write_to_dataset write a dataset), not one file: asraudit reads one file per model, named "
+            f"after it: join the parts into one file {folder.name} outside this folder (for Parquet: "
+            f"pandas.read_parquet(folder).to_parquet(file))")
+
+
+def _unread_prediction_file(f: Path) -> str | None:
+    """Why ``f``, an entry of a folder of prediction files, is a model's file that would be skipped, or None."""
+    suffixes = [s.lower() for s in f.suffixes]
+    if not suffixes or suffixes[-1] not in _COMPRESSED + _OTHER_ROW_LAYOUTS or f.name.startswith(".") or not f.is_file():
+        return None
+    if len(suffixes) >= 2 and suffixes[-1] in _COMPRESSED and suffixes[-2] in SUFFIXES + _OTHER_ROW_LAYOUTS:
+        model = f.name[:-len("".join(f.suffixes[-2:]))]
+        return (f"compressed prediction file ({suffixes[-1]}), which is not read, in a folder of prediction files: "
+                f"model {model} would be left out of every table without a word: decompress it, or move it out of "
+                "the folder")
+    if suffixes and suffixes[-1] in _OTHER_ROW_LAYOUTS:
+        return (f"unsupported prediction file type {suffixes[-1]!r} (use {', '.join(SUFFIXES)}) in a folder of "
+                f"prediction files: model {f.stem} would be left out of every table without a word: convert it, or "
+                "move it out of the folder")
+    return None
 
 
 @builds_in_bulk
