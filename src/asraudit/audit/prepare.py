@@ -28,6 +28,7 @@ from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import window_of
 from asraudit.models.registry import load_model
+from asraudit.models.weights_digest import refuse_outputs_in_model_folders
 from asraudit.probes.battery import check_benchmark_donors, check_donor_seconds, \
     check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.probes.families import LANGUAGES, load_catalogue
@@ -154,6 +155,10 @@ def prepare(spec: AuditSpec) -> Prepared:
     """Open the corpus, load the models, and check every probe can run; raises SpecError/InputError."""
     ensure_writable_dir(spec.out, "the audit's out")
     _check_out_outside_folder_corpus(spec)
+    models = [(m.entry or f"model {m.spec}", m.spec) for m in spec.models]
+    models += [(f"{e.entry} {key}", getattr(e, key)) for e in spec.mechanism or () for key in ("model", "contrast")
+               if isinstance(getattr(e, key, None), str)]
+    refuse_outputs_in_model_folders(models, folders=[("the audit's out", spec.out)])
     corpus = open_corpus(spec)
     _check_fields(spec, corpus)
     has_audio = all(not isinstance(clip.audio, Path) or clip.audio.is_file() for clip in corpus.clips)

@@ -41,6 +41,7 @@ from asraudit.mechanism.experiment import (Variant, VariantReadout, check_frames
                                           stored_transcripts)
 from asraudit.mechanism.steering import (Direction, alpha_label, check_addable, check_encoder_direction, check_fits,
                                         check_learning_lengths, learn_direction, refuse_repeated)
+from asraudit.models.weights_digest import refuse_outputs_in_model_folders
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.run.store import ResultStore
@@ -124,26 +125,8 @@ def check_outputs(args: argparse.Namespace, outputs, inputs=()) -> None:
                                    *prediction_inputs(preds)])
     if preds:
         ensure_outside_prediction_folders(outputs, args.preds)
-    _refuse_outputs_in_model_folder(args.model, outputs)
+    refuse_outputs_in_model_folders([(f"--model {args.model}", args.model)], outputs, redo="every variant")
     args.experiment_outputs = outputs
-
-
-def _refuse_outputs_in_model_folder(model: str, outputs) -> None:
-    """An output written into the folder of ``--model DIR``: a transformers folder is known by a digest of every
-    file in it (case 266), so ``--json DIR/readout.json`` (or the default store, run from inside it with
-    ``--model .``) gave the model another config hash on every run, and each run computed every variant again
-    beside the last one's results in the store, none reused, exit 0."""
-    spec = model.removeprefix("whitebox:").removeprefix("hf:")
-    folder = Path(spec)
-    if not spec or not folder.is_dir() or (folder / "model.bin").is_file():
-        return  # a CTranslate2 folder is known by its four files (whitebox.sources.Ct2Source.identity)
-    home = folder.resolve()
-    for what, path in outputs:
-        if Path(path).resolve().parent == home:
-            raise InputError(f"{what} is in the folder of --model {model}, whose every file is part of the model's "
-                             "identity: a file written there gives the model another config hash, and the next run "
-                             "would compute every variant again instead of reusing the result store: write it "
-                             "outside the model's folder", path)
 
 
 def experiment_outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:

@@ -24,6 +24,7 @@ from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.data.predictions import SUFFIXES
 from asraudit.errors import InputError
+from asraudit.models.weights_digest import refuse_outputs_in_model_folders
 from asraudit.terminal_text import note, one_line, warn
 from asraudit.run.executor import parse_executor, ray_address
 from asraudit.run.grid import RunSummary, identify
@@ -171,6 +172,8 @@ def check_grid_outputs(args: argparse.Namespace, *, store: Path, files=(), folde
     corpus = Path(args.corpus)
     sources = [("the corpus manifest", corpus)] if corpus.is_file() else []
     ensure_outputs_apart([*files, ("the result store", store)], [*sources, *inputs, *replay_inputs(args)])
+    refuse_outputs_in_model_folders([(f"--model {m}", m) for m in args.model], [*files, ("the result store", store)],
+                                    folders)
     args.grid_outputs = [*files, ("the result store", store)]  # open_corpus checks them against the audio files
 
 

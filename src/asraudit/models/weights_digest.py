@@ -45,3 +45,40 @@ def files_digest(folder: Path, names: Iterable[str]) -> str:
 def folder_digest(folder: Path) -> str:
     """One digest over every file directly in ``folder`` (weights, configs, tokenizer), hidden ones left out."""
     return files_digest(folder, (p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")))
+
+
+def content_identified_folder(spec: str) -> Path | None:
+    """The folder a model spec names when the model is known by ``folder_digest`` of it (a transformers folder:
+    ``DIR``, ``hf:DIR``, ``whitebox:DIR``, ``whitebox:hf:DIR``); None for anything else.  A CTranslate2 folder
+    (``model.bin``) is known by its four files (``ct2_whisper``, ``whitebox.sources.Ct2Source.identity``)."""
+    if not isinstance(spec, str) or spec.startswith(("ct2:", "replay:", "http://", "https://")):
+        return None
+    target = spec.strip().removeprefix("whitebox:").removeprefix("hf:")
+    folder = Path(target).expanduser()
+    if not target or not folder.is_dir() or (folder / "model.bin").is_file():
+        return None
+    return folder.resolve()
+
+
+def refuse_outputs_in_model_folders(models, files=(), folders=(), redo: str = "everything") -> None:
+    """An output written into the folder of a model known by its folder's content (fault cases 274, 277): every
+    file directly in it is part of the model's identity, so a file written there (a result store, a prediction
+    file, a readout) gave the model another config hash, and the next run computed ``redo`` again beside the last
+    run's results in the store, none reused, exit 0.  ``models``: (label, spec) pairs, the label as the error
+    names the model (``--model hf``); ``files``: (option, path) pairs of files written; ``folders``: (option, path)
+    pairs of folders files are written into.  None paths are skipped; hidden names are not in the digest."""
+    from asraudit.errors import InputError
+
+    homes = [(label, home) for label, spec in models if (home := content_identified_folder(spec)) is not None]
+    if not homes:
+        return
+    written = [(what, Path(path), Path(path).resolve()) for what, path in folders if path is not None]
+    written += [(what, Path(path), Path(path).resolve().parent) for what, path in files
+                if path is not None and not Path(path).name.startswith(".")]
+    for what, path, where in written:
+        for label, home in homes:
+            if where == home:
+                raise InputError(f"{what} is in the folder of {label}, whose every file is part of the model's "
+                                 "identity: a file written there gives the model another config hash, and the next "
+                                 f"run would compute {redo} again instead of reusing the result store: write it "
+                                 "outside the model's folder", path)
