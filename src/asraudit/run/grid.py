@@ -9,6 +9,7 @@ the local and Ray executors cannot drift apart in what they store.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Sequence
@@ -74,7 +75,14 @@ class Plan:
 
 
 def _check_clip_audio(store: ResultStore, clips: dict[str, Clip]) -> None:
-    """Refuse a clip whose id the store already holds for other audio (results are keyed by clip id).
+    """Refuse a clip whose id the store already holds for other audio (results are keyed by clip id), and record
+    the digests of a known clip whose file changed but whose samples did not."""
+    store.record_clip_audio(_clip_audio_changes(store, clips))
+
+
+def _clip_audio_changes(store: ResultStore, clips: dict[str, Clip]) -> list[tuple[str, str, str]]:
+    """The known clips whose file changed but whose samples are the same, as rows to record; an InputError for a
+    clip whose samples differ.
 
     The executors record each clip's digests when they decode it anyway
     (``ChunkAudio.clip_audio``); here only a known clip whose file changed is
@@ -93,7 +101,18 @@ def _check_clip_audio(store: ResultStore, clips: dict[str, Clip]) -> None:
                 "other audio; one store holds one corpus's clip ids: use another store (--store) or output folder",
                 clip.source, clip.row)
         record.append((cid, clip.file_digest, samples))
-    store.record_clip_audio(record)
+    return record
+
+
+def check_stored_clip_audio(path: Path, clips: Sequence[Clip]) -> None:
+    """``_check_clip_audio`` against the store at ``path`` if there is one, writing nothing: for a check made before
+    any model runs (an audit's ``prepare``).  Made only when the grid ran, an audit of another corpus into an
+    ``out`` holding an earlier audit's outputs was refused in its transcription stage, which, stopping, replaced
+    the earlier audit's summary.json, tables and report with the empty ones of the refused run (fault case 279)."""
+    if not Path(path).is_file():
+        return
+    with ResultStore(path) as store:
+        _clip_audio_changes(store, {clip.id: clip for clip in clips})
 
 
 def plan_grid(store: ResultStore, identities: Sequence[Identity], clips: Sequence[Clip], task: Task,
