@@ -20,7 +20,7 @@ from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
 from asraudit.data.group_values import group_label
-from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, safe_stems
+from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.data.predictions import SUFFIXES
 from asraudit.display_paths import display_path
@@ -312,6 +312,17 @@ def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
         ensure_outputs_apart(tables, inputs, fix="choose another out, or move the input out of <out>/tables")
     except InputError as exc:
         raise SpecError(str(exc), spec.source) from None
+    # What an earlier audit (or a user) left in out where this audit writes: a folder named summary.json,
+    # report.html, tables/clips.parquet or preds/<model>.jsonl, a file named tables or preds.  --check passed it,
+    # and the run failed once its models had run, naming a temporary file (`o/.summary.json.4985.74b88070.tmp:
+    # Is a directory`, fault case 280).
+    for what, folder in (("the audit's tables folder", spec.out / "tables"),
+                         ("the audit's exports folder", spec.out / "preds")):
+        ensure_writable_dir(folder, what)
+    for what, path in [("the audit's summary", spec.out / "summary.json"), ("the audit's report",
+                                                                           spec.out / "report.html"),
+                       *tables, *exports]:
+        ensure_writable_file(path, what)
     # The audit writes summary.json beside its inputs when out is their folder; a run over that folder
     # (`asraudit wer --preds DIR`, a folder is one model per file) then read it as a model and stopped on it.
     out = spec.out.resolve()
