@@ -18,6 +18,8 @@ import hashlib
 from pathlib import Path
 from typing import Iterable
 
+from asraudit.errors import InputError
+
 _MEMO: dict[tuple, str] = {}
 
 
@@ -67,8 +69,6 @@ def refuse_outputs_in_model_folders(models, files=(), folders=(), redo: str = "e
     run's results in the store, none reused, exit 0.  ``models``: (label, spec) pairs, the label as the error
     names the model (``--model hf``); ``files``: (option, path) pairs of files written; ``folders``: (option, path)
     pairs of folders files are written into.  None paths are skipped; hidden names are not in the digest."""
-    from asraudit.errors import InputError
-
     homes = [(label, home) for label, spec in models if (home := content_identified_folder(spec)) is not None]
     if not homes:
         return
