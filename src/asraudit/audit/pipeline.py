@@ -30,10 +30,9 @@ from asraudit.audit.results import write_summary
 from asraudit.display_paths import display_model_spec, display_path
 from asraudit.errors import InputError, ServiceError
 from asraudit.run.executor import parse_executor
-from asraudit.run.store import ResultStore
+from asraudit.run.store import STORE_NAME, ResultStore
 from asraudit.text.normalize import get_normalizer
 
-STORE_NAME = "asraudit.sqlite"
 
 # A stage: (name, the AuditResult field it fills, the function (ctx, result so far) -> its result or None).
 Stage = tuple[str, str, Callable[[AuditContext, AuditResult], object]]

@@ -35,6 +35,7 @@ from asraudit.probes.families import LANGUAGES, load_catalogue
 from asraudit.probes.occurrences import scan
 from asraudit.probes.translation_probe import clusters_of, items_from_truth, read_truth
 from asraudit.run.grid import Identity, check_stored_clip_audio, identify
+from asraudit.run.store import STORE_NAME
 from asraudit.terminal_text import note
 from asraudit.text.normalize import get_normalizer
 
@@ -175,8 +176,6 @@ def prepare(spec: AuditSpec) -> Prepared:
         check_donor_seconds(battery, corpus.clips)
     models, identities, names, loaded = load_models(spec)
     if has_audio and any(not i.by_clip_id for i in identities.values()):
-        from asraudit.audit.pipeline import STORE_NAME  # the pipeline imports this module
-
         check_stored_clip_audio(spec.out / STORE_NAME, corpus.clips)  # the store of an earlier audit of other audio
     named = dict(zip(names, spec.models))
     _check_exports_apart(spec, names)

@@ -44,10 +44,9 @@ from asraudit.mechanism.steering import (Direction, alpha_label, check_addable, 
 from asraudit.models.weights_digest import refuse_outputs_in_model_folders
 from asraudit.models.whitebox.frames import Frames
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
-from asraudit.run.store import ResultStore
+from asraudit.run.store import STORE_NAME, ResultStore
 from asraudit.text.normalize import NORMALIZERS
 
-STORE_NAME = "asraudit.sqlite"
 # What steering's --frames takes: no "changed", which needs a patch's source.
 STEER_FRAMES = frames_option("all", "audio", "span")
 

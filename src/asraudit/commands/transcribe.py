@@ -30,9 +30,8 @@ from asraudit.run.executor import parse_executor, ray_address
 from asraudit.run.grid import RunSummary, identify
 from asraudit.run.prediction_files import write_predictions
 from asraudit.run.spec import Transcribe
-from asraudit.run.store import ResultStore
+from asraudit.run.store import STORE_NAME, ResultStore
 
-STORE_NAME = "asraudit.sqlite"
 
 
 # --- arguments shared with `asraudit score` ------------------------------------------

@@ -48,6 +48,9 @@ from asraudit.models.base import TokenScores
 from asraudit.run.claims import CLAIMS_SCHEMA, Claimant
 from asraudit.run.spec import SCORE, TASKS, TRANSCRIBE, Job
 
+# The file name of a command's or an audit's result store in its output folder, when none is named.
+STORE_NAME = "asraudit.sqlite"
+
 SCHEMA_VERSION = 1
 # How long a run waits for the store's lock (another run writing) before it reports the store unusable.
 OPEN_TIMEOUT_S = 60.0
