@@ -57,24 +57,25 @@ def is_saved_dataset(folder: Path) -> bool:
     return (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file() or (folder / "state.json").is_file()
 
 
-def _choose_split(splits: list[str], source: str, role: str | None) -> InputError:
-    """A dataset of several splits given with none chosen: ``split=`` (``--split``, ``[corpus] split``) chooses the
-    audited corpus's split, not the split of a corpus named by ``role``, which no option chooses."""
-    if role is None:
-        return InputError(f"dataset has splits {splits}; choose one with split=", source)
-    return InputError(f"dataset has splits {splits}, and {role} is read whole, as no option chooses its split: save "
-                      "the split to use alone (dataset[split].save_to_disk) and name that folder", source)
+def _chosen_split(splits: list[str], split: str | None, source: str, role: str | None) -> str:
+    """The split to read of a dataset holding ``splits``: the one asked, else the only one.  Several with none
+    chosen: ``split=`` (``--split``, ``[corpus] split``) chooses the audited corpus's split, not the split of a
+    corpus named by ``role``, which no option chooses."""
+    if split is None:
+        if len(splits) == 1:
+            return splits[0]
+        if role is None:
+            raise InputError(f"dataset has splits {splits}; choose one with split=", source)
+        raise InputError(f"dataset has splits {splits}, and {role} is read whole, as no option chooses its split: "
+                         "save the split to use alone (dataset[split].save_to_disk) and name that folder", source)
+    if split not in splits:
+        raise InputError(f"no split {split!r}; available: {splits}", source)
+    return split
 
 
 def _pick_split(ds, split: str | None, source: str, role: str | None = None):
     if hasattr(ds, "keys") and not hasattr(ds, "features"):  # a DatasetDict
-        splits = list(ds.keys())
-        if split is None:
-            if len(splits) != 1:
-                raise _choose_split(splits, source, role)
-            split = splits[0]
-        if split not in ds:
-            raise InputError(f"no split {split!r}; available: {splits}", source)
+        split = _chosen_split(list(ds.keys()), split, source, role)
         return ds[split], split
     return ds, split
 
@@ -93,12 +94,7 @@ def _saved_split(folder: Path, split: str | None, source: str, role: str | None 
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise InputError(f"dataset_dict.json cannot be read ({type(exc).__name__}: {exc}): save the dataset "
                              "again", source) from None
-        if split is None:
-            if len(splits) != 1:
-                raise _choose_split(splits, source, role)
-            split = splits[0]
-        if split not in splits:
-            raise InputError(f"no split {split!r}; available: {splits}", source)
+        split = _chosen_split(splits, split, source, role)
         folder = folder / split
     try:
         state = json.loads((folder / "state.json").read_text(encoding="utf-8"))
