@@ -280,11 +280,11 @@ def longer_splices(spec: BatterySpec, inputs: BatteryInputs, window: ScoreWindow
             ids, donor = pool.donor_seconds(clip.id, inputs.said.get(clip.id, ""), float(p["seconds"]), int(p["seed"]))
             if donor is None:
                 continue
-            n = DonorSplice(np.zeros(0, np.float32), ids, donor, p["where"], float(p["gap"])).samples_out(
-                round(own * SAMPLE_RATE))
+            # the splice as the run builds it, its donor audio left out: only its lengths are read here
+            splice = DonorSplice(np.zeros(0, np.float32), ids, donor, p["where"], float(p["gap"]))
+            n = splice.samples_out(round(own * SAMPLE_RATE))
             if n > window.seconds * SAMPLE_RATE + 1:
-                too_long[clip.id] = (n / SAMPLE_RATE, _done_to(DonorSplice(np.zeros(0, np.float32), ids, donor,
-                                                                           p["where"])))
+                too_long[clip.id] = (n / SAMPLE_RATE, _done_to(splice))
         if too_long:
             lines.append(variant_note(cond.name, window, too_long, sum(e.clip_id in too_long for e in inputs.edits),
                                       sum(i.clip_id in too_long for i in inputs.items), before=True))
