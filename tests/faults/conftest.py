@@ -316,3 +316,22 @@ def mechanism_folder_without_a_model(folder: Path, monkeypatch, metadata: dict |
         folder / "d.safetensors")
     return folder
 
+
+def two_pocketsphinx_audit(manifest: str = "m.jsonl", out: str = "o") -> str:
+    """An audit spec of the smallest panel that mines: pocketsphinx twice (the second pruned hard, so it hears
+    otherwise), both in the panel, ``min_panel = 2`` (cases 248, 279, 280 add to it or run it as it is)."""
+    return f'''out = "{out}"
+[corpus]
+manifest = "{manifest}"
+[[model]]
+spec = "pocketsphinx"
+panel = true
+[[model]]
+spec = "pocketsphinx"
+name = "ps2"
+panel = true
+options = {{ beam = 1e-40 }}
+[refdis]
+min_panel = 2
+'''
+

@@ -12,21 +12,9 @@ import json
 import numpy as np
 import pytest
 
-SPEC = '''name = "t"
-out = "o"
-[corpus]
-manifest = "m.jsonl"
-[[model]]
-spec = "pocketsphinx"
-panel = true
-[[model]]
-spec = "pocketsphinx"
-name = "ps2"
-panel = true
-options = { beam = 1e-40 }
-[refdis]
-min_panel = 2
-[[mechanism]]
+from tests.faults.conftest import two_pocketsphinx_audit
+
+SPEC = 'name = "t"\n' + two_pocketsphinx_audit() + '''[[mechanism]]
 type = "steer"
 model = "whisper-tiny.en"
 layer = 3

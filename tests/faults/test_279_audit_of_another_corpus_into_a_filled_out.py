@@ -9,24 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.conftest import one_clip_manifest
+from tests.faults.conftest import one_clip_manifest, two_pocketsphinx_audit
 
 pytest.importorskip("pocketsphinx")
 
-SPEC = '''out = "o"
-[corpus]
-manifest = "{manifest}"
-[[model]]
-spec = "pocketsphinx"
-panel = true
-[[model]]
-spec = "pocketsphinx"
-name = "ps2"
-panel = true
-options = {{ beam = 1e-40 }}
-[refdis]
-min_panel = 2
-'''
 REFUSED = ("asraudit: error: c2/m.jsonl, row 1: clip 'a.wav': the store asraudit.sqlite already holds results for a "
            "clip of this id made from other audio; one store holds one corpus's clip ids: use another store "
            "(--store) or output folder")
@@ -38,8 +24,8 @@ def filled(tmp_path, monkeypatch, cli):
     one_clip_manifest(tmp_path)
     (tmp_path / "c2").mkdir()
     one_clip_manifest(tmp_path / "c2", tone=False, text="silence")
-    (tmp_path / "first.toml").write_text(SPEC.format(manifest="m.jsonl"), encoding="utf-8")
-    (tmp_path / "second.toml").write_text(SPEC.format(manifest="c2/m.jsonl"), encoding="utf-8")
+    (tmp_path / "first.toml").write_text(two_pocketsphinx_audit("m.jsonl"), encoding="utf-8")
+    (tmp_path / "second.toml").write_text(two_pocketsphinx_audit("c2/m.jsonl"), encoding="utf-8")
     assert cli("audit", "first.toml").code == 0
     out = tmp_path / "o"
     return out, {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file() and p.suffix != ".sqlite"}

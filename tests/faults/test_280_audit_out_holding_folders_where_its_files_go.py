@@ -8,24 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults.conftest import one_clip_manifest
+from tests.faults.conftest import one_clip_manifest, two_pocketsphinx_audit
 
 pytest.importorskip("pocketsphinx")
 
-SPEC = '''out = "o"
-[corpus]
-manifest = "m.jsonl"
-[[model]]
-spec = "pocketsphinx"
-panel = true
-[[model]]
-spec = "pocketsphinx"
-name = "ps2"
-panel = true
-options = { beam = 1e-40 }
-[refdis]
-min_panel = 2
-'''
+SPEC = two_pocketsphinx_audit()
 
 
 @pytest.mark.parametrize("folder, place, line", [
