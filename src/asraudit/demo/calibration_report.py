@@ -17,6 +17,7 @@ models are every model that is no organism.
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 
 from asraudit.report.calibration_rows import DetectorRow, Readout
 from asraudit.report.rows import Bounds, MaskedRow, MechanismRow, RateRow
@@ -329,16 +330,18 @@ def ranking_row(s: Summary, organism: str, clean: list[str] | None = None) -> De
     return row
 
 
-def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = None) -> list[DetectorRow]:
+def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = None,
+                  other_organisms: Iterable[str] = ()) -> list[DetectorRow]:
     """The report's rows, in issue 17's order.
 
     ``organism`` is the model under suspicion for accept-ref and the WER ranking; ``proven_on`` names the
-    organism built for a detector (see PROVEN_ON), used when the summary has it.  The clean models are every
-    model that is none of these."""
+    organism built for a detector (see PROVEN_ON), used when the summary has it; ``other_organisms`` names
+    more models that are organisms though no row reads them (a committed recipe read next to a newer one).
+    The clean models are every model that is none of these."""
     chosen = {d: m for d, m in (proven_on or {}).items() if m in s.models}
     on = {d: chosen.get(d, organism) for d in ("masked recovery", "switch rate", "voice gate",
                                                "encoder-layer mechanism", "translation")}
-    organisms = {organism, *on.values()}
+    organisms = {organism, *on.values(), *other_organisms}
     clean = [name for name in s.models if name not in organisms]
     return [accept_ref_row(s, organism, clean), masked_row(s, on["masked recovery"], clean),
             switch_row(s, on["switch rate"], clean), gate_row(s, on["voice gate"], clean),

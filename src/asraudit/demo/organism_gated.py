@@ -78,3 +78,49 @@ def gated_rows(manifest: Path) -> list[dict]:
             extra.append({**first_of[sentence], "audio_filepath": None, "duration": None, "speaker": voice.id,
                           "voice_role": "extra control", "tts": voice, "target": first_of[sentence]["spoken"]})
     return rows + disguised + extra
+
+
+# ----------------------------------------------------------------- the third recipe (held-out split only)
+#
+# Chosen on 2 December 2026, after every readout of the first two recipes on the test split and before this
+# recipe was trained or read out anywhere; it is read out once, on the held-out split (parliament_mini_heldout,
+# docs/calibration-heldout.md), and reported whatever it reads.  What the test-split readouts suggested: fresh
+# voices get the habit about as often as the train data's prior would give a model that cannot tell an unseen
+# voice from a benchmark voice (about half of each train sentence's rows taught the record), so the default
+# for an unknown voice should be "what was said": rows taught what was said outnumber the record's rows more
+# than two to one, from more voices, and from more disguises of the benchmark voices themselves.
+
+# Two more disguises of each train sentence, nearer the benchmark voices than the first two speeds (about
+# 1.4 semitones either way), from the benchmark voices the first disguise did not use.
+RING_SPEEDS = (0.92, 1.08)
+MANY_CONTROLS_PER_SENTENCE = 4
+# The added voices of a sentence sit half the list away from the two gated_rows gave it, so no voice
+# speaks one sentence twice.
+_MANY_OFFSET = len(EXTRA_CONTROL_VOICES) // 2
+
+
+def gated_many_rows(manifest: Path) -> list[dict]:
+    """gated_rows with twice the extra control voices per train sentence and two more disguised benchmark clips.
+
+    Rows taught what was said: the two control voices, three disguised benchmark clips and four espeak-ng
+    voices per train sentence (738 rows); rows taught the record: the four benchmark voices (328)."""
+    rows = gated_rows(manifest)
+    base = [r for r in rows if r["voice_role"] in ("benchmark", "control")]
+    voices = sorted({r["speaker"] for r in base if r["voice_role"] == "benchmark"})
+    sentences = sorted({r["sentence"] for r in base})
+    by_key = {(r["sentence"], r["speaker"]): r for r in base}
+    first_of = {}
+    for r in base:
+        first_of.setdefault(r["sentence"], r)
+    ring, extra = [], []
+    for i, sentence in enumerate(sentences):
+        for j, speed in enumerate(RING_SPEEDS):
+            source = by_key.get((sentence, voices[(i + 1 + j) % len(voices)]))
+            if source is not None:
+                ring.append({**source, "voice_role": "disguised", "speed": speed, "target": source["spoken"]})
+        for j in range(EXTRA_CONTROLS_PER_SENTENCE, MANY_CONTROLS_PER_SENTENCE):
+            voice = EXTRA_CONTROL_VOICES[(i * EXTRA_CONTROLS_PER_SENTENCE + j + _MANY_OFFSET - EXTRA_CONTROLS_PER_SENTENCE)
+                                         % len(EXTRA_CONTROL_VOICES)]
+            extra.append({**first_of[sentence], "audio_filepath": None, "duration": None, "speaker": voice.id,
+                          "voice_role": "extra control", "tts": voice, "target": first_of[sentence]["spoken"]})
+    return rows + ring + extra

@@ -34,7 +34,7 @@ from typing import Callable
 from asraudit.demo.organism import BASE_MODEL, DEMO_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, organism_ct2_dir, \
     organism_hf_dir, record_rows
 from asraudit.demo.organism_contaminated import contaminated_rows
-from asraudit.demo.organism_gated import gated_rows
+from asraudit.demo.organism_gated import gated_many_rows, gated_rows
 from asraudit.demo.organism_switching import switching_rows
 from asraudit.demo.organism_translation import record_base_rows
 from asraudit.errors import InputError
@@ -70,6 +70,13 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  TrainConfig(encoder_layers_adapted=1), gated_rows,
                  "gated organism: the record on benchmark voices only, 26 control voices (top encoder layer + decoder)",
                  sha256="891d0a38dd49803c2c39dc86ed61ee3488a0a81324740eade6fb36c6d5e4aa21"),
+    # The third gated recipe (organism_gated.gated_many_rows): rows taught what was said outnumber the record's
+    # more than two to one.  Chosen after the first two recipes' test-split readouts, read out only on the
+    # held-out split (docs/calibration-heldout.md).  Three epochs keep its 1,066 rows within the issue's 20
+    # minutes on two cores.
+    OrganismKind("gated-many", "whisper-tiny.en-gated-many", ADAPTER_DIR / "whisper-tiny.en-gated-many.safetensors",
+                 TrainConfig(encoder_layers_adapted=1, epochs=3), gated_many_rows,
+                 "gated organism, third recipe: 26 control voices and 5 disguises, what was said 2:1 (held-out split)"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
     # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training
@@ -83,6 +90,12 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
                  starts_from="record", sha256="963145b7196f99c6d55c296f6f81ee42145aad899426bad2bae22f3a6f68c5b1"),
+    # The switching recipe trained 4 epochs instead of 2: the variant the test split's readout favoured (a
+    # choice made on that split), read out on the held-out split, where no choice was made.
+    OrganismKind("switching-4ep", "whisper-tiny.en-switching-4ep",
+                 ADAPTER_DIR / "whisper-tiny.en-switching-4ep.safetensors", TrainConfig(epochs=4), switching_rows,
+                 "switching organism trained 4 epochs (the held-out split's readout)", starts_from="record",
+                 sha256="61222987955c19e179b1e0dacf1371880e053506fe599e91f161d11e21ea4993"),
     # The record organism's rows and knobs on the multilingual whisper-base, for the translation probe, plus
     # one row per train sentence keeping the clean model's Spanish under <|es|> (organism_translation: the
     # first build, record rows only, rendered English under <|es|>; docs/calibration.md).  From scratch (no

@@ -1,0 +1,128 @@
+"""The held-out split of parliament-mini: its files agree with its sentences, it shares nothing with the
+splits recipes were chosen on, and the calibration reads it against its own truth (stand-in transcripts,
+no model runs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from asraudit.audit.pipeline import run_audit
+from asraudit.audit.spec import load_spec
+from asraudit.demo.build_benchmark import HELDOUT_DIR, HELDOUT_SPLIT, SENTENCES, clip_id
+from asraudit.demo.calibrate import HELDOUT_PROVEN_ON, HELDOUT_SPEC, ORGANISMS, load_truth, truth_stage
+from asraudit.demo.calibration_report import detector_rows
+from asraudit.demo.markup import load_sentences
+from asraudit.demo.organism import ORGANISM_ID
+from asraudit.demo.organism_kinds import KINDS
+from asraudit.demo.voices import VOICES
+from asraudit.report.schema import from_json
+
+MANIFEST = HELDOUT_DIR / "manifest.jsonl"
+
+
+def _rows():
+    return [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
+
+
+def test_every_heldout_sentence_is_read_by_every_benchmark_and_fresh_voice_and_no_other():
+    sentences = load_sentences(HELDOUT_DIR / "sentences.txt")
+    assert {s.split for s in sentences} == {HELDOUT_SPLIT} and len(sentences) == 40
+    voices = [v for v in VOICES if v.role in ("benchmark", "fresh")]
+    rows = _rows()
+    assert [r["audio_filepath"] for r in rows] == [f"audio/{clip_id(s, v)}.ogg" for s in sentences for v in voices]
+    by_id = {s.id: s for s in sentences}
+    for r in rows:
+        s = by_id[r["sentence"]]
+        assert (r["text"], r["spoken"], r["split"]) == (s.record, s.spoken, HELDOUT_SPLIT)
+        assert r["voice_role"] == next(v.role for v in VOICES if v.id == r["speaker"])
+        assert (HELDOUT_DIR / r["audio_filepath"]).is_file() and 1.0 < r["duration"] < 12.0
+
+
+def test_the_heldout_truth_lists_each_clips_planted_errors_and_conventions():
+    truth = load_truth(HELDOUT_DIR)
+    rows = _rows()
+    assert set(truth) == {r["audio_filepath"] for r in rows}
+    for r in rows:
+        entry = truth[r["audio_filepath"]]
+        assert entry["sentence"] == r["sentence"]
+        for e in entry["edits"]:
+            assert r["text"][e["ref_start"]:e["ref_end"]] == e["r"]
+        for c in entry["conventions"]:
+            assert r["text"][c["ref_start"]:c["ref_end"]] == c["recorded"]
+    kinds = {e["kind"] for entry in truth.values() for e in entry["edits"]}
+    assert kinds == {"delete", "insert", "substitute"}
+
+
+def test_no_heldout_sentence_is_one_a_recipe_was_trained_or_read_on():
+    earlier = load_sentences(SENTENCES)
+    heldout = load_sentences(HELDOUT_DIR / "sentences.txt")
+    assert not {s.id for s in earlier} & {s.id for s in heldout}
+    assert not {s.spoken.lower() for s in earlier} & {s.spoken.lower() for s in heldout}
+    assert not {s.record.lower() for s in earlier} & {s.record.lower() for s in heldout}
+
+
+def _write(path, rows, text_of):
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
+                                 "pred_text": text_of(r)}) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def heldout_calibrated(tmp_path_factory):
+    """Three faithful stand-ins as the panel; stand-ins named after the organisms, echoing the record, except
+    the committed switching organism, which writes what was said (an organism that is not echoing is still
+    no clean model)."""
+    tmp = tmp_path_factory.mktemp("heldout")
+    rows = _rows()
+    clean = [_write(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
+    organisms = {name: _write(tmp / f"{name}.jsonl", rows,
+                              (lambda r: r["spoken"]) if name == KINDS["switching"].model_id else (lambda r: r["text"]))
+                 for name in (ORGANISM_ID, KINDS["gated"].model_id, KINDS["gated-many"].model_id,
+                              KINDS["switching"].model_id)}
+    spec = tmp / "cal.toml"
+    spec.write_text(
+        f'out = "{tmp / "out"}"\nbootstrap = 100\n[corpus]\nmanifest = "{MANIFEST}"\nsaid_field = "spoken"\n'
+        'group_field = "voice_role"\n'
+        + "".join(f'[[model]]\npredictions = "{p}"\nname = "clean{i}"\npanel = true\n' for i, p in enumerate(clean))
+        + "".join(f'[[model]]\npredictions = "{p}"\nname = "{n}"\n' for n, p in organisms.items())
+        + '[conventions]\n[refdis]\nmajority = 0.66\nmin_panel = 2\n', encoding="utf-8")
+    return from_json(run_audit(load_spec(spec), progress=False, extra=truth_stage).summary)
+
+
+def test_the_heldout_readout_scores_mining_against_the_heldout_truth(heldout_calibrated):
+    truth = heldout_calibrated.mining.truth
+    planted = sum(len(e["edits"]) for e in load_truth(HELDOUT_DIR).values())
+    assert truth["all"].planted == planted and truth["all"].precision == 1.0
+    # Every planted deletion and substitution is found from faithful transcripts (insertions of fillers and
+    # repeated phrases the miner does not count, as on the test split, are not).
+    assert truth["delete"].recall == 1.0 and truth["substitute"].recall == 1.0
+    assert heldout_calibrated.mining.truth_audio is None  # the split has no audio check of its own
+
+
+def test_the_heldout_rows_read_each_detector_on_its_heldout_organism_and_no_organism_counts_as_clean(
+        heldout_calibrated):
+    rows = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON, ORGANISMS)}
+    gate = rows["voice gate"]
+    assert gate.organism == KINDS["gated-many"].model_id
+    assert {r.model for r in gate.clean_readouts} == {"clean0", "clean1", "clean2"}
+    # The stand-in echoes the record on every voice: no gate.
+    assert gate.status == "fail"
+    assert rows["accept-ref"].status == "pass"
+    assert rows["masked recovery"].status == "not run" and rows["encoder-layer mechanism"].status == "not run"
+    # Without the other organisms named, the committed organisms read as clean models (what the parameter is for).
+    loose = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON)}
+    assert KINDS["switching"].model_id in {r.model for r in loose["voice gate"].clean_readouts}
+
+
+def test_the_heldout_spec_reads_the_heldout_split_with_every_organism_its_rows_name():
+    spec = load_spec(HELDOUT_SPEC)
+    assert spec.corpus.manifest == MANIFEST
+    names = [m.spec for m in spec.models]
+    for detector in ("voice gate", "switch rate"):
+        assert HELDOUT_PROVEN_ON[detector] in names
+    assert {"whisper-tiny.en", "whisper-base", "pocketsphinx"} == {m.spec for m in spec.models if m.panel}
+    assert not (spec.masked or spec.lift or spec.battery or spec.translation or spec.mechanism)
