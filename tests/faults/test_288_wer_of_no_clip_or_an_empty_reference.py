@@ -9,6 +9,10 @@ and list it (0.0): the number the API computed was not the one the command
 prints for the same texts.  Now both are one line naming the argument and the
 first clip, before any bootstrap; the audit's white-box readouts, which score
 variants with ``corpus_wer``, leave such clips out as ``score_model`` does.
+``score_model(preds, normalize, clip_ids=...)`` over no clip (the clips two
+models share, ``set(a.rows) & set(b.rows)``, when they share none) was the
+same NaN score without a word, where ``asraudit wer --common`` refuses two
+files that share no clip; it is refused too.
 """
 
 from __future__ import annotations
@@ -60,3 +64,17 @@ def test_the_clips_left_out_give_the_number_the_command_prints(tmp_path, cli):
     assert (printed["wer"], printed["insertions"], printed["clips"]) == (score.rate, score.insertions, score.clips)
     assert printed["wer"] == pytest.approx(0.2)
     assert score_model(load_predictions(preds).models["m"], "whisper", n_boot=10).score.rate == score.rate
+
+
+@pytest.mark.parametrize("clip_ids", [[], set(), ()], ids=["list", "set", "tuple"])
+def test_score_model_over_no_clip_is_refused(tmp_path, clip_ids):
+    preds = write_preds(tmp_path / "m.jsonl", [("c0", "the cat", "the cat")])
+    other = write_preds(tmp_path / "n.jsonl", [("d0", "the cat", "the cat")])
+    model = load_predictions(preds).models["m"]
+    shared = set(model.rows) & set(load_predictions(other).models["n"].rows)  # two models that share no clip
+    for ids in (clip_ids, shared):
+        with pytest.raises(InputError) as err:
+            score_model(model, "whisper", clip_ids=ids, n_boot=10)
+        assert str(err.value) == (f"{preds}: clip_ids is empty: there is no clip to score (the clips two models "
+                                  "share, when they share none?); give None to score every clip model m has a row "
+                                  "for")
