@@ -131,11 +131,31 @@ def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", ori
     if samples.dtype.kind not in "fiu":
         raise _fail(f"samples of type {samples.dtype} are no audio: give float samples in [-1, 1] or integer PCM",
                     name, origin)
+    _refuse_other_layouts(samples, name, origin)
     samples = _checked_mono(integer_pcm_to_float(samples).astype(np.float32, copy=False), name, origin)
     out = resample(samples, int(rate))
     if out.size == 0:  # less than half a sample at 16 kHz: models were given an empty array
         raise _empty_at_16k(samples.shape[0], int(rate), name, origin)
     return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def _refuse_other_layouts(samples: np.ndarray, name: str | Path, origin: Origin | None) -> None:
+    """Arrays a caller builds in Python (``Clip(id, samples)``) that no reader gives: a (channels, frames) array,
+    as ``torchaudio.load`` and ``librosa.load(mono=False)`` give, was read as (frames, channels), speech of one
+    channel as one frame of 68,160 channels, refused as "its 68160 channels cancel when mixed to mono" (a
+    signal with an offset was decoded to one sample, silently, and transcribed as ""); 64-bit integers (numpy's
+    default for a list of Python ints) holding 16-bit PCM values were scaled by 2**63 into silence.  The
+    readers' own arrays are never these: files give (frames, channels) of at most 32-bit samples, and the
+    Hugging Face reader turns a dataset's channels-first array first."""
+    if samples.ndim == 2 and samples.shape[1] > samples.shape[0]:
+        raise _fail(f"an array of shape {samples.shape} reads as {samples.shape[0]} frame(s) of {samples.shape[1]} "
+                    "channels: a (channels, frames) array, as torchaudio.load and librosa.load(mono=False) give? "
+                    "Samples are 1-D or (frames, channels): pass samples.T, or samples.mean(axis=0) for mono",
+                    name, origin)
+    if samples.dtype.kind in "iu" and samples.dtype.itemsize > 4:
+        raise _fail(f"samples of type {samples.dtype}: no audio is stored as 64-bit integers (an array of Python "
+                    "ints is int64), and scaled by that type's full scale its values are silence: cast them to the "
+                    "PCM type they hold (samples.astype(np.int16)) or give float samples in [-1, 1]", name, origin)
 
 
 def _empty_at_16k(frames: int, rate: int, name: str | Path, origin: Origin | None) -> InputError:

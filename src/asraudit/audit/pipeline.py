@@ -8,7 +8,9 @@ Every model call goes through one store (``<out>/asraudit.sqlite``), so a
 killed audit resumes and a finished one reruns in seconds.  summary.json is
 rewritten after every stage, so a stage that fails late (a broken clip in
 the battery) never loses what earlier stages found; the error names the
-stage.
+stage.  A stop in the first stage (transcription) writes nothing: there is
+no stage done to write, and the outputs an earlier audit left in ``out``
+stay as they were.
 """
 
 from __future__ import annotations
@@ -96,17 +98,19 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
         result.timing["prepare"] = clock.stop()
         ctx.log(f"audit {spec.name}: {len(ready.corpus)} clips, models {', '.join(ready.identities)}; "
                 f"stages: {', '.join(name for name, _, _ in stages if name != 'extra')}")
-        for name, attr, stage in stages:
+        for done, (name, attr, stage) in enumerate(stages):
             t0 = time.perf_counter()
             clock = StageClock()
             try:
                 setattr(result, attr, stage(ctx, result))
             except (InputError, ServiceError) as exc:
-                _finish(ctx, result, started)
+                if done:
+                    _finish(ctx, result, started)
                 raise type(exc)(f"audit stage {name!r} stopped (results so far are in "
                                 f"{display_path(spec.out, Path.cwd())}): {exc}") from None
             except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the outputs of the stages done, not the last run's beside them
-                _finish(ctx, result, started)
+                if done:
+                    _finish(ctx, result, started)
                 raise
             result.stage_seconds[name] = round(time.perf_counter() - t0, 1)
             result.timing[name] = clock.stop()

@@ -77,6 +77,7 @@ class Clip:
 
         Cheap (no decoding): the result store uses it to skip re-checking a
         clip whose file has not changed (``run.grid``)."""
+        _check_audio_kind(self, None)
         if isinstance(self.audio, np.ndarray):
             digest = hashlib.sha256(f"{self.audio.dtype}{self.audio.shape}".encode())
             digest.update(np.ascontiguousarray(self.audio).tobytes())
@@ -93,6 +94,7 @@ class Clip:
 
     def decode(self) -> np.ndarray:
         """The clip's samples: mono float32 at 16 kHz."""
+        _check_audio_kind(self, None)  # a Clip decoded without a Corpus is checked as a Corpus checks its clips
         if isinstance(self.audio, np.ndarray):
             return prepare(self.audio, SAMPLE_RATE, name=f"clip {self.id}", origin=self.origin)
         if isinstance(self.audio, bytes):
@@ -109,6 +111,12 @@ def _check_clip(clip: object, i: int, source: str | None) -> None:
     if not isinstance(clip.id, str) or not clip.id.strip():
         raise InputError(f"clip {clip.id!r}: a clip id is a non-empty str (a number's id is str(n))",
                          clip.source or source, clip.row)
+    _check_audio_kind(clip, source)
+
+
+def _check_audio_kind(clip: Clip, source: str | None) -> None:
+    """A clip's audio is of a kind ``decode`` reads: a list of samples, None or a numpy scalar was a ``TypeError``
+    from pathlib when a clip built by hand was decoded outside a ``Corpus``."""
     if not isinstance(clip.audio, (str, Path, bytes, np.ndarray)):
         raise InputError(f"clip {clip.id!r}: audio is a file path, the bytes of a file or a numpy array of samples, "
                          f"got {type(clip.audio).__name__}", clip.source or source, clip.row)

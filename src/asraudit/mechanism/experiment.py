@@ -202,11 +202,13 @@ def measure_readout(store: ResultStore, variants: Sequence[Variant], clips: Sequ
     base_texts = texts[baseline.label]
     for v in variants:
         mine_texts = texts[v.label]
-        scored = [c for c in clips if c.reference is not None and c.id in mine_texts]
+        # A clip whose normalized reference is empty has no WER: left out, as score_model leaves it out
+        pairs = [(normalize(c.reference), normalize(mine_texts[c.id])) for c in clips
+                 if c.reference is not None and c.id in mine_texts]
+        pairs = [(ref, hyp) for ref, hyp in pairs if ref.split()]
         wer = None
-        if scored:
-            wer = corpus_wer([normalize(c.reference) for c in scored], [normalize(mine_texts[c.id]) for c in scored],
-                             n_boot=n_boot)
+        if pairs:
+            wer = corpus_wer([ref for ref, _ in pairs], [hyp for _, hyp in pairs], n_boot=n_boot)
         changed = sum(1 for cid, text in mine_texts.items() if cid in base_texts and base_texts[cid] != text)
         out.append(VariantReadout(v.label, v.role, v.model.model_id, v.model.config_hash, len(mine_texts), changed,
                                   wer, accept.get(v.label), v.control_of))

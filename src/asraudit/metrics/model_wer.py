@@ -60,6 +60,10 @@ def score_model(
         raise InputError(f"preds is one model's predictions, a ModelPredictions{hint}, got {type(preds).__name__}")
     normalize = normalizer_argument(normalize, "normalize")
     ids = names(clip_ids, "clip_ids", "clip ids") if clip_ids is not None else list(preds.rows)
+    if clip_ids is not None and not ids:  # set(a.rows) & set(b.rows) of two models that share no clip: a NaN WER
+        raise InputError(f"clip_ids is empty: there is no clip to score (the clips two models share, when they "
+                         f"share none?); give None to score every clip model {preds.model} has a row for",
+                         preds.source)
     once_each(ids, "clip_ids")
     unknown = [cid for cid in ids if cid not in preds.rows]
     if unknown:

@@ -20,6 +20,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from asraudit.arguments import paired_texts
+from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, Interval, bootstrap_ratio, check_resampling_args
 from asraudit.text.align import edit_counts
 
@@ -119,6 +120,7 @@ def corpus_wer(
     check_resampling_args(n_boot=n_boot, seed=seed)
     refs, hyps = paired_texts(refs, hyps)
     counts = [clip_counts(r.split(), h.split()) for r, h in zip(refs, hyps)]
+    _check_scorable(counts, "word")
     return aggregate(counts, n_boot=n_boot, seed=seed)
 
 
@@ -138,4 +140,22 @@ def corpus_cer(
     check_resampling_args(n_boot=n_boot, seed=seed)
     refs, hyps = paired_texts(refs, hyps)
     counts = [clip_counts(list(r.strip()), list(h.strip())) for r, h in zip(refs, hyps)]
+    _check_scorable(counts, "character")
     return aggregate(counts, n_boot=n_boot, seed=seed)
+
+
+def _check_scorable(counts: Sequence[ClipCounts], unit: str) -> None:
+    """Refuse texts that give no defined corpus rate, or another rate than ``asraudit wer``'s, before any
+    bootstrap: no clip at all (the rate was NaN, without a word), or a clip whose reference has no ``unit``.
+    Such a clip has no rate of its own, and its hypothesis's units counted as insertions against the other
+    clips' units (``["", "a"]`` against ``["x y", "a"]``: a WER of 2.0), where ``asraudit wer`` and
+    ``score_model`` leave it out and list it (0.0 there)."""
+    if not counts:
+        raise InputError(f"refs and hyps are empty: there is no clip to score (a corpus rate is errors over "
+                         f"reference {unit}s, and there are none)")
+    empty = [i for i, c in enumerate(counts) if c.ref_words == 0]
+    if empty:
+        raise InputError(f"refs[{empty[0]}] has no {unit}s (an empty reference; {len(empty)} of {len(counts)} "
+                         f"clips have none): a clip without reference {unit}s has no rate, and its hypothesis's "
+                         f"{unit}s would count as insertions against the other clips' {unit}s; leave such clips out, "
+                         "as asraudit wer and score_model do")

@@ -9,7 +9,7 @@ forcing, which the audio-lift probe needs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -112,14 +112,37 @@ def audio_batch(audio: object) -> list[np.ndarray]:
     if isinstance(audio, (str, bytes)) or hasattr(audio, "__fspath__"):
         raise InputError(f"audio is a batch of clips (arrays of {SAMPLE_RATE} Hz samples), got the path "
                          f"{audio!r}: decode it first (Clip.decode(), or asraudit.audio.io.load_audio)")
+    if isinstance(audio, Mapping):
+        raise InputError(f"audio is a batch of clips, a list of 1-D sample arrays, got a {type(audio).__name__} "
+                         "(iterated, it gives its keys, not its samples): pass list(d.values())")
+    if not isinstance(audio, Iterable):
+        raise InputError(f"audio is a batch of clips, a list of 1-D sample arrays, got {repr(audio)[:60]}")
     clips = list(audio)
     for i, clip in enumerate(clips):
+        _refuse_what_is_no_samples(clip, f"audio[{i}]")
         arr = np.asarray(clip)
         if arr.ndim != 1 or arr.dtype.kind not in "fiu":
             what = f"{arr.ndim}-D array of shape {arr.shape}" if arr.ndim != 1 else f"array of {arr.dtype}"
             raise InputError(f"audio[{i}] is a {what}: a clip is a 1-D array of mono samples (float, 16 kHz)")
         _check_samples(arr, f"audio[{i}]")
     return clips
+
+
+def _refuse_what_is_no_samples(clip: object, name: str) -> None:
+    """A clip of a batch that is not samples at all, named for what it is: a file's path, a ``Clip`` (a ``Corpus``
+    iterated gives them), an encoded file's bytes or None each read as a 0-D array (``audio[0] is a 0-D array of
+    shape ()``), which told a user who passed ``["a.wav"]`` or a corpus nothing of what to do."""
+    if isinstance(clip, str) or hasattr(clip, "__fspath__"):
+        raise InputError(f"{name} is the path {str(clip)[:60]!r}, not samples: decode the file first "
+                         "(Clip(id, path).decode(), or asraudit.audio.io.load_audio)")
+    if isinstance(clip, (bytes, bytearray)):
+        raise InputError(f"{name} is {len(clip)} bytes (an encoded file?), not samples: decode them first "
+                         "(Clip(id, data).decode())")
+    if type(clip).__name__ == "Clip" and hasattr(clip, "decode"):
+        raise InputError(f"{name} is the Clip {repr(getattr(clip, 'id', None))[:60]}, not its samples: pass "
+                         "clip.decode() ([c.decode() for c in corpus] for a corpus)")
+    if clip is None:
+        raise InputError(f"{name} is None, not a clip's samples")
 
 
 # Float samples reach far beyond the readers' FLOAT_PEAK_LIMIT (2) only as integer values: int16 speech stored as

@@ -187,6 +187,18 @@ def _require_scored_transcripts(clips: Sequence[ClipInput], scored: Sequence[str
                          f"transcripts of {', '.join(sorted(seen))}")
 
 
+def _check_corrected_tokens(cid: str, tokens: Sequence[str]) -> None:
+    """Every corrected token is one word, as the clips' reference tokens are (``normalize(text).split()``).  The
+    whole corrected text as one token (``[text]``, not split) was diffed as one substitution of the clip's every
+    word that no transcript's tokens could ever equal: the human correction's edits read as echoed by every model
+    (accept-ref 1.0 where it was 0.0) and the corrected WER as 10.0, silently; an empty token the same."""
+    for i, token in enumerate(tokens):
+        if token.split() != [token]:
+            what = "an empty token" if not token.strip() else f"{token[:60]!r}, not one word"
+            raise InputError(f"corrections[{cid!r}][{i}] is {what}: corrections[{cid!r}] is the corrected reference's "
+                             "tokens, split as the clips' references are (normalize(text).split())")
+
+
 def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
     """``corrections`` names some clip of ``clips``: keyed otherwise (a frame's row numbers, ids spelled another
     way) no reference was corrected, and the result was no edit and every model's accept-ref over none, with no
@@ -238,7 +250,8 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
         for cid, tokens in corrections.items():  # one string would be diffed character by character
-            name_list(tokens, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")
+            _check_corrected_tokens(cid, name_list(tokens, f"corrections[{cid!r}]",
+                                                   "tokens (the corrected reference, split)"))
         _require_corrected_clips(corrections, clips)
         result = edits_from_corrections(clips, corrections, list(scored))
     else:

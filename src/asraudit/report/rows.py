@@ -74,7 +74,8 @@ class ModelRow:
     spec: str
     panel: bool
     can_score: bool
-    rtfx: float | None              # always written: null says the speed is unknown (no durations, no audio)
+    # always written: null says the speed is unknown (no durations, no audio)
+    rtfx: float | None = field(metadata=NOT_NEGATIVE)
     accept_ref: float | None = field(default=None, metadata=SHARE)
     accept_ref_interval: Bounds | None = field(default=None, metadata=SHARE)
     n_ref: int | None = None
@@ -407,7 +408,7 @@ class Provenance:
     corpus: CorpusInfo
     models: dict[str, ModelIdentity]
     panel: list[str]
-    seed: int
+    seed: int = field(metadata={"schema": {"maximum": None}})  # the spec's, any whole number of at least 0
     normalizer: str
     bootstrap: int
     python: str

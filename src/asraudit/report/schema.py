@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import types
 import typing
 from pathlib import Path
@@ -19,16 +20,18 @@ from typing import Any
 
 import jsonschema
 
+from asraudit.data.published import MAX_COUNT
 from asraudit.data.rows import json_document
 from asraudit.report.summary import READABLE_VERSIONS, SCHEMA_VERSION, Summary
 from asraudit.errors import InputError
 
 SCHEMA_ID = f"urn:asraudit:summary:{SCHEMA_VERSION}"  # a name, not a download location
 
-# Every integer of the layout is a count, a rank, a word position or a setting: at least 0, unless the field's
-# metadata says otherwise (``_ranged``; ``MechanismCurve.sign``, ``MechanismRow.layer``).
-_SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"}, int: {"type": "integer", "minimum": 0},
-            float: {"type": ["number", "integer"]}}
+# Every integer of the layout is a count, a rank, a word position or a setting: at least 0 and at most 2**53 (the
+# largest count a release is read with: past it a whole number is no float, and no audit counts that far), unless
+# the field's metadata says otherwise (``_ranged``; ``MechanismCurve.sign``, ``MechanismRow.layer``, the seed).
+_SCALARS = {str: {"type": "string"}, bool: {"type": "boolean"},
+            int: {"type": "integer", "minimum": 0, "maximum": MAX_COUNT}, float: {"type": ["number", "integer"]}}
 
 
 def _type_schema(annotation, defs: dict[str, Any]) -> dict[str, Any]:
@@ -149,7 +152,11 @@ def from_json(data: Any, source: str | Path = "summary.json") -> Summary:
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data))
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-        raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {where}: {error.message}", source)
+        message = error.message
+        if error.validator == "maximum" and error.validator_value == MAX_COUNT:
+            message = (f"{_shown(error.instance)} is more than any count of an audit (at most 2^53 = {MAX_COUNT}; "
+                       "a damaged or hand-edited file?)")
+        raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {where}: {message}", source)
     _refuse_lone_surrogates(data, source)
     _refuse_inconsistent(data, source)
     _refuse_unknown_models(data, source)
@@ -168,15 +175,32 @@ def _numbers(value, where: tuple = ()):
             yield from _numbers(v, where + (i,))
 
 
+def _shown(number: int | float) -> str:
+    """A number as a message shows it: an integer's digits, or their count when there are dozens of them."""
+    if not isinstance(number, int):
+        return str(number)
+    digits = len(str(abs(number)))
+    return str(number) if digits <= 30 else f"a{' negative' if number < 0 else ''} number of {digits} digits"
+
+
 def _refuse_infinities(data, source) -> None:
     """``Infinity`` and a number beyond a double (``1e400``) are no JSON numbers, but Python's reader takes them
     as infinities, which no audit measures (an undefined value is written as null).  A ``NaN`` is read as such a
-    hole, as the report shows a null."""
+    hole, as the report shows a null.  An integer beyond a double (400 digits, which Python reads whole) is no
+    value of a summary either: where a rate goes it was an ``OverflowError`` traceback, in any field a number no
+    audit writes."""
     for where, number in _numbers(data):
         if isinstance(number, float) and math.isinf(number):
             raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {'/'.join(map(str, where))}: "
                              f"{number} is not a number a summary holds (JSON has no infinity; an undefined value "
                              "is null)", source)
+        if isinstance(number, int) and abs(number) > _LARGEST_DOUBLE:
+            raise InputError(f"not a summary.json of layout {SCHEMA_VERSION}: at {'/'.join(map(str, where))}: "
+                             f"{_shown(number)} is not a number a summary holds (past the largest double; a damaged "
+                             "or hand-edited file?)", source)
+
+
+_LARGEST_DOUBLE = int(sys.float_info.max)
 
 
 def _refuse_inconsistent(data: dict, source) -> None:
