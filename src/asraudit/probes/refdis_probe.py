@@ -18,6 +18,7 @@ from asraudit.data.group_values import MISSING_GROUP, group_label
 from asraudit.data.predictions import PredictionSet, load_predictions, no_shared_clips
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
+from asraudit.metrics.scorers import counts_argument
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_resampling_args
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
@@ -240,6 +241,7 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
                           none_means={"accept_ref_boot": "n_boot"})
     checked_params(params)
+    counts = counts_argument(counts)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
     clips = _clip_inputs_argument(clips)
