@@ -250,12 +250,30 @@ class ResultStore:
         self._claims: Claimant | None = None
         # A folder, or a file where a folder of the path should be, in one line (from Python too, not only --store).
         ensure_writable_file(self.path, "the result store")
+        # A store that exists is opened (and checked) now; a new one is made, folders and file, by the first call
+        # that needs it (every run that writes reads it first), never by the queries alone (``_existing``): a
+        # typo in the path of a store to read made the folders and an empty store, and ``results()`` was [].
+        self._handle: sqlite3.Connection | None = self._connect() if self.path.exists() else None
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._handle is None:
+            self._handle = self._connect()
+        return self._handle
+
+    def _existing(self) -> None:
+        """Refuse a query of a store that is not there (nothing is created for it)."""
+        if self._handle is None and not self.path.exists():
+            raise InputError("no result store here: no such file (a typo in the path?); a store is made by what "
+                             "runs models into it (run_audit, asraudit audit, transcribe, score): name the file "
+                             "that run wrote (OUT/asraudit.sqlite in an audit)", self.path)
+
+    def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + OPEN_TIMEOUT_S
         while True:
             try:
-                self._db = self._open()
-                return
+                return self._open()
             except sqlite3.OperationalError as exc:
                 # Runs that open one new store at the same moment race to make it WAL and to create its tables;
                 # SQLite answers some of these steps "database is locked" at once, without waiting out the busy
@@ -328,7 +346,8 @@ class ResultStore:
             self.release_claims()
         except (sqlite3.Error, InputError):
             pass  # a store that cannot be written now loses nothing: stale claims are taken over
-        self._db.close()
+        if self._handle is not None:
+            self._handle.close()
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -484,6 +503,7 @@ class ResultStore:
         prediction file), not an audit's label; ``task`` is one of ``run.spec.TASKS``: a misspelt task matched
         nothing, silently, and is refused."""
         _known_task(task)
+        self._existing()
         where, args = [], []
         for column, value in (("model_id", model_id), ("config_hash", config_hash), ("task", task),
                               ("condition_id", condition_id)):
@@ -498,6 +518,7 @@ class ResultStore:
     def timings(self, *, task: str | None = None) -> list[ModelTiming]:
         """Per model configuration: jobs, audio seconds and compute seconds over all batches."""
         _known_task(task)
+        self._existing()
         clause, args = ("WHERE task = ?", (task,)) if task else ("", ())
         rows = self._db.execute(
             "SELECT model_id, config_hash, task, SUM(n_jobs), SUM(audio_seconds), SUM(compute_seconds)"
@@ -508,4 +529,5 @@ class ResultStore:
 
     @_store_errors
     def count(self) -> int:
+        self._existing()
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
