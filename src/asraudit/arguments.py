@@ -242,7 +242,7 @@ def path(value: object, name: str) -> Path:
 
 
 def paths(value: object, name: str) -> list[Path]:
-    """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    """One path or an iterable of them (``load_predictions``' folders and files), at least one; a set's sorted."""
     if _frame(value):
         raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got a DataFrame (iterated, "
                          "its column names would be read as files): write each model's rows to a file named "
@@ -254,4 +254,6 @@ def paths(value: object, name: str) -> list[Path]:
     out = [path(v, name) for v in value]
     if not out:
         raise InputError(f"{name} is empty: name a folder of files or the files")
-    return out
+    # A set iterates in hash order (another each run, by PYTHONHASHSEED), which became the models' order in every
+    # table: its paths are taken sorted, as a folder's files are.
+    return sorted(out) if isinstance(value, (set, frozenset)) else out
