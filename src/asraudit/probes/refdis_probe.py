@@ -188,16 +188,27 @@ def _require_scored_transcripts(clips: Sequence[ClipInput], scored: Sequence[str
                          f"transcripts of {', '.join(sorted(seen))}")
 
 
-def _check_corrected_tokens(cid: str, tokens: Sequence[str]) -> None:
-    """Every corrected token is one word, as the clips' reference tokens are (``normalize(text).split()``).  The
+def _corrected_tokens(cid: str, value: object) -> tuple[str, ...]:
+    """One clip's corrected tokens, checked, as the tuple of str the recipe reads (``corrections[cid]``).
+
+    Every corrected token is one word, as the clips' reference tokens are (``normalize(text).split()``).  The
     whole corrected text as one token (``[text]``, not split) was diffed as one substitution of the clip's every
     word that no transcript's tokens could ever equal: the human correction's edits read as echoed by every model
-    (accept-ref 1.0 where it was 0.0) and the corrected WER as 10.0, silently; an empty token the same."""
+    (accept-ref 1.0 where it was 0.0) and the corrected WER as 10.0, silently; an empty token the same.  The tokens
+    are in order: a set (hash order, one of each repeated word) is refused; any other iterable (a generator, a
+    numpy array of str) is read once into a tuple.  Passed on as given, a set, a generator or an array was a
+    ``TypeError`` or ``ValueError`` from inside the WER cost, once the edits were made."""
+    if isinstance(value, (set, frozenset)):
+        raise InputError(f"corrections[{cid!r}] is a {type(value).__name__}, whose order is its hash's and which "
+                         "keeps one of each repeated word: the corrected reference's tokens go in order, a list "
+                         "(normalize(text).split())")
+    tokens = [str(t) for t in name_list(value, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")]
     for i, token in enumerate(tokens):
         if token.split() != [token]:
             what = "an empty token" if not token.strip() else f"{token[:60]!r}, not one word"
             raise InputError(f"corrections[{cid!r}][{i}] is {what}: corrections[{cid!r}] is the corrected reference's "
                              "tokens, split as the clips' references are (normalize(text).split())")
+    return tuple(tokens)
 
 
 def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
@@ -251,9 +262,8 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     _require_scored_transcripts(clips, scored, name_list(ran_nothing, "ran_nothing"))
     labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
-        for cid, tokens in corrections.items():  # one string would be diffed character by character
-            _check_corrected_tokens(cid, name_list(tokens, f"corrections[{cid!r}]",
-                                                   "tokens (the corrected reference, split)"))
+        # one string would be diffed character by character; a generator read twice is empty the second time
+        corrections = {cid: _corrected_tokens(cid, tokens) for cid, tokens in corrections.items()}
         _require_corrected_clips(corrections, clips)
         result = edits_from_corrections(clips, corrections, list(scored))
     else:
