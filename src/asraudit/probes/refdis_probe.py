@@ -61,6 +61,9 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
                              f"got {type(value).__name__}")
     normalize = normalizer_argument(normalize, "normalize")
     names = name_list(models, "models") if models is not None else list(transcripts)
+    if models is not None and not names:  # every clip left out: no clip, found only by what it is given to
+        raise InputError("models is empty: name the models whose transcripts to take, or give None for every "
+                         "model of transcripts")
     missing = [m for m in names if m not in transcripts]
     if missing:
         raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
@@ -256,6 +259,9 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
     clips = _clip_inputs_argument(clips)
+    if not scored:  # the panel's edits mined for no one: every table empty, silently
+        raise InputError("scored is empty: name the models to score on the edits (the panel's members too, "
+                         "scored leave-one-out)")
     for arg, value in (("corrections", corrections), ("groups", groups)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
@@ -306,6 +312,8 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
     models = name_list(models, "models") if models is not None else None
+    if models == []:  # the edits mined and no model scored on them: an empty result, silently
+        raise InputError("models is empty: name the models to score, or give None to score every model")
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
