@@ -478,6 +478,8 @@ class ResultStore:
 
     @_store_errors
     def get(self, job: Job | str) -> Result | None:
+        if not isinstance(job, (str, Job)):
+            raise InputError(f"job is a Job or its key (a str), got {job!r:.60}")
         key = job if isinstance(job, str) else job.key
         row = self._db.execute(f"SELECT {self._COLUMNS} FROM results WHERE job_key = ?", (key,)).fetchone()
         return self._result(row) if row else None
@@ -503,16 +505,40 @@ class ResultStore:
         prediction file), not an audit's label; ``task`` is one of ``run.spec.TASKS``: a misspelt task matched
         nothing, silently, and is refused."""
         _known_task(task)
+        filters = {"model_id": model_id, "config_hash": config_hash, "condition_id": condition_id}
+        for column, value in filters.items():
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{column} is a str (the {column} a result was stored under), got {value!r:.60}")
         self._existing()
+        filters = {**filters, "task": task}
         where, args = [], []
-        for column, value in (("model_id", model_id), ("config_hash", config_hash), ("task", task),
-                              ("condition_id", condition_id)):
+        for column, value in filters.items():
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         rows = self._db.execute(f"SELECT {self._COLUMNS} FROM results{clause} ORDER BY rowid", args)
-        return [self._result(r) for r in rows]
+        found = [self._result(r) for r in rows]
+        if not found:
+            self._no_such_value(filters)
+        return found
+
+    def _no_such_value(self, filters: dict[str, str | None]) -> None:
+        """A filter whose value no stored result has (an audit's label ``m1`` for the id ``replay:m1``, a typo)
+        matched nothing and ``results`` was ``[]``, read as "that model has no results".  Asked only once a query
+        found no row, so a query that finds rows costs nothing more; filters that each match rows but not
+        together still give ``[]``."""
+        for column, value in filters.items():
+            if value is None or column == "task":
+                continue
+            if self._db.execute(f"SELECT 1 FROM results WHERE {column} = ? LIMIT 1", (value,)).fetchone():
+                continue
+            held = [r[0] for r in self._db.execute(f"SELECT DISTINCT {column} FROM results ORDER BY {column} LIMIT 11")]
+            shown = ", ".join(held[:10]) + (", ..." if len(held) > 10 else "") if held else "none (no result is stored)"
+            hint = (" (a model is stored under its own id, not an audit's label: replay:NAME for a prediction file)"
+                    if column == "model_id" else "")
+            raise InputError(f"no stored result has {column} {value!r}{hint}; the store holds {column} {shown}",
+                             self.path)
 
     @_store_errors
     def timings(self, *, task: str | None = None) -> list[ModelTiming]:
