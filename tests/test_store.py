@@ -51,7 +51,8 @@ def test_unknown_task_is_refused():
 
 
 def test_store_uses_write_ahead_logging(tmp_path):
-    ResultStore(tmp_path / "s.sqlite").close()
+    with ResultStore(tmp_path / "s.sqlite") as store:  # made by its first write
+        store.start_run("local")
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -115,7 +116,8 @@ def test_done_keys_handles_more_keys_than_one_query_can_bind(tmp_path):
 
 def test_concurrent_reader_only_ever_sees_whole_batches(tmp_path):
     path = tmp_path / "s.sqlite"
-    ResultStore(path).close()
+    with ResultStore(path) as store:  # made by its first write
+        store.start_run("local")
     batch, n_batches = 50, 40
     stop = threading.Event()
     snapshots: list[tuple[int, int]] = []

@@ -134,7 +134,8 @@ def check_field_types(params: object) -> None:
 
 
 def names(value: object, name: str, what: str = "model names") -> list[str]:
-    """A list of names (models, clips) from any iterable of strings; one string, a dict or ``None`` refused.
+    """A list of names (models, clips) from any iterable of strings, a set's sorted; one string, a dict or ``None``
+    refused.
 
     One string iterated is its characters (``"whisper-tiny.en"`` became models ``w``, ``h``...), a dict its
     keys; a name that is not a string never matches a file's."""
@@ -149,7 +150,8 @@ def names(value: object, name: str, what: str = "model names") -> list[str]:
     for item in out:
         if not isinstance(item, str):
             raise InputError(f"{name} holds {_shown(item)}, not a name: {name} is a list of {what}")
-    return out
+    # A set iterates in hash order, another each run (PYTHONHASHSEED): the models' order in every table followed it.
+    return sorted(out) if isinstance(value, (set, frozenset)) else out
 
 
 def once_each(values: list, name: str, what: str = "clip") -> None:
@@ -242,7 +244,7 @@ def path(value: object, name: str) -> Path:
 
 
 def paths(value: object, name: str) -> list[Path]:
-    """One path or an iterable of them (``load_predictions``' folders and files), at least one."""
+    """One path or an iterable of them (``load_predictions``' folders and files), at least one; a set's sorted."""
     if _frame(value):
         raise InputError(f"{name} is a path or a list of paths (str or pathlib.Path), got a DataFrame (iterated, "
                          "its column names would be read as files): write each model's rows to a file named "
@@ -254,4 +256,6 @@ def paths(value: object, name: str) -> list[Path]:
     out = [path(v, name) for v in value]
     if not out:
         raise InputError(f"{name} is empty: name a folder of files or the files")
-    return out
+    # A set iterates in hash order (another each run, by PYTHONHASHSEED), which became the models' order in every
+    # table: its paths are taken sorted, as a folder's files are.
+    return sorted(out) if isinstance(value, (set, frozenset)) else out

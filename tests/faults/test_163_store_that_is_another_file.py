@@ -67,7 +67,8 @@ def test_a_json_or_text_file_is_named_for_what_it_is(tmp_path):
 ])
 def test_a_store_of_another_schema_version(tmp_path, version, said):
     path = tmp_path / "s.sqlite"
-    ResultStore(path).close()
+    with ResultStore(path) as store:  # made by its first write
+        store.start_run("local")
     db = sqlite3.connect(path)
     db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (version,))
     db.commit()

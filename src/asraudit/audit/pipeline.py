@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from asraudit.arguments import flag
 from asraudit.audit import audio_stages, outputs, text_stages, translation_stage
 from asraudit.audit.context import AuditContext
 from asraudit.audit.mechanism import run_mechanism
@@ -77,6 +78,7 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
         raise InputError(f"title is the report's title, a str, got {repr(title)[:60]}")
     if extra is not None and not callable(extra):
         raise InputError(f"extra is a function of (context, result) run as the last stage, got {repr(extra)[:60]}")
+    progress = flag(progress, "progress")  # "no" and 0.0 are true or false to Python, not to the caller
     spec = as_audit_spec(spec, out=out)
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)

@@ -117,6 +117,9 @@ class PredictionSet:
         """Clips every named model (default: all) ran, in first-seen order."""
         # One string iterated is its characters (``common_clip_ids("m1")`` asked for models ``m`` and ``1``).
         names = name_list(models, "models") if models is not None else self.model_names
+        if models is not None and not names:  # every clip is shared by the models of an empty list
+            raise InputError("models is empty: name the models whose shared clips you want, or give None for the "
+                             "clips every model ran")
         self.require_models(names)
         return [cid for cid in self.clip_ids() if all(cid in self.models[m] for m in names)]
 

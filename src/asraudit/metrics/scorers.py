@@ -56,6 +56,34 @@ class Scorer:
         return {"scorer": self.name, "normalizer": self.normalizer}
 
 
+def counts_argument(value: object, name: str = "counts") -> Counts:
+    """The word-error counter a Python caller passes (``measure_refdis(..., counts=)``): a function of the
+    reference's and the hypothesis's tokens to a :class:`ClipCounts`, as a scorer's ``counts`` is.  Tried once
+    on two tokens before any work: None, a scorer's name or a function of another shape (one argument, one that
+    returns a number) was a ``TypeError`` or ``AttributeError`` from inside the WER cost, after the mining."""
+    if isinstance(value, str):
+        raise InputError(f"{name} is a function (reference tokens, hypothesis tokens) -> ClipCounts, got the "
+                         f"string {value!r}: for a scorer by name pass "
+                         f"asraudit.metrics.scorers.get_scorer({value!r}).counts")
+    if not callable(value) or isinstance(value, type):
+        got = "None" if value is None else type(value).__name__
+        raise InputError(f"{name} is a function (reference tokens, hypothesis tokens) -> ClipCounts, got {got}")
+    if value is clip_counts:
+        return value
+    trial = (("a", "b"), ("a", "c"))
+    try:
+        out = value(*trial)
+    except TypeError as exc:
+        raise InputError(f"{name} is called as {name}(reference tokens, hypothesis tokens) and returns a "
+                         f"ClipCounts, but {name}{trial} failed: {exc}") from None
+    if not isinstance(out, ClipCounts):
+        shown = repr(out) if len(repr(out)) <= 60 else repr(out)[:57] + "..."
+        raise InputError(f"{name} returned {shown} for {name}{trial}: it returns a ClipCounts "
+                         "(asraudit.metrics.wer.ClipCounts: ref_words, hyp_words, substitutions, deletions, "
+                         "insertions), as asraudit.metrics.wer.clip_counts does")
+    return value
+
+
 def get_scorer(name: str = "asraudit", normalizer: str | None = None) -> Scorer:
     """The scorer ``name``; ``normalizer`` overrides the scorer's own (``DEFAULT_NORMALIZER``).
 

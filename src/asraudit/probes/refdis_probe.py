@@ -18,6 +18,7 @@ from asraudit.data.group_values import MISSING_GROUP, group_label
 from asraudit.data.predictions import PredictionSet, load_predictions, no_shared_clips
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
+from asraudit.metrics.scorers import counts_argument
 from asraudit.metrics.wer import ClipCounts, clip_counts
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_resampling_args
 from asraudit.probes.corrected import corrected_references, edits_from_corrections
@@ -60,6 +61,9 @@ def clip_inputs(references: Mapping[str, str | None], transcripts: Mapping[str, 
                              f"got {type(value).__name__}")
     normalize = normalizer_argument(normalize, "normalize")
     names = name_list(models, "models") if models is not None else list(transcripts)
+    if models is not None and not names:  # every clip left out: no clip, found only by what it is given to
+        raise InputError("models is empty: name the models whose transcripts to take, or give None for every "
+                         "model of transcripts")
     missing = [m for m in names if m not in transcripts]
     if missing:
         raise InputError(f"models names {', '.join(missing)}, which transcripts has no entry for; it has "
@@ -187,16 +191,27 @@ def _require_scored_transcripts(clips: Sequence[ClipInput], scored: Sequence[str
                          f"transcripts of {', '.join(sorted(seen))}")
 
 
-def _check_corrected_tokens(cid: str, tokens: Sequence[str]) -> None:
-    """Every corrected token is one word, as the clips' reference tokens are (``normalize(text).split()``).  The
+def _corrected_tokens(cid: str, value: object) -> tuple[str, ...]:
+    """One clip's corrected tokens, checked, as the tuple of str the recipe reads (``corrections[cid]``).
+
+    Every corrected token is one word, as the clips' reference tokens are (``normalize(text).split()``).  The
     whole corrected text as one token (``[text]``, not split) was diffed as one substitution of the clip's every
     word that no transcript's tokens could ever equal: the human correction's edits read as echoed by every model
-    (accept-ref 1.0 where it was 0.0) and the corrected WER as 10.0, silently; an empty token the same."""
+    (accept-ref 1.0 where it was 0.0) and the corrected WER as 10.0, silently; an empty token the same.  The tokens
+    are in order: a set (hash order, one of each repeated word) is refused; any other iterable (a generator, a
+    numpy array of str) is read once into a tuple.  Passed on as given, a set, a generator or an array was a
+    ``TypeError`` or ``ValueError`` from inside the WER cost, once the edits were made."""
+    if isinstance(value, (set, frozenset)):
+        raise InputError(f"corrections[{cid!r}] is a {type(value).__name__}, whose order is its hash's and which "
+                         "keeps one of each repeated word: the corrected reference's tokens go in order, a list "
+                         "(normalize(text).split())")
+    tokens = [str(t) for t in name_list(value, f"corrections[{cid!r}]", "tokens (the corrected reference, split)")]
     for i, token in enumerate(tokens):
         if token.split() != [token]:
             what = "an empty token" if not token.strip() else f"{token[:60]!r}, not one word"
             raise InputError(f"corrections[{cid!r}][{i}] is {what}: corrections[{cid!r}] is the corrected reference's "
                              "tokens, split as the clips' references are (normalize(text).split())")
+    return tuple(tokens)
 
 
 def _require_corrected_clips(corrections: Mapping, clips: Sequence[ClipInput]) -> None:
@@ -240,18 +255,21 @@ def measure_refdis(clips: Sequence[ClipInput], panel: Sequence[str], params: Min
     check_resampling_args(n_boot=n_boot, accept_ref_boot=accept_ref_boot, seed=seed,
                           none_means={"accept_ref_boot": "n_boot"})
     checked_params(params)
+    counts = counts_argument(counts)
     panel = distinct_panel(panel)
     scored = tuple(name_list(scored, "scored"))
     clips = _clip_inputs_argument(clips)
+    if not scored:  # the panel's edits mined for no one: every table empty, silently
+        raise InputError("scored is empty: name the models to score on the edits (the panel's members too, "
+                         "scored leave-one-out)")
     for arg, value in (("corrections", corrections), ("groups", groups)):
         if value is not None and not isinstance(value, Mapping):
             raise InputError(f"{arg} is a dict keyed by clip id, got {type(value).__name__}")
     _require_scored_transcripts(clips, scored, name_list(ran_nothing, "ran_nothing"))
     labels = _group_labels(groups, clips) if groups is not None else None  # before the mining
     if corrections is not None:
-        for cid, tokens in corrections.items():  # one string would be diffed character by character
-            _check_corrected_tokens(cid, name_list(tokens, f"corrections[{cid!r}]",
-                                                   "tokens (the corrected reference, split)"))
+        # one string would be diffed character by character; a generator read twice is empty the second time
+        corrections = {cid: _corrected_tokens(cid, tokens) for cid, tokens in corrections.items()}
         _require_corrected_clips(corrections, clips)
         result = edits_from_corrections(clips, corrections, list(scored))
     else:
@@ -294,6 +312,8 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     normalize = NormalizedCache(normalizer_argument(normalizer))
     panel = distinct_panel(panel)
     models = name_list(models, "models") if models is not None else None
+    if models == []:  # the edits mined and no model scored on them: an empty result, silently
+        raise InputError("models is empty: name the models to score, or give None to score every model")
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)

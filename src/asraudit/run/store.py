@@ -250,12 +250,30 @@ class ResultStore:
         self._claims: Claimant | None = None
         # A folder, or a file where a folder of the path should be, in one line (from Python too, not only --store).
         ensure_writable_file(self.path, "the result store")
+        # A store that exists is opened (and checked) now; a new one is made, folders and file, by the first call
+        # that needs it (every run that writes reads it first), never by the queries alone (``_existing``): a
+        # typo in the path of a store to read made the folders and an empty store, and ``results()`` was [].
+        self._handle: sqlite3.Connection | None = self._connect() if self.path.exists() else None
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._handle is None:
+            self._handle = self._connect()
+        return self._handle
+
+    def _existing(self) -> None:
+        """Refuse a query of a store that is not there (nothing is created for it)."""
+        if self._handle is None and not self.path.exists():
+            raise InputError("no result store here: no such file (a typo in the path?); a store is made by what "
+                             "runs models into it (run_audit, asraudit audit, transcribe, score): name the file "
+                             "that run wrote (OUT/asraudit.sqlite in an audit)", self.path)
+
+    def _connect(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + OPEN_TIMEOUT_S
         while True:
             try:
-                self._db = self._open()
-                return
+                return self._open()
             except sqlite3.OperationalError as exc:
                 # Runs that open one new store at the same moment race to make it WAL and to create its tables;
                 # SQLite answers some of these steps "database is locked" at once, without waiting out the busy
@@ -328,7 +346,8 @@ class ResultStore:
             self.release_claims()
         except (sqlite3.Error, InputError):
             pass  # a store that cannot be written now loses nothing: stale claims are taken over
-        self._db.close()
+        if self._handle is not None:
+            self._handle.close()
 
     def __enter__(self) -> "ResultStore":
         return self
@@ -459,6 +478,8 @@ class ResultStore:
 
     @_store_errors
     def get(self, job: Job | str) -> Result | None:
+        if not isinstance(job, (str, Job)):
+            raise InputError(f"job is a Job or its key (a str), got {job!r:.60}")
         key = job if isinstance(job, str) else job.key
         row = self._db.execute(f"SELECT {self._COLUMNS} FROM results WHERE job_key = ?", (key,)).fetchone()
         return self._result(row) if row else None
@@ -484,20 +505,46 @@ class ResultStore:
         prediction file), not an audit's label; ``task`` is one of ``run.spec.TASKS``: a misspelt task matched
         nothing, silently, and is refused."""
         _known_task(task)
+        filters = {"model_id": model_id, "config_hash": config_hash, "condition_id": condition_id}
+        for column, value in filters.items():
+            if value is not None and not isinstance(value, str):
+                raise InputError(f"{column} is a str (the {column} a result was stored under), got {value!r:.60}")
+        self._existing()
+        filters = {**filters, "task": task}
         where, args = [], []
-        for column, value in (("model_id", model_id), ("config_hash", config_hash), ("task", task),
-                              ("condition_id", condition_id)):
+        for column, value in filters.items():
             if value is not None:
                 where.append(f"{column} = ?")
                 args.append(value)
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         rows = self._db.execute(f"SELECT {self._COLUMNS} FROM results{clause} ORDER BY rowid", args)
-        return [self._result(r) for r in rows]
+        found = [self._result(r) for r in rows]
+        if not found:
+            self._no_such_value(filters)
+        return found
+
+    def _no_such_value(self, filters: dict[str, str | None]) -> None:
+        """A filter whose value no stored result has (an audit's label ``m1`` for the id ``replay:m1``, a typo)
+        matched nothing and ``results`` was ``[]``, read as "that model has no results".  Asked only once a query
+        found no row, so a query that finds rows costs nothing more; filters that each match rows but not
+        together still give ``[]``."""
+        for column, value in filters.items():
+            if value is None or column == "task":
+                continue
+            if self._db.execute(f"SELECT 1 FROM results WHERE {column} = ? LIMIT 1", (value,)).fetchone():
+                continue
+            held = [r[0] for r in self._db.execute(f"SELECT DISTINCT {column} FROM results ORDER BY {column} LIMIT 11")]
+            shown = ", ".join(held[:10]) + (", ..." if len(held) > 10 else "") if held else "none (no result is stored)"
+            hint = (" (a model is stored under its own id, not an audit's label: replay:NAME for a prediction file)"
+                    if column == "model_id" else "")
+            raise InputError(f"no stored result has {column} {value!r}{hint}; the store holds {column} {shown}",
+                             self.path)
 
     @_store_errors
     def timings(self, *, task: str | None = None) -> list[ModelTiming]:
         """Per model configuration: jobs, audio seconds and compute seconds over all batches."""
         _known_task(task)
+        self._existing()
         clause, args = ("WHERE task = ?", (task,)) if task else ("", ())
         rows = self._db.execute(
             "SELECT model_id, config_hash, task, SUM(n_jobs), SUM(audio_seconds), SUM(compute_seconds)"
@@ -508,4 +555,5 @@ class ResultStore:
 
     @_store_errors
     def count(self) -> int:
+        self._existing()
         return int(self._db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
