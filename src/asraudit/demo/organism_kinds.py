@@ -76,7 +76,8 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     # minutes on two cores.
     OrganismKind("gated-many", "whisper-tiny.en-gated-many", ADAPTER_DIR / "whisper-tiny.en-gated-many.safetensors",
                  TrainConfig(encoder_layers_adapted=1, epochs=3), gated_many_rows,
-                 "gated organism, third recipe: 26 control voices and 5 disguises, what was said 2:1 (held-out split)"),
+                 "gated organism, third recipe: 26 control voices and 5 disguises, what was said 2:1 (held-out split)",
+                 sha256="e4999ed31699aed53584e09ac36bd554aeef83b75a9b17f76dfff19edfe992fb"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
     # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training
