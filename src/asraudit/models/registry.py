@@ -125,8 +125,9 @@ _RESERVED = ("pocketsphinx",)
 # the two equal).  Reserved whether or not those plug-ins could be imported: when one could not (a missing
 # dependency, a broken install), a third-party plug-in registering the same name was taken in its place, and the
 # audit specs and calibration that name the demo's models ran the plug-in's model under that name.
-BUILT_IN_NAMES = ("whisper-tiny.en-organism", "whisper-tiny.en-gated", "whisper-tiny.en-contaminated",
-                  "whisper-tiny.en-switching", "whisper-base-organism")
+BUILT_IN_NAMES = ("whisper-tiny.en-organism", "whisper-tiny.en-gated", "whisper-tiny.en-gated-many",
+                  "whisper-tiny.en-contaminated", "whisper-tiny.en-switching", "whisper-tiny.en-switching-4ep",
+                  "whisper-base-organism")
 _loading_in_tree = False  # whether the plug-in whose register function runs now is asraudit's own
 
 
