@@ -91,12 +91,18 @@ MASK_ONLY_OPTIONS = {"recipe": "--recipe", "align": "--align", "timings": "--tim
                      "pad": "--pad", "guard": "--guard"}
 
 
-def mask_only_options_given(args: argparse.Namespace) -> list[str]:
-    """The mask-only options whose value is not their default (given on the command line), in help order."""
+# The options that find and time targets: a recipe gives both (its rows name the targets and their spans).
+RECIPE_REPLACES = {"targets": "--targets", "words": "--words", "keep_trivial": "--keep-trivial", "align": "--align",
+                   "timings": "--timings", "compare_aligner": "--compare-aligner"}
+
+
+def mask_only_options_given(args: argparse.Namespace, options: dict[str, str] = MASK_ONLY_OPTIONS) -> list[str]:
+    """The mask-only options (of ``options``) whose value is not their default (given on the command line), in
+    help order."""
     defaults = argparse.ArgumentParser(add_help=False)
     add_mask_arguments(defaults)
     default = defaults.parse_args([])
-    return [flag for dest, flag in MASK_ONLY_OPTIONS.items()
+    return [flag for dest, flag in options.items()
             if getattr(args, dest, None) != getattr(default, dest)]
 
 
@@ -121,6 +127,14 @@ def mask_params(args: argparse.Namespace) -> MaskedParams:
     words = tuple(w.strip() for w in (args.words or "").split(",") if w.strip())
     if args.targets == "listed" and not words:
         raise InputError("--targets listed needs --words W1,W2,...")
+    # Options another option makes unread were taken and never read (case 302): the run hid other words than asked.
+    if args.recipe is not None:
+        if unread := mask_only_options_given(args, RECIPE_REPLACES):
+            raise InputError(f"--recipe gives the targets and their times, so {', '.join(unread)} would not be "
+                             "used: leave them out, or leave --recipe out to find and time the targets")
+    if words and args.targets != "listed":
+        raise InputError(f"--words are hidden with --targets listed only, and --targets {args.targets} hides "
+                         f"{args.targets}, so the words would not be used: give --targets listed, or leave --words out")
     params = MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
                           attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
                           control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),

@@ -7,7 +7,7 @@ stages plan targets with :func:`plan_masked` and measure them with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
@@ -71,6 +71,19 @@ class MaskedParams:
             raise InputError(f"fill must be one of {', '.join(FILLS)}, got {self.fill!r}")
         if self.targets == "listed" and not self.words:
             raise InputError("targets = \"listed\" needs words = [...]")
+        # Knobs another knob makes unread were taken and never read (case 302): the run hid other words than asked.
+        if self.recipe is not None and (unread := self.unread_beside_recipe()):
+            raise InputError(f"a recipe gives the targets and their times, so {', '.join(unread)} would not be used: "
+                             "leave them out, or the recipe out to find and time the targets")
+        if self.words and self.targets != "listed":
+            raise InputError(f"words = [...] are hidden with targets = \"listed\" only, and targets = "
+                             f"\"{self.targets}\" hides {self.targets}, so the words would not be used: give "
+                             "targets = \"listed\", or leave words out")
+
+    def unread_beside_recipe(self) -> list[str]:
+        """The knobs that find and time targets, set to other than their defaults: a recipe replaces them."""
+        defaults = {f.name: f.default for f in fields(self)}
+        return [name for name in ("targets", "words", "align", "skip_trivial") if getattr(self, name) != defaults[name]]
 
     def settings(self, seed: int) -> MaskSettings:
         return MaskSettings(fill=self.fill, attenuation_db=self.attenuation_db, pad=self.pad, guard=self.guard,
