@@ -16,6 +16,7 @@ from asraudit.metrics.stats import Interval
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, measure_battery
 from asraudit.probes.lift_probe import measure_lift
+from asraudit.probes.lift_run import refuse_silent_clips
 from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked
 
 TIMINGS_NAME = "word_timings.jsonl"
@@ -96,6 +97,7 @@ def lift(ctx: AuditContext, done: AuditResult) -> LiftStage | None:
     names = ctx.models_named(ls.models, scoring=True)
     models, _ = ctx.chosen(names)
     window = ctx.score_window(names)
+    refuse_silent_clips(ctx.corpus.clips, found)  # before the scoring models run
     result = measure_lift(ctx.store, ctx.executor, models, ctx.corpus.clips, found, ls.params,
                           n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: lift",
                           window=window)

@@ -23,6 +23,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.candidate_check import score_window
 from asraudit.probes.lift_probe import measure_lift
+from asraudit.probes.lift_run import refuse_silent_clips
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
 from asraudit.terminal_text import warn
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             text = " ".join(i.audio_tokens)
             forced.setdefault(text, (text, f"edit {i.edit_id!r} applied to its reference", args.edits, None))
     check_candidates_fit(args.model, list(forced.values()))
+    refuse_silent_clips(corpus.clips, [i for i in items if i.clip_id not in long_clips])
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
         models = load_models(args)
         window = score_window(args.model, models)  # a loaded model's own window, now it is known
