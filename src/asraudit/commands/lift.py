@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_candidates_fit, check_resampling, load_corpus_edits
+from asraudit.commands.common import OneInput, check_candidates_fit, check_resampling, load_corpus_edits
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "under silence; λ = log-likelihood gain per character. Edits from `asraudit refdis --edits-out`.",
     )
     add_grid_arguments(p)
-    p.add_argument("--edits", type=Path, required=True, metavar="FILE", help="edits JSONL from asraudit refdis")
+    p.add_argument("--edits", type=Path, required=True, metavar="FILE", action=OneInput, help="edits JSONL from asraudit refdis")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="the normalizer refdis mined with (edits index its tokens; default whisper)")
     p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-edit lift JSONL")

@@ -21,7 +21,7 @@ from pathlib import Path
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.data.paths import output_file, output_folder, write_lines_whole, write_text_whole
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import at_least, check_option_ranges, check_resampling
+from asraudit.commands.common import OneInput, at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                           load_models, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
@@ -57,7 +57,7 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     """Options shared with `asraudit battery`: where targets come from and how they are hidden."""
     p.add_argument("--text-field", metavar="FIELD",
                    help="manifest field holding what was said (e.g. spoken); default: the reference text")
-    p.add_argument("--recipe", type=Path, metavar="FILE",
+    p.add_argument("--recipe", type=Path, metavar="FILE", action=OneInput,
                    help="targets from a recipe (clip, t0, t1, hidden word; JSONL/CSV/Parquet) instead of aligning")
     p.add_argument("--align", default="pocketsphinx", metavar="SPEC",
                    help="aligner for word timings: pocketsphinx (default) or a Whisper model (whisper-tiny.en, "
