@@ -17,7 +17,7 @@ from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, measure_battery
 from asraudit.probes.lift_probe import measure_lift
 from asraudit.probes.lift_run import refuse_silent_clips
-from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked
+from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked, refuse_silent_targets
 
 TIMINGS_NAME = "word_timings.jsonl"
 
@@ -63,6 +63,7 @@ def masked(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Masked
         ctx.note(f"masked: no {ms.params.targets} targets in the corpus; masked recovery not measured")
         return None
     window = ctx.score_window(names)
+    refuse_silent_targets(ctx.corpus.clips, plan.items)  # before the stage's models run
     result = measure_masked(ctx.store, ctx.executor, models, ctx.corpus.clips, plan.items, ctx.normalize, ms.params,
                             n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: masked",
                             window=window)

@@ -29,7 +29,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import score_window
-from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
+from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked, refuse_silent_targets
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import note, warn
 from asraudit.run.store import ResultStore
@@ -208,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     items, _ = build_items(args, corpus, texts, args.out)
     if not items:
         raise InputError(f"no {args.targets} targets found in the corpus (after skipping trivial ones)", corpus.source)
+    refuse_silent_targets(corpus.clips, items)  # before any model loads
     write_recipe(args.out / "mask_recipe.jsonl",
                  (RecipeRow(i.clip_id, i.target.start, i.target.end, i.target.word, i.target.index, i.target.kind)
                   for i in items))

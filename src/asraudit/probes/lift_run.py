@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.data.clip import refuse_silent_audio
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.metrics.stats import json_number
@@ -175,22 +176,9 @@ def refuse_silent_clips(clips: Sequence, items: Sequence[EditItem]) -> None:
     """Refuse an edit's clip whose audio is silence (case 303): λ compares the clip with silence of its length, so on
     a clip of silence (a file that lost its audio, a wrong file) every λ was 0 by construction, read as the prior
     writing every edit, with no word.  Each clip with an edit is decoded once, here, before any model loads."""
-    import numpy as np
-
-    from asraudit.audio.io import SILENT_RMS
-
-    wanted = {i.clip_id for i in items}
-    for clip in clips:
-        if clip.id not in wanted:
-            continue
-        samples = clip.decode()
-        rms = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) if samples.size else 0.0
-        if rms < SILENT_RMS:
-            level = "digital silence (every sample 0)" if not np.any(samples) else (
-                f"silence (RMS {20 * np.log10(rms):.0f} dBFS)")
-            raise InputError(f"clip {clip.id!r}: its audio is {level}, and lift compares a clip with silence of "
-                             "its length, so every λ on it would be 0 by construction, as if the prior wrote the "
-                             "reference: check its audio file, or leave its edits out", clip.source, clip.row)
+    refuse_silent_audio(clips, {i.clip_id for i in items},
+                        "lift compares a clip with silence of its length, so every λ on it would be 0 by "
+                        "construction, as if the prior wrote the reference: check its audio file, or leave its edits out")
 
 
 def run_lift(store, executor, models: Sequence, clips: Sequence, items: Sequence[EditItem], *,

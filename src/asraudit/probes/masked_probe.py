@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from asraudit.audio.timing import AlignmentFailure, TimingCache, WordTiming, align_clips
+from asraudit.data.clip import refuse_silent_audio
 from asraudit.data.mask_recipe import read_recipe
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import ScoreWindow
@@ -106,6 +107,15 @@ def _header_seconds(corpus) -> Callable[[str], float | None]:
         return corpus[clip_id].header_seconds() if clip_id in corpus else None
 
     return seconds
+
+
+def refuse_silent_targets(clips: Sequence, items: Sequence[MaskItem]) -> None:
+    """Refuse a target's clip whose audio is silence (case 303): hidden under silence in silence, its target was
+    counted as not recovered and its λ, masked and clean, was 0 by construction, with no word."""
+    refuse_silent_audio(clips, {i.clip_id for i in items},
+                        "masking hides a word of a clip under silence and λ compares the clip with silence, so its "
+                        "targets would read as not recovered and every λ on them as 0 by construction: check its "
+                        "audio file, or leave its targets out")
 
 
 def plan_masked(corpus, texts: Mapping[str, str], params: MaskedParams, *, timings_cache: Path | None,
