@@ -1,6 +1,7 @@
 """Case 304: an option naming the one input file a run reads, given twice with two files, as ``--model`` is given
 once per model: ``--corpus a.jsonl --corpus b.jsonl`` (two halves of a benchmark) on any model-running command,
-``lift --edits e1.jsonl --edits e2.jsonl`` (also ``battery``, ``translate``), ``mask --recipe r1 --recipe r2``.
+``lift --edits e1.jsonl --edits e2.jsonl`` (also ``battery``, ``translate``), ``mask --recipe r1 --recipe r2``,
+``score --texts``, ``steer`` and ``patch --corpus``.
 argparse kept the last: ``transcribe`` and ``mask`` ran b's clips only and wrote their files, exit 0, no word;
 ``lift`` measured e2's edits only.  Now argparse refuses the second, naming both, before anything runs; the same
 file twice still goes."""
@@ -44,13 +45,20 @@ def folder(tmp_path, monkeypatch):
       "eb.jsonl", "--target", "es", "--out", "o/t.jsonl"], "--edits", "ea.jsonl", "eb.jsonl"),
     (["battery", "--spec", "paper", "--model", "whisper-tiny.en", "--corpus", "a.jsonl", "--edits", "ea.jsonl",
       "--edits", "eb.jsonl", "--out", "o"], "--edits", "ea.jsonl", "eb.jsonl"),
+    (["score", "--model", "whisper-tiny.en", "--corpus", "a.jsonl", "--texts", "ta.jsonl", "--texts", "tb.jsonl",
+      "--out", "o/s.jsonl"], "--texts", "ta.jsonl", "tb.jsonl"),
+    (["steer", "induce", "--corpus", "a.jsonl", "--corpus", "b.jsonl", "--direction", "d.safetensors",
+      "--out", "o"], "--corpus", "a.jsonl", "b.jsonl"),
+    (["patch", "--corpus", "a.jsonl", "--corpus", "b.jsonl", "--source", "silence", "--out", "o"],
+     "--corpus", "a.jsonl", "b.jsonl"),
 ])
 def test_two_files_for_one_input_are_refused(folder, capsys, argv, option, first, second):
     with pytest.raises(SystemExit) as stopped:
         main(argv + ["--no-progress"])
     assert stopped.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last == (f"asraudit {argv[0]}: error: argument {option}: given twice ({first!r} and {second!r}); a run "
+    prog = " ".join(argv[:2]) if argv[0] == "steer" else argv[0]
+    assert last == (f"asraudit {prog}: error: argument {option}: given twice ({first!r} and {second!r}); a run "
                     "reads one, so the first would not be read: merge them into one, or run once for each")
     assert not (folder / "o").exists()
 
