@@ -20,7 +20,8 @@ from asraudit.probes.masked_run import MaskOutcome
 
 
 def test_a_mask_run_stopped_while_writing_its_outcomes_keeps_the_last_whole_file(tmp_path, cli, monkeypatch):
-    sf.write(tmp_path / "n1.wav", np.zeros(32_000, dtype=np.float32), 16_000)  # 2.00 s
+    sf.write(tmp_path / "n1.wav", (0.3 * np.sin(np.arange(32_000) * (2 * np.pi * 220 / 16_000))).astype(np.float32),
+             16_000)  # 2.00 s of a tone (a clip of silence is refused: case 303)
     corpus = tmp_path / "m.jsonl"
     corpus.write_text(json.dumps({"audio_filepath": "n1.wav", "text": "the meeting starts at seven today"}) + "\n")
     recipe = tmp_path / "r.jsonl"

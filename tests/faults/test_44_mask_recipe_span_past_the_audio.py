@@ -18,7 +18,8 @@ import soundfile as sf
 
 @pytest.fixture()
 def corpus(tmp_path):
-    sf.write(tmp_path / "n1.wav", np.zeros(32_000, dtype=np.float32), 16_000)  # 2.00 s
+    sf.write(tmp_path / "n1.wav", (0.3 * np.sin(np.arange(32_000) * (2 * np.pi * 220 / 16_000))).astype(np.float32),
+             16_000)  # 2.00 s of a tone (a clip of silence is refused: case 303)
     m = tmp_path / "m.jsonl"
     m.write_text(json.dumps({"audio_filepath": "n1.wav", "text": "the meeting starts at seven today"}) + "\n")
     return m

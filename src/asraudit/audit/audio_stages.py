@@ -16,7 +16,8 @@ from asraudit.metrics.stats import Interval
 from asraudit.probes.battery import READOUTS, load_spec
 from asraudit.probes.battery_run import BatteryInputs, measure_battery
 from asraudit.probes.lift_probe import measure_lift
-from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked
+from asraudit.probes.lift_run import refuse_silent_clips
+from asraudit.probes.masked_probe import MaskPlan, measure_masked, plan_masked, refuse_silent_targets
 
 TIMINGS_NAME = "word_timings.jsonl"
 
@@ -62,6 +63,7 @@ def masked(ctx: AuditContext, done: AuditResult, planner: MaskPlanner) -> Masked
         ctx.note(f"masked: no {ms.params.targets} targets in the corpus; masked recovery not measured")
         return None
     window = ctx.score_window(names)
+    refuse_silent_targets(ctx.corpus.clips, plan.items)  # before the stage's models run
     result = measure_masked(ctx.store, ctx.executor, models, ctx.corpus.clips, plan.items, ctx.normalize, ms.params,
                             n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: masked",
                             window=window)
@@ -96,6 +98,7 @@ def lift(ctx: AuditContext, done: AuditResult) -> LiftStage | None:
     names = ctx.models_named(ls.models, scoring=True)
     models, _ = ctx.chosen(names)
     window = ctx.score_window(names)
+    refuse_silent_clips(ctx.corpus.clips, found)  # before the scoring models run
     result = measure_lift(ctx.store, ctx.executor, models, ctx.corpus.clips, found, ls.params,
                           n_boot=ctx.spec.bootstrap, seed=ctx.spec.seed, description=f"audit {ctx.spec.name}: lift",
                           window=window)

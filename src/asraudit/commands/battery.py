@@ -18,7 +18,7 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
-from asraudit.commands.common import load_corpus_edits
+from asraudit.commands.common import OneInput, load_corpus_edits
 from asraudit.commands.mask import (TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_only_options_given,
                                     mask_params)
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_grid_arguments(p)
     p.add_argument("--spec", required=True, metavar="TOML|paper", help="battery spec file, or 'paper' (built in)")
-    p.add_argument("--edits", type=Path, metavar="FILE", help="edits JSONL from asraudit refdis (accept-ref, lift(r))")
+    p.add_argument("--edits", type=Path, metavar="FILE", action=OneInput, help="edits JSONL from asraudit refdis (accept-ref, lift(r))")
     p.add_argument("--no-mask", action="store_true", help="no masked targets (only the edit probes)")
     p.add_argument("--min-ref-match", type=float, default=0.5,
                    help="share of the clip's reference a model must match to be eligible on its edits")

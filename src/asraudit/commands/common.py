@@ -33,6 +33,20 @@ def at_least(minimum: int):
     return count
 
 
+class OneInput(argparse.Action):
+    """An option naming the one input file a run reads (``--corpus``, ``--edits``, ``--recipe``), refused when given
+    twice with two values (case 304).  argparse keeps the last: ``mask --corpus a.jsonl --corpus b.jsonl`` (two
+    halves of a benchmark, as ``--model`` is given once per model) masked b's clips only, exit 0, no word."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        before = getattr(namespace, self.dest, None)
+        if before is not None and before != values:
+            raise argparse.ArgumentError(
+                self, f"given twice ({str(before)!r} and {str(values)!r}); a run reads one, so the first would "
+                "not be read: merge them into one, or run once for each")
+        setattr(namespace, self.dest, values)
+
+
 def frames_option(*kinds: str):
     """An argparse ``type`` for the encoder frames an intervention touches (``--frames``, ``--block-attention``):
     one of ``kinds`` (``all``, ``audio``, ``changed``, ``span`` for START-END), parsed as the intervention will

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import check_candidates_fit, check_resampling, load_corpus_edits
+from asraudit.commands.common import OneInput, check_candidates_fit, check_resampling, load_corpus_edits
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
@@ -23,6 +23,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.candidate_check import score_window
 from asraudit.probes.lift_probe import measure_lift
+from asraudit.probes.lift_run import refuse_silent_clips
 from asraudit.report.tables import render_table
 from asraudit.run.store import ResultStore
 from asraudit.terminal_text import warn
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "under silence; λ = log-likelihood gain per character. Edits from `asraudit refdis --edits-out`.",
     )
     add_grid_arguments(p)
-    p.add_argument("--edits", type=Path, required=True, metavar="FILE", help="edits JSONL from asraudit refdis")
+    p.add_argument("--edits", type=Path, required=True, metavar="FILE", action=OneInput, help="edits JSONL from asraudit refdis")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper",
                    help="the normalizer refdis mined with (edits index its tokens; default whisper)")
     p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-edit lift JSONL")
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             text = " ".join(i.audio_tokens)
             forced.setdefault(text, (text, f"edit {i.edit_id!r} applied to its reference", args.edits, None))
     check_candidates_fit(args.model, list(forced.values()))
+    refuse_silent_clips(corpus.clips, [i for i in items if i.clip_id not in long_clips])
     with ResultStore(args.store or args.out.parent / STORE_NAME) as store:
         models = load_models(args)
         window = score_window(args.model, models)  # a loaded model's own window, now it is known

@@ -21,7 +21,7 @@ from pathlib import Path
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.data.paths import output_file, output_folder, write_lines_whole, write_text_whole
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import at_least, check_option_ranges, check_resampling
+from asraudit.commands.common import OneInput, at_least, check_option_ranges, check_resampling
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                           load_models, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
@@ -29,7 +29,7 @@ from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import score_window
-from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked
+from asraudit.probes.masked_probe import MaskedParams, measure_masked, plan_masked, refuse_silent_targets
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import note, warn
 from asraudit.run.store import ResultStore
@@ -57,7 +57,7 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     """Options shared with `asraudit battery`: where targets come from and how they are hidden."""
     p.add_argument("--text-field", metavar="FIELD",
                    help="manifest field holding what was said (e.g. spoken); default: the reference text")
-    p.add_argument("--recipe", type=Path, metavar="FILE",
+    p.add_argument("--recipe", type=Path, metavar="FILE", action=OneInput,
                    help="targets from a recipe (clip, t0, t1, hidden word; JSONL/CSV/Parquet) instead of aligning")
     p.add_argument("--align", default="pocketsphinx", metavar="SPEC",
                    help="aligner for word timings: pocketsphinx (default) or a Whisper model (whisper-tiny.en, "
@@ -91,12 +91,18 @@ MASK_ONLY_OPTIONS = {"recipe": "--recipe", "align": "--align", "timings": "--tim
                      "pad": "--pad", "guard": "--guard"}
 
 
-def mask_only_options_given(args: argparse.Namespace) -> list[str]:
-    """The mask-only options whose value is not their default (given on the command line), in help order."""
+# The options that find and time targets: a recipe gives both (its rows name the targets and their spans).
+RECIPE_REPLACES = {"targets": "--targets", "words": "--words", "keep_trivial": "--keep-trivial", "align": "--align",
+                   "timings": "--timings", "compare_aligner": "--compare-aligner"}
+
+
+def mask_only_options_given(args: argparse.Namespace, options: dict[str, str] = MASK_ONLY_OPTIONS) -> list[str]:
+    """The mask-only options (of ``options``) whose value is not their default (given on the command line), in
+    help order."""
     defaults = argparse.ArgumentParser(add_help=False)
     add_mask_arguments(defaults)
     default = defaults.parse_args([])
-    return [flag for dest, flag in MASK_ONLY_OPTIONS.items()
+    return [flag for dest, flag in options.items()
             if getattr(args, dest, None) != getattr(default, dest)]
 
 
@@ -121,6 +127,14 @@ def mask_params(args: argparse.Namespace) -> MaskedParams:
     words = tuple(w.strip() for w in (args.words or "").split(",") if w.strip())
     if args.targets == "listed" and not words:
         raise InputError("--targets listed needs --words W1,W2,...")
+    # Options another option makes unread were taken and never read (case 302): the run hid other words than asked.
+    if args.recipe is not None:
+        if unread := mask_only_options_given(args, RECIPE_REPLACES):
+            raise InputError(f"--recipe gives the targets and their times, so {', '.join(unread)} would not be "
+                             "used: leave them out, or leave --recipe out to find and time the targets")
+    if words and args.targets != "listed":
+        raise InputError(f"--words are hidden with --targets listed only, and --targets {args.targets} hides "
+                         f"{args.targets}, so the words would not be used: give --targets listed, or leave --words out")
     params = MaskedParams(targets=args.targets, words=words, align=args.align, recipe=args.recipe, fill=args.fill,
                           attenuation_db=args.attenuation_db, pad=args.pad, guard=args.guard,
                           control=not getattr(args, "no_control", False), lift=not getattr(args, "no_lift", False),
@@ -194,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     items, _ = build_items(args, corpus, texts, args.out)
     if not items:
         raise InputError(f"no {args.targets} targets found in the corpus (after skipping trivial ones)", corpus.source)
+    refuse_silent_targets(corpus.clips, items)  # before any model loads
     write_recipe(args.out / "mask_recipe.jsonl",
                  (RecipeRow(i.clip_id, i.target.start, i.target.end, i.target.word, i.target.index, i.target.kind)
                   for i in items))

@@ -30,7 +30,7 @@ from pathlib import Path
 from asraudit.data.corpus import Corpus
 from asraudit.data.paths import output_file, written_whole
 from asraudit.data.rows import jsonl_rows, number_id
-from asraudit.commands.common import check_candidates_fit
+from asraudit.commands.common import OneInput, check_candidates_fit
 from asraudit.errors import InputError
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          load_models, open_corpus, print_run)
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "Candidates file: JSONL rows {\"audio_filepath\": CLIP_ID, \"candidates\": [TEXT, ...]}.",
     )
     add_grid_arguments(p)
-    p.add_argument("--texts", type=Path, metavar="FILE", help="candidates file (JSONL, see above)")
+    p.add_argument("--texts", type=Path, metavar="FILE", action=OneInput, help="candidates file (JSONL, see above)")
     p.add_argument("--with-reference", action="store_true", help="also score each clip's reference transcript")
     p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="output JSONL of per-token log-probs")
     p.set_defaults(func=run)

@@ -28,8 +28,8 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.commands.common import (at_least, ensure_outside_prediction_folders, finite_number, frames_option,
-                                     model_names, prediction_inputs, resample_count)
+from asraudit.commands.common import (OneInput, at_least, ensure_outside_prediction_folders, finite_number,
+                                     frames_option, model_names, prediction_inputs, resample_count)
 from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
 from asraudit.data.corpus import load_other_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_file,
@@ -61,7 +61,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
                         "(Moonshine, Qwen2-Audio, Parakeet, ...; see `asraudit models`) (default %(default)s)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
     p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
-    p.add_argument("--corpus", required=True, metavar="PATH",
+    p.add_argument("--corpus", required=True, metavar="PATH", action=OneInput,
                    help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, a saved dataset "
                         "folder, or hf:NAME")
     add_dataset_arguments(p)

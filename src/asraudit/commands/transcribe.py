@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from asraudit.commands.common import OneInput
 from asraudit.data.corpus import HF_TEXT_COLUMNS, Corpus, load_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_dir,
                                   ensure_writable_file, output_file, output_folder)
@@ -42,7 +43,7 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", action="append", required=True, metavar="SPEC",
                    help="model to run (repeat for several): an embedded name such as whisper-tiny.en, "
                         "pocketsphinx, replay:<file>, ct2:<dir>, hf:<dir>, http://host:port; see `asraudit models`")
-    p.add_argument("--corpus", required=True, metavar="PATH",
+    p.add_argument("--corpus", required=True, metavar="PATH", action=OneInput,
                    help="a manifest (JSONL/CSV/Parquet with audio_filepath, text[, duration]), a folder of audio "
                         "(+ .txt transcripts), a saved Hugging Face dataset folder, or hf:NAME")
     add_dataset_arguments(p)

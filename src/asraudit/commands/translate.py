@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.commands.common import at_least, check_resampling, load_corpus_edits
+from asraudit.commands.common import OneInput, at_least, check_resampling, load_corpus_edits
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_grid_arguments(p)
     spans = p.add_mutually_exclusive_group(required=True)
     spans.add_argument("--truth", type=Path, metavar="FILE", help='planted spans: JSON, clip -> {"edits": [...]}')
-    spans.add_argument("--edits", type=Path, metavar="FILE", help="mined edits JSONL from asraudit refdis --edits-out")
+    spans.add_argument("--edits", type=Path, metavar="FILE", action=OneInput, help="mined edits JSONL from asraudit refdis --edits-out")
     p.add_argument("--target", default=TranslationParams.target, help="language to render in (default %(default)s)")
     p.add_argument("--lexicon", type=Path, metavar="FILE", help="lexicon TOML (default: the built-in one of --target)")
     p.add_argument("--prompt", help="a speech LLM's translation prompt with {audio} and {language}")

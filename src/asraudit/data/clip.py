@@ -16,7 +16,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
-from asraudit.audio.io import Origin, audio_duration, decode_audio_bytes, load_audio, prepare
+from asraudit.audio.io import SILENT_RMS, Origin, audio_duration, decode_audio_bytes, load_audio, prepare
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
@@ -120,6 +120,21 @@ def _check_audio_kind(clip: Clip, source: str | None) -> None:
     if not isinstance(clip.audio, (str, Path, bytes, np.ndarray)):
         raise InputError(f"clip {clip.id!r}: audio is a file path, the bytes of a file or a numpy array of samples, "
                          f"got {type(clip.audio).__name__}", clip.source or source, clip.row)
+
+
+def refuse_silent_audio(clips, ids: set[str], consequence: str) -> None:
+    """Refuse a clip among ``ids`` whose decoded audio is silence (RMS below ``audio.io.SILENT_RMS``, -80 dBFS), where
+    a probe that compares a clip with silence (``consequence`` says how) would read 0 by construction (case 303).
+    Each such clip is decoded here, one at a time."""
+    for clip in clips:
+        if clip.id not in ids:
+            continue
+        samples = clip.decode()
+        rms = float(np.sqrt(np.mean(np.square(samples, dtype=np.float64)))) if samples.size else 0.0
+        if rms < SILENT_RMS:
+            level = ("digital silence (every sample 0)" if not np.any(samples)
+                     else f"silence (RMS {20 * np.log10(rms):.0f} dBFS)")
+            raise InputError(f"clip {clip.id!r}: its audio is {level}, and {consequence}", clip.source, clip.row)
 
 
 @dataclass

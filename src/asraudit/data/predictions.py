@@ -127,6 +127,9 @@ class PredictionSet:
         """Refuse a panel two of whose members (those with rows) share no clip id, which then mines nothing, and
         a scored model that shares no clip with any member, which then has nothing to be judged on
         (``no_shared_clips``)."""
+        # Names checked as every method here checks them (case 299): one string was its characters (``KeyError: 'm'``).
+        panel, scored = name_list(panel, "panel"), name_list(scored, "scored")
+        self.require_models(panel + scored)
         members = [self.models[n] for n in dict.fromkeys(panel) if len(self.models[n])]
         for i, a in enumerate(members):
             for b in members[i + 1:]:
@@ -150,7 +153,7 @@ class PredictionSet:
         """Some of the named models ran a clip: prediction files that are all empty (each a warning, case 8) left
         the miner no clip, and it said ``--panel is required`` to a user who gave one (``refdis``), or stopped with
         ``ValueError: min() arg is an empty sequence`` (``accept_ref_from_predictions``)."""
-        names = list(names)
+        names = name_list(names, "models")
         if names and not self.models_with_rows(names):
             shown = ", ".join(str(self.models[m].source) for m in names[:3]) + (", ..." if len(names) > 3 else "")
             raise InputError(f"{shown}: no row with a hypothesis in any (every prediction file is empty), so there "
@@ -158,6 +161,8 @@ class PredictionSet:
 
     def models_with_rows(self, names: Iterable[str]) -> list[str]:
         """The named models whose file has at least one row: a panel is the members that can vote."""
+        names = name_list(names, "models")
+        self.require_models(names)
         return [n for n in names if len(self.models[n])]
 
     def require_models(self, names: Iterable[str]) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED
+from asraudit.arguments import check_field_types
+from asraudit.errors import InputError
+from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_resampling_args
 from asraudit.probes.families import Catalogue, load_catalogue
 from asraudit.probes.rendering import (
     DEFAULT_MIN_PER_ARM,
@@ -62,8 +64,39 @@ def measure_conventions(rows: Mapping[str, Mapping[str, TextPair]], params: Conv
                         seed: int = DEFAULT_SEED) -> ConventionsResult:
     """Switch rates (min over arms) and agreement per model; ``rows[model][clip]`` has raw reference and
     hypothesis (anything with those attributes, e.g. a prediction file's rows).  ``catalogue`` overrides
-    ``params.language``."""
+    ``params.language``.
+
+    Its arguments are checked before any text is scanned (case 300), as ``asraudit conventions`` checks its
+    options: ``n_boot=-1`` gave every agreement interval as NaN, ``seed=None`` drew them from fresh entropy
+    (other bounds each call), ``rows`` of raw strings or texts stopped with an ``AttributeError``."""
+    check_resampling_args(n_boot=n_boot, seed=seed)
+    _check_params(params)
+    _check_rows(rows)
     audit = collect(catalogue or load_catalogue(params.language), rows)
     return ConventionsResult(audit, switch_rates(audit, params.min_per_arm),
                              pooled_switch_rates(audit, params.min_per_arm),
                              agreement(audit, by="class", n_boot=n_boot, seed=seed))
+
+
+def _check_params(params: object) -> None:
+    if not isinstance(params, ConventionsParams):
+        hint = ": ConventionsParams(**knobs) builds one from a dict" if isinstance(params, dict) else ""
+        raise InputError(f"params is a ConventionsParams, got {type(params).__name__}{hint}")
+    check_field_types(params)
+    if params.min_per_arm < 1:
+        raise InputError(f"params.min_per_arm must be at least 1, got {params.min_per_arm}")
+
+
+def _check_rows(rows: object) -> None:
+    """``rows[model][clip]`` is a pair of raw texts; raw strings are refused naming what builds the pairs."""
+    build = "text_pairs(references, transcripts) builds them from raw texts"
+    if not isinstance(rows, Mapping):
+        raise InputError(f"rows is a dict of model -> clip id -> TextPair ({build}), got {type(rows).__name__}")
+    for model, clips in rows.items():
+        if not isinstance(clips, Mapping):
+            raise InputError(f"rows[{model!r}] is a dict of clip id -> TextPair ({build}), got {type(clips).__name__}")
+        for cid, row in clips.items():
+            ref, hyp = getattr(row, "reference", None), getattr(row, "hypothesis", None)
+            if not isinstance(ref, str) or not isinstance(hyp, str):
+                raise InputError(f"rows[{model!r}][{cid!r}] is a {type(row).__name__}, not a TextPair (a raw "
+                                 f"reference and hypothesis, each a str): {build}")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from asraudit.data.clip import refuse_silent_audio
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.metrics.stats import json_number
@@ -169,6 +170,15 @@ def lift_plan(items: Sequence[EditItem], channel_of: ChannelOf = _identity) -> t
             if forced is not None and forced[0] not in texts.setdefault(item.clip_id, []):
                 texts[item.clip_id].append(forced[0])
     return grid, Score(texts)
+
+
+def refuse_silent_clips(clips: Sequence, items: Sequence[EditItem]) -> None:
+    """Refuse an edit's clip whose audio is silence (case 303): λ compares the clip with silence of its length, so on
+    a clip of silence (a file that lost its audio, a wrong file) every λ was 0 by construction, read as the prior
+    writing every edit, with no word.  Each clip with an edit is decoded once, here, before any model loads."""
+    refuse_silent_audio(clips, {i.clip_id for i in items},
+                        "lift compares a clip with silence of its length, so every λ on it would be 0 by "
+                        "construction, as if the prior wrote the reference: check its audio file, or leave its edits out")
 
 
 def run_lift(store, executor, models: Sequence, clips: Sequence, items: Sequence[EditItem], *,

@@ -7,11 +7,12 @@ stages plan targets with :func:`plan_masked` and measure them with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from asraudit.audio.timing import AlignmentFailure, TimingCache, WordTiming, align_clips
+from asraudit.data.clip import refuse_silent_audio
 from asraudit.data.mask_recipe import read_recipe
 from asraudit.models.aligners import make_aligner
 from asraudit.models.candidate_check import ScoreWindow
@@ -71,6 +72,19 @@ class MaskedParams:
             raise InputError(f"fill must be one of {', '.join(FILLS)}, got {self.fill!r}")
         if self.targets == "listed" and not self.words:
             raise InputError("targets = \"listed\" needs words = [...]")
+        # Knobs another knob makes unread were taken and never read (case 302): the run hid other words than asked.
+        if self.recipe is not None and (unread := self.unread_beside_recipe()):
+            raise InputError(f"a recipe gives the targets and their times, so {', '.join(unread)} would not be used: "
+                             "leave them out, or the recipe out to find and time the targets")
+        if self.words and self.targets != "listed":
+            raise InputError(f"words = [...] are hidden with targets = \"listed\" only, and targets = "
+                             f"\"{self.targets}\" hides {self.targets}, so the words would not be used: give "
+                             "targets = \"listed\", or leave words out")
+
+    def unread_beside_recipe(self) -> list[str]:
+        """The knobs that find and time targets, set to other than their defaults: a recipe replaces them."""
+        defaults = {f.name: f.default for f in fields(self)}
+        return [name for name in ("targets", "words", "align", "skip_trivial") if getattr(self, name) != defaults[name]]
 
     def settings(self, seed: int) -> MaskSettings:
         return MaskSettings(fill=self.fill, attenuation_db=self.attenuation_db, pad=self.pad, guard=self.guard,
@@ -93,6 +107,15 @@ def _header_seconds(corpus) -> Callable[[str], float | None]:
         return corpus[clip_id].header_seconds() if clip_id in corpus else None
 
     return seconds
+
+
+def refuse_silent_targets(clips: Sequence, items: Sequence[MaskItem]) -> None:
+    """Refuse a target's clip whose audio is silence (case 303): hidden under silence in silence, its target was
+    counted as not recovered and its λ, masked and clean, was 0 by construction, with no word."""
+    refuse_silent_audio(clips, {i.clip_id for i in items},
+                        "masking hides a word of a clip under silence and λ compares the clip with silence, so its "
+                        "targets would read as not recovered and every λ on them as 0 by construction: check its "
+                        "audio file, or leave its targets out")
 
 
 def plan_masked(corpus, texts: Mapping[str, str], params: MaskedParams, *, timings_cache: Path | None,

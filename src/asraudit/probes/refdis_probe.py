@@ -317,7 +317,7 @@ def accept_ref_from_predictions(preds: PredictionSet | str | Path | Sequence[str
     pset = preds if isinstance(preds, PredictionSet) else load_predictions(preds)
     scored = models if models is not None else pset.model_names
     pset.require_models(panel + scored)
-    pset.require_some_rows(dict.fromkeys(panel + scored))
+    pset.require_some_rows(list(dict.fromkeys(panel + scored)))
     panel = pset.models_with_rows(panel)  # an empty file (pset.warnings says so) casts no vote, as in the command
     pset.require_shared_clips(panel, scored)
     names = list(dict.fromkeys(panel + scored))

@@ -315,8 +315,27 @@ def _refuse_lone_surrogates(data, source) -> None:
             raise lone_surrogate_error(f"at {'/'.join(map(str, where))}: a text", text, at, Path(source), None)
 
 
+# The audit's other files beside summary.json that are no text at all (case 301): each was read whole into memory,
+# then refused as ``row 1: not valid UTF-8 ...: save the file as UTF-8``, advice that fits neither.
+_AUDIT_FILES = ((b"SQLite format 3\x00", "an SQLite database (the audit's result store, asraudit.sqlite?)"),
+                (b"PAR1", "a Parquet table (one of the audit's tables?)"))
+
+
+def _refuse_audit_files(path: Path) -> None:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return  # json_document says why it cannot be read
+    for magic, kind in _AUDIT_FILES:
+        if head.startswith(magic):
+            raise InputError(f"{kind}, not a summary.json: report reads the summary.json an audit writes into its "
+                             "out folder: give that file, or the folder", path)
+
+
 def read_summary(path: Path) -> Summary:
     """A summary.json file as the typed ``Summary`` (InputError naming the file when it cannot be read as one)."""
+    _refuse_audit_files(Path(path))
     try:
         # As a release's JSON is read (case 228): a Windows editor's byte-order mark skipped; a
         # key given twice (a model's entry pasted again, which a reader keeps the last of without a word), an
