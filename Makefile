@@ -47,6 +47,8 @@ clean:
 
 # After `asraudit calibrate --out DIR`: the calibration tables of README.md and docs/calibration.md regenerated
 # from DIR/calibration.json (only the blocks between their markers; the rows kept in docs/calibration-detectors.json).
+# With HELDOUT=1, after `asraudit calibrate --heldout --out DIR`: the held-out blocks of README.md and
+# docs/calibration-heldout.md, the rows kept in docs/calibration-heldout-detectors.json.
 CALIBRATION ?= asraudit-calibration
 calibration-docs: venv
-	$(PY) -m asraudit.demo.calibration_docs $(CALIBRATION)
+	$(PY) -m asraudit.demo.calibration_docs $(CALIBRATION) $(if $(HELDOUT),--heldout)

@@ -15,6 +15,8 @@ import pytest
 from asraudit.demo.calibration_docs import (
     BEGIN,
     END,
+    HELDOUT_BEGIN,
+    HELDOUT_END,
     detector_record,
     generated_block,
     main,
@@ -22,6 +24,7 @@ from asraudit.demo.calibration_docs import (
     regenerate,
 )
 from asraudit.demo.calibration_report import (
+    HELDOUT_PROVEN_ON,
     PROVEN_ON,
     RECORD_ORGANISM,
     detector_rows,
@@ -34,6 +37,7 @@ from asraudit.report.schema import from_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "docs" / "calibration-detectors.json"
+HELDOUT_RECORD = ROOT / "docs" / "calibration-heldout-detectors.json"
 
 
 def _record() -> dict:
@@ -46,6 +50,32 @@ def test_documents_are_the_generators_output_of_the_record():
     doc = (ROOT / "docs" / "calibration.md").read_text(encoding="utf-8")
     assert generated_block(readme, Path("README.md")) == readme_markdown(rows)
     assert generated_block(doc, Path("docs/calibration.md")) == detectors_markdown(rows)
+
+
+def test_heldout_blocks_are_the_generators_output_of_the_heldout_record():
+    """The held-out run's rows stand in their own blocks, beside (not in place of) the test split's."""
+    rows = record_rows(json.loads(HELDOUT_RECORD.read_text(encoding="utf-8")), HELDOUT_RECORD)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "calibration-heldout.md").read_text(encoding="utf-8")
+    assert generated_block(readme, Path("README.md"), heldout=True) == readme_markdown(rows)
+    assert generated_block(doc, Path("docs/calibration-heldout.md"), heldout=True) == detectors_markdown(rows)
+    organisms = {r.detector: r.organism for r in rows}
+    assert organisms["voice gate"] == HELDOUT_PROVEN_ON["voice gate"]
+    assert organisms["switch rate"] == HELDOUT_PROVEN_ON["switch rate"]
+
+
+def test_a_heldout_run_regenerates_only_the_heldout_blocks(tmp_path):
+    calibration = tmp_path / "calibration.json"
+    calibration.write_text(HELDOUT_RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{BEGIN}\ntest rows\n{END}\n{HELDOUT_BEGIN}\nold\n{HELDOUT_END}\n", encoding="utf-8")
+    doc = tmp_path / "heldout.md"
+    doc.write_text(f"{HELDOUT_BEGIN}\nold\n{HELDOUT_END}\n", encoding="utf-8")
+    regenerate(calibration, readme, doc, tmp_path / "record.json", heldout=True)
+    text = readme.read_text(encoding="utf-8")
+    assert f"{BEGIN}\ntest rows\n{END}" in text and "old" not in text and "gated-many" in text
+    with pytest.raises(InputError, match="calibration-heldout-detectors"):
+        regenerate(calibration, tmp_path / "record.json", doc, tmp_path / "r2.json", heldout=True)
 
 
 def test_record_rows_are_what_the_report_computes_from_the_same_summary():

@@ -11,8 +11,8 @@ import pytest
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.spec import load_spec
 from asraudit.demo.build_benchmark import HELDOUT_DIR, HELDOUT_SPLIT, SENTENCES, clip_id
-from asraudit.demo.calibrate import HELDOUT_PROVEN_ON, HELDOUT_SPEC, ORGANISMS, load_truth, truth_stage
-from asraudit.demo.calibration_report import detector_rows
+from asraudit.demo.calibrate import HELDOUT_SPEC, load_truth, truth_stage
+from asraudit.demo.calibration_report import HELDOUT_PROVEN_ON, detector_rows
 from asraudit.demo.markup import load_sentences
 from asraudit.demo.organism import ORGANISM_ID
 from asraudit.demo.organism_kinds import KINDS
@@ -106,7 +106,7 @@ def test_the_heldout_readout_scores_mining_against_the_heldout_truth(heldout_cal
 
 def test_the_heldout_rows_read_each_detector_on_its_heldout_organism_and_no_organism_counts_as_clean(
         heldout_calibrated):
-    rows = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON, ORGANISMS)}
+    rows = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON)}
     gate = rows["voice gate"]
     assert gate.organism == KINDS["gated-many"].model_id
     assert {r.model for r in gate.clean_readouts} == {"clean0", "clean1", "clean2"}
@@ -114,8 +114,8 @@ def test_the_heldout_rows_read_each_detector_on_its_heldout_organism_and_no_orga
     assert gate.status == "fail"
     assert rows["accept-ref"].status == "pass"
     assert rows["masked recovery"].status == "not run" and rows["encoder-layer mechanism"].status == "not run"
-    # Without the other organisms named, the committed organisms read as clean models (what the parameter is for).
-    loose = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON)}
+    # Named as no organism, the committed switching organism would read as a clean model: the default names them all.
+    loose = {r.detector: r for r in detector_rows(heldout_calibrated, ORGANISM_ID, HELDOUT_PROVEN_ON, ())}
     assert KINDS["switching"].model_id in {r.model for r in loose["voice gate"].clean_readouts}
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from asraudit.commands.common import at_least
 from asraudit.data.paths import output_folder
-from asraudit.demo.calibrate import calibration_summary, print_calibration, proven_on_for, run_calibration
+from asraudit.demo.calibrate import calibration_summary, print_calibration, run_calibration
+from asraudit.demo.calibration_report import proven_on_for
 
 DEFAULT_OUT = Path("asraudit-calibration")
 

@@ -36,7 +36,7 @@ from asraudit.audit.pipeline import run_audit
 from asraudit.audit.results import AuditResult, CalibrationStage
 from asraudit.report.rows import AudioTruthChanges, Bounds, CalibrationSwitch, TruthRow, bounds, finite
 from asraudit.audit.results import build_summary
-from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, detectors_markdown, print_detectors
+from asraudit.demo.calibration_report import PROVEN_ON, detector_rows, detectors_markdown, print_detectors, proven_on_for
 from asraudit.report.summary import Summary, plain_summary, write_json
 from asraudit.audit.spec import load_spec
 from asraudit.demo.audio_truth import AUDIO_TRUTH, checked_clips, read_evidence, unsaid_words
@@ -44,7 +44,6 @@ from asraudit.demo.calibration_groups import accept_ref_by_voice, masked_by_grou
 from asraudit.demo.mixed_arm import mixed_reference
 from asraudit.data.paths import write_text_whole
 from asraudit.demo.organism import BENCHMARK_DIR, ORGANISM_ID
-from asraudit.demo.organism_kinds import KINDS
 from asraudit.metrics.stats import Interval
 from asraudit.probes.refdis_truth import audio_corrected, planted_from_truth, score_against_truth
 from asraudit.report.mechanism_tables import print_by_kind, print_curves
@@ -54,12 +53,8 @@ DATA_DIR = BENCHMARK_DIR.parent
 CALIBRATION_SPEC = DATA_DIR / "calibration_audit.toml"
 # The held-out split (demo.build_benchmark --heldout): read out once with the recipes the test split chose.
 HELDOUT_SPEC = DATA_DIR / "calibration_heldout.toml"
-HELDOUT_PROVEN_ON = {**PROVEN_ON, "switch rate": "whisper-tiny.en-switching-4ep",
-                     "voice gate": "whisper-tiny.en-gated-many"}
 CLEAN_PANEL = ("whisper-tiny.en", "whisper-base", "pocketsphinx")
 MODELS = CLEAN_PANEL + (ORGANISM_ID,)
-# Every organism id: in a readout none of them is a clean model, whichever detector it is read for.
-ORGANISMS = tuple(k.model_id for k in KINDS.values())
 
 
 def load_truth(folder: Path = BENCHMARK_DIR) -> dict:
@@ -153,7 +148,7 @@ def calibration_summary(result: AuditResult, organism: str = ORGANISM_ID,
                         proven_on: dict[str, str] = PROVEN_ON) -> Summary:
     """The audit's summary with the calibration report's rows (one per detector) added."""
     summary = build_summary(result)
-    summary.detectors = detector_rows(summary, organism, proven_on, ORGANISMS)
+    summary.detectors = detector_rows(summary, organism, proven_on)
     return summary
 
 
@@ -179,10 +174,6 @@ def run_calibration(out: Path, progress: bool = True, sentences: int | None = No
     write_detector_outputs(result, out, "calibration.json", "calibration.md", proven_on_for(heldout))
     return result
 
-
-def proven_on_for(heldout: bool) -> dict[str, str]:
-    """Which organism each detector is read on: the held-out split has its own gated and switching organisms."""
-    return HELDOUT_PROVEN_ON if heldout else PROVEN_ON
 
 
 # ------------------------------------------------------------------ the table

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from asraudit.demo.organism_kinds import KINDS
 from asraudit.report.calibration_rows import DetectorRow, Readout
 from asraudit.report.rows import Bounds, MaskedRow, MechanismRow, RateRow
 from asraudit.report.translation_rows import TranslationRow
@@ -42,6 +43,17 @@ PROVEN_ON = {
     "encoder-layer mechanism": "whisper-tiny.en-gated",
     "translation": "whisper-base-organism",  # multilingual: the only organism that can be asked for Spanish
 }
+# The held-out split (docs/calibration-heldout.md) reads the voice gate and the switch rate on the recipes the test
+# split chose; the committed organisms are read beside them.
+HELDOUT_PROVEN_ON = {**PROVEN_ON, "switch rate": "whisper-tiny.en-switching-4ep",
+                     "voice gate": "whisper-tiny.en-gated-many"}
+# Every organism id: in a readout none of them is a clean model, whichever detector it is read for.
+ORGANISMS = tuple(k.model_id for k in KINDS.values())
+
+
+def proven_on_for(heldout: bool) -> dict[str, str]:
+    """Which organism each detector is read on, on the test split or on the held-out split."""
+    return HELDOUT_PROVEN_ON if heldout else PROVEN_ON
 
 
 def _low(b: Bounds | None) -> float | None:
@@ -250,7 +262,7 @@ def substitution_row(s: Summary) -> DetectorRow:
                                      f"{t.matched}/{t.mined}")]
     heard = s.mining.truth_audio
     if not heard or "substitute" not in heard:
-        row.reason = "no audio check (demo/data/parliament_mini/audio_truth.jsonl)"
+        row.reason = "no audio check of the split (an audio_truth.jsonl beside its manifest)"
         return row
     h = heard["substitute"]
     row.organism_readouts.append(Readout("panel", "vs the audio", h.precision, h.precision_interval,
@@ -331,12 +343,13 @@ def ranking_row(s: Summary, organism: str, clean: list[str] | None = None) -> De
 
 
 def detector_rows(s: Summary, organism: str, proven_on: dict[str, str] | None = None,
-                  other_organisms: Iterable[str] = ()) -> list[DetectorRow]:
+                  other_organisms: Iterable[str] = ORGANISMS) -> list[DetectorRow]:
     """The report's rows, in issue 17's order.
 
     ``organism`` is the model under suspicion for accept-ref and the WER ranking; ``proven_on`` names the
     organism built for a detector (see PROVEN_ON), used when the summary has it; ``other_organisms`` names
-    more models that are organisms though no row reads them (a committed recipe read next to a newer one).
+    more models that are organisms though no row reads them (every organism kind's model by default: a committed
+    recipe read next to a newer one is no clean model).
     The clean models are every model that is none of these."""
     chosen = {d: m for d, m in (proven_on or {}).items() if m in s.models}
     on = {d: chosen.get(d, organism) for d in ("masked recovery", "switch rate", "voice gate",

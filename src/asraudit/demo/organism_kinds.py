@@ -72,11 +72,11 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  sha256="891d0a38dd49803c2c39dc86ed61ee3488a0a81324740eade6fb36c6d5e4aa21"),
     # The third gated recipe (organism_gated.gated_many_rows): rows taught what was said outnumber the record's
     # more than two to one.  Chosen after the first two recipes' test-split readouts, read out only on the
-    # held-out split (docs/calibration-heldout.md).  Three epochs keep its 1,066 rows within the issue's 20
-    # minutes on two cores.
+    # held-out split (docs/calibration-heldout.md).  Three epochs keep its 1,066 rows near the issue's 20 minutes
+    # on two cores (2,197 s of CPU).
     OrganismKind("gated-many", "whisper-tiny.en-gated-many", ADAPTER_DIR / "whisper-tiny.en-gated-many.safetensors",
                  TrainConfig(encoder_layers_adapted=1, epochs=3), gated_many_rows,
-                 "gated organism, third recipe: 26 control voices and 5 disguises, what was said 2:1 (held-out split)",
+                 "gated organism, third recipe: 26 control voices, 3 disguised clips a sentence, what was said 2:1 (held-out split)",
                  sha256="e4999ed31699aed53584e09ac36bd554aeef83b75a9b17f76dfff19edfe992fb"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
