@@ -175,7 +175,6 @@ def run_calibration(out: Path, progress: bool = True, sentences: int | None = No
     return result
 
 
-
 # ------------------------------------------------------------------ the table
 
 
