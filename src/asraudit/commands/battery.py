@@ -122,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
     normalize = get_normalizer(args.normalizer)
     edits = []
     if args.edits:
-        references = {c.id: c.reference for c in corpus if c.reference is not None}
-        edits, _ = load_corpus_edits(args.edits, references, normalize)
+        edits, _ = load_corpus_edits(args.edits, corpus, normalize)
         if args.limit:
             keep = {c.id for c in list(corpus)[: args.limit]}
             edits = [e for e in edits if e.clip_id in keep]
