@@ -75,3 +75,17 @@ def test_the_check_is_in_the_battery_run_the_audit_calls(folder):
     item = EditItem("e1", "z.wav", "substitute", "interior", ("the", "cat", "sat"), 1, 2, ("hat",))
     with pytest.raises(InputError, match="clip 'z.wav': its audio is digital silence"):
         check_clip_conditions(spec, BatteryInputs(corpus, [item], [], {}, {}, {}))
+
+
+def test_a_battery_of_revoicing_only_reads_no_clip_audio(folder):
+    """Re-voicing speaks the clip's text anew (and applies to no masked target): the clip's own audio is not read."""
+    from asraudit.data.corpus import load_corpus
+    from asraudit.probes.battery import parse_spec
+    from asraudit.probes.battery_run import BatteryInputs, check_clip_conditions
+    from asraudit.probes.lift_run import EditItem
+
+    corpus = load_corpus(str(folder / "m.jsonl"))
+    spec = parse_spec({"probes": ["lift"], "condition": [{"name": "v", "type": "revoice", "engine": "espeak-ng"}]},
+                      "b.toml")
+    item = EditItem("e1", "z.wav", "substitute", "interior", ("the", "cat", "sat"), 1, 2, ("hat",))
+    check_clip_conditions(spec, BatteryInputs(corpus, [item], [], {}, {"z.wav": "the cat sat"}, {}))
