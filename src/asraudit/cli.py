@@ -71,7 +71,39 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     names = (argv[0],) if argv and argv[0] in COMMAND_MODULES else COMMAND_MODULES
     for name in names:
         importlib.import_module(f"asraudit.commands.{name}").register(sub)
+    _one_value_each(parser)
     return parser
+
+
+class _OneValue(argparse._StoreAction):
+    """An option that takes one value, refused when given again with another value (case 306): argparse keeps the
+    last, without a word, so ``transcribe --out a --out b`` wrote into b, ``wer --normalizer none --normalizer
+    whisper`` scored with whisper, ``refdis --seed 1 --seed 2`` drew with 2.  The same value again (an alias plus
+    the typed option) goes through; flags (``--no-progress``) and repeatable options (``--model``, ``--option``)
+    are other actions and are left alone."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        seen = self.__dict__.setdefault("_given", [])  # the namespaces this option was given in, by identity
+        if any(ns is namespace for ns in seen):
+            before = getattr(namespace, self.dest, None)
+            if before != values:
+                raise argparse.ArgumentError(
+                    self, f"given twice ({str(before)!r} and {str(values)!r}); a run takes one value, so the "
+                    "first would be dropped without a word: give it once")
+        else:
+            seen.append(namespace)
+        setattr(namespace, self.dest, values)
+
+
+def _one_value_each(parser: argparse.ArgumentParser) -> None:
+    """Every option of every command that stores one value (``--out``, ``--json``, ``--store``, ``--seed``,
+    ``--bootstrap``, ``--normalizer``...) becomes a ``_OneValue``: the one place the rule is applied."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _one_value_each(sub)
+        elif type(action) is argparse._StoreAction and action.option_strings and action.nargs is None:
+            action.__class__ = _OneValue
 
 
 class Terminated(KeyboardInterrupt):

@@ -175,7 +175,7 @@ def test_the_lengths_before_any_model_are_the_lengths_the_run_builds(tmp_path):
     from asraudit.commands.common import load_corpus_edits
     from asraudit.text.normalize import get_normalizer
 
-    edits, _ = load_corpus_edits(_edits(tmp_path, rows), {c.id: c.reference for c in corpus}, get_normalizer("whisper"))
+    edits, _ = load_corpus_edits(_edits(tmp_path, rows), corpus, get_normalizer("whisper"))
     inputs = BatteryInputs(corpus, edits, (), {}, said, {})
     [before] = longer_splices(spec, inputs, window)
     built = longer_variants(window, list(corpus), Channels(spec.condition("long"), corpus, said, {}, {}).for_clip)

@@ -122,15 +122,15 @@ def run(args: argparse.Namespace) -> int:
     normalize = get_normalizer(args.normalizer)
     edits = []
     if args.edits:
-        references = {c.id: c.reference for c in corpus if c.reference is not None}
-        edits, _ = load_corpus_edits(args.edits, references, normalize)
+        edits, _ = load_corpus_edits(args.edits, corpus, normalize)
         if args.limit:
             keep = {c.id for c in list(corpus)[: args.limit]}
             edits = [e for e in edits if e.clip_id in keep]
-    said = said_texts(corpus, clip_texts(corpus, args.text_field) if args.text_field else None, edits)
+    said = said_texts(corpus, clip_texts(corpus, args.text_field, reference_column=args.text_column)
+                      if args.text_field else None, edits)
     check_benchmark_donors(spec, corpus, said)  # before the aligner and the models run
     check_donor_seconds(spec, corpus, said, {e.clip_id for e in edits} if args.no_mask else None)
-    texts = clip_texts(corpus, args.text_field, args.limit)
+    texts = clip_texts(corpus, args.text_field, args.limit, reference_column=args.text_column)
     items, timings = ([], {}) if args.no_mask else build_items(args, corpus, texts, args.out)
     if not edits and not items:
         raise InputError("nothing to probe: give --edits FILE and/or clips with masked targets", corpus.source)

@@ -185,14 +185,16 @@ def load_predictions_with_warnings(paths) -> PredictionSet:
     return pset
 
 
-def load_corpus_edits(path: Path, references, normalize) -> tuple[list, list[str]]:
+def load_corpus_edits(path: Path, corpus, normalize) -> tuple[list, list[str]]:
     """``--edits`` of the corpus's clips (``probes.lift_run.load_edits``) and the edits left out as on clips
     outside it (a subset of the benchmark), with one warning line saying how many: ``lift``, ``battery`` and
-    ``translate`` share it, so none drops them silently."""
+    ``translate`` share it, so none drops them silently.  An edit on a clip of the corpus that has no reference is
+    refused (case 307)."""
     from asraudit.probes.lift_run import load_edits
 
     outside: list[str] = []
-    items = load_edits(path, references, normalize, skipped=outside)
+    references = {c.id: c.reference for c in corpus if c.reference is not None}
+    items = load_edits(path, references, normalize, skipped=outside, clip_ids={c.id for c in corpus})
     if outside:
         warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}")
     return items, outside

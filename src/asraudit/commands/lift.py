@@ -64,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
                        files=[("--out", args.out), ("--json", args.json)], inputs=[("--edits", args.edits)])
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
-    references = {c.id: c.reference for c in corpus if c.reference is not None}
-    items, outside = load_corpus_edits(args.edits, references, normalize)
+    items, outside = load_corpus_edits(args.edits, corpus, normalize)
     if not items and outside:  # "no edits in the file" said of a file that held some
         raise InputError(f"none of its {len(outside)} edit(s) is on a clip of the corpus (e.g. {outside[0]!r}): "
                          "edits and corpus of different benchmarks, or clip ids written differently?", args.edits)

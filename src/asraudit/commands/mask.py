@@ -106,14 +106,30 @@ def mask_only_options_given(args: argparse.Namespace, options: dict[str, str] = 
             if getattr(args, dest, None) != getattr(default, dest)]
 
 
-def clip_texts(corpus, text_field: str | None, limit: int | None = None) -> dict[str, str]:
-    """clip id -> what the clip says (a manifest field, or the reference)."""
+def _not_a_text(clip_id: str, field: str, value, metadata) -> str:
+    """What is wrong with ``--text-field``'s ``field`` in a row (case 308): a field holding a number, a list or
+    null was said to be missing ("has no text field 'n'"), sending the user to look for a field that is there."""
+    if field not in metadata:
+        return f"clip {clip_id!r} has no text field {field!r}"
+    held = "null" if value is None else ("a number" if isinstance(value, (int, float)) and not isinstance(value, bool)
+                                         else f"a {type(value).__name__}")
+    return (f"clip {clip_id!r}: its field {field!r} (--text-field) holds {held}, {json.dumps(value, default=str)[:60]}, "
+            "not a text: name the field that holds what the clip says")
+
+
+def clip_texts(corpus, text_field: str | None, limit: int | None = None, *,
+               reference_column: str | None = None) -> dict[str, str]:
+    """clip id -> what the clip says (a manifest field, or the reference).  ``reference_column``: the column the
+    corpus read its references from (``--text-column``, default ``text``); ``--text-field`` naming it reads the
+    references (case 308: the loader keeps that column as the reference, so it was "has no text field 'text'")."""
+    if text_field is not None and text_field == (reference_column or "text"):
+        text_field = None
     out = {}
     for clip in list(corpus)[: limit if limit else None]:
         if text_field:
             value = clip.metadata.get(text_field)
             if not isinstance(value, str):
-                raise InputError(f"clip {clip.id!r} has no text field {text_field!r}", clip.source, clip.row)
+                raise InputError(_not_a_text(clip.id, text_field, value, clip.metadata), clip.source, clip.row)
         else:
             value = clip.reference
             if value is None:
@@ -204,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
                               ("--timings", args.timings or args.out / TIMINGS_NAME)],
                        inputs=[("--recipe", args.recipe)])
     corpus = open_corpus(args)
-    texts = clip_texts(corpus, args.text_field, args.limit)
+    texts = clip_texts(corpus, args.text_field, args.limit, reference_column=args.text_column)
     items, _ = build_items(args, corpus, texts, args.out)
     if not items:
         raise InputError(f"no {args.targets} targets found in the corpus (after skipping trivial ones)", corpus.source)

@@ -6,7 +6,8 @@ import argparse
 import json
 
 from asraudit.data.paths import ensure_writable_file, output_file, write_text_whole
-from asraudit.report.schema import summary_schema
+from asraudit.errors import InputError
+from asraudit.report.schema import audit_file_kind, summary_schema
 from asraudit.report.summary import SCHEMA_VERSION
 
 
@@ -25,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.out:
         ensure_writable_file(args.out, "--out")
+        kind = audit_file_kind(args.out)
+        if kind is not None:  # case 310: the schema was written over it, exit 0
+            raise InputError(f"--out is {kind}, finished work the schema would replace: write the schema to "
+                             "another file (summary.schema.json)", args.out)
     text = json.dumps(summary_schema(), indent=1, ensure_ascii=False) + "\n"
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}")
         items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
-        items = items_from_edits(load_corpus_edits(args.edits, references, normalize)[0])
+        items = items_from_edits(load_corpus_edits(args.edits, corpus, normalize)[0])
     if not items:
         raise InputError("no dropped or invented spans on the corpus's clips", args.truth or args.edits)
     if params.cluster_field is not None:  # a clip without the field stopped the run once the models had loaded

@@ -18,6 +18,7 @@ path, which the CLI prints as one line.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import shutil
@@ -266,6 +267,8 @@ def written_whole(path: str | Path) -> Iterator[Path]:
             sys.stderr.flush()
             with tmp.open("rb") as source, open(path, "ab") as stream:
                 shutil.copyfileobj(source, stream)
+        except OSError as exc:
+            _raise_naming(exc, path)
         finally:
             tmp.unlink(missing_ok=True)
         return
@@ -274,9 +277,27 @@ def written_whole(path: str | Path) -> Iterator[Path]:
     try:
         yield tmp
         tmp.replace(target)
-    except BaseException:
+    except BaseException as exc:
         tmp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            _raise_naming(exc, path)
         raise
+
+
+# What a write into a file reports when the disk, not the path, is at fault: no file name comes with it.
+_DISK_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EIO") if hasattr(errno, n))
+
+
+def _raise_naming(exc: OSError, path: Path) -> None:
+    """Re-raise ``exc`` naming ``path`` when it is a disk's error that names no file (case 309): a full disk, a
+    quota, a file past the size the file system takes.  Writing an output on a full disk (``schema --out``,
+    ``wer --json``, ``preds --export``, every output written whole) was ``OSError: [Errno 28] No space left on
+    device`` as a traceback, naming no file; the command line's handler reports an error naming its path in one
+    line.  Any other error goes up as it came."""
+    if exc.filename is None and exc.errno in _DISK_ERRNOS:
+        raise OSError(exc.errno, f"cannot write it: {exc.strerror or exc}; the file is left as it was (free some "
+                      "space, or write it elsewhere)", str(path)) from exc
+    raise exc
 
 
 def write_text_whole(path: Path, text: str) -> Path:

@@ -18,6 +18,7 @@ import numpy as np
 from asraudit.audio.conditions import Compose, DonorSplice, Revoice
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.timing import WordTiming
+from asraudit.data.clip import refuse_silent_audio
 from asraudit.errors import InputError
 from asraudit.probes.channel import Channel, changes_length
 from asraudit.probes.battery import BatterySpec, Channels, load_spec, normalized_channel, verdict_under
@@ -236,6 +237,7 @@ def check_clip_conditions(spec: BatterySpec, inputs: BatteryInputs) -> None:
     babble noise finding fewer donors with sound than its ``donors`` (a blank recording is passed over; the
     same seeded draw as the run's, each donor decoded once, its audio not kept)."""
     probed = {e.clip_id for e in inputs.edits} | {i.clip_id for i in inputs.items}
+    refuse_silent_probed(spec, inputs)
     clips = [c.id for c in inputs.corpus if c.id in probed]
     pool, sound = None, {}
     for n, cond in enumerate(spec.conditions, start=1):
@@ -254,6 +256,25 @@ def check_clip_conditions(spec: BatterySpec, inputs: BatteryInputs) -> None:
                                       int(cond.params["seed"]), sound)
                 except InputError as exc:
                     raise InputError(f"{where}: {exc.message}", spec.source) from None
+
+
+def refuse_silent_probed(spec: BatterySpec, inputs: BatteryInputs) -> None:
+    """Refuse a clip whose own audio is silence where the battery reads λ or masked recovery on it (case 305, as
+    ``lift`` and ``mask`` do, case 303): the check is on the original clip, and every condition but ``revoice``
+    keeps that audio (noise is set against the clip's level, reverb and a codec keep silence silent, a splice only
+    adds a donor's audio, truncation cuts it), so λ under the original, and each change read from it, was 0 by
+    construction and its targets read as not recovered.  A battery of ``revoice`` conditions only (the clip's text
+    spoken anew; no masked target applies) reads no clip's own audio, so it is not checked."""
+    probes = set(spec.probes)
+    if all(c.type == "revoice" for c in spec.conditions):
+        return
+    ids = ({e.clip_id for e in inputs.edits} if "lift" in probes else set()) | \
+        ({i.clip_id for i in inputs.items} if probes & {"recovery", "lift"} else set())
+    refuse_silent_audio(inputs.corpus.clips, ids,
+                        "the battery reads λ and masked recovery on the clip's own audio under every condition but "
+                        "revoice (noise is set against its level, a splice only adds a donor's audio), so every λ on "
+                        "it would be 0 by construction and its targets not recovered: check its audio file, or leave "
+                        "its edits and targets out")
 
 
 def longer_splices(spec: BatterySpec, inputs: BatteryInputs, window: ScoreWindow | None) -> list[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Container, Mapping, Sequence
 
 from asraudit.data.clip import refuse_silent_audio
 from asraudit.data.rows import jsonl_rows
@@ -62,12 +62,13 @@ class EditItem:
 
 
 def load_edits(path: str | Path, references: Mapping[str, str], normalize: Callable[[str], str],
-               skipped: list | None = None) -> list[EditItem]:
+               skipped: list | None = None, clip_ids: Container[str] = ()) -> list[EditItem]:
     """Edits from an ``--edits-out`` JSONL, checked against the corpus references.
 
     Edits of clips outside the corpus (a subset of the benchmark) are left
     out and their clip ids appended to ``skipped`` when it is given; without
-    it they are an error."""
+    it they are an error.  ``clip_ids``: the corpus's clips, references or not; an edit on one without a
+    reference is refused as such (case 307: it was left out as on a clip "outside the corpus")."""
     path = Path(path)
     if not path.is_file():
         raise InputError("no such edits file", path)
@@ -88,6 +89,11 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
                                  f"{json.dumps(rec[key])}", path, row)
         r, a = rec["r"], rec["a"]
         if clip not in references:
+            if clip in clip_ids:
+                raise InputError(f"clip {clip!r} is in the corpus but has no reference text, and an edit is checked "
+                                 "against its clip's reference and applied to it: give the clip its reference (in a "
+                                 "folder corpus a .txt file of the audio's name beside it; in a manifest its text "
+                                 "field), or leave its edits out", path, row)
             if skipped is None:
                 raise InputError(f"clip {clip!r} is not in the corpus", path, row)
             skipped.append(clip)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import sys
 import types
 import typing
@@ -21,6 +22,7 @@ from typing import Any
 import jsonschema
 
 from asraudit.data.published import MAX_COUNT
+from asraudit.data.paths import is_stream
 from asraudit.data.rows import json_document
 from asraudit.report.summary import READABLE_VERSIONS, SCHEMA_VERSION, Summary
 from asraudit.errors import InputError
@@ -321,6 +323,17 @@ _AUDIT_FILES = ((b"SQLite format 3\x00", "an SQLite database (the audit's result
                 (b"PAR1", "a Parquet table (one of the audit's tables?)"))
 
 
+def _head(path: Path, n: int) -> bytes | None:
+    """The first ``n`` bytes of a regular file (None for anything else: no file, a folder, a stream)."""
+    try:
+        if not path.is_file() or is_stream(path):
+            return None
+        with path.open("rb") as fh:
+            return fh.read(n)
+    except OSError:
+        return None
+
+
 def _refuse_audit_files(path: Path) -> None:
     try:
         with path.open("rb") as fh:
@@ -331,6 +344,20 @@ def _refuse_audit_files(path: Path) -> None:
         if head.startswith(magic):
             raise InputError(f"{kind}, not a summary.json: report reads the summary.json an audit writes into its "
                              "out folder: give that file, or the folder", path)
+
+
+def audit_file_kind(path: Path) -> str | None:
+    """What audit output ``path`` is, from its first bytes (case 310): the result store, a table, or a summary.json
+    (a JSON object whose first key is ``schema_version``, as the writer puts it); None for anything else."""
+    head = _head(Path(path), 64)
+    if head is None:
+        return None
+    for magic, kind in _AUDIT_FILES:
+        if head.startswith(magic):
+            return kind
+    if re.match(rb'(?:\xef\xbb\xbf)?\s*\{\s*"schema_version"\s*:', head):
+        return "an audit's summary.json"
+    return None
 
 
 def read_summary(path: Path) -> Summary:
