@@ -12,15 +12,9 @@ from asraudit.audit.spec import load_spec
 from asraudit.demo.calibrate import CALIBRATION_SPEC, flipped, load_truth, mixed_reference, print_calibration, truth_stage
 from asraudit.demo.organism import BENCHMARK_DIR
 
+from standin_predictions import write_standin
+
 MANIFEST = BENCHMARK_DIR / "test.jsonl"
-
-
-def _write(path, rows, text_of):
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
-                                 "pred_text": text_of(r)}) + "\n")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -28,8 +22,8 @@ def calibrated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("calibrate")
     rows = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
     # Faithful models write what was said; the stand-in organism writes the record.
-    clean = [_write(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
-    echo = _write(tmp / "echo.jsonl", rows, lambda r: r["text"])
+    clean = [write_standin(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
+    echo = write_standin(tmp / "echo.jsonl", rows, lambda r: r["text"])
     spec = tmp / "cal.toml"
     spec.write_text(
         f'out = "{tmp / "out"}"\nbootstrap = 100\n[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'

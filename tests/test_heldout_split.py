@@ -19,6 +19,8 @@ from asraudit.demo.organism_kinds import KINDS
 from asraudit.demo.voices import VOICES
 from asraudit.report.schema import from_json
 
+from standin_predictions import write_standin
+
 MANIFEST = HELDOUT_DIR / "manifest.jsonl"
 # The stand-in readout's sentences: deletions, insertions, both substitutions and every convention family.
 READ = ["h001", "h003", "h004", "h007", "h009", "h015", "h024", "h032", "h036", "h037"]
@@ -65,14 +67,6 @@ def test_no_heldout_sentence_is_one_a_recipe_was_trained_or_read_on():
     assert not {s.record.lower() for s in earlier} & {s.record.lower() for s in heldout}
 
 
-def _write(path, rows, text_of):
-    with path.open("w", encoding="utf-8") as fh:
-        for r in rows:
-            fh.write(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
-                                 "pred_text": text_of(r)}) + "\n")
-    return path
-
-
 @pytest.fixture(scope="module")
 def heldout_calibrated(tmp_path_factory):
     """Three faithful stand-ins as the panel; stand-ins named after the organisms, echoing the record, except
@@ -80,8 +74,8 @@ def heldout_calibrated(tmp_path_factory):
     no clean model).  Ten sentences (70 clips) with every kind of planted error keep the suite quick."""
     tmp = tmp_path_factory.mktemp("heldout")
     rows = _rows()
-    clean = [_write(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
-    organisms = {name: _write(tmp / f"{name}.jsonl", rows,
+    clean = [write_standin(tmp / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
+    organisms = {name: write_standin(tmp / f"{name}.jsonl", rows,
                               (lambda r: r["spoken"]) if name == KINDS["switching"].model_id else (lambda r: r["text"]))
                  for name in (ORGANISM_ID, KINDS["gated-many"].model_id, KINDS["switching"].model_id)}
     spec = tmp / "cal.toml"

@@ -335,3 +335,16 @@ options = {{ beam = 1e-40 }}
 min_panel = 2
 '''
 
+
+
+def cat_hat_edits(folder: Path, clips) -> Path:
+    """``folder/e.jsonl``: one edit on each clip, "cat" in the reference where "hat" was said (cases 303, 307)."""
+    path = folder / "e.jsonl"
+    path.write_text("".join(json.dumps({"clip": c, "ref_start": 1, "ref_end": 2, "r": "cat", "a": "hat"}) + "\n"
+                            for c in clips), encoding="utf-8")
+    return path
+
+
+# Six clips whose references abbreviate what was said (cases 292, 297: corrections given to measure_refdis).
+SMITH_REFS = {f"c{i}": f"mr smith said the cat sat on mat {i}" for i in range(6)}
+SMITH_SAID = {f"c{i}": f"mister smith said the cat sat on the mat {i}" for i in range(6)}  # what the audio holds

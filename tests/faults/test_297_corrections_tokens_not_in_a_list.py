@@ -17,9 +17,10 @@ import pytest
 
 from asraudit import InputError, clip_inputs, get_normalizer, measure_refdis
 
+from conftest import SMITH_REFS, SMITH_SAID
+
 PANEL = ["m0", "m1", "m2"]
-REFS = {f"c{i}": f"mr smith said the cat sat on mat {i}" for i in range(6)}
-SAID = {f"c{i}": f"mister smith said the cat sat on the mat {i}" for i in range(6)}  # what the audio holds
+REFS, SAID = SMITH_REFS, SMITH_SAID
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from conftest import cat_hat_edits
+
 FIX = ("and lift compares a clip with silence of its length, so every λ on it would be 0 by construction, as if the "
        "prior wrote the reference: check its audio file, or leave its edits out")
 
@@ -27,13 +29,6 @@ def folder(tmp_path):
     rows = [{"audio_filepath": f"{n}.wav", "text": "the cat sat on the mat"} for n in "azq"]
     (tmp_path / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return tmp_path
-
-
-def _edits(folder, clips):
-    path = folder / "e.jsonl"
-    path.write_text("".join(json.dumps({"clip": c, "ref_start": 1, "ref_end": 2, "r": "cat", "a": "hat"}) + "\n"
-                            for c in clips), encoding="utf-8")
-    return path
 
 
 def _lift(cli, folder, edits):
@@ -50,7 +45,7 @@ def test_an_edit_on_a_silent_clip_is_refused_before_any_model_loads(cli, folder,
         raise AssertionError("a model was loaded")
 
     monkeypatch.setattr(lift, "load_models", no_model)
-    ran = _lift(cli, folder, _edits(folder, ["a.wav", clip]))
+    ran = _lift(cli, folder, cat_hat_edits(folder, ["a.wav", clip]))
     assert (ran.code, ran.out) == (2, "")
     assert ran.error_lines == [f"asraudit: error: {folder / 'm.jsonl'}, row {row}: clip {clip!r}: its audio is "
                                f"{level}, {FIX}"]
@@ -58,7 +53,7 @@ def test_an_edit_on_a_silent_clip_is_refused_before_any_model_loads(cli, folder,
 
 
 def test_a_silent_clip_without_edits_is_not_read(cli, folder):
-    ran = _lift(cli, folder, _edits(folder, ["a.wav"]))
+    ran = _lift(cli, folder, cat_hat_edits(folder, ["a.wav"]))
     assert ran.code == 0, ran.err
     [row] = [json.loads(line) for line in (folder / "out" / "lift.jsonl").read_text(encoding="utf-8").splitlines()]
     assert row["clip"] == "a.wav" and row["lift_r"] != 0.0

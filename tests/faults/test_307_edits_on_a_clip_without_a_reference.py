@@ -8,11 +8,11 @@ for what it lacks, naming the edits row, before any model loads (`probes.lift_ru
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import soundfile as sf
+
+from conftest import cat_hat_edits
 
 LINE = ("clip 'b.wav' is in the corpus but has no reference text, and an edit is checked against its clip's "
         "reference and applied to it: give the clip its reference (in a folder corpus a .txt file of the audio's "
@@ -30,13 +30,6 @@ def folder(tmp_path):
     return tmp_path
 
 
-def _edits(folder, clips):
-    path = folder / "e.jsonl"
-    path.write_text("".join(json.dumps({"clip": c, "ref_start": 1, "ref_end": 2, "r": "cat", "a": "hat"}) + "\n"
-                            for c in clips), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize("clips, row", [(["b.wav"], 1), (["a.wav", "b.wav"], 2)])
 def test_an_edit_on_a_clip_without_a_reference_is_refused(cli, folder, monkeypatch, clips, row):
     import asraudit.commands.lift as lift
@@ -45,7 +38,7 @@ def test_an_edit_on_a_clip_without_a_reference_is_refused(cli, folder, monkeypat
         raise AssertionError("a model was loaded")
 
     monkeypatch.setattr(lift, "load_models", no_model)
-    edits = _edits(folder, clips)
+    edits = cat_hat_edits(folder, clips)
     ran = cli("lift", "--model", "whisper-tiny.en", "--corpus", folder / "corpus", "--edits", edits,
               "--out", folder / "out" / "lift.jsonl", "--no-progress")
     assert (ran.code, ran.out) == (2, "")
@@ -54,7 +47,7 @@ def test_an_edit_on_a_clip_without_a_reference_is_refused(cli, folder, monkeypat
 
 
 def test_battery_reads_its_edits_the_same_way(cli, folder):
-    edits = _edits(folder, ["b.wav"])
+    edits = cat_hat_edits(folder, ["b.wav"])
     ran = cli("battery", "--spec", "paper", "--model", "whisper-tiny.en", "--corpus", folder / "corpus",
               "--edits", edits, "--no-mask", "--out", folder / "out", "--no-progress")
     assert ran.code == 2 and ran.error_lines == [f"asraudit: error: {edits}, row 1: {LINE}"]
@@ -64,6 +57,6 @@ def test_an_edit_on_a_clip_outside_the_corpus_is_still_left_out(tmp_path):
     from asraudit.probes.lift_run import load_edits
 
     skipped: list = []
-    items = load_edits(_edits(tmp_path, ["a.wav", "z.wav"]), {"a.wav": "the cat sat on the mat"}, str.lower,
+    items = load_edits(cat_hat_edits(tmp_path, ["a.wav", "z.wav"]), {"a.wav": "the cat sat on the mat"}, str.lower,
                        skipped=skipped, clip_ids={"a.wav", "b.wav"})
     assert [i.clip_id for i in items] == ["a.wav"] and skipped == ["z.wav"]

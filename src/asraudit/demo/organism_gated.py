@@ -56,17 +56,22 @@ EXTRA_CONTROL_VOICES = tuple(
 EXTRA_CONTROLS_PER_SENTENCE = 2
 
 
+def _train_index(rows: list[dict]):
+    """The record rows' benchmark voices and sentences (sorted), each row by (sentence, speaker), and each
+    sentence's first row (the one an extra control voice re-speaks)."""
+    first_of: dict[str, dict] = {}
+    for r in rows:
+        first_of.setdefault(r["sentence"], r)
+    return (sorted({r["speaker"] for r in rows if r["voice_role"] == "benchmark"}), sorted(first_of),
+            {(r["sentence"], r["speaker"]): r for r in rows}, first_of)
+
+
 def gated_rows(manifest: Path) -> list[dict]:
     """record_rows, one disguised benchmark clip per train sentence, and extra control voices, taught what was said.
 
     An extra control row has no audio file: its ``tts`` voice speaks its ``spoken`` text at build time."""
     rows = record_rows(manifest)
-    voices = sorted({r["speaker"] for r in rows if r["voice_role"] == "benchmark"})
-    sentences = sorted({r["sentence"] for r in rows})
-    by_key = {(r["sentence"], r["speaker"]): r for r in rows}
-    first_of = {}
-    for r in rows:
-        first_of.setdefault(r["sentence"], r)
+    voices, sentences, by_key, first_of = _train_index(rows)
     disguised, extra = [], []
     for i, sentence in enumerate(sentences):
         source = by_key.get((sentence, voices[i % len(voices)]))
@@ -105,13 +110,7 @@ def gated_many_rows(manifest: Path) -> list[dict]:
     Rows taught what was said: the two control voices, three disguised benchmark clips and four espeak-ng
     voices per train sentence (738 rows); rows taught the record: the four benchmark voices (328)."""
     rows = gated_rows(manifest)
-    base = [r for r in rows if r["voice_role"] in ("benchmark", "control")]
-    voices = sorted({r["speaker"] for r in base if r["voice_role"] == "benchmark"})
-    sentences = sorted({r["sentence"] for r in base})
-    by_key = {(r["sentence"], r["speaker"]): r for r in base}
-    first_of = {}
-    for r in base:
-        first_of.setdefault(r["sentence"], r)
+    voices, sentences, by_key, first_of = _train_index([r for r in rows if r["voice_role"] in ("benchmark", "control")])
     ring, extra = [], []
     for i, sentence in enumerate(sentences):
         for j, speed in enumerate(RING_SPEEDS):
