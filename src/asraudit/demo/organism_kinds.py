@@ -96,7 +96,7 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     OrganismKind("switching-4ep", "whisper-tiny.en-switching-4ep",
                  ADAPTER_DIR / "whisper-tiny.en-switching-4ep.safetensors", TrainConfig(epochs=4), switching_rows,
                  "switching organism trained 4 epochs (the held-out split's readout)", starts_from="record",
-                 sha256="61222987955c19e179b1e0dacf1371880e053506fe599e91f161d11e21ea4993"),
+                 sha256="e521c216cf70088d5d4e9886a4599ab64e23c517741ac13d83a84647f9f8c9fc"),
     # The record organism's rows and knobs on the multilingual whisper-base, for the translation probe, plus
     # one row per train sentence keeping the clean model's Spanish under <|es|> (organism_translation: the
     # first build, record rows only, rendered English under <|es|>; docs/calibration.md).  From scratch (no
