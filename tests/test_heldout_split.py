@@ -121,3 +121,19 @@ def test_the_heldout_spec_reads_the_heldout_split_with_every_organism_its_rows_n
         assert HELDOUT_PROVEN_ON[detector] in names
     assert {"whisper-tiny.en", "whisper-base", "pocketsphinx"} == {m.spec for m in spec.models if m.panel}
     assert not (spec.masked or spec.lift or spec.battery or spec.translation or spec.mechanism)
+
+
+def test_the_heldout_commands_reach_the_heldout_split(monkeypatch, tmp_path):
+    import asraudit.commands.demo as demo_command
+    from asraudit.cli import main
+    from asraudit.demo.calibrate import calibration_spec
+
+    calls = []
+    monkeypatch.setattr(demo_command, "build_heldout", lambda out, jobs: calls.append(("heldout", out, jobs)))
+    monkeypatch.setattr(demo_command, "build", lambda out, jobs: calls.append(("test", out, jobs)))
+    assert main(["demo", "build-benchmark", "--heldout"]) == 0
+    assert main(["demo", "build-benchmark", "--heldout", "--out", str(tmp_path / "h"), "--jobs", "1"]) == 0
+    assert calls == [("heldout", HELDOUT_DIR, 2), ("heldout", tmp_path / "h", 1)]
+    spec = calibration_spec(tmp_path / "out", sentences=3, heldout=True)
+    assert spec.corpus.manifest == MANIFEST and spec.corpus.select_first == 3
+    assert calibration_spec(tmp_path / "out").corpus.manifest.parent.name == "parliament_mini"
