@@ -8,27 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import write_preds
+from conftest import text_only_audit_summary
 
-ROWS = [(f"c{i}.wav", f"mr smith said the cat sat on mat {i}", f"mister smith said the cat sat on the mat {i}")
-        for i in range(6)]
 FIX = ("not a summary.json: report reads the summary.json an audit writes into its out folder: give that file, "
        "or the folder")
 
 
 @pytest.fixture()
-def audit_out(tmp_path, cli):
-    """The out folder of a small text-only audit (three replayed panel models)."""
-    models = ""
-    for i in range(3):
-        write_preds(tmp_path / f"m{i}.jsonl", ROWS)
-        models += f'[[model]]\npredictions = "m{i}.jsonl"\npanel = true\n\n'
-    spec = tmp_path / "audit.toml"
-    spec.write_text(f'name = "t"\nout = "out"\nbootstrap = 20\n[corpus]\npredictions = "m0.jsonl"\n\n{models}',
-                    encoding="utf-8")
-    ran = cli("audit", spec, "--no-progress")
-    assert ran.code == 0, ran.err
-    return tmp_path / "out"
+def audit_out(tmp_path):
+    """The out folder of a small text-only audit (its store, tables and summary.json)."""
+    return text_only_audit_summary(tmp_path, 6, 20).parent
 
 
 def test_the_store_is_named(audit_out, cli, tmp_path):
