@@ -162,12 +162,17 @@ def load_published(folder: str | Path) -> PublishedResults:
     name starting with ``.``) are not read."""
     folder = Path(folder)
     sets = {}
-    for path in sorted(folder.glob(f"*{AGGREGATE_SUFFIX}")):
+    # The suffix is matched ignoring case, as a predictions folder matches `.JSONL` (case 311): a file saved as
+    # `x_Aggregate.JSON` was not read and not named, its set missing from the listing without a word.
+    for path in sorted(f for f in folder.iterdir() if f.name.lower().endswith(AGGREGATE_SUFFIX)):
         if path.name.startswith("."):
             # hidden, as a predictions folder skips them (case 21): a copy from a Mac holds `._x_aggregate.json`
             # (binary metadata) beside each file, which refused the whole release as "not a JSON file"
             continue
         s = _published_set(path, _read(path))
+        if s.name in sets:
+            raise InputError(f"two aggregate files for set {s.name!r}: {sets[s.name].path.name} and {path.name}",
+                             folder)
         sets[s.name] = s
     switches = {}
     if (folder / SWITCH_FILE).is_file():
