@@ -339,6 +339,14 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         else:  # nothing there, or a symbolic link that loops or points nowhere
             why = not_a_file(p, "prediction file")
             raise InputError("no such file or directory" if why.startswith("no such") else why, p)
+    # One file named twice (`m.jsonl m.jsonl`, `p p/m.jsonl`, a link beside its target) was refused further on as
+    # "two prediction files for model 'm'", which sent the user looking for a second file (case 312).
+    seen: dict[Path, Path] = {}
+    for f in files:
+        same = seen.setdefault(f.resolve(), f)
+        if same is not f:
+            also = "" if same == f else f" (as {same} and as {f})"
+            raise InputError(f"the same prediction file is given twice{also}: name it once", f)
     return files
 
 
