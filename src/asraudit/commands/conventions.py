@@ -70,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     if args.min_per_arm < 1:
         raise InputError(f"--min-per-arm must be at least 1, got {args.min_per_arm}")
-    if args.language and args.families:  # --families replaces the catalogue --language picks: one was ignored
+    # --families replaces the catalogue --language picks: one was ignored.  Where --families names that catalogue
+    # too, it is used, and the advice to add it again led to "defined twice" (case 313).
+    if args.language and args.families and not any(language_code(str(f)) == language_code(args.language)
+                                                   for f in args.families):
         files = " ".join(f"--families {f}" for f in args.families)
         raise InputError(f"--language {args.language} picks a built-in catalogue and --families replaces it, so the "
                          f"{args.language} catalogue would not be used: give --families {args.language} {files} to "

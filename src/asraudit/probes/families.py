@@ -49,6 +49,7 @@ positions must mean the same thing in each (the pool names them).
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 import unicodedata
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ from typing import Sequence
 
 import regex
 
-from asraudit.data.rows import decode_text
+from asraudit.data.rows import decode_text, not_a_file
 from asraudit.errors import InputError
 from asraudit.probes.family_matchers import (
     Matcher,
@@ -208,8 +209,15 @@ def load_catalogue(sources: str | Path | Sequence[str | Path] = "en") -> Catalog
     if isinstance(sources, (str, Path)):
         sources = [sources]
     merged = Catalogue(families=[])
+    read: set[str] = set()
     for src in sources:
         data, label = _read(src)
+        # One catalogue named twice (`--families en --families en`, a file under two spellings) stopped on its
+        # first family, "family 'mister' is defined twice", as if two catalogues clashed (case 313).
+        key = label if label.startswith(BUILTIN_LABEL) else os.path.realpath(label)
+        if key in read:
+            raise InputError("this catalogue is given twice: name it once", label)
+        read.add(key)
         _merge(merged, data, label)
     if not merged.families:
         raise InputError("the catalogue defines no families", ", ".join(merged.sources))
@@ -224,8 +232,8 @@ def _read(src: str | Path) -> tuple[dict, str]:
         label = f"{BUILTIN_LABEL}{code}"
         return _parse(text, ".toml", label), label
     path = Path(src)
-    if not path.is_file():
-        raise InputError("no such family file", path)
+    if not path.is_file():  # a folder or /dev/null was "no such family file", though it is there (case 313)
+        raise InputError(not_a_file(path, "family file"), path)
     text = decode_text(path.read_bytes(), path)  # BOM dropped, a bad byte named by its line
     if not unicodedata.is_normalized("NFC", text):  # forms saved decomposed: the scanned text is composed
         text = unicodedata.normalize("NFC", text)
