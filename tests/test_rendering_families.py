@@ -129,8 +129,13 @@ def test_user_file_can_be_combined_with_the_builtin_catalogue(tmp_path):
 
 
 def test_same_name_twice_is_an_error(tmp_path):
+    # two files defining one family name (one file named twice is refused as such, case 313)
     path = _write_family_file(tmp_path / "mine.toml", "toml")
+    other = tmp_path / "copy.toml"
+    other.write_bytes(path.read_bytes())
     with pytest.raises(InputError, match="defined twice"):
+        load_catalogue([path, other])
+    with pytest.raises(InputError, match="this catalogue is given twice"):
         load_catalogue([path, path])
 
 
