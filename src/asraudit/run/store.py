@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import shutil
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -197,6 +198,30 @@ def _damaged(exc: sqlite3.DatabaseError) -> str:
     return ""
 
 
+def _disk_full(exc: sqlite3.Error, path: Path) -> str:
+    """The error for a store that cannot be opened because its disk is full ("" for any other error).
+
+    Opening a store on a full disk (making it WAL, creating its tables) fails with "database or disk is full", or
+    with "disk I/O error" where the store exists; both were "not a usable asraudit store", which reads as a fault
+    of the file, whose finished results are intact (case 314)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):
+        return ""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return ""
+    if code & 0xFF == sqlite3.SQLITE_IOERR and free >= _FULL_BELOW:
+        return ""
+    kept = "; the results it holds are kept" if path.exists() and path.stat().st_size else ""
+    return (f"cannot open the result store: the disk is full ({free} bytes free; {exc}){kept}: free some space, "
+            "or name a store on another disk, and run again")
+
+
+# Free space below which a disk I/O error in opening a store is taken for a full disk (SQLite needs a few pages).
+_FULL_BELOW = 1 << 20
+
+
 def _other_kind_of_file(path: Path) -> str:
     """What a file SQLite refused is, when it is plainly not an SQLite database ("" when it may be one, damaged)."""
     try:
@@ -280,6 +305,9 @@ class ResultStore:
                 # timeout (a read snapshot cannot be upgraded to a write once another run has written: 5 opens
                 # of 480, eight runs at a time, before this retry).  The store is fine: open it again.
                 if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    disk = _disk_full(exc, self.path)
+                    if disk:
+                        raise InputError(disk, self.path) from None
                     raise InputError(f"not a usable asraudit store ({exc}){_damaged(exc)}", self.path) from None
                 time.sleep(random.uniform(0.01, 0.1))
             except sqlite3.DatabaseError as exc:
