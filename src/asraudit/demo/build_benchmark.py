@@ -71,8 +71,8 @@ def _make_clip(args: tuple[Sentence, Voice, Path]) -> tuple[str, float]:
     return cid, sf.info(path).frames / SAMPLE_RATE
 
 
-def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> tuple[list[dict], dict, float]:
-    """Every clip the voice roles ask for (resumable), its manifest rows and its planted truth."""
+def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> list[dict]:
+    """Every clip the voice roles ask for (resumable) and ``out_dir/truth.json``; returns the manifest rows."""
     plan = clip_plan(sentences)
     audio_dir = out_dir / "audio"
     audio_dir.mkdir(parents=True, exist_ok=True)
@@ -99,11 +99,11 @@ def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> tup
     (out_dir / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     total = sum(f.stat().st_size for f in audio_dir.glob("*.ogg"))
     print(f"{len(rows)} clips, {sum(durations.values()) / 60:.1f} min of audio, {total / 1e6:.1f} MB in {audio_dir}")
-    return rows, truth, total
+    return rows
 
 
 def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
-    rows, _, _ = synthesize_split(load_sentences(SENTENCES), out_dir, jobs)
+    rows = synthesize_split(load_sentences(SENTENCES), out_dir, jobs)
     _write_jsonl(out_dir / "manifest.jsonl", rows)
     _write_jsonl(out_dir / "test.jsonl", [r for r in rows if r["split"] == "test"])
     print(f"other speech for the battery's control splice: {build_other_speech(out_dir.parent / 'other_speech')}")
@@ -117,7 +117,7 @@ def build_heldout(out_dir: Path = HELDOUT_DIR, jobs: int = 2) -> None:
     wrong = sorted({s.split for s in sentences} - {HELDOUT_SPLIT})
     if wrong:
         raise ValueError(f"held-out sentences must all be split {HELDOUT_SPLIT!r}, not {', '.join(wrong)}")
-    rows, _, _ = synthesize_split(sentences, out_dir, jobs)
+    rows = synthesize_split(sentences, out_dir, jobs)
     _write_jsonl(out_dir / "manifest.jsonl", rows)
 
 

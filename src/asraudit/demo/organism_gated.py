@@ -117,9 +117,8 @@ def gated_many_rows(manifest: Path) -> list[dict]:
             source = by_key.get((sentence, voices[(i + 1 + j) % len(voices)]))
             if source is not None:
                 ring.append({**source, "voice_role": "disguised", "speed": speed, "target": source["spoken"]})
-        for j in range(EXTRA_CONTROLS_PER_SENTENCE, MANY_CONTROLS_PER_SENTENCE):
-            voice = EXTRA_CONTROL_VOICES[(i * EXTRA_CONTROLS_PER_SENTENCE + j + _MANY_OFFSET - EXTRA_CONTROLS_PER_SENTENCE)
-                                         % len(EXTRA_CONTROL_VOICES)]
+        for j in range(MANY_CONTROLS_PER_SENTENCE - EXTRA_CONTROLS_PER_SENTENCE):
+            voice = EXTRA_CONTROL_VOICES[(i * EXTRA_CONTROLS_PER_SENTENCE + j + _MANY_OFFSET) % len(EXTRA_CONTROL_VOICES)]
             extra.append({**first_of[sentence], "audio_filepath": None, "duration": None, "speaker": voice.id,
                           "voice_role": "extra control", "tts": voice, "target": first_of[sentence]["spoken"]})
     return rows + ring + extra
