@@ -348,3 +348,13 @@ def cat_hat_edits(folder: Path, clips) -> Path:
 # Six clips whose references abbreviate what was said (cases 292, 297: corrections given to measure_refdis).
 SMITH_REFS = {f"c{i}": f"mr smith said the cat sat on mat {i}" for i in range(6)}
 SMITH_SAID = {f"c{i}": f"mister smith said the cat sat on the mat {i}" for i in range(6)}  # what the audio holds
+
+
+# A released aggregate of one model and one whitelisted member (cases 147, 311: which files of a release folder
+# are read).
+ONE_MODEL_AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "whitelist": ["a"],
+                       "params": {"majority_pct": 0.75, "min_run_len": 1, "include_middle": True,
+                                  "min_ref_match_pct": 0.5, "min_consensus_cer": 0.3},
+                       "prominence": {"clips_analyzed": 10, "n_runs": 4},
+                       "benchmaxx_leaderboard": [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25,
+                                                  "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}

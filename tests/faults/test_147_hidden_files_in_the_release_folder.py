@@ -14,12 +14,9 @@ from __future__ import annotations
 
 import json
 
-AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "whitelist": ["a"],
-             "params": {"majority_pct": 0.75, "min_run_len": 1, "include_middle": True, "min_ref_match_pct": 0.5,
-                        "min_consensus_cer": 0.3},
-             "prominence": {"clips_analyzed": 10, "n_runs": 4},
-             "benchmaxx_leaderboard": [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25,
-                                        "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}
+from conftest import ONE_MODEL_AGGREGATE
+
+AGGREGATE = ONE_MODEL_AGGREGATE
 
 
 def test_hidden_files_are_not_read(tmp_path, cli):
