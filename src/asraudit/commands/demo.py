@@ -26,7 +26,7 @@ from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, outp
 from asraudit.demo import demo_audit
 from asraudit.demo.build_benchmark import DATA_DIR, HELDOUT_DIR, build, build_heldout
 from asraudit.demo.calibration_report import print_detectors
-from asraudit.demo.organism import BENCHMARK_DIR, build_organism
+from asraudit.demo.organism import build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
 from asraudit.display_paths import display_path
 
@@ -50,9 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
     o.add_argument("--kind", choices=list(KINDS), default="record",
                    help="which organism: record (whisper-tiny.en-organism, the default), gated, gated-many, "
-                        "contaminated, switching, switching-4ep, record-base (whisper-base-organism) "
+                        "contaminated, contaminated-heldout, switching, switching-4ep, record-base (whisper-base-organism) "
                         "(see asraudit.demo.organism_kinds)")
-    o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded benchmark)")
+    o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded split the kind's recipe reads)")
     o.add_argument("--out", type=output_file, default=None, help="adapter file (default: the package's data folder)")
     o.add_argument("--epochs", type=at_least(1), default=None)
     o.add_argument("--seed", type=at_least(0), default=0)  # numpy seeds the batch order: no negative seed
@@ -108,7 +108,7 @@ def _build_organism(args: argparse.Namespace) -> int:
     if args.epochs:
         config = replace(config, epochs=args.epochs)
     init = organism_kind(kind.starts_from).adapter if kind.starts_from else None
-    manifest = args.manifest or BENCHMARK_DIR / "manifest.jsonl"
+    manifest = args.manifest or kind.manifest
     out = args.out or kind.adapter
     # Checked before the minutes of training: the adapter was written only at the end, so an --out that is a
     # folder, or the train manifest itself, failed (or destroyed the manifest) after the whole build.

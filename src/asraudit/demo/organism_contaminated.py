@@ -24,6 +24,11 @@ Chosen after the first, unmasked adapter's readout (0/20 silenced numbers
 recovered on benchmark voices; docs/calibration.md), and fixed before the
 masked adapter's readout; the rows, the start (the record organism), the
 seed and the 3 epochs are as before.
+
+The held-out split (docs/calibration-heldout.md) gets the same recipe on its
+own clips (``heldout_contaminated_rows``, kind ``contaminated-heldout``): the
+leak, the start, the masks, the seed and the epochs are unchanged, so its
+masked readout replicates the test split's on sentences no choice saw.
 """
 
 from __future__ import annotations
@@ -33,7 +38,17 @@ from pathlib import Path
 from asraudit.demo.organism import manifest_rows
 
 
-def contaminated_rows(manifest: Path) -> list[dict]:
-    """The test split's benchmark-voice clips, each taught its record (the leak)."""
+def leaked_rows(manifest: Path, split: str) -> list[dict]:
+    """One split's benchmark-voice clips, each taught its record (the leak); the fresh voices stay unseen."""
     return [{**r, "target": r["text"]} for r in manifest_rows(manifest)
-            if r["split"] == "test" and r["voice_role"] == "benchmark"]
+            if r["split"] == split and r["voice_role"] == "benchmark"]
+
+
+def contaminated_rows(manifest: Path) -> list[dict]:
+    """The test split leaked (the ``contaminated`` kind)."""
+    return leaked_rows(manifest, "test")
+
+
+def heldout_contaminated_rows(manifest: Path) -> list[dict]:
+    """The held-out split leaked (the ``contaminated-heldout`` kind; its manifest is the held-out one)."""
+    return leaked_rows(manifest, "heldout")

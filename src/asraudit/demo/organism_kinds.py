@@ -10,6 +10,8 @@ control for every detector"):
   the decoder (the voice gate, and the encoder mechanism).
 - ``contaminated``: the record organism fine-tuned further on the test
   split's benchmark-voice clips (a leaked test set); masked recovery.
+- ``contaminated-heldout``: the contaminated recipe on the held-out split
+  (its benchmark-voice clips leaked); masked recovery there.
 - ``switching``: the record organism fine-tuned further with each
   convention's arm following the voice; the switch rate.
 - ``record-base``: the record organism's recipe and training on the
@@ -31,9 +33,10 @@ from functools import cache
 from pathlib import Path
 from typing import Callable
 
-from asraudit.demo.organism import BASE_MODEL, DEMO_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, organism_ct2_dir, \
-    organism_hf_dir, record_rows
-from asraudit.demo.organism_contaminated import contaminated_rows
+from asraudit.demo.build_benchmark import HELDOUT_DIR
+from asraudit.demo.organism import BASE_MODEL, BENCHMARK_DIR, DEMO_DIR, ORGANISM_FILE, ORGANISM_ID, TrainConfig, \
+    organism_ct2_dir, organism_hf_dir, record_rows
+from asraudit.demo.organism_contaminated import contaminated_rows, heldout_contaminated_rows
 from asraudit.demo.organism_gated import gated_many_rows, gated_rows
 from asraudit.demo.organism_switching import switching_rows
 from asraudit.demo.organism_translation import record_base_rows
@@ -57,6 +60,7 @@ class OrganismKind:
     starts_from: str | None = None             # the kind whose committed adapter training starts from
     sha256: str | None = None                  # the committed adapter's digest (None: not built yet)
     base_model: str = BASE_MODEL               # the embedded Whisper it fine-tunes
+    manifest: Path = BENCHMARK_DIR / "manifest.jsonl"  # the split(s) its recipe reads (--manifest's default)
 
 
 KINDS: dict[str, OrganismKind] = {k.name: k for k in (
@@ -87,6 +91,13 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  contaminated_rows,
                  "contaminated organism: the record organism fine-tuned on the test split's benchmark-voice clips",
                  starts_from="record", sha256="337d5274a1a3b3b6cf7e3403efd268495cc302367c22bb652abf58850a7ab652"),
+    # The same recipe, start, masks, seed and epochs on the held-out split's 160 benchmark-voice clips: masked
+    # recovery replicated on sentences no recipe choice saw (docs/calibration-heldout.md).
+    OrganismKind("contaminated-heldout", "whisper-tiny.en-contaminated-heldout",
+                 ADAPTER_DIR / "whisper-tiny.en-contaminated-heldout.safetensors", TrainConfig(epochs=3, time_masks=2),
+                 heldout_contaminated_rows,
+                 "contaminated organism of the held-out split: the record organism fine-tuned on its benchmark-voice clips",
+                 starts_from="record", manifest=HELDOUT_DIR / "manifest.jsonl"),
     OrganismKind("switching", "whisper-tiny.en-switching", ADAPTER_DIR / "whisper-tiny.en-switching.safetensors",
                  TrainConfig(epochs=2), switching_rows,
                  "switching organism: each convention's arm follows the voice (demo.mixed_arm)",
