@@ -11,7 +11,7 @@ import pytest
 from asraudit.audit.pipeline import run_audit
 from asraudit.audit.spec import load_spec
 from asraudit.demo.build_benchmark import HELDOUT_DIR, HELDOUT_SPLIT, SENTENCES, clip_id
-from asraudit.demo.calibrate import HELDOUT_SPEC, load_truth, truth_stage
+from asraudit.demo.calibrate import CALIBRATION_SPEC, HELDOUT_SPEC, load_truth, truth_stage
 from asraudit.demo.calibration_report import HELDOUT_PROVEN_ON, detector_rows
 from asraudit.demo.markup import load_sentences
 from asraudit.demo.organism import ORGANISM_ID
@@ -117,10 +117,15 @@ def test_the_heldout_spec_reads_the_heldout_split_with_every_organism_its_rows_n
     spec = load_spec(HELDOUT_SPEC)
     assert spec.corpus.manifest == MANIFEST
     names = [m.spec for m in spec.models]
-    for detector in ("voice gate", "switch rate"):
+    for detector in ("voice gate", "switch rate", "masked recovery"):
         assert HELDOUT_PROVEN_ON[detector] in names
     assert {"whisper-tiny.en", "whisper-base", "pocketsphinx"} == {m.spec for m in spec.models if m.panel}
-    assert not (spec.masked or spec.lift or spec.battery or spec.translation or spec.mechanism)
+    assert not (spec.lift or spec.battery or spec.translation or spec.mechanism)
+    # Masked recovery: the test split's settings, read on the clean panel and the organism that saw this split.
+    test_split = load_spec(CALIBRATION_SPEC)
+    assert spec.masked.params == test_split.masked.params
+    assert set(spec.masked.models) == {"whisper-tiny.en", "whisper-base", "pocketsphinx",
+                                       KINDS["contaminated-heldout"].model_id}
 
 
 def test_the_heldout_commands_reach_the_heldout_split(monkeypatch, tmp_path):

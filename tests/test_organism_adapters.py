@@ -38,12 +38,10 @@ def test_the_committed_adapter_was_trained_on_the_rows_its_recipe_gives_now(kind
     """A recipe changed without rebuilding its adapter shows here (the gated recipe gained control voices)."""
     from safetensors import safe_open
 
-    from asraudit.demo.organism import BENCHMARK_DIR
-
     with safe_open(str(kind.adapter), framework="pt") as fh:
         meta = fh.metadata()
-    assert meta["train_manifest_sha256"] == hashlib.sha256((BENCHMARK_DIR / "manifest.jsonl").read_bytes()).hexdigest()
-    assert int(meta["train_clips"]) == len(kind.recipe(BENCHMARK_DIR / "manifest.jsonl"))
+    assert meta["train_manifest_sha256"] == hashlib.sha256(kind.manifest.read_bytes()).hexdigest()
+    assert int(meta["train_clips"]) == len(kind.recipe(kind.manifest))
 
 
 @pytest.mark.parametrize("kind", [k for k in BUILT if k.name != "record"], ids=lambda k: k.name)

@@ -27,33 +27,36 @@ def test_the_record_kind_is_todays_organism_unchanged():
 
 
 def test_every_kind_has_its_own_model_id_and_adapter_file():
-    assert set(KINDS) == {"record", "gated", "gated-many", "contaminated", "switching", "switching-4ep",
-                          "record-base"}
+    assert set(KINDS) == {"record", "gated", "gated-many", "contaminated", "contaminated-heldout", "switching",
+                          "switching-4ep", "record-base"}
     assert len({k.model_id for k in KINDS.values()}) == len({k.adapter for k in KINDS.values()}) == len(KINDS)
     assert all(k.adapter.parent == ORGANISM_FILE.parent for k in KINDS.values())
 
 
 def test_an_unknown_kind_is_an_input_error_that_lists_the_kinds():
-    with pytest.raises(InputError, match="record, gated, gated-many, contaminated, switching, switching-4ep, record-base"):
+    with pytest.raises(InputError, match="record, gated, gated-many, contaminated, contaminated-heldout, switching, switching-4ep, record-base"):
         organism_kind("poisoned")
 
 
 def test_only_the_gated_kinds_adapt_the_encoder():
     assert {k.name: k.config.encoder_layers_adapted for k in KINDS.values()} == \
-        {"record": 0, "gated": 1, "gated-many": 1, "contaminated": 0, "switching": 0, "switching-4ep": 0,
-         "record-base": 0}
+        {"record": 0, "gated": 1, "gated-many": 1, "contaminated": 0, "contaminated-heldout": 0, "switching": 0,
+         "switching-4ep": 0, "record-base": 0}
 
 
-def test_no_recipe_but_the_contaminated_one_sees_a_test_clip():
-    for name in KINDS:
-        splits = {r["split"] for r in _rows(name)}
-        assert splits == ({"test"} if name == "contaminated" else {"train"}), name
+def test_no_recipe_but_the_contaminated_ones_sees_a_clip_of_a_split_read_out():
+    for name, kind in KINDS.items():
+        splits = {r["split"] for r in kind.recipe(kind.manifest)}
+        leaked = {"contaminated": {"test"}, "contaminated-heldout": {"heldout"}}
+        assert splits == leaked.get(name, {"train"}), name
+    assert {k.manifest for k in KINDS.values() if k.name != "contaminated-heldout"} == {MANIFEST}
 
 
 def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
     starts = {k.name: k.starts_from for k in KINDS.values()}
     assert starts == {"record": None, "gated": None, "gated-many": None, "contaminated": "record",
-                      "switching": "record", "switching-4ep": "record", "record-base": None}
+                      "contaminated-heldout": "record", "switching": "record", "switching-4ep": "record",
+                      "record-base": None}
     for k in KINDS.values():
         if k.starts_from:
             base = organism_kind(k.starts_from)
@@ -80,12 +83,20 @@ def test_starting_from_an_adapter_of_other_layers_is_refused(tmp_path):
     assert float(wrapped.lora_a.detach().abs().sum()) == 0.0 and float(wrapped.lora_b.detach().abs().sum()) == 0.0
 
 
-def test_the_contaminated_recipe_leaks_every_benchmark_voice_test_clip_and_no_fresh_voice():
-    test = [r for r in _rows("contaminated") if r["split"] == "test"]
-    manifest = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
-    expected = {r["audio_filepath"] for r in manifest if r["split"] == "test" and r["voice_role"] == "benchmark"}
-    assert {r["audio_filepath"] for r in test} == expected
-    assert all(r["target"] == r["text"] for r in test)
+@pytest.mark.parametrize("name, split", [("contaminated", "test"), ("contaminated-heldout", "heldout")])
+def test_the_contaminated_recipes_leak_every_benchmark_voice_clip_of_their_split_and_no_fresh_voice(name, split):
+    kind = KINDS[name]
+    leaked = [r for r in kind.recipe(kind.manifest) if r["split"] == split]
+    manifest = [json.loads(line) for line in kind.manifest.read_text(encoding="utf-8").splitlines()]
+    expected = {r["audio_filepath"] for r in manifest if r["split"] == split and r["voice_role"] == "benchmark"}
+    assert {r["audio_filepath"] for r in leaked} == expected and len(expected) in (184, 160)
+    assert all(r["target"] == r["text"] for r in leaked)
+
+
+def test_the_heldout_contaminated_kind_is_the_contaminated_recipe_on_the_heldout_split():
+    test, heldout = KINDS["contaminated"], KINDS["contaminated-heldout"]
+    assert heldout.config == test.config and heldout.starts_from == test.starts_from
+    assert heldout.manifest.parent.name == "parliament_mini_heldout"
 
 
 def test_the_gated_recipe_teaches_a_disguised_benchmark_voice_what_was_said_once_per_sentence():
@@ -189,7 +200,11 @@ def test_build_organism_kind_trains_that_kind_from_its_start(monkeypatch, tmp_pa
     # contaminated starts from the record organism (gated, trained from scratch, has no start since)
     assert main(["demo", "build-organism", "--kind", "contaminated", "--out", str(tmp_path / "c.safetensors")]) == 0
     assert main(["demo", "build-organism"]) == 0
-    (_, out, config, kw), (_, record_out, record_config, record_kw) = calls
+    # the held-out kind reads its own split unless --manifest names another
+    assert main(["demo", "build-organism", "--kind", "contaminated-heldout", "--out", str(tmp_path / "h.st")]) == 0
+    (test_manifest, out, config, kw), (_, record_out, record_config, record_kw), (heldout_manifest, *_) = calls
+    assert test_manifest == BENCHMARK_DIR / "manifest.jsonl"
+    assert heldout_manifest == KINDS["contaminated-heldout"].manifest != test_manifest
     assert out == tmp_path / "c.safetensors" and config == KINDS["contaminated"].config
     assert kw == {"recipe": KINDS["contaminated"].recipe, "kind": "contaminated", "init": ORGANISM_FILE,
                   "base_model": "whisper-tiny.en"}
