@@ -39,6 +39,7 @@ from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file
 # Clip and Corpus live in data.clip and the dataset reader in data.hf_dataset; they are named here too, as the
 # package's corpus entry point has always offered them (``from asraudit.data.corpus import Clip``)
 from asraudit.data.clip import SPEAKER_FIELDS, Clip, Corpus, check_duration, samples_digest
+from asraudit.data.group_values import MixedSpellings
 from asraudit.data.hf_dataset import HF_TEXT_COLUMNS, is_dataset_shard, is_saved_dataset, load_hf_dataset
 from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, not_a_file,
                                  number_id, number_text, optional_seconds, read_rows)
@@ -134,6 +135,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
     base = path.resolve().parent
     clips: list[Clip] = []
     files: dict[str, Clip] = {}  # real path -> the first clip with that audio
+    speakers = MixedSpellings("speaker")  # speaker 1 and "1" were both "1": one speaker or two (case 316)
     for row, rec in read_rows(path, "manifest"):
         # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
         # prediction file); as an audio path it is checked below like any other.
@@ -146,6 +148,8 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         _refuse_segment(rec, path, row)
         speaker_field = next((f for f in SPEAKER_FIELDS if rec.get(f) is not None), None)
         speaker = _string_field(rec, speaker_field, path, row, required=False, numbers_ok=True) if speaker_field else None
+        if speaker is not None:
+            speakers.add(speaker, rec[speaker_field], path, row)
         audio_path = Path(os.path.expanduser(clip_id))
         if not audio_path.is_absolute():
             audio_path = base / audio_path
