@@ -259,6 +259,10 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     except json.JSONDecodeError as exc:
         if _lone_cr(line):
             raise InputError(_CR_ONLY, path, lineno) from None
+        if line.startswith("\ufeff"):  # json's own line was "Unexpected UTF-8 BOM (decode using utf-8-sig)" (case 320)
+            raise InputError("a byte-order mark (bytes EF BB BF) starts this row, inside the file: two files joined "
+                             "(cat a.jsonl b.jsonl), the second saved with a mark? Remove the mark from this row",
+                             path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
     except ValueError:  # an integer longer than Python converts: a traceback
         raise InputError(f"broken JSON row: {_TOO_LONG}", path, lineno) from None
