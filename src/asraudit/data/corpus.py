@@ -94,10 +94,24 @@ def _not_audio_file(path: Path) -> str:
             return "is a symbolic link that loops: point it at the audio file"
         if os.path.islink(path):
             return f"is a symbolic link to {os.readlink(path)}, which is not there"
-        return "is missing"
+        return "is missing" + _space_at_an_end(path)
     if stat.S_ISDIR(st.st_mode):
         return "is a folder, not an audio file"
     return "is not a regular file (a pipe, socket or device): save the audio to a file"
+
+def _space_at_an_end(path: Path) -> str:
+    """Why a missing audio file may be there after all: a name of its path with a space at an end (a spreadsheet's
+    cell ``a.wav ``) where the file without the space is (case 321); the path is not stripped, as a name may end in
+    a space, but "audio file a.wav  is missing" beside a.wav hid the space."""
+    spaced = next((part for part in path.parts if part != part.strip()), None)
+    if spaced is None:
+        return ""
+    stripped = Path(*(part.strip() or part for part in path.parts))
+    if not stripped.is_file():
+        return ""
+    return (f": the name {spaced!r} has a space at an end, and {display_path(stripped, Path.cwd())} is there: remove "
+            "the space from the manifest")
+
 
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
