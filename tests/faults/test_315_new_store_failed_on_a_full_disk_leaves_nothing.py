@@ -54,3 +54,25 @@ def test_an_empty_file_the_user_had_is_kept(tmp_path, monkeypatch):
     with pytest.raises(InputError):
         ResultStore(path).start_run("local")
     assert path.exists() and files_under(tmp_path) == {"asraudit.sqlite"}
+
+
+def test_an_audit_whose_store_cannot_be_made_leaves_no_out(tmp_path, cli, monkeypatch):
+    """``audit`` makes its ``out`` before the store: the stop left an empty ``out`` behind and said "results so
+    far are in out", where nothing was."""
+    monkeypatch.chdir(tmp_path)
+    rows = [(f"c{i}.wav", f"the cat sat on mat {i}", f"the cat sat on the mat {i}") for i in range(3)]
+    models = ""
+    for i in range(3):
+        with (tmp_path / f"m{i}.jsonl").open("w", encoding="utf-8") as fh:
+            for c, r, h in rows:
+                fh.write(f'{{"audio_filepath": "{c}", "text": "{r}", "pred_text": "{h}"}}\n')
+        models += f'[[model]]\npredictions = "m{i}.jsonl"\npanel = true\n\n'
+    (tmp_path / "audit.toml").write_text(f'name = "t"\nout = "new/out"\nbootstrap = 0\n[corpus]\npredictions = '
+                                         f'"m0.jsonl"\n\n{models}', encoding="utf-8")
+    before = files_under(tmp_path)
+    _full_disk(monkeypatch)
+    ran = cli("audit", "audit.toml", "--no-progress")
+    assert ran.code == 2
+    assert ran.error_lines[0].startswith("asraudit: error: audit stage 'transcribe' stopped (nothing was written): "
+                                         "new/out/asraudit.sqlite: cannot open the result store: the disk is full")
+    assert files_under(tmp_path) == before and not (tmp_path / "new").exists()
