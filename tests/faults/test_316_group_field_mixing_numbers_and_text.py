@@ -89,3 +89,23 @@ def test_an_audits_group_field_is_refused_before_any_model(tmp_path, cli, monkey
     assert ran.code == 2, ran.err
     assert len(ran.error_lines) == 1 and "field 'speaker' holds the text '1' here and the number 1 at row 1" in ran.err
     assert not (tmp_path / "out").exists()
+
+
+def test_translation_clusters_and_python_groups_are_read_the_same_way():
+    from asraudit.data.corpus import Clip
+    from asraudit.probes.refdis import ClipInput
+    from asraudit.probes.refdis_probe import _group_labels
+    from asraudit.probes.translation_probe import clusters_of
+
+    clips = [Clip(c, np.zeros(16000, np.float32), "x", metadata={"speaker_group": v})
+             for c, v in (("c0", 1), ("c1", "1"))]
+    with pytest.raises(InputError) as caught:
+        clusters_of(clips, "speaker_group")
+    assert str(caught.value).startswith("field 'speaker_group' holds the text '1' for clip 'c1' and the number 1 for "
+                                        "clip 'c0', which would be one group")
+    inputs = [ClipInput("c0", ("the", "cat"), {}), ClipInput("c1", ("the", "cat"), {})]
+    with pytest.raises(InputError) as caught:
+        _group_labels({"c0": 1, "c1": "1"}, inputs)
+    assert str(caught.value).startswith("field 'groups' holds the text '1' for clip 'c1' and the number 1 for clip "
+                                        "'c0', which would be one group")
+    assert set(_group_labels({"c0": 1, "c1": 1.0}, inputs).values()) == {"1"}  # control: case 234's rule
