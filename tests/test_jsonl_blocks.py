@@ -126,7 +126,7 @@ def test_blocks_of_any_size_load_what_the_generic_path_loads(tmp_path, monkeypat
     (b'\xef\xbb\xbf{"id": "1", "text": "a", "pred_text": "a"}\r\n\r\n{"id": "1", "text": "b", "pred_text": "c"}\r\n',
      "row 3: duplicate clip id '1' (first seen at row 1)"),
     (b'{"id": "1", "text": "a", "pred_text": "a"}\n\xef\xbb\xbf{"id": "2", "text": "a", "pred_text": "a"}\n',
-     "row 2: broken JSON row"),
+     "row 2: a byte-order mark (bytes EF BB BF) starts this row"),  # case 320
     (b'{"id": "1", "text": "a", "pred_text": "a"}\n{"id": "1", "text": "a", "pred_text": "b"}\n{"id": "2",\n',
      "row 2: duplicate clip id '1' (first seen at row 1)"),  # the row's error before the broken line after it
     ('{"id": "1", "text": "a", "pred_text": "a"}\n'.encode("utf-16"), "UTF-16 text"),

@@ -36,5 +36,5 @@ def test_negative_seed_and_bootstrap_are_refused_before_any_work(preds, cli, com
 def test_paired_needs_resamples(preds, cli):
     ran = cli("wer", "--preds", preds, "--paired", "--bootstrap", "0")
     assert (ran.code, ran.out, ran.error_lines) == (
-        2, "", ["asraudit: error: --paired needs bootstrap resamples: give --bootstrap of at least 1, got 0"])
-    assert "nan" not in cli("wer", "--preds", preds, "--paired", "--bootstrap", "1").out
+        2, "", ["asraudit: error: --paired needs bootstrap resamples: give --bootstrap of at least 10, got 0"])
+    assert "nan" not in cli("wer", "--preds", preds, "--paired", "--bootstrap", "10").out  # 1 to 9: case 317

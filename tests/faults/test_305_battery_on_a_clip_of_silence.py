@@ -89,3 +89,26 @@ def test_a_battery_of_revoicing_only_reads_no_clip_audio(folder):
                       "b.toml")
     item = EditItem("e1", "z.wav", "substitute", "interior", ("the", "cat", "sat"), 1, 2, ("hat",))
     check_clip_conditions(spec, BatteryInputs(corpus, [item], [], {}, {"z.wav": "the cat sat"}, {}))
+
+
+def test_an_audits_battery_section_refuses_it_through_the_audit(cli, folder, monkeypatch):
+    """The path a user takes: an audit of an audio corpus whose panel (replayed prediction files, no model loads)
+    mines an edit on each clip, with a [battery] of λ; the battery stage stops at the silent clip and the earlier
+    stages' results stay in ``out``."""
+    monkeypatch.chdir(folder)
+    models = ""
+    for i in range(3):
+        (folder / f"p{i}.jsonl").write_text("".join(json.dumps(
+            {"audio_filepath": f"{n}.wav", "text": "the cat sat on the mat", "pred_text": "the hat sat on the mat"})
+            + "\n" for n in "az"), encoding="utf-8")
+        models += f'[[model]]\nname = "p{i}"\npredictions = "p{i}.jsonl"\npanel = true\n\n'
+    (folder / "b.toml").write_text('probes = ["lift"]\n[[condition]]\nname = "original"\n[[condition]]\nname = "x"\n'
+                                   'type = "noise"\nsnr_db = 10\n', encoding="utf-8")
+    (folder / "audit.toml").write_text(f'name = "t"\nout = "out"\nbootstrap = 10\n[corpus]\nmanifest = "m.jsonl"\n\n'
+                                       f'{models}[battery]\nspec = "b.toml"\nmask = false\n[report]\nalign = "none"\n',
+                                       encoding="utf-8")
+    ran = cli("audit", "audit.toml", "--no-progress")
+    assert ran.code == 2
+    assert ran.error_lines == ["asraudit: error: audit stage 'battery' stopped (results so far are in out): m.jsonl, "
+                               "row 2: clip 'z.wav': its audio is digital silence (every sample 0), and " + FIX]
+    assert (folder / "out" / "asraudit.sqlite").is_file()

@@ -83,6 +83,7 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
     if spec.out.exists() and not spec.out.is_dir():
         raise InputError("the audit's out must be a folder", spec.out)
     ready = prepare(spec)
+    made = [p for p in (spec.out, *spec.out.parents) if not p.exists()]  # deepest first
     spec.out.mkdir(parents=True, exist_ok=True)
     ex = spec.executor
     actor_options = {"num_gpus": 1} if str(ex.device).startswith("cuda") else None
@@ -108,8 +109,9 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
             except (InputError, ServiceError) as exc:
                 if done:
                     _finish(ctx, result, started)
-                raise type(exc)(f"audit stage {name!r} stopped (results so far are in "
-                                f"{display_path(spec.out, Path.cwd())}): {exc}") from None
+                where = ("nothing was written" if not done and _remove_if_empty(made) else
+                         f"results so far are in {display_path(spec.out, Path.cwd())}")
+                raise type(exc)(f"audit stage {name!r} stopped ({where}): {exc}") from None
             except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the outputs of the stages done, not the last run's beside them
                 if done:
                     _finish(ctx, result, started)
@@ -119,6 +121,26 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
             ctx.log(f"stage {name} done in {time.perf_counter() - t0:.1f} s")
             write_summary(result, spec.out)
         return _finish(ctx, result, started)
+
+
+def _remove_if_empty(made: list[Path]) -> bool:
+    """Remove the folders this run made for ``out`` when no file was written under them (a stop in the first stage
+    before anything was stored: a new store that could not be made on a full disk left an empty ``out`` and the
+    line "results so far are in out", case 315); True when ``out`` is gone."""
+    if not made or any(not p.is_dir() for p in made[0].rglob("*")):
+        return False
+    try:
+        for folder in sorted(made[0].rglob("*"), key=lambda p: len(p.parts), reverse=True):
+            folder.rmdir()
+        made[0].rmdir()
+    except OSError:  # something written there meanwhile: it stays
+        return False
+    for folder in made[1:]:
+        try:
+            folder.rmdir()
+        except OSError:
+            break
+    return True
 
 
 def _finish(ctx: AuditContext, result: AuditResult, started: float) -> AuditResult:

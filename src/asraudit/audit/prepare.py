@@ -19,7 +19,7 @@ from asraudit.audit.outputs import TABLE_NAMES
 from asraudit.audit.spec import AuditSpec, ModelSpec, SpecError
 from asraudit.audit.translation_stage import check_translation
 from asraudit.data.corpus import Corpus, load_corpus, load_manifest
-from asraudit.data.group_values import group_label
+from asraudit.data.group_values import MixedSpellings, group_label
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
 from asraudit.data.predictions import SUFFIXES
@@ -238,8 +238,11 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
             raise SpecError(f"[corpus] {key}: no clip has the field {name!r} (fields: {', '.join(known) or 'none'})",
                             spec.source)
     if spec.corpus.group_field:  # a value that names no group (a list) stopped the mining stage, after transcription
+        field = spec.corpus.group_field
+        mixed = MixedSpellings(field)  # a speaker 1 and a speaker "1": one group or two (case 316)
         for clip in corpus:
-            group_label(clip.field(spec.corpus.group_field), spec.corpus.group_field, clip.source, clip.row)
+            value = clip.field(field)
+            mixed.add(group_label(value, field, clip.source, clip.row), value, clip.source, clip.row, clip.id)
     # The translation probe counts its intervals over this field's values and stops at a clip without it, which
     # was found only when the audit reached that stage, after every earlier stage had run.
     cluster = spec.translation.params.cluster_field if spec.translation is not None else None

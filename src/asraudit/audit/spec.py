@@ -89,7 +89,7 @@ from asraudit.probes.refdis_params import checked_params
 from asraudit.probes.translation_probe import TranslationParams
 from asraudit.data.rows import decode_text
 from asraudit.errors import InputError
-from asraudit.metrics.defaults import check_bootstrap_ceiling
+from asraudit.metrics.defaults import check_bootstrap_count
 from asraudit.metrics.scorers import DEFAULT_NORMALIZER, SCORERS, get_scorer
 from asraudit.run.executor import ray_address
 from asraudit.text.basic_language_codes import language_code
@@ -422,7 +422,7 @@ def parse_spec(data: Mapping[str, Any], source: str = "<spec>", base: Path | Non
     given_normalizer = "normalizer" in data
     bootstrap = top.integer("bootstrap", 1000, minimum=0)
     try:
-        check_bootstrap_ceiling(bootstrap, "bootstrap")
+        check_bootstrap_count(bootstrap, "bootstrap")
     except InputError as exc:
         raise top.fail(exc.message) from None
     description = top.get("description", str, "")
@@ -528,7 +528,7 @@ def checked_audit_spec(spec: AuditSpec) -> AuditSpec:
     changes: dict[str, Any] = {}
     try:
         counts = {key: whole_number(getattr(spec, key), key, 0) for key in ("seed", "bootstrap")}  # np.int64 -> int
-        check_bootstrap_ceiling(counts["bootstrap"], "bootstrap")
+        check_bootstrap_count(counts["bootstrap"], "bootstrap")
         for key, choices in (("normalizer", NORMALIZERS), ("scorer", SCORERS)):
             if getattr(spec, key) not in choices:
                 raise InputError(f"{key} must be one of {', '.join(choices)}, got {getattr(spec, key)!r}")

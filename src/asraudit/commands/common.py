@@ -9,7 +9,7 @@ from pathlib import Path
 from asraudit.arguments import number
 from asraudit.data.predictions import PredictionSet, load_predictions
 from asraudit.errors import InputError
-from asraudit.metrics.defaults import check_bootstrap_ceiling
+from asraudit.metrics.defaults import check_bootstrap_count
 from asraudit.terminal_text import warn
 
 
@@ -74,10 +74,10 @@ def frames_option(*kinds: str):
 
 
 def resample_count(text: str) -> int:
-    """An argparse ``type`` for a count of bootstrap resamples: 0 to ``MAX_BOOTSTRAP``."""
+    """An argparse ``type`` for a count of bootstrap resamples: 0, or ``MIN_BOOTSTRAP`` to ``MAX_BOOTSTRAP``."""
     value = at_least(0)(text)
     try:
-        check_bootstrap_ceiling(value, "the count")
+        check_bootstrap_count(value, "the count")
     except InputError as exc:
         raise argparse.ArgumentTypeError(exc.message.removeprefix("the count ")) from None
     return value
@@ -109,7 +109,7 @@ def check_resampling(args: argparse.Namespace) -> None:
     boot = getattr(args, "bootstrap", 0)
     if boot < 0:
         raise InputError(f"--bootstrap must be at least 0 (0: no bootstrap intervals), got {boot}")
-    check_bootstrap_ceiling(boot, "--bootstrap")
+    check_bootstrap_count(boot, "--bootstrap")
     seed = getattr(args, "seed", 0)
     if seed < 0:
         raise InputError(f"--seed must be at least 0, got {seed}")

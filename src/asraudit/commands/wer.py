@@ -23,6 +23,7 @@ from asraudit.commands.wer_groups import (groups_json, print_group_table, read_g
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import no_shared_clips, prediction_files
 from asraudit.errors import InputError
+from asraudit.metrics.defaults import MIN_BOOTSTRAP
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
 from asraudit.metrics.scorers import SCORERS, Scorer, get_scorer
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, paired_bootstrap
@@ -78,7 +79,8 @@ class Scored:
 def run(args: argparse.Namespace) -> int:
     check_resampling(args)
     if args.paired and args.bootstrap < 1:
-        raise InputError(f"--paired needs bootstrap resamples: give --bootstrap of at least 1, got {args.bootstrap}")
+        raise InputError(f"--paired needs bootstrap resamples: give --bootstrap of at least {MIN_BOOTSTRAP}, got "
+                         f"{args.bootstrap}")
     if args.json:
         ensure_writable_file(args.json, "--json")  # before the table is printed, not after
     if args.group_field is not None and not args.group_field.strip():  # "$FIELD" unset: no table, and no word

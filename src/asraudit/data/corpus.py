@@ -39,6 +39,7 @@ from asraudit.audio.io import AUDIO_SUFFIXES, Origin, check_audio_file
 # Clip and Corpus live in data.clip and the dataset reader in data.hf_dataset; they are named here too, as the
 # package's corpus entry point has always offered them (``from asraudit.data.corpus import Clip``)
 from asraudit.data.clip import SPEAKER_FIELDS, Clip, Corpus, check_duration, samples_digest
+from asraudit.data.group_values import MixedSpellings
 from asraudit.data.hf_dataset import HF_TEXT_COLUMNS, is_dataset_shard, is_saved_dataset, load_hf_dataset
 from asraudit.data.rows import (ROW_SUFFIXES, decode_text, lone_surrogate, lone_surrogate_error, not_a_file,
                                  number_id, number_text, optional_seconds, read_rows)
@@ -93,10 +94,24 @@ def _not_audio_file(path: Path) -> str:
             return "is a symbolic link that loops: point it at the audio file"
         if os.path.islink(path):
             return f"is a symbolic link to {os.readlink(path)}, which is not there"
-        return "is missing"
+        return "is missing" + _space_at_an_end(path)
     if stat.S_ISDIR(st.st_mode):
         return "is a folder, not an audio file"
     return "is not a regular file (a pipe, socket or device): save the audio to a file"
+
+def _space_at_an_end(path: Path) -> str:
+    """Why a missing audio file may be there after all: a name of its path with a space at an end (a spreadsheet's
+    cell ``a.wav ``) where the file without the space is (case 321); the path is not stripped, as a name may end in
+    a space, but "audio file a.wav  is missing" beside a.wav hid the space."""
+    spaced = next((part for part in path.parts if part != part.strip()), None)
+    if spaced is None:
+        return ""
+    stripped = Path(*(part.strip() or part for part in path.parts))
+    if not stripped.is_file():
+        return ""
+    return (f": the name {spaced!r} has a space at an end, and {display_path(stripped, Path.cwd())} is there: remove "
+            "the space from the manifest")
+
 
 def _duration_field(rec: dict, path: Path, row: int) -> float | None:
     return optional_seconds(rec.get("duration"), "duration", path, row)
@@ -134,6 +149,7 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
     base = path.resolve().parent
     clips: list[Clip] = []
     files: dict[str, Clip] = {}  # real path -> the first clip with that audio
+    speakers = MixedSpellings("speaker")  # speaker 1 and "1" were both "1": one speaker or two (case 316)
     for row, rec in read_rows(path, "manifest"):
         # A number is a clip id as a prediction file reads it (7 and 7.0 alike; a text-only audit's corpus is a
         # prediction file); as an audio path it is checked below like any other.
@@ -146,6 +162,8 @@ def load_manifest(path: str | Path, *, name: str | None = None, check_files: boo
         _refuse_segment(rec, path, row)
         speaker_field = next((f for f in SPEAKER_FIELDS if rec.get(f) is not None), None)
         speaker = _string_field(rec, speaker_field, path, row, required=False, numbers_ok=True) if speaker_field else None
+        if speaker is not None:
+            speakers.add(speaker, rec[speaker_field], path, row)
         audio_path = Path(os.path.expanduser(clip_id))
         if not audio_path.is_absolute():
             audio_path = base / audio_path

@@ -4,7 +4,9 @@ Kept apart from the prediction reader because any column may be asked for
 (speaker, voice, sub-corpus, ...), while the reader keeps only the fields
 every prediction file has.  Values are compared as text: a number column
 groups by its printed value, a whole number the same whether it was stored
-as ``3`` or ``3.0``.  ``group_label`` is the one rule for every caller (the
+as ``3`` or ``3.0``; a number and its text (``3`` and ``"3"``) in one column
+are refused (``MixedSpellings``), as nothing says whether they are one
+group or two.  ``group_label`` is the one rule for every caller (the
 ``wer`` command, the audit's per-group accept-ref, the calibration's groups).
 """
 
@@ -16,6 +18,7 @@ from pathlib import Path
 from asraudit.arguments import plain
 from asraudit.data.prediction_rows import ID_FIELDS
 from asraudit.data.rows import number_id, number_text, pick_field, read_rows
+from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 
 # The group of a row that lacks the column (or holds null there).
@@ -47,6 +50,43 @@ def group_label(value, field: str, path: Path | None, row: int | None) -> str:
     return str(value)
 
 
+class MixedSpellings:
+    """Refuses a field whose number and text would be one group (case 316): JSON's ``1`` and ``"1"`` printed as
+    one label, so speakers ``1`` and ``"1"`` were one group with no word, though nothing in the file says whether
+    they are one or two.  ``1`` and ``1.0`` are both numbers and stay one group (case 234: a column with a gap is
+    float); a CSV's values are all text and never mix.  Fed each value in order; the first of a label is kept."""
+
+    def __init__(self, field: str):
+        self.field = field
+        self._first: dict[str, tuple[bool, object, Path | None, int | None, str | None]] = {}
+
+    def add(self, label: str, value, path: Path | None, row: int | None, clip_id: str | None = None) -> None:
+        if label == MISSING_GROUP:
+            return
+        value = plain(value)
+        is_text = isinstance(value, str)
+        first = self._first.setdefault(label, (is_text, value, path, row, clip_id))
+        if first[0] == is_text:
+            return
+        here = "here" if row is not None else f"for clip {clip_id!r}"
+        if first[3] is None:
+            there = f"for clip {first[4]!r}"
+        elif first[2] == path:
+            there = f"at row {first[3]}"
+        else:
+            there = f"in {display_path(first[2], Path.cwd())}, row {first[3]}"
+        raise InputError(f"field {self.field!r} holds {_kind(value)} {here} and {_kind(first[1])} {there}, which would "
+                         "be one group: JSON's 1 and \"1\" are two values, and nothing says whether they are one group "
+                         "or two: write the field one way on every row (all numbers, or all text)",
+                         path if row is not None else None, row)
+
+
+def _kind(value) -> str:
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    return f"the {'value' if isinstance(value, bool) else 'number'} {value!r}"
+
+
 def group_values(path: Path, field: str, what: str = "prediction file") -> dict[str, str]:
     """clip id -> the value of ``field`` in ``path`` (``group_rows`` without the rows)."""
     return {cid: label for cid, (label, _) in group_rows(path, field, what).items()}
@@ -62,6 +102,7 @@ def group_rows(path: Path, field: str, what: str = "prediction file") -> dict[st
     it: the last row's value had silently decided the clip's group."""
     out: dict[str, tuple[str, int]] = {}
     seen = False
+    mixed = MixedSpellings(field)
     for lineno, rec in read_rows(Path(path), what):
         id_f = pick_field(rec, ID_FIELDS)
         if id_f is None:
@@ -72,6 +113,7 @@ def group_rows(path: Path, field: str, what: str = "prediction file") -> dict[st
         if cid in out:
             raise InputError(f"duplicate clip id {cid!r} (first seen at row {out[cid][1]})", path, lineno)
         out[cid] = (group_label(value, field, path, lineno), lineno)
+        mixed.add(out[cid][0], value, path, lineno)
     if not seen and (out or what != "prediction file"):  # an empty prediction file (case 8: a warning) lacks none
         raise InputError(f"no column {field!r} (the group field) in this {what}", path)
     return out

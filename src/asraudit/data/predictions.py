@@ -347,6 +347,14 @@ def _expand(paths: str | Path | Sequence[str | Path]) -> list[Path]:
         if same is not f:
             also = "" if same == f else f" (as {same} and as {f})"
             raise InputError(f"the same prediction file is given twice{also}: name it once", f)
+    # A model is its file's stem: two files of one stem (``a/m1.jsonl b/m1.jsonl``) are refused here, where the
+    # files are listed, so no option's check meets them first (``preds --export`` called them "--export and
+    # --export name the same file", case 318).
+    by_model: dict[str, Path] = {}
+    for f in files:
+        first = by_model.setdefault(f.stem, f)
+        if first is not f:
+            raise InputError(f"two prediction files for model {f.stem!r}: {first} and {f}", f)
     return files
 
 

@@ -259,6 +259,10 @@ def jsonl_object(line: str, path: Path, lineno: int) -> dict | None:
     except json.JSONDecodeError as exc:
         if _lone_cr(line):
             raise InputError(_CR_ONLY, path, lineno) from None
+        if line.startswith("\ufeff"):  # json's own line was "Unexpected UTF-8 BOM (decode using utf-8-sig)" (case 320)
+            raise InputError("a byte-order mark (bytes EF BB BF) starts this row, inside the file: two files joined "
+                             "(cat a.jsonl b.jsonl), the second saved with a mark? Remove the mark from this row",
+                             path, lineno) from None
         raise InputError(f"broken JSON row: {exc.msg} (column {exc.colno})", path, lineno) from None
     except ValueError:  # an integer longer than Python converts: a traceback
         raise InputError(f"broken JSON row: {_TOO_LONG}", path, lineno) from None
@@ -363,7 +367,19 @@ def csv_rows(path: Path) -> Iterator[tuple[int, dict]]:
                 path,
                 reader.line_num,
             )
+        names = reader.fieldnames or []
+        if names and (rec[names[0]] or "").lstrip("\ufeff") == names[0] and _repeats_header(rec, names):
+            raise InputError(f"repeats the header ({','.join(names)}): two CSV files joined (cat a.csv b.csv) keep "
+                             "the second one's header as a row, which would be read as a clip: remove it", path,
+                             reader.line_num)
         yield reader.line_num, rec
+
+
+def _repeats_header(rec: dict, names: list[str]) -> bool:
+    """Whether a CSV row is its header again (a byte-order mark before it, as the second file of two joined with
+    ``cat`` starts when Excel saved it): read as a row, clip ``audio_filepath`` with reference ``text`` and
+    hypothesis ``pred_text`` was scored like any clip (case 319)."""
+    return [(rec[n] or "").lstrip("\ufeff") for n in names] == [n.lstrip("\ufeff") for n in names]
 
 
 def parquet_rows(path: Path) -> Iterator[tuple[int, dict]]:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from asraudit.data.corpus import Clip
-from asraudit.data.group_values import MISSING_GROUP, group_label
+from asraudit.data.group_values import MISSING_GROUP, MixedSpellings, group_label
 
 
 def clip_field(clip: Clip, name: str) -> str | None:
@@ -112,6 +112,11 @@ def clip_pairs(clips: Sequence[Clip], positive: Selection, negative: Selection |
     negative contributes nothing).  Without one, every positive clip is a
     pair with its own condition (silence, noise), made at learning time.
     """
+    if pair_by and pair_by != "id":  # a sentence 1 and a sentence "1": one group or two (case 316)
+        mixed = MixedSpellings(pair_by)
+        for clip in clips:
+            value = clip.field(pair_by)
+            mixed.add(group_label(value, pair_by, clip.source, clip.row), value, clip.source, clip.row, clip.id)
     positives = positive.select(clips)
     if negative is None:
         return [ClipPair(group_of(c, pair_by), c, None) for c in positives]

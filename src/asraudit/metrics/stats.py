@@ -18,7 +18,7 @@ import numpy as np
 
 from asraudit.blas_threads import blas_on_calling_thread
 from asraudit.errors import InputError
-from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_bootstrap_ceiling
+from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP, DEFAULT_SEED, check_bootstrap_count
 
 # Resamples drawn per numpy call: at most CHUNK, and at most MAX_INDICES indices in all,
 # so a million-clip corpus draws two resamples at a time (16 MB of indices), not
@@ -168,7 +168,7 @@ def check_resampling_args(*, none_means: Mapping[str, str] | None = None, **valu
         if value < 0:
             raise InputError(f"{name} must be at least 0, got {value}")
         if name != "seed":
-            check_bootstrap_ceiling(value, name)
+            check_bootstrap_count(value, name)
 
 
 def _index_chunks(n_units: int, n_boot: int, seed: int):

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from asraudit.arguments import names as name_list, once_each
 from asraudit.bulk import builds_in_bulk
-from asraudit.data.group_values import MISSING_GROUP, group_label
+from asraudit.data.group_values import MISSING_GROUP, MixedSpellings, group_label
 from asraudit.data.predictions import PredictionSet, load_predictions, no_shared_clips
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -234,6 +234,9 @@ def _group_labels(groups: Mapping, clips: Sequence[ClipInput]) -> dict[str, str]
             raise InputError(f"groups[{cid!r}] is a {type(value).__name__}, not one value: groups maps each clip id "
                              f"to its group's label")
     labels = {str(cid): group_label(value, "groups", None, None) for cid, value in groups.items()}
+    mixed = MixedSpellings("groups")  # a group 1 and a group "1": one or two (case 316)
+    for cid, value in groups.items():
+        mixed.add(labels[str(cid)], value, None, None, str(cid))
     return {clip.clip_id: labels.get(clip.clip_id, MISSING_GROUP) for clip in clips}
 
 

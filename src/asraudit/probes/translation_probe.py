@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from asraudit.data.group_values import MISSING_GROUP, group_label
+from asraudit.data.group_values import MISSING_GROUP, MixedSpellings, group_label
 from asraudit.errors import InputError
 from asraudit.metrics.stats import DEFAULT_SEED, Interval, wilson, wilson_interval
 from asraudit.probes.lift_run import EditItem
@@ -275,6 +275,7 @@ def clusters_of(clips: Sequence, field_name: str) -> dict[str, str]:
     once every stage before this one had run, its up-front check having found the field); a speaker ``3.0`` beside
     ``3`` counted as two clusters, a NaN as a cluster "nan"."""
     out = {}
+    mixed = MixedSpellings(field_name)  # a cluster 1 and a cluster "1": one or two (case 316)
     for clip in clips:
         value = clip.field(field_name)
         if isinstance(value, (list, dict)):
@@ -284,6 +285,7 @@ def clusters_of(clips: Sequence, field_name: str) -> dict[str, str]:
         if label == MISSING_GROUP:
             raise InputError(f"clip {clip.id!r} has no field {field_name!r} (the translation probe's cluster_field)",
                              clip.source, clip.row)
+        mixed.add(label, value, clip.source, clip.row, clip.id)
         out[clip.id] = label
     return out
 

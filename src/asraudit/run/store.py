@@ -222,6 +222,32 @@ def _disk_full(exc: sqlite3.Error, path: Path) -> str:
 _FULL_BELOW = 1 << 20
 
 
+_JOURNALS = ("-wal", "-shm", "-journal")
+
+
+def _undo_create(path: Path, made: Sequence[Path]) -> None:
+    """Remove what a failed first open made: the store's file while it is still empty, its journals, the folders.
+
+    SQLite creates the file on connecting, before a byte is written, so a store whose making failed (a full disk)
+    left a 0-byte ``asraudit.sqlite`` and the folders made for it, which the next run met as a store (case 315).
+    A file that holds anything (another run made it meanwhile), a journal that was there before and a folder that is
+    not empty are left; ``made`` is what did not exist before the open."""
+    try:
+        if path.stat().st_size:
+            return
+        path.unlink()
+        for journal in (Path(f"{path}{s}") for s in _JOURNALS):
+            if journal in made:
+                journal.unlink(missing_ok=True)
+    except OSError:
+        return
+    for folder in (p for p in made if p not in (path, *(Path(f"{path}{s}") for s in _JOURNALS))):  # deepest first
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
 def _other_kind_of_file(path: Path) -> str:
     """What a file SQLite refused is, when it is plainly not an SQLite database ("" when it may be one, damaged)."""
     try:
@@ -294,7 +320,18 @@ class ResultStore:
                              "that run wrote (OUT/asraudit.sqlite in an audit)", self.path)
 
     def _connect(self) -> sqlite3.Connection:
+        made = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
+        made += [p for p in (self.path, *(Path(f"{self.path}{s}") for s in _JOURNALS)) if not p.exists()]
+        new_file = self.path in made
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._connect_made()
+        except InputError:
+            if new_file:
+                _undo_create(self.path, made)
+            raise
+
+    def _connect_made(self) -> sqlite3.Connection:
         deadline = time.monotonic() + OPEN_TIMEOUT_S
         while True:
             try:
