@@ -22,7 +22,7 @@ from asraudit.data.corpus import Corpus, load_corpus, load_manifest
 from asraudit.data.group_values import MixedSpellings, group_label
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, ensure_writable_file, safe_stems
 from asraudit.data.prediction_writer import preds_file_stem
-from asraudit.data.predictions import SUFFIXES
+from asraudit.data.predictions import SUFFIXES, ClipIds, space_twin, space_twin_words
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
 from asraudit.models.aligners import make_aligner
@@ -348,8 +348,10 @@ def _check_coverage(model, corpus, m: ModelSpec, spec: AuditSpec) -> None:
     rows = model.predictions.rows
     missing = [c.id for c in corpus if c.id not in rows]
     if missing:
+        twin = space_twin(ClipIds.of(c.id for c in corpus), ClipIds.of(rows))
+        why = f": {space_twin_words('the corpus', twin[0], model.path, twin[1])}" if twin else f", e.g. {missing[0]!r}"
         raise SpecError(f"{m.entry}: the prediction file {model.path} has no row for {len(missing)} clip(s) of the "
-                        f"corpus, e.g. {missing[0]!r}", spec.source)
+                        f"corpus{why}", spec.source)
     for clip in corpus:
         row = rows[clip.id]
         if clip.reference is None or not row.reference:

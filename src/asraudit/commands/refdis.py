@@ -13,7 +13,8 @@ from asraudit.commands.common import (check_resampling, ensure_outside_predictio
                                       model_names, prediction_inputs)
 from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole,
                                   written_whole)
-from asraudit.data.predictions import PredictionSet, no_shared_clips, prediction_files
+from asraudit.data.predictions import (ClipIds, PredictionSet, no_shared_clips, prediction_files, space_twin,
+                                       space_twin_words)
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import DEFAULT_BOOTSTRAP
 from asraudit.metrics.normalized_cache import NormalizedCache
@@ -225,9 +226,14 @@ def _run_full(args, pset: PredictionSet, panel, models) -> int:
         if raw and len(unknown) == len(raw) and known:  # ids spelled otherwise: no reference would be corrected
             first = next(p for p in pset.models.values() if len(p))
             raise no_shared_clips((first.source, next(iter(first.rows))), (args.corrected, unknown[0]), "--corrected",
-                                  f"{args.corrected.name} corrects no clip the models ran")
+                                  f"{args.corrected.name} corrects no clip the models ran",
+                                  twin=space_twin(ClipIds.of(first.rows), ClipIds.of(raw)))
         if unknown:
-            warn(f"{len(unknown)} corrected clip(s) not in the predictions, e.g. {unknown[0]!r}")
+            twin = next(filter(None, (space_twin(ClipIds.of(p.rows), ClipIds.of(unknown)) for p in pset.models.values())),
+                        None)
+            why = (f": {space_twin_words('the predictions', twin[0], args.corrected, twin[1])}" if twin else
+                   f", e.g. {unknown[0]!r}")
+            warn(f"{len(unknown)} corrected clip(s) not in the predictions{why}")
         corrected_tokens = {cid: tuple(normalize(text).split()) for cid, text in raw.items()}
         clips = prepare_clips(pset, normalize, scored)
         if panel:

@@ -21,7 +21,7 @@ from asraudit.commands.common import (add_preds_argument, at_least, check_resamp
 from asraudit.commands.wer_groups import (groups_json, print_group_table, read_groups, require_manifest_clips,
                                           score_groups)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
-from asraudit.data.predictions import no_shared_clips, prediction_files
+from asraudit.data.predictions import no_shared_clips, prediction_files, space_twin, spaced_clip_warning
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import MIN_BOOTSTRAP
 from asraudit.metrics.model_wer import BoundedCache, StreamedFile, score_streamed, stream_file
@@ -140,6 +140,11 @@ def _warnings(files: dict[str, StreamedFile]) -> list[str]:
         elif f.skipped_missing_hypothesis:
             out.append(f"{f.source}: {f.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips "
                        "the model did not run")
+    ran = [f for f in files.values() if len(f)]
+    total = len(np.unique(np.concatenate([f.clip_hash for f in ran]))) if ran else 0
+    spaced = spaced_clip_warning([(f.source, f.clip_ids()) for f in ran], total, [len(f) for f in ran])
+    if spaced:
+        out.append(spaced)
     ids, n = _conflicting_clips(files)
     if n:
         more = f" and {n - 10} more" if n > 10 else ""
@@ -181,7 +186,8 @@ def _require_common_clips(files: dict[str, StreamedFile], flag: str) -> None:
     for i, a in enumerate(ran):
         for b in ran[i + 1:]:
             if not len(np.intersect1d(a.clip_hash, b.clip_hash)):
-                raise no_shared_clips((a.source, first_id(a)), (b.source, first_id(b)), flag)
+                raise no_shared_clips((a.source, first_id(a)), (b.source, first_id(b)), flag,
+                                      twin=space_twin(a.clip_ids(), b.clip_ids()))
     raise InputError(f"no clip is in every one of {', '.join(f.source.name for f in ran)} (each two share some), so "
                      f"{flag} has no clip to compare them on: leave it out, or leave out the file that ran other "
                      "clips", ran[-1].source)

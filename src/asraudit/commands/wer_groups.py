@@ -8,7 +8,7 @@ import numpy as np
 
 from asraudit.data.group_values import MISSING_GROUP, group_rows, group_values
 from asraudit.data.prediction_rows import ID_FIELDS
-from asraudit.data.predictions import no_shared_clips
+from asraudit.data.predictions import ClipIds, no_shared_clips, space_twin, space_twin_words
 from asraudit.data.rows import number_id, pick_field, read_rows
 from asraudit.display_paths import display_path
 from asraudit.errors import InputError
@@ -62,7 +62,7 @@ def require_manifest_clips(files: dict[str, StreamedFile], groups: dict[Path, di
             row = next(iter(f.read_rows([int(f.rows[0])]).values()))
             raise no_shared_clips((f.source, row.clip_id), (manifest, first), "--manifest",
                                   f"--group-field {field} would put every clip of {f.source.name} in the group "
-                                  f"{MISSING_GROUP}")
+                                  f"{MISSING_GROUP}", twin=space_twin(f.clip_ids(), _manifest_ids(manifest, field)))
     _warn_clips_the_manifest_lacks(files, groups, manifest, field)
 
 
@@ -82,9 +82,22 @@ def _warn_clips_the_manifest_lacks(files: dict[str, StreamedFile], groups: dict[
     f, position = next(iter(lacking.values()))
     example = next(iter(f.read_rows([int(f.rows[position])]).values())).clip_id
     n_clips = len({h for f in files.values() for h in f.clip_hash.tolist()})
+    in_manifest = _manifest_ids(manifest, field)
+    twin = next(filter(None, (space_twin(f.clip_ids(), in_manifest) for f in files.values())), None)
+    if twin is not None:  # the reason named, not only the count (case 322)
+        f = next(f for f in files.values() if f.clip_ids().has(twin[0]))
+        warn(f"{display_path(manifest, Path.cwd())} has no row for {len(lacking)} of the {n_clips} clip(s) of the "
+             f"prediction files: {space_twin_words(f.source, twin[0], manifest, twin[1])}, or --group-field {field} "
+             f"puts such clips in the group {MISSING_GROUP}")
+        return
     warn(f"{display_path(manifest, Path.cwd())} has no row for {len(lacking)} of the {n_clips} clip(s) of the prediction files (e.g. "
          f"{example!r} of {f.source.name}): --group-field {field} puts them in the group {MISSING_GROUP}, with any "
          f"clip whose {field} is missing")
+
+
+def _manifest_ids(manifest: Path, field: str) -> ClipIds:
+    """The manifest's clip ids, read again (only where some clip fails to match, to say why)."""
+    return ClipIds.of(group_values(manifest, field, "manifest"))
 
 
 def _by_hash(values: dict[str, str]) -> dict[int, str]:

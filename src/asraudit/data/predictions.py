@@ -66,21 +66,85 @@ class ReferenceConflict:
         return f"clip {self.clip_id!r}: {parts}"
 
 
+@dataclass(frozen=True)
+class ClipIds:
+    """One file's clip ids as ``space_twin`` needs them: a membership test, and the ids with a space at an end
+    (few or none; a streamed file keeps hashes, not ids, so ``has`` may hash)."""
+
+    has: Callable[[str], bool]
+    spaced: Sequence[str]
+
+    @classmethod
+    def of(cls, ids: Iterable[str]) -> "ClipIds":
+        ids = ids if isinstance(ids, (set, frozenset, dict)) else set(ids)
+        return cls(ids.__contains__, [cid for cid in ids if cid.strip() != cid])
+
+
+def space_twin(a: ClipIds, b: ClipIds) -> tuple[str, str] | None:
+    """An id of ``a`` and one of ``b`` that differ only by whitespace at their ends (``c1`` and ``c1 ``), each
+    missing from the other file, or None.  Clip ids are exact strings (a name may end in a space), so they are
+    two clips and are not stripped; but a spreadsheet's cell or a hand edit leaves such a space unseen, and
+    each model then ran "other" clips with no word why (``ran 2/4``).  One of the two ids has the space, so
+    only the spaced ids are looked at."""
+    b_bare = {cid.strip(): cid for cid in b.spaced}
+    for cid in a.spaced:
+        if b.has(cid):
+            continue
+        bare = cid.strip()
+        if b.has(bare):
+            return cid, bare
+        twin = b_bare.get(bare)
+        if twin is not None and not a.has(twin):
+            return cid, twin
+    for cid in b.spaced:
+        bare = cid.strip()
+        if not a.has(cid) and a.has(bare):
+            return bare, cid
+    return None
+
+
+def space_twin_words(label_a: Path | str, id_a: str, label_b: Path | str, id_b: str) -> str:
+    """The words for a ``space_twin`` pair: which id has the space, and that ids are compared as written."""
+    label_a, label_b = (x.name if isinstance(x, Path) else x for x in (label_a, label_b))
+    return (f"{label_a}'s clip {id_a!r} and {label_b}'s {id_b!r} differ only by a space at an end, and clip ids "
+            "are compared as written, so they are two clips: remove the space")
+
+
+def spaced_clip_warning(files: Sequence[tuple[Path | str, ClipIds]], total: int, sizes: Sequence[int]) -> str | None:
+    """The warning for files (each with rows) that ran other clips, where two of them name one clip with and
+    without a space at an end (``space_twin``): a model's ``ran 2/4`` said nothing of why.  ``total`` is the
+    number of clips any file ran, ``sizes`` each file's: every file ran every clip, and nothing is looked at."""
+    if all(n == total for n in sizes):
+        return None
+    for i, (a, ids_a) in enumerate(files):
+        for b, ids_b in files[i + 1:]:
+            twin = space_twin(ids_a, ids_b)
+            if twin is not None:
+                return f"{space_twin_words(a, twin[0], b, twin[1])}, or the models are scored on different clips"
+    return None
+
+
 def no_shared_clips(first: tuple[Path | str, str], second: tuple[Path | str, str], what: str,
-                    so: str | None = None) -> InputError:
+                    so: str | None = None, twin: tuple[str, str] | None = None) -> InputError:
     """The error for two prediction files (or two models' transcripts), each given as its path (or name) and one of
     its clip ids, that share no clip id, where ``what`` needs clips they both ran.  Clip ids are compared as
     written: the same recordings under paths of two machines (``/home/a/data/c0.wav``, ``/scratch/b/data/c0.wav``:
     the leaderboard's ``audio_filepath``) are other clips, and every comparison came out empty (no edit mined,
     nothing scored, NaN for every pair).  ``so`` words the consequence when it is not "``what`` has no clip to
-    compare them on"."""
+    compare them on".  ``twin`` is a pair of their ids differing only by a space at an end (``space_twin``),
+    named instead of the first ids (case 322); two first ids that differ so are named as such anyway."""
     (a, id_a), (b, id_b) = first, second
+    if twin is None and id_a != id_b and id_a.strip() == id_b.strip():
+        twin = id_a, id_b
     label_a, label_b = (x.name if isinstance(x, Path) else x for x in (a, b))
+    so = so or f"{what} has no clip to compare them on"
+    if twin is not None:
+        return InputError(f"{label_a} and {label_b} share no clip id, so {so}: {space_twin_words(a, twin[0], b, twin[1])}",
+                          b if isinstance(b, Path) else None)
     same_name = id_a != id_b and id_a.replace("\\", "/").rsplit("/", 1)[-1] == id_b.replace("\\", "/").rsplit("/", 1)[-1]
     hint = (" (the same file name under other folders: files written on other machines?); name each clip "
             "by one id everywhere, e.g. the path relative to the corpus" if same_name else
             "; prediction files of one benchmark name each clip by the same id")
-    so = so or f"{what} has no clip to compare them on"
     return InputError(f"{label_a} and {label_b} share no clip id, so {so}: "
                       f"{label_a} names its clips like {id_a!r}, {label_b} like {id_b!r}{hint}",
                       b if isinstance(b, Path) else None)
@@ -135,14 +199,14 @@ class PredictionSet:
             for b in members[i + 1:]:
                 if a.rows.keys().isdisjoint(b.rows):
                     raise no_shared_clips((a.source, next(iter(a.rows))), (b.source, next(iter(b.rows))),
-                                          "the panel's vote")
+                                          "the panel's vote", twin=space_twin(ClipIds.of(a.rows), ClipIds.of(b.rows)))
         for name in dict.fromkeys(scored):
             model = self.models[name]
             if members and len(model) and name not in panel and all(model.rows.keys().isdisjoint(m.rows)
                                                                    for m in members):
                 first = members[0]
                 raise no_shared_clips((first.source, next(iter(first.rows))), (model.source, next(iter(model.rows))),
-                                      "accept-ref")
+                                      "accept-ref", twin=space_twin(ClipIds.of(first.rows), ClipIds.of(model.rows)))
 
     def coverage(self) -> dict[str, tuple[int, int]]:
         """model -> (clips it ran, clips any model ran)."""
@@ -442,6 +506,10 @@ def _prediction_set(models: dict[str, ModelPredictions]) -> PredictionSet:
                 f"{f}: {preds.skipped_missing_hypothesis} row(s) without a hypothesis treated as clips the model did not run"
             )
     pset = PredictionSet(models, warnings)
+    spaced = spaced_clip_warning([(p.source, ClipIds.of(p.rows)) for p in models.values() if p.rows],
+                                 len(pset.clip_ids()), [len(p) for p in models.values() if p.rows])
+    if spaced:
+        warnings.append(spaced)
     conflicts = pset.reference_conflicts()
     if conflicts:
         ids = ", ".join(c.clip_id for c in conflicts[:10])

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 from asraudit.arguments import names, once_each
-from asraudit.data.predictions import ModelPredictions, PredictionRow, iter_prediction_rows
+from asraudit.data.predictions import ClipIds, ModelPredictions, PredictionRow, iter_prediction_rows
 from asraudit.errors import InputError
 from asraudit.metrics.normalized_cache import NormalizedCache  # noqa: F401  (imported from here by callers)
 from asraudit.metrics.stats import DEFAULT_BOOTSTRAP, DEFAULT_SEED, bootstrap_ratio, check_resampling_args
@@ -25,6 +25,7 @@ from asraudit.metrics.stream_rows import (
     can_parallelize,
     score_file_parallel,
     score_rows,
+    text_hash,
 )
 from asraudit.metrics.wer import ClipCounts, CorpusScore, aggregate, clip_counts
 from asraudit.text.normalize import available_cpus, normalizer_argument
@@ -131,9 +132,15 @@ class StreamedFile:
     counts: np.ndarray
     skipped_missing_hypothesis: int = 0
     empty_reference_clips: list[str] = field(default_factory=list)
+    spaced_ids: list[str] = field(default_factory=list)  # clip ids with a space at an end (case 322)
 
     def __len__(self) -> int:
         return len(self.rows)
+
+    def clip_ids(self) -> ClipIds:
+        """The file's ids as ``space_twin`` looks at them: the file keeps hashes, so an id is hashed to be found."""
+        hashes = set(self.clip_hash.tolist())
+        return ClipIds(lambda cid: text_hash(cid) in hashes, self.spaced_ids)
 
     def read_rows(self, wanted: Iterable[int]) -> dict[int, PredictionRow]:
         """Row number -> row, for the given rows (one more pass over the file)."""
@@ -169,7 +176,7 @@ def stream_file(path: Path, normalize: Callable[[str], str], model: str | None =
     out = StreamedFile(model or path.stem, path, np.frombuffer(scores.clip_hash, dtype=np.int64),
                        np.frombuffer(scores.ref_hash, dtype=np.int64), np.frombuffer(scores.rows, dtype=np.int32),
                        np.frombuffer(scores.counts, dtype=np.int32).reshape(-1, 5), len(scores.skipped_rows),
-                       scores.empty)
+                       scores.empty, scores.spaced)
     _check_unique(out, np.frombuffer(scores.skipped_hash, dtype=np.int64),
                   np.frombuffer(scores.skipped_rows, dtype=np.int32))
     return out

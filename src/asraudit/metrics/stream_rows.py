@@ -45,6 +45,7 @@ class RowScores:
         self.clip_hash, self.ref_hash, self.rows, self.counts = array("q"), array("q"), array("i"), array("i")
         self.skipped_hash, self.skipped_rows = array("q"), array("i")
         self.empty: list[str] = []
+        self.spaced: list[str] = []  # ids with a space at an end (``data.predictions.space_twin``): few or none
 
     def add(self, r: PredictionRow, normalize_ref: Callable[[str], str], normalize_hyp: Callable[[str], str],
             counts: Callable[..., ClipCounts] = clip_counts) -> None:
@@ -69,11 +70,13 @@ class RowScores:
             c = counts(ref, hyp)
             self.counts.extend((c.substitutions, c.deletions, c.insertions, c.ref_words, c.hyp_words))
         self.clip_hash.append(text_hash(clip_id))
+        if clip_id.strip() != clip_id:
+            self.spaced.append(clip_id)
         self.ref_hash.append(text_hash(comparable(reference)))
         self.rows.append(row)
 
     def extend(self, other: "RowScores") -> None:
-        for name in ("clip_hash", "ref_hash", "rows", "counts", "skipped_hash", "skipped_rows", "empty"):
+        for name in ("clip_hash", "ref_hash", "rows", "counts", "skipped_hash", "skipped_rows", "empty", "spaced"):
             getattr(self, name).extend(getattr(other, name))
 
 

@@ -20,7 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
-from asraudit.data.predictions import load_prediction_file
+from asraudit.data.predictions import ClipIds, load_prediction_file, space_twin, space_twin_words
 from asraudit.errors import InputError
 
 
@@ -47,6 +47,9 @@ class ReplayModel:
         if missing:
             shown = ", ".join(repr(c) for c in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            twin = space_twin(ClipIds.of(missing), ClipIds.of(self.predictions.rows))
+            if twin is not None:  # case 322
+                more += f": {space_twin_words('the corpus', twin[0], self.path, twin[1])}"
             raise InputError(f"no prediction for clip(s) {shown}{more}", self.path)
         return [self.predictions[cid].hypothesis for cid in clip_ids]
 
