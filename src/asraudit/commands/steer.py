@@ -113,7 +113,12 @@ def check_outputs(args: argparse.Namespace, outputs, inputs=()) -> None:
     the command's own ``inputs``) nor another output's file, none in a ``--preds`` folder.  ``steer learn --out
     m.jsonl`` replaced the corpus manifest with the direction, ``--json`` named after ``--store`` replaced the
     store of every finished variant with the readout (``--direction``: the direction with it), exit 0 each.
-    ``corpus_clips`` checks them against the corpus's audio files once it is read."""
+    ``corpus_clips`` checks them against the corpus's audio files once it is read.  ``--batch-size`` is checked
+    here too, the first thing every steer and patch command does."""
+    # The executor's check came after the corpus was read and the model loaded, naming no option, and `learn`
+    # (which does not batch) took `--batch-size -2` without a word (case 323; case 259 for the other commands).
+    if args.batch_size < 1:
+        raise InputError(f"--batch-size must be at least 1, got {args.batch_size}")
     outputs = [(what, path) for what, path in outputs if path is not None]
     for what, path in outputs:
         ensure_writable_file(path, what)
