@@ -21,8 +21,8 @@ import numpy as np
 
 from asraudit.audio.conditions import Original, SpanMask
 from asraudit.commands.common import frames_option
-from asraudit.commands.steer import (add_experiment_arguments, check_outputs, corpus_clips, experiment_outputs,
-                                     load_panel, load_whitebox, parse_frames, run_experiment)
+from asraudit.commands.steer import (add_experiment_arguments, check_layer_from_files, check_outputs, corpus_clips,
+                                     experiment_outputs, load_panel, load_whitebox, parse_frames, run_experiment)
 from asraudit.data.corpus import load_other_corpus
 from asraudit.data.paths import ensure_outputs_apart_from_audio
 from asraudit.errors import InputError
@@ -173,6 +173,8 @@ def run(args: argparse.Namespace) -> int:
     # matched by id and decoded; a mask's span against the clips) and every span against the clips' lengths.
     # A `--source corpus:` of other clip ids was refused only once the model had loaded.
     check_outputs(args, experiment_outputs(args), _source_inputs(args.source))
+    if args.source and args.site in ("encoder", "decoder"):  # a speech LLM's sites: checked once it has loaded
+        check_layer_from_files(args, args.site)
     clips = corpus_clips(args)
     source = frames = None
     if args.source:

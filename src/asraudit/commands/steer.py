@@ -107,6 +107,18 @@ def load_whitebox(args: argparse.Namespace):
     return model
 
 
+def check_layer_from_files(args: argparse.Namespace, stack: str) -> None:
+    """``--layer`` against the layers ``stack`` (``encoder``/``decoder``) has by the model's files, before the corpus
+    is read and the model loads, as an audit's ``[[mechanism]]`` layer is (``models.layer_counts``): it was checked
+    against the loaded model, after minutes of converting a large Whisper (case 324).  A model whose files do not
+    say is checked once loaded, as before."""
+    if args.layer is None:
+        return
+    from asraudit.models.layer_counts import check_layers
+
+    check_layers([(args.model.removeprefix("whitebox:"), stack, args.layer)], "--layer")
+
+
 def check_outputs(args: argparse.Namespace, outputs, inputs=()) -> None:
     """The output files of ``steer`` and ``patch`` (``outputs``: (option, path) pairs, None: not given), before the
     corpus is read and the model loads: each writable, none an input (the corpus manifest, the ``--preds`` files,
@@ -318,6 +330,7 @@ def run_learn(args: argparse.Namespace) -> int:
     negative = Path(args.negative_corpus) if args.negative_corpus else None
     check_outputs(args, [("--out", args.out)],
                   [("the --negative-corpus manifest", negative if negative and negative.is_file() else None)])
+    check_layer_from_files(args, "encoder")
     clips = corpus_clips(args)
     if args.negative:  # its spelling and its span against the clips, before the model loads
         check_source_reaches(parse_audio_source(args.negative), args.negative, clips, "--negative")
@@ -350,6 +363,7 @@ def _direction_and_model(args: argparse.Namespace, add: bool = False):
     clips and the frames (checked against the clips' lengths), and then the model, the direction checked against it
     (its layer, its width) before any variant runs. The corpus was read once the model had loaded."""
     check_outputs(args, experiment_outputs(args), [("--direction", args.direction)])
+    check_layer_from_files(args, "encoder")
     if add:
         refuse_repeated("--alpha", args.alpha, alpha_label)
     else:
