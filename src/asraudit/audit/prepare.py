@@ -11,6 +11,7 @@ model, in seconds, and reported together with the entry they come from.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,6 +116,12 @@ def load_models(spec: AuditSpec) -> tuple[dict[str, object], dict[str, object], 
         name = m.name or _default_name(ident.model_id)
         if name in models:
             raise SpecError(f"{m.entry}: a second model named {name!r} (give it name = \"...\")", spec.source)
+        twin = _unicode_twin(name, models)
+        if twin is not None:
+            first = spec.models[names.index(twin)].entry
+            raise SpecError(f"{m.entry}: the name {name!r} is the name of {first}, {twin!r}, written in another Unicode "
+                            f"form ({_forms(name, twin)}: composed and decomposed accents), so every table would show "
+                            "two models of one name: give the models names that differ visibly", spec.source)
         key = (ident.model_id, ident.config_hash)
         if key in seen_ids:
             raise SpecError(f"{m.entry}: the same model and configuration as {seen_ids[key]!r}", spec.source)
@@ -132,11 +139,29 @@ def _default_name(model_id: str) -> str:
     return preds_file_stem(model_id)
 
 
+def _unicode_twin(name: str, names) -> str | None:
+    """The one of ``names`` that is ``name`` in another Unicode form (NFC ``caf\\u00e9``, NFD ``cafe\\u0301``), or
+    None.  Names are exact strings (as texts are, case 103), but two such names print alike: an audit of both
+    showed two rows ``café`` in every table, and a probe's list naming one in the other form was "unknown" beside
+    the name it listed (case 325)."""
+    if name.isascii():
+        return None
+    folded = unicodedata.normalize("NFC", name)
+    return next((n for n in names if n != name and unicodedata.normalize("NFC", n) == folded), None)
+
+
+def _forms(a: str, b: str) -> str:
+    return f"{ascii(a)} and {ascii(b)}"
+
+
 def _check_names(where: str, names: tuple[str, ...], identities: dict, spec: AuditSpec, scoring: bool) -> None:
     unknown = [n for n in names if n not in identities]
     if unknown:
+        n, t = next(((n, t) for n in unknown if (t := _unicode_twin(n, identities)) is not None), (None, None))
+        why = (f": {n!r} is the model {t!r} written in another Unicode form ({_forms(n, t)}): write it as its "
+               "[[model]] name is written" if t is not None else "")
         raise SpecError(f"{where}: unknown model(s) {', '.join(unknown)}; the audit's models are "
-                        f"{', '.join(identities)}", spec.source)
+                        f"{', '.join(identities)}{why}", spec.source)
     replayed = [n for n in names if identities[n].by_clip_id]
     if replayed:
         raise SpecError(f"{where}: {', '.join(replayed)} only replay(s) a prediction file and cannot hear the "
