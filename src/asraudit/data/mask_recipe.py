@@ -75,6 +75,10 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
         _, word = _first(rec, WORD_FIELDS)
         if not isinstance(word, str) or not word.strip():
             raise InputError(f"missing hidden word (one of {', '.join(WORD_FIELDS)})", path, row)
+        if end == start:  # the mask hid only its padding, and the word, heard whole, counted as recovered (case 326)
+            raise InputError(f"span [{start}, {end}] ends where it starts, so it holds none of the word's audio: the "
+                             f"mask would hide nothing of {word.strip()!r} and its recovery would be counted: give the "
+                             "word's span, or leave the row out", path, row)
         _, index = _first(rec, INDEX_FIELDS)
         if index is not None:
             # int() took true as 1 and 2.7 as 2: another word of the clip masked than the one the row meant
