@@ -142,9 +142,10 @@ def _warnings(files: dict[str, StreamedFile]) -> list[str]:
                        "the model did not run")
     ran = [f for f in files.values() if len(f)]
     total = len(np.unique(np.concatenate([f.clip_hash for f in ran]))) if ran else 0
-    spaced = spaced_clip_warning([(f.source, f.clip_ids()) for f in ran], total, [len(f) for f in ran])
-    if spaced:
-        out.append(spaced)
+    if any(len(f) != total for f in ran):  # the files ran other clips: say so where a space at an end is why
+        spaced = spaced_clip_warning([(f.source, f.clip_ids) for f in ran])
+        if spaced:
+            out.append(spaced)
     ids, n = _conflicting_clips(files)
     if n:
         more = f" and {n - 10} more" if n > 10 else ""
