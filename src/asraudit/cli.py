@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -72,7 +73,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name in names:
         importlib.import_module(f"asraudit.commands.{name}").register(sub)
     _one_value_each(parser)
+    _negative_numbers_are_values(parser)
     return parser
+
+
+# What argparse reads as a negative number (a value, not an option) for every parser: Python's float spellings,
+# exponent, trailing point and digit groups included, infinities and NaN.  argparse's own (``-1``, ``-.5``) let
+# ``--alpha -1e5`` or ``--alpha -1.`` through as an unknown option, refused as "expected one argument" before the
+# option's type could read it, and ``--alpha -inf`` the same, while ``--alpha=-inf`` read the value and was refused
+# by what it is.  No option of the command line is spelled like a number, so none is shadowed.
+NEGATIVE_NUMBER = re.compile(r"^-(?:(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?|inf(?:inity)?|nan)$",
+                             re.IGNORECASE)
+
+
+def _negative_numbers_are_values(parser: argparse.ArgumentParser) -> None:
+    """Every parser (commands and their subcommands) reads ``NEGATIVE_NUMBER`` as a value."""
+    parser._negative_number_matcher = NEGATIVE_NUMBER
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in set(action.choices.values()):
+                _negative_numbers_are_values(sub)
 
 
 class _OneValue(argparse._StoreAction):

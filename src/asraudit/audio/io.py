@@ -23,6 +23,7 @@ corpus can be found without a debugger.
 from __future__ import annotations
 
 import io
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,12 +118,26 @@ def _check_rate(rate: int, name: str | Path, origin: Origin | None) -> None:
                     "(a broken header?): fix the rate its header gives", name, origin)
 
 
+def _whole_rate(rate: object, name: str | Path, origin: Origin | None) -> int:
+    """A rate given with samples (a dataset's decoded ``sampling_rate``, not a file's header) as a whole number of
+    Hz (case 332): ``int()`` stopped a NaN or an infinity with a ``ValueError`` / ``OverflowError`` traceback, and
+    cut 16000.5 to 16000 without a word; a whole float (``16000.0``, a pandas column's) is that integer."""
+    if isinstance(rate, (bool, np.bool_)) or not isinstance(rate, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(rate) or rate != int(rate):
+        shown = str(rate).lower() if isinstance(rate, (bool, np.bool_)) else repr(rate) if isinstance(rate, str) \
+            else str(rate)
+        raise _fail(f"sample rate {shown} is not a whole number of Hz (a broken row?): give the rate the samples "
+                    "were recorded at", name, origin)
+    return int(rate)
+
+
 def prepare(samples: np.ndarray, rate: int, *, name: str | Path = "<array>", origin: Origin | None = None) -> np.ndarray:
     """Mono mixdown, resample to 16 kHz, float32, C-contiguous, checked.
 
     Empty or non-finite audio is refused here rather than passed on: a NaN
     makes some backends emit garbage text that would be stored as a result."""
-    _check_rate(int(rate), name, origin)
+    rate = _whole_rate(rate, name, origin)
+    _check_rate(rate, name, origin)
     samples = np.asarray(samples)
     if samples.ndim not in (1, 2):
         raise _fail(f"expected a 1-D or (frames, channels) array, got shape {samples.shape}", name, origin)

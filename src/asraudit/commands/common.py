@@ -194,10 +194,21 @@ def load_corpus_edits(path: Path, corpus, normalize) -> tuple[list, list[str]]:
 
     outside: list[str] = []
     references = {c.id: c.reference for c in corpus if c.reference is not None}
-    items = load_edits(path, references, normalize, skipped=outside, clip_ids={c.id for c in corpus})
+    ids = {c.id for c in corpus}
+    items = load_edits(path, references, normalize, skipped=outside, clip_ids=ids)
     if outside:
-        warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}")
+        warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}"
+             f"{outside_twin(path, outside, ids)}")
     return items, outside
+
+
+def outside_twin(path: Path, outside: list[str], ids) -> str:
+    """The reason a file's clips left out as outside the corpus may not be (case 329): ``": <the ids that differ
+    by a space at an end>"`` when one of them is a corpus clip's id with a space added or lost, else ``""``."""
+    from asraudit.data.predictions import ClipIds, space_twin, space_twin_words
+
+    twin = space_twin(ClipIds.of(outside), ClipIds.of(ids))
+    return f": {space_twin_words(path, twin[0], 'the corpus', twin[1])}" if twin else ""
 
 
 def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:

@@ -71,6 +71,12 @@ def _positions(text: str) -> tuple[int, ...]:
         raise InputError(f"--positions expects comma-separated integers, got {text!r}") from None
     if any(p < 0 for p in positions):
         raise InputError("--positions are text positions, 0 or more")
+    # A position given twice is patched once, and the table's label said "at 1,1": a typo for another position
+    # (1,2) went unseen, as a value given twice to --alpha or --block-attention is refused (refuse_repeated).
+    twice = next((p for i, p in enumerate(positions) if p in positions[:i]), None)
+    if twice is not None:
+        raise InputError(f"--positions {text}: position {twice} is given twice: each position is patched once, so "
+                         "the list names fewer positions than it seems (a typo for another?): give each once")
     return positions
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from asraudit.data.corpus import Corpus
 from asraudit.data.paths import output_file, written_whole
+from asraudit.data.predictions import ClipIds, space_twin, space_twin_words
 from asraudit.data.rows import jsonl_rows, number_id
 from asraudit.commands.common import OneInput, check_candidates_fit
 from asraudit.errors import InputError
@@ -68,7 +69,9 @@ def load_candidates(path: Path, corpus: Corpus, rows: dict[str, int] | None = No
             raise InputError(f"missing clip id (one of {ID_FIELDS}); found {sorted(rec)}", path, row)
         clip_id = str(number_id(rec[key], path, row))  # 7.0 is clip 7, as in every other file the project reads
         if clip_id not in corpus:
-            raise InputError(f"clip {clip_id!r} is not in the corpus", path, row)
+            twin = space_twin(ClipIds.of([clip_id]), ClipIds.of(c.id for c in corpus))
+            why = f": {space_twin_words(path, twin[0], 'the corpus', twin[1])}" if twin else ""
+            raise InputError(f"clip {clip_id!r} is not in the corpus{why}", path, row)
         if clip_id in out:
             raise InputError(f"clip {clip_id!r} listed twice (first at row {rows[clip_id]})", path, row)
         texts = rec.get("candidates")

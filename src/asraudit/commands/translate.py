@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.commands.common import OneInput, at_least, check_resampling, load_corpus_edits
+from asraudit.commands.common import OneInput, at_least, check_resampling, load_corpus_edits, outside_twin
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         ids = {c.id for c in corpus}
         outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
         if outside:  # as --edits on such clips are (load_corpus_edits)
-            warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}")
+            warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}"
+                 f"{outside_twin(args.truth, outside, ids)}")
         items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
         items = items_from_edits(load_corpus_edits(args.edits, corpus, normalize)[0])

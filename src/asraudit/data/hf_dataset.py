@@ -123,7 +123,12 @@ def _dataset_id(value, source: str, row: int) -> str:
     NaN id names no clip (it had become the clip ``"None"`` or ``"nan"``)."""
     if value is None:
         raise InputError("clip id is null: give every row its id", source, row)
-    return str(number_id(value, Path(source), row))
+    value = number_id(value, Path(source), row)
+    if not isinstance(value, str):  # a bool, a list, a struct: ``str()`` made the clip 'True', '[1, 2]' (case 331)
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        raise InputError(f"clip id is the {type(value).__name__} {shown}, not a text or a number: name the column that "
+                         "holds each clip's id (--id-column, or id_column = in an audit spec's [corpus])", source, row)
+    return value
 
 
 def load_hf_dataset(

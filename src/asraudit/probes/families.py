@@ -59,7 +59,7 @@ from typing import Sequence
 
 import regex
 
-from asraudit.data.rows import decode_text, not_a_file
+from asraudit.data.rows import decode_text, duplicate_key, not_a_file
 from asraudit.errors import InputError
 from asraudit.probes.family_matchers import (
     Matcher,
@@ -250,6 +250,10 @@ def _parse(text: str, suffix: str, label: str) -> dict:
             raise InputError("broken JSON: a number of more digits than Python reads", label) from None
         except RecursionError:
             raise InputError("broken JSON: arrays or objects nested deeper than Python reads", label) from None
+        twice = duplicate_key(text)
+        if twice is not None:  # the last value was kept without a word: a second "family" list dropped the first
+            raise InputError(f"key {twice!r} is given twice in one object, and a JSON reader keeps only the last "
+                             "value, without a word (a TOML file refuses it too): merge the two, or remove one", label)
     elif suffix == ".toml":
         try:
             data = tomllib.loads(text)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Container, Mapping, Sequence
 
 from asraudit.data.clip import refuse_silent_audio
+from asraudit.data.predictions import ClipIds, space_twin, space_twin_words
 from asraudit.data.rows import jsonl_rows
 from asraudit.errors import InputError
 from asraudit.metrics.stats import json_number
@@ -95,7 +96,9 @@ def load_edits(path: str | Path, references: Mapping[str, str], normalize: Calla
                                  "folder corpus a .txt file of the audio's name beside it; in a manifest its text "
                                  "field), or leave its edits out", path, row)
             if skipped is None:
-                raise InputError(f"clip {clip!r} is not in the corpus", path, row)
+                twin = space_twin(ClipIds.of([clip]), ClipIds.of(clip_ids or references))
+                why = f": {space_twin_words(path, twin[0], 'the corpus', twin[1])}" if twin else ""
+                raise InputError(f"clip {clip!r} is not in the corpus{why}", path, row)
             skipped.append(clip)
             continue
         if clip not in cache:

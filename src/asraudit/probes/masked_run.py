@@ -19,11 +19,13 @@ likely than no audio at all.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 from asraudit.audio.conditions import SpanMask
 from asraudit.audio.timing import WordTiming, word_spans
 from asraudit.data.mask_recipe import RecipeRow, locate_recipe_word
+from asraudit.data.predictions import ClipIds, space_twin, space_twin_words
 from asraudit.errors import InputError
 from asraudit.metrics.stats import Interval, json_number, wilson_interval
 from asraudit.probes.channel import Channel
@@ -116,8 +118,10 @@ def items_from_recipe(rows: Sequence[RecipeRow], texts: Mapping[str, str], setti
     items = []
     for row in rows:
         text = texts.get(row.clip_id)
-        if text is None:
-            raise InputError(f"clip {row.clip_id!r} is not in the corpus", row.source, row.row)
+        if text is None:  # a recipe's id with a space at an end (a spreadsheet's cell) is named as such (case 329)
+            twin = space_twin(ClipIds.of([row.clip_id]), ClipIds.of(texts))
+            why = f": {space_twin_words(Path(row.source), twin[0], 'the corpus', twin[1])}" if twin else ""
+            raise InputError(f"clip {row.clip_id!r} is not in the corpus{why}", row.source, row.row)
         length = seconds(row.clip_id) if seconds is not None else None
         if length is not None and row.t1 > length + RECIPE_END_SLACK:
             raise InputError(f"span [{row.t0:g}, {row.t1:g}] s of clip {row.clip_id!r} ends after its audio "

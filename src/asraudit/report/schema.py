@@ -88,7 +88,10 @@ def _object_schema(cls, defs: dict[str, Any]) -> dict[str, Any]:
 def _ranged(schema: dict[str, Any], bounds: dict[str, Any]) -> dict[str, Any]:
     """``schema`` with a field's range (its metadata's ``schema``): on a number the number's, on an interval
     (``Bounds``, a ``$ref``) the range of its two bounds; null stays allowed where it was.  A key given as None
-    is dropped (``"minimum": None``: an integer that may be negative)."""
+    is dropped (``"minimum": None``: an integer that may be negative).  On a mapping (``stage_seconds``) the range
+    is its values': merged into the object, it bounded nothing (case 330)."""
+    if schema.get("type") == "object" and "additionalProperties" in schema:
+        return {**schema, "additionalProperties": _ranged(schema["additionalProperties"], bounds)}
     if "anyOf" in schema and {"type": "null"} in schema["anyOf"]:
         return {"anyOf": [_ranged(s, bounds) if s != {"type": "null"} else s for s in schema["anyOf"]]}
     if schema.get("$ref") == "#/$defs/Bounds":

@@ -38,8 +38,10 @@ from asraudit.report.rows import (
     MechanismRow,
     MiningRow,
     ModelRow,
+    NOT_NEGATIVE,
     Provenance,
     RateRow,
+    SHARE,
     Sampling,
     WerRankingRow,
 )
@@ -64,12 +66,14 @@ class StageTiming:
     Ray actors are not seen; the driver's wait for them is model wall time).
     Measured, so they differ from run to run."""
 
-    wall_s: float
-    model_s: float
-    overhead_s: float             # wall_s - model_s
-    overhead_share: float | None  # overhead_s / wall_s (None: the stage took no measurable time)
-    cpu_s: float
-    model_cpu_s: float
+    # Durations, at least 0 (``audit.timing`` caps the model time at the wall time): a hand-edited -1 was read
+    # back by ``report`` as a time measured (case 330).
+    wall_s: float = field(metadata=NOT_NEGATIVE)
+    model_s: float = field(metadata=NOT_NEGATIVE)
+    overhead_s: float = field(metadata=NOT_NEGATIVE)              # wall_s - model_s
+    overhead_share: float | None = field(metadata=SHARE)  # overhead_s / wall_s (None: no measurable time)
+    cpu_s: float = field(metadata=NOT_NEGATIVE)
+    model_cpu_s: float = field(metadata=NOT_NEGATIVE)
 
 
 @dataclass
@@ -110,7 +114,7 @@ class Summary:
     calibration_accept_ref_by_voice: GroupBreakdown | None = None
     detectors: list[DetectorRow] | None = None   # calibration only: one row per detector, its target, pass/fail
     sampling: Sampling | None = None
-    stage_seconds: dict[str, float] = field(default_factory=dict)
+    stage_seconds: dict[str, float] = field(default_factory=dict, metadata=NOT_NEGATIVE)  # each stage's wall time
     timing: AuditTiming | None = None
     edits: list[EditView] = field(default_factory=list)
     provenance: Provenance | None = None

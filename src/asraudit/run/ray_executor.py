@@ -9,6 +9,7 @@ rows are the same as a local run's.
 
 from __future__ import annotations
 
+import socket
 import time
 from typing import Any, Sequence
 
@@ -95,6 +96,26 @@ class _ModelWorker:
         return outputs, 0.0  # a replay's look-up time is no model's speed (see LocalExecutor.run)
 
 
+def _refuse_silent_address(address: str | None, where: str) -> None:
+    """A ``HOST:PORT`` address where nothing answers (case 333): ``ray.init`` waits for a cluster there without
+    end, printing Ray's "Failed to get cluster ID from GCS server" warnings (over 3 minutes seen, then killed),
+    where ``ray:auto`` with none running is refused at once.  One TCP connection, given ``CONNECT_SECONDS``, says
+    whether anything listens; ``auto`` and ``ray://`` addresses are Ray's to find."""
+    host, _, port = (address or "").rpartition(":")
+    if not host or not port.isdigit() or "/" in host:
+        return
+    host = host.strip("[]")  # an IPv6 address written [::1]:6379
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_SECONDS).close()
+    except (OSError, OverflowError, ValueError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+        raise ServiceError(f"executor {where}: cannot reach the Ray cluster (nothing answers at {host}:{port}: "
+                           f"{why}): start the cluster (ray start --head), or name its address") from None
+
+
+CONNECT_SECONDS = 10
+
+
 class RayExecutor:
     """Runs each model in its own Ray actor; the driver decodes audio and writes the store.
 
@@ -133,6 +154,7 @@ class RayExecutor:
         ended the command with Ray's traceback, after the models had loaded.  Nothing has run yet, so nothing is
         lost."""
         where = f"ray:{self.address}" if self.address else "ray"
+        _refuse_silent_address(self.address, where)
         try:
             ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
         except ValueError as exc:  # the address's form, or a package the address needs
