@@ -41,13 +41,16 @@ def cli(capsys):
     return run
 
 
-def write_preds(path: Path, rows, *, duration: bool = False) -> Path:
-    """A prediction file in the leaderboard layout from (clip id, reference, hypothesis) rows."""
+def write_preds(path: Path, rows, *, duration: bool = False, speakers=None) -> Path:
+    """A prediction file in the leaderboard layout from (clip id, reference, hypothesis) rows; ``speakers``: each
+    row's ``speaker`` value, written as given (a number stays a number)."""
     with path.open("w", encoding="utf-8") as fh:
         for i, (cid, ref, hyp) in enumerate(rows):
             rec = {"audio_filepath": cid, "text": ref, "pred_text": hyp}
             if duration:
                 rec["duration"] = 1.0 + i
+            if speakers is not None:
+                rec["speaker"] = speakers[i]
             fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
     return path
 
@@ -358,3 +361,22 @@ ONE_MODEL_AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "wh
                        "prominence": {"clips_analyzed": 10, "n_runs": 4},
                        "benchmaxx_leaderboard": [{"model": "m", "in_whitelist": False, "benchmaxx_score": 0.25,
                                                   "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}
+
+
+def saved_tone_dataset(folder: Path, ids, id_type: str | None = None) -> Path:
+    """``folder/saved``: a Hugging Face dataset saved to disk, one 1 s tone per id in ``ids`` (its ``id`` column,
+    typed ``id_type`` when given, else as ``datasets`` infers it), audio paths undecoded, text "a tone"."""
+    import numpy as np
+    import soundfile as sf
+
+    datasets = pytest.importorskip("datasets")
+    t = np.arange(16_000) / 16_000
+    paths = []
+    for i in range(len(ids)):
+        paths.append(str(folder / f"c{i}.wav"))
+        sf.write(paths[-1], (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
+    features = None if id_type is None else datasets.Features(
+        {"id": datasets.Value(id_type), "audio": datasets.Value("string"), "text": datasets.Value("string")})
+    ds = datasets.Dataset.from_dict({"id": ids, "audio": paths, "text": ["a tone"] * len(ids)}, features=features)
+    ds.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(folder / "saved"))
+    return folder / "saved"

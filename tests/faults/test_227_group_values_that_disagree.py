@@ -19,25 +19,18 @@ from conftest import write_preds
 ROWS = [(f"c{i}", f"the cat sat on the mat number {i}", f"the cat sat on the mat number {i}") for i in range(6)]
 
 
-def with_speakers(path, speakers):
-    with path.open("w", encoding="utf-8") as fh:
-        for (cid, ref, hyp), speaker in zip(ROWS, speakers):
-            fh.write(json.dumps({"audio_filepath": cid, "text": ref, "pred_text": hyp, "speaker": speaker}) + "\n")
-    return path
-
-
 def test_prediction_files_that_put_a_clip_in_two_groups(tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()
-    with_speakers(tmp_path / "p" / "m1.jsonl", ["A", "A", "A", "B", "B", "B"])
-    with_speakers(tmp_path / "p" / "m2.jsonl", ["B", "B", "B", "A", "A", "A"])
+    write_preds(tmp_path / "p" / "m1.jsonl", ROWS, speakers=["A", "A", "A", "B", "B", "B"])
+    write_preds(tmp_path / "p" / "m2.jsonl", ROWS, speakers=["B", "B", "B", "A", "A", "A"])
     ran = cli("wer", "--preds", "p", "--group-field", "speaker", "--bootstrap", "0")
     assert ran.code == 2 and ran.out == ""
     assert ran.error_lines == [
         "asraudit: error: p/m2.jsonl, row 1: clip 'c0': speaker 'B' differs from speaker 'A' in p/m1.jsonl, row 1: a "
         "clip is in one group for every model, or each group's WER compares the models on different clips; give "
         "every prediction file the same speaker values, or read them from one --manifest"]
-    with_speakers(tmp_path / "p" / "m2.jsonl", ["A", "A", None, "B", "B", "B"])  # a value missing in one file
+    write_preds(tmp_path / "p" / "m2.jsonl", ROWS, speakers=["A", "A", None, "B", "B", "B"])  # a value missing in one file
     assert cli("wer", "--preds", "p", "--group-field", "speaker", "--bootstrap", "0").error_lines == [
         "asraudit: error: p/m2.jsonl, row 3: clip 'c2': no speaker differs from speaker 'A' in p/m1.jsonl, row 3: a "
         "clip is in one group for every model, or each group's WER compares the models on different clips; give "
@@ -47,10 +40,10 @@ def test_prediction_files_that_put_a_clip_in_two_groups(tmp_path, cli, monkeypat
 def test_files_that_agree_still_group(tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()
-    with_speakers(tmp_path / "p" / "m1.jsonl", [3, 3, 3, "B", "B", None])
+    write_preds(tmp_path / "p" / "m1.jsonl", ROWS, speakers=[3, 3, 3, "B", "B", None])
     # One value written another way in each file (a file of text ids beside one of numbers); within one file a
     # number and its text are refused (case 316), and 3.0 meeting 3 is case 316's test.
-    with_speakers(tmp_path / "p" / "m2.jsonl", ["3", "3", "3", "B", "B", None])
+    write_preds(tmp_path / "p" / "m2.jsonl", ROWS, speakers=["3", "3", "3", "B", "B", None])
     ran = cli("wer", "--preds", "p", "--group-field", "speaker", "--bootstrap", "0")
     assert ran.code == 0
     groups = [line.split()[:3] for line in ran.out.splitlines() if line.split()[1:2] in (["m1"], ["m2"])]
@@ -83,7 +76,7 @@ def test_an_empty_group_field(tmp_path, cli, monkeypatch):
 def test_an_empty_prediction_file_among_them(tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "p").mkdir()
-    with_speakers(tmp_path / "p" / "m1.jsonl", ["A", "A", "A", "B", "B", "B"])
+    write_preds(tmp_path / "p" / "m1.jsonl", ROWS, speakers=["A", "A", "A", "B", "B", "B"])
     (tmp_path / "p" / "m2.jsonl").write_text("", encoding="utf-8")  # a model that ran nothing: a warning (case 8)
     manifest = tmp_path / "man.jsonl"
     manifest.write_text("".join(json.dumps({"audio_filepath": cid, "speaker": "A" if i % 2 else "B"}) + "\n"

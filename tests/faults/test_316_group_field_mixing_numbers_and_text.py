@@ -17,17 +17,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import write_preds
+
 from asraudit.errors import InputError
 from asraudit.data.group_values import group_rows
 
 
+ROWS = [("a", "the cat sat", "the cat sat"), ("b", "the dog ran", "a dog ran"), ("c", "one two", "one two"),
+        ("d", "red fish", "red fish")]
+
+
 def _preds(path: Path, speakers) -> Path:
-    rows = [("a", "the cat sat", "the cat sat"), ("b", "the dog ran", "a dog ran"), ("c", "one two", "one two"),
-            ("d", "red fish", "red fish")]
-    with path.open("w", encoding="utf-8") as fh:
-        for (cid, ref, hyp), speaker in zip(rows, speakers):
-            fh.write(json.dumps({"audio_filepath": cid, "text": ref, "pred_text": hyp, "speaker": speaker}) + "\n")
-    return path
+    return write_preds(path, ROWS, speakers=speakers)
 
 
 def test_wer_refuses_a_number_and_its_text_in_one_field(tmp_path, cli, monkeypatch):

@@ -10,21 +10,8 @@ is refused, naming the value and what to do, before any model runs; text and num
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-import soundfile as sf
-
-
-def _saved(tmp_path, ids):
-    datasets = pytest.importorskip("datasets")
-    t = np.arange(16_000) / 16_000
-    paths = []
-    for i in range(len(ids)):
-        paths.append(str(tmp_path / f"c{i}.wav"))
-        sf.write(paths[-1], (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
-    ds = datasets.Dataset.from_dict({"id": ids, "audio": paths, "text": ["a tone"] * len(ids)})
-    ds.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(tmp_path / "saved"))
-    return tmp_path / "saved"
+from conftest import saved_tone_dataset
 
 
 HOW = "not a text or a number: name the column that holds each clip's id (--id-column, or id_column = in an audit " \
@@ -37,7 +24,7 @@ HOW = "not a text or a number: name the column that holds each clip's id (--id-c
     ([{"spk": 1}, {"spk": 2}], "row 1: clip id is the dict {'spk': 1}, " + HOW),
 ], ids=["bool", "list", "struct"])
 def test_an_id_that_is_no_text_or_number_is_refused_before_any_model_runs(tmp_path, cli, ids, said):
-    saved = _saved(tmp_path, ids)
+    saved = saved_tone_dataset(tmp_path, ids)
     ran = cli("transcribe", "--corpus", saved, "--model", "pocketsphinx", "--out", tmp_path / "out", "--no-progress")
     assert ran.code == 2 and ran.error_lines == [f"asraudit: error: {saved}, {said}"]
     assert not (tmp_path / "out").exists()
@@ -47,4 +34,4 @@ def test_an_id_that_is_no_text_or_number_is_refused_before_any_model_runs(tmp_pa
 def test_control_text_and_number_ids_are_read(tmp_path, ids, read):
     from asraudit.data.corpus import load_corpus
 
-    assert load_corpus(_saved(tmp_path, ids)).ids == read
+    assert load_corpus(saved_tone_dataset(tmp_path, ids)).ids == read

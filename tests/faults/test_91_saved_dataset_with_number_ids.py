@@ -10,29 +10,14 @@ NaN or null id is refused naming the row, before any model runs.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
-import soundfile as sf
-
-
-def _saved(tmp_path, ids, dtype):
-    datasets = pytest.importorskip("datasets")
-    t = np.arange(16_000) / 16_000
-    paths = []
-    for i in range(len(ids)):
-        paths.append(str(tmp_path / f"c{i}.wav"))
-        sf.write(paths[-1], (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
-    features = datasets.Features({"id": datasets.Value(dtype), "audio": datasets.Value("string"),
-                                  "text": datasets.Value("string")})
-    ds = datasets.Dataset.from_dict({"id": ids, "audio": paths, "text": ["a tone"] * len(ids)}, features=features)
-    ds.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(tmp_path / "saved"))
-    return tmp_path / "saved"
+from conftest import saved_tone_dataset
 
 
 def test_whole_float_ids_are_the_integers_clips(tmp_path):
     from asraudit.data.corpus import load_corpus
 
-    assert load_corpus(_saved(tmp_path, [1.0, 2.0, 30.0], "float64")).ids == ["1", "2", "30"]
+    assert load_corpus(saved_tone_dataset(tmp_path, [1.0, 2.0, 30.0], "float64")).ids == ["1", "2", "30"]
 
 
 @pytest.mark.parametrize("ids, dtype, said", [
@@ -40,7 +25,7 @@ def test_whole_float_ids_are_the_integers_clips(tmp_path):
     (["a", None], "string", "row 2: clip id is null: give every row its id"),
 ], ids=["nan", "null"])
 def test_an_id_that_names_no_clip_is_refused_before_any_model_runs(tmp_path, cli, ids, dtype, said):
-    saved = _saved(tmp_path, ids, dtype)
+    saved = saved_tone_dataset(tmp_path, ids, dtype)
     ran = cli("transcribe", "--corpus", saved, "--model", "pocketsphinx", "--out", tmp_path / "out", "--no-progress")
     assert ran.code == 2 and ran.error_lines == [f"asraudit: error: {saved}, {said}"]
     assert not (tmp_path / "out" / "pocketsphinx.jsonl").exists()
