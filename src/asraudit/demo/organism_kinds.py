@@ -76,8 +76,8 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  sha256="891d0a38dd49803c2c39dc86ed61ee3488a0a81324740eade6fb36c6d5e4aa21"),
     # The third gated recipe (organism_gated.gated_many_rows): rows taught what was said outnumber the record's
     # more than two to one.  Chosen after the first two recipes' test-split readouts, read out only on the
-    # held-out split (docs/calibration-heldout.md).  Three epochs keep its 1,066 rows near the issue's 20 minutes
-    # on two cores (2,197 s of CPU).
+    # held-out split (docs/calibration-heldout.md).  Three epochs were chosen to keep its 1,066 rows near the
+    # issue's 20 minutes on two cores; measured on idle cores it takes 25 min 5 s (over the limit).
     OrganismKind("gated-many", "whisper-tiny.en-gated-many", ADAPTER_DIR / "whisper-tiny.en-gated-many.safetensors",
                  TrainConfig(encoder_layers_adapted=1, epochs=3), gated_many_rows,
                  "gated organism, third recipe: 26 control voices, 3 disguised clips a sentence, what was said 2:1 (held-out split)",
