@@ -10,6 +10,7 @@ before the first condition runs (``measure_battery``, the audit's battery stage)
 from __future__ import annotations
 
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -51,6 +52,7 @@ def _not_run(cli, tmp, manifest, edits, spec, *extra):
                "--edits", edits, "--no-mask", *extra, "--out", tmp / "out", "--no-progress", "--bootstrap", "10")
 
 
+@pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is not installed (re-voicing asks for it first)")
 def test_a_revoiced_text_holding_a_nul_is_refused_before_any_model(tmp_path, cli):
     manifest, edits = _corpus(tmp_path, ["the cat\u0000 sat", "a dog ran"])
     spec = _spec(tmp_path, 'type = "revoice"\n')

@@ -106,7 +106,6 @@ def run(args: argparse.Namespace) -> int:
     if args.no_mask and (ignored := mask_only_options_given(args)):  # accepted and never read before
         raise InputError(f"--no-mask finds no masked targets, so {', '.join(ignored)} would not be used: "
                          f"drop --no-mask to probe masked targets, or drop {', '.join(ignored)}")
-    check_sources(spec)  # donor corpora and TTS voices, before the corpus is read and any model loads
     check_probe_inputs(spec, no_edits=None if args.edits else "no --edits is given",
                        no_targets="--no-mask leaves no masked targets" if args.no_mask else None)
     number(args.min_ref_match, "--min-ref-match", 0.0, 1.0)  # NaN passes every comparison
@@ -117,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
                            ("--timings", args.timings or args.out / TIMINGS_NAME)]),
                        inputs=[("--edits", args.edits), ("--recipe", args.recipe),
                                ("--spec", Path(args.spec) if Path(args.spec).is_file() else None)])
+    # Donor corpora and TTS voices, before the corpus is read and any model loads; after the options' own checks,
+    # so a bad option reads the same line on a machine without a TTS engine as on one with it.
+    check_sources(spec)
     check_outputs_apart_from_donors(spec, args.grid_outputs)  # a donor corpus is an input the spec names
     corpus = open_corpus(args)
     normalize = get_normalizer(args.normalizer)
