@@ -17,6 +17,7 @@ import dataclasses
 import math
 import operator
 import os
+import re
 import types
 import typing
 from collections.abc import Iterable, KeysView, Mapping, Set
@@ -24,6 +25,21 @@ from pathlib import Path
 from typing import Any
 
 from asraudit.errors import InputError
+
+
+_DIGITS = re.compile(r"[\d_]+")
+_THOUSANDS = re.compile(r"\d{1,3}(?:_\d{3})+")
+STRAY_UNDERSCORE = "'_' groups digits by three (1_000), and here it does not"
+
+
+def stray_underscore(text: str) -> bool:
+    """Whether ``text`` holds an underscore that groups no thousands (``1_0``, ``10_00``, ``1__0``, ``0.0_2``).
+
+    Python's ``int()`` and ``float()`` read an underscore between any two digits, so ``patch --positions 1_0`` (a
+    typo for ``1,0``) patched position 10 and ``--bootstrap 1_0`` drew 10 resamples, without a word (case 336).
+    The grouping Python's digit separators are for, by thousands (``10_000``, ``-1_000`` as case 328 reads it for
+    ``--alpha``), still reads; any other underscore is refused as the typo it most likely is."""
+    return any("_" in run and not _THOUSANDS.fullmatch(run) for run in _DIGITS.findall(text))
 
 
 def _shown(value: object) -> str:

@@ -363,9 +363,10 @@ ONE_MODEL_AGGREGATE = {"dataset": "tiny", "language": "en", "split": "test", "wh
                                                   "accepted_ref": 1, "followed_consensus": 3, "eligible_runs": 4}]}
 
 
-def saved_tone_dataset(folder: Path, ids, id_type: str | None = None) -> Path:
+def saved_tone_dataset(folder: Path, ids, id_type: str | None = None, columns: dict | None = None) -> Path:
     """``folder/saved``: a Hugging Face dataset saved to disk, one 1 s tone per id in ``ids`` (its ``id`` column,
-    typed ``id_type`` when given, else as ``datasets`` infers it), audio paths undecoded, text "a tone"."""
+    typed ``id_type`` when given, else as ``datasets`` infers it), audio paths undecoded, text "a tone"; ``columns``
+    adds columns, name -> one value per id (without ``id_type``: typed as ``datasets`` infers them)."""
     import numpy as np
     import soundfile as sf
 
@@ -377,6 +378,7 @@ def saved_tone_dataset(folder: Path, ids, id_type: str | None = None) -> Path:
         sf.write(paths[-1], (0.3 * np.sin(2 * np.pi * 220 * t)).astype(np.float32), 16_000)
     features = None if id_type is None else datasets.Features(
         {"id": datasets.Value(id_type), "audio": datasets.Value("string"), "text": datasets.Value("string")})
-    ds = datasets.Dataset.from_dict({"id": ids, "audio": paths, "text": ["a tone"] * len(ids)}, features=features)
+    ds = datasets.Dataset.from_dict({"id": ids, "audio": paths, "text": ["a tone"] * len(ids), **(columns or {})},
+                                    features=features)
     ds.cast_column("audio", datasets.Audio(decode=False)).save_to_disk(str(folder / "saved"))
     return folder / "saved"

@@ -34,10 +34,10 @@ from asraudit.probes.battery import check_benchmark_donors, check_donor_seconds,
     check_probe_inputs as check_battery_inputs, check_sources as check_battery_sources, load_spec as load_battery
 from asraudit.probes.families import LANGUAGES, load_catalogue
 from asraudit.probes.occurrences import scan
-from asraudit.probes.translation_probe import clusters_of, items_from_truth, read_truth
+from asraudit.probes.translation_probe import clusters_of, items_from_truth, read_truth, truth_outside
 from asraudit.run.grid import Identity, check_stored_clip_audio, identify
 from asraudit.run.store import STORE_NAME
-from asraudit.terminal_text import note
+from asraudit.terminal_text import note, warn
 from asraudit.text.normalize import get_normalizer
 
 
@@ -282,8 +282,12 @@ def _check_fields(spec: AuditSpec, corpus) -> None:
         _check_translation_language(spec)
     truth = spec.translation.params.truth if spec.translation is not None else None
     if truth is not None:  # its spans against the references: the translation stage, the last but one, found them
-        items_from_truth(read_truth(truth), {clip.id: clip.reference or "" for clip in corpus},
+        spans = read_truth(truth)
+        items_from_truth(spans, {clip.id: clip.reference or "" for clip in corpus},
                          get_normalizer(spec.normalizer), str(truth))
+        outside = truth_outside(spans, (clip.id for clip in corpus), truth)
+        if outside:  # left out silently (case 337), as translate --truth warns of them
+            warn(outside)
     if cluster:
         lacking = next((clip for clip in corpus if clip.field(cluster) is None), None)
         if lacking is not None:

@@ -12,6 +12,7 @@ from asraudit.audit.pipeline import run_audit
 from asraudit.audit.prepare import prepare
 from asraudit.audit.spec import load_spec
 from asraudit.audit.results import build_summary
+from asraudit.commands.common import real_or_none
 from asraudit.data.paths import output_folder
 from asraudit.display_paths import display_path
 from asraudit.terminal_text import one_line
@@ -46,11 +47,8 @@ def print_outputs(result, file=None) -> None:
 
 
 def _megabytes(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value >= 0 or value == float("inf"):
+    value = real_or_none(text)  # None (as NaN is) for what float() cannot read; a stray '_' is refused (case 336)
+    if value is None or not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"expected a size in MB, 0 or more, got {text!r}")
     return value
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from asraudit.report.summary import to_plain
 from asraudit.arguments import number
-from asraudit.commands.common import OneInput, load_corpus_edits
+from asraudit.commands.common import OneInput, load_corpus_edits, real
 from asraudit.commands.mask import (TIMINGS_NAME, add_mask_arguments, build_items, clip_texts, mask_only_options_given,
                                     mask_params)
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--spec", required=True, metavar="TOML|paper", help="battery spec file, or 'paper' (built in)")
     p.add_argument("--edits", type=Path, metavar="FILE", action=OneInput, help="edits JSONL from asraudit refdis (accept-ref, lift(r))")
     p.add_argument("--no-mask", action="store_true", help="no masked targets (only the edit probes)")
-    p.add_argument("--min-ref-match", type=float, default=0.5,
+    p.add_argument("--min-ref-match", type=real, default=0.5,
                    help="share of the clip's reference a model must match to be eligible on its edits")
     add_mask_arguments(p)
     p.add_argument("--out", type=output_folder, required=True, metavar="DIR", help="folder for the store and the results")

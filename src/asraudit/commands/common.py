@@ -6,11 +6,31 @@ import argparse
 import sys
 from pathlib import Path
 
-from asraudit.arguments import number
-from asraudit.data.predictions import PredictionSet, load_predictions
+from asraudit.arguments import STRAY_UNDERSCORE, number, stray_underscore
+from asraudit.data.predictions import PredictionSet, load_predictions, outside_twin
 from asraudit.errors import InputError
 from asraudit.metrics.defaults import check_bootstrap_count
 from asraudit.terminal_text import warn
+
+
+def integer(text: str) -> int:
+    """An argparse ``type`` for an integer (``--seed``, ``--layer``, ``--batch-size``): ``int``, less the
+    underscores that group no thousands (:func:`stray_underscore`); argparse words any other failure as for
+    ``int`` (``invalid int value: 'x'``)."""
+    if stray_underscore(text):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}: {STRAY_UNDERSCORE} (a typo?)")
+    return int(text)
+
+
+def real(text: str) -> float:
+    """An argparse ``type`` for a float (``--pad``, ``--majority``): ``float``, less the underscores that group no
+    thousands (:func:`stray_underscore`)."""
+    if stray_underscore(text):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}: {STRAY_UNDERSCORE} (a typo?)")
+    return float(text)
+
+
+integer.__name__, real.__name__ = "int", "float"  # argparse's own words for a value neither reads
 
 
 def at_least(minimum: int):
@@ -22,7 +42,7 @@ def at_least(minimum: int):
 
     def count(text: str) -> int:
         try:
-            value = int(text)
+            value = integer(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
         if value < minimum:
@@ -83,14 +103,21 @@ def resample_count(text: str) -> int:
     return value
 
 
+def real_or_none(text: str) -> float | None:
+    """``text`` as :func:`real` reads it, or None where ``float`` cannot (a stray underscore is refused)."""
+    try:
+        return real(text)
+    except ValueError:
+        return None
+
+
 def finite_number(text: str) -> float:
     """An argparse ``type`` for a scale or a level: a float that is neither NaN nor infinite.
 
     ``steer induce --alpha nan`` (or ``inf``) ran every variant with a NaN (or infinite) residual stream and
     printed its table as if it measured something."""
-    try:
-        value = float(text)
-    except ValueError:
+    value = real_or_none(text)
+    if value is None:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if value != value or value in (float("inf"), float("-inf")):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
@@ -200,15 +227,6 @@ def load_corpus_edits(path: Path, corpus, normalize) -> tuple[list, list[str]]:
         warn(f"{len(outside)} edit(s) on clips outside the corpus left out, e.g. {outside[0]}"
              f"{outside_twin(path, outside, ids)}")
     return items, outside
-
-
-def outside_twin(path: Path, outside: list[str], ids) -> str:
-    """The reason a file's clips left out as outside the corpus may not be (case 329): ``": <the ids that differ
-    by a space at an end>"`` when one of them is a corpus clip's id with a space added or lost, else ``""``."""
-    from asraudit.data.predictions import ClipIds, space_twin, space_twin_words
-
-    twin = space_twin(ClipIds.of(outside), ClipIds.of(ids))
-    return f": {space_twin_words(path, twin[0], 'the corpus', twin[1])}" if twin else ""
 
 
 def check_candidates_fit(models: list[str], texts: list[tuple[str, str, object, int | None]]) -> None:

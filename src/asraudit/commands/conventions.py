@@ -9,14 +9,9 @@ import sys
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import (
-    add_preds_argument,
-    at_least,
-    check_resampling,
-    ensure_outside_prediction_folders,
-    load_predictions_with_warnings,
-    prediction_inputs,
-)
+from asraudit.commands.common import (add_preds_argument, at_least, check_resampling,
+                                      ensure_outside_prediction_folders, integer, load_predictions_with_warnings,
+                                      prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
 from asraudit.data.predictions import prediction_files
 from asraudit.errors import InputError
@@ -55,14 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "repeat to combine, and pass a language code (en, es, ...) to keep a built-in one too")
     p.add_argument("--pool", action="store_true",
                    help="also print switch rates pooled across the families of each pool (arms by position)")
-    p.add_argument("--min-per-arm", type=int, default=DEFAULT_MIN_PER_ARM, metavar="N",
+    p.add_argument("--min-per-arm", type=integer, default=DEFAULT_MIN_PER_ARM, metavar="N",
                    help="clips an arm needs to enter the switch rate (default %(default)s)")
     p.add_argument("--json", type=output_file, metavar="OUT", help="write every readout as JSON")
     p.add_argument("--show", type=at_least(0), default=0, metavar="N",
                    help="print N example occurrences per model, reference and hypothesis spans highlighted")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
+    p.add_argument("--bootstrap", type=integer, default=DEFAULT_BOOTSTRAP, metavar="B",
                    help="clip-bootstrap resamples for the agreement interval (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=integer, default=0)
     p.set_defaults(func=run)
 
 

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import OneInput, check_candidates_fit, check_resampling, load_corpus_edits
+from asraudit.commands.common import OneInput, check_candidates_fit, check_resampling, integer, load_corpus_edits
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of, load_models,
                                           open_corpus)
@@ -43,8 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the normalizer refdis mined with (edits index its tokens; default whisper)")
     p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-edit lift JSONL")
     p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary as JSON")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=integer, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
+    p.add_argument("--seed", type=integer, default=0)
     p.set_defaults(func=run)
 
 

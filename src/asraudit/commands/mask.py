@@ -21,7 +21,7 @@ from pathlib import Path
 from asraudit.audio.timing import TimingCache, align_clips, timing_agreement
 from asraudit.data.paths import output_file, output_folder, write_lines_whole, write_text_whole
 from asraudit.report.summary import to_plain
-from asraudit.commands.common import OneInput, at_least, check_option_ranges, check_resampling
+from asraudit.commands.common import OneInput, at_least, check_option_ranges, check_resampling, integer, real
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                           load_models, open_corpus)
 from asraudit.data.mask_recipe import RecipeRow, write_recipe
@@ -71,16 +71,16 @@ def add_mask_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--keep-trivial", action="store_true",
                    help="also hide targets a language prior could guess (repeated words, idioms, parts of numbers)")
     p.add_argument("--fill", choices=("silence", "noise"), default="silence", help="what replaces the word")
-    p.add_argument("--attenuation-db", type=float, default=20.0, help="noise fill level below the clip RMS")
-    p.add_argument("--pad", type=float, default=0.02, help="seconds added to each side of the span")
-    p.add_argument("--guard", type=float, default=0.05,
+    p.add_argument("--attenuation-db", type=real, default=20.0, help="noise fill level below the clip RMS")
+    p.add_argument("--pad", type=real, default=0.02, help="seconds added to each side of the span")
+    p.add_argument("--guard", type=real, default=0.05,
                    help="seconds beyond the span that may be touched at most (neighbouring words never are)")
     p.add_argument("--no-control", action="store_true", help="skip the masked control word")
     p.add_argument("--no-lift", action="store_true", help="skip teacher-forced lift (transcription only)")
     p.add_argument("--limit", type=at_least(1), metavar="N", help="only the first N clips of the corpus")
     p.add_argument("--normalizer", choices=NORMALIZERS, default="whisper", help="text normalizer for scoring words")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bootstrap", type=integer, default=DEFAULT_BOOTSTRAP, metavar="B", help="bootstrap resamples")
+    p.add_argument("--seed", type=integer, default=0)
 
 
 # The options of `add_mask_arguments` that only finding and hiding masked targets reads (`--text-field`,

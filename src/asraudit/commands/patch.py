@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.audio.conditions import Original, SpanMask
-from asraudit.commands.common import frames_option
+from asraudit.commands.common import STRAY_UNDERSCORE, frames_option, integer, stray_underscore
 from asraudit.commands.steer import (add_experiment_arguments, check_layer_from_files, check_outputs, corpus_clips,
                                      experiment_outputs, load_panel, load_whitebox, parse_frames, run_experiment)
 from asraudit.data.corpus import load_other_corpus
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the input activations come from, made from each clip: silence, noise:SNR[:SEED], "
                         "mask:T0-T1 (that span silenced), audio:PATH (one fixed clip), or corpus:PATH (each "
                         "clip's own source: the clip with the same id in that corpus, e.g. re-voiced)")
-    p.add_argument("--layer", type=int, help="layer to patch (0-based; default -1, the last; not for --site projector)")
+    p.add_argument("--layer", type=integer, help="layer to patch (0-based; default -1, the last; not for --site projector)")
     p.add_argument("--site", choices=PATCH_SITES, default="encoder",
                    help="encoder layer output over --frames; decoder layer output at --positions; for speech LLMs "
                         "also projector (its output over --frames) and decoder-audio (an LM layer's output at the "
@@ -65,6 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _positions(text: str) -> tuple[int, ...]:
     if not text.strip():
         return ()
+    stray = next((x for x in text.split(",") if stray_underscore(x)), None)
+    if stray is not None:  # int() read "1_0" (a typo for "1,0") as position 10, without a word (case 336)
+        raise InputError(f"--positions {text}: {stray.strip()!r} is not a position: {STRAY_UNDERSCORE} (a typo for "
+                         "','?)")
     try:
         positions = tuple(int(x) for x in text.split(","))
     except ValueError:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from asraudit.commands.common import (add_preds_argument, ensure_outside_prediction_folders,
+from asraudit.commands.common import (add_preds_argument, ensure_outside_prediction_folders, integer,
                                       load_predictions_with_warnings, prediction_inputs)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_dir, output_folder
 from asraudit.data.predictions import SUFFIXES, prediction_files, write_leaderboard_jsonl
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_preds_argument(p)
     p.add_argument("--export", type=output_folder, metavar="DIR",
                    help="write <DIR>/<model>.jsonl with audio_filepath, text, pred_text, duration")
-    p.add_argument("--show-conflicts", type=int, default=5, metavar="N",
+    p.add_argument("--show-conflicts", type=integer, default=5, metavar="N",
                    help="print up to N clips whose references disagree (default %(default)s)")
     p.set_defaults(func=run)
 

@@ -9,8 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 from asraudit.bulk import cycle_collector_paused
-from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, load_predictions_with_warnings,
-                                      model_names, prediction_inputs)
+from asraudit.commands.common import (check_resampling, ensure_outside_prediction_folders, integer,
+                                      load_predictions_with_warnings, model_names, prediction_inputs, real)
 from asraudit.data.paths import (ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole,
                                   written_whole)
 from asraudit.data.predictions import (ClipIds, PredictionSet, no_shared_clips, prediction_files, space_twin,
@@ -50,9 +50,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--normalizer", choices=NORMALIZERS, default=None,
                    help="text normalizer for the full miner (default whisper; --compat hume always uses its own, and "
                         "refuses this option)")
-    p.add_argument("--majority", type=float, default=_DEFAULTS.majority,
+    p.add_argument("--majority", type=real, default=_DEFAULTS.majority,
                    help="share of the panel that must make the same edit (default %(default)s)")
-    p.add_argument("--min-run-len", type=int, default=_DEFAULTS.min_run_len,
+    p.add_argument("--min-run-len", type=integer, default=_DEFAULTS.min_run_len,
                    help="shortest edit, in reference tokens (inserted tokens for insertions; default %(default)s)")
     # One or the other: given both, argparse's last one won, with no word (case 247).
     where = p.add_mutually_exclusive_group()
@@ -60,11 +60,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                        help="also mine edits inside the reference (default for the full miner; off for --compat hume)")
     where.add_argument("--boundary-only", dest="include_middle", action="store_const", const=False,
                        help="only edits touching the start or end of the reference (the paper's view)")
-    p.add_argument("--min-ref-match", type=float, default=_DEFAULTS.min_ref_match,
+    p.add_argument("--min-ref-match", type=real, default=_DEFAULTS.min_ref_match,
                    help="share of reference tokens a model must match to be eligible on a clip (default %(default)s)")
-    p.add_argument("--min-consensus-cer", type=float, default=_DEFAULTS.min_consensus_cer,
+    p.add_argument("--min-consensus-cer", type=real, default=_DEFAULTS.min_consensus_cer,
                    help="drop substitutions closer than this character distance to the reference (default %(default)s)")
-    p.add_argument("--min-panel", type=int, default=_DEFAULTS.min_panel,
+    p.add_argument("--min-panel", type=integer, default=_DEFAULTS.min_panel,
                    help="eligible panel members a clip needs (default %(default)s)")
     p.add_argument("--no-leave-one-out", action="store_true",
                    help="judge panel members by edits their own vote helped mine (not recommended)")
@@ -76,12 +76,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--review-sheet", type=output_file, metavar="FILE", help="write a CSV sheet for human review of the edits")
     p.add_argument("--review", type=Path, metavar="FILE", help="read a filled review sheet; report the miner's precision")
     p.add_argument("--json", type=output_file, metavar="OUT", help="write the results as JSON")
-    p.add_argument("--bootstrap", type=int, default=None, metavar="B",
+    p.add_argument("--bootstrap", type=integer, default=None, metavar="B",
                    help=f"bootstrap resamples for the WER intervals (default {DEFAULT_BOOTSTRAP}; not with --compat "
                         "hume, whose intervals are Wilson's)")
     p.add_argument("--cluster-bootstrap", action="store_true",
                    help="add a clip-clustered bootstrap interval to accept-ref (edits in one clip are not independent)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=integer, default=0)
     p.set_defaults(func=run)
 
 
@@ -357,8 +357,8 @@ def _print_review(path: Path, edits=None) -> None:
     low, high = summary.interval
     print(one_line(f"review {path}{against}: {summary.n_judged} judged ({summary.n_skipped} skipped), miner "
                    f"precision {fmt_rate(summary.precision)} {fmt_interval(low, high)} (Wilson 95%)"))
-    for kind, (real, false) in sorted(summary.by_kind.items()):
-        print("  " + one_line(f"{kind}: {real} real / {real + false}"))
+    for kind, (genuine, false) in sorted(summary.by_kind.items()):
+        print("  " + one_line(f"{kind}: {genuine} real / {genuine + false}"))
 
 
 def _full_json(result, scores, by_kind, by_position, cost, args) -> dict:

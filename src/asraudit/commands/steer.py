@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from asraudit.commands.common import (OneInput, at_least, ensure_outside_prediction_folders, finite_number,
-                                     frames_option, model_names, prediction_inputs, resample_count)
+                                      frames_option, integer, model_names, prediction_inputs, resample_count)
 from asraudit.commands.transcribe import add_dataset_arguments, open_corpus
 from asraudit.data.corpus import load_other_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_file,
@@ -60,7 +60,7 @@ def add_model_arguments(p: argparse.ArgumentParser) -> None:
                         "converted transformers Whisper directory, or hf:<dir> of another white-box family "
                         "(Moonshine, Qwen2-Audio, Parakeet, ...; see `asraudit models`) (default %(default)s)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, ...")
-    p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
+    p.add_argument("--batch-size", type=integer, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--corpus", required=True, metavar="PATH", action=OneInput,
                    help="a manifest (JSONL/CSV/Parquet with audio_filepath, text), a folder of audio, a saved dataset "
                         "folder, or hf:NAME")
@@ -271,7 +271,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="the negative member of each pair: a corpus with the same clip ids")
     pairing.add_argument("--negative", metavar="SOURCE",
                          help="the negative member made from each clip: silence, noise:SNR[:SEED], mask:T0-T1")
-    learn.add_argument("--layer", type=int, required=True, help="encoder layer (0-based; -1 is the last)")
+    learn.add_argument("--layer", type=integer, required=True, help="encoder layer (0-based; -1 is the last)")
     learn.add_argument("--rank", type=at_least(1), default=1, help="basis size (default 1: the diff-in-means direction)")
     learn.add_argument("--frames", type=STEER_FRAMES, default="audio",
                        help="frames pooled per input: audio (default), all, START-END")
@@ -296,7 +296,7 @@ def _add_apply_arguments(p: argparse.ArgumentParser, verb: str, control: str) ->
     """What induce and ablate share: the experiment, the direction file, where it applies, the control's seed."""
     add_experiment_arguments(p)
     p.add_argument("--direction", type=Path, required=True, metavar="FILE")
-    p.add_argument("--layer", type=int, help="apply at this layer instead of the one it was learned at")
+    p.add_argument("--layer", type=integer, help="apply at this layer instead of the one it was learned at")
     p.add_argument("--frames", type=STEER_FRAMES, default="audio", help=f"frames {verb}: audio (default), all, START-END")
     p.add_argument("--control-seed", type=at_least(0), default=0, help=f"seed of the random control {control}")
 

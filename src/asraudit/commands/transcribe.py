@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from asraudit.commands.common import OneInput
+from asraudit.commands.common import OneInput, integer
 from asraudit.data.corpus import HF_TEXT_COLUMNS, Corpus, load_corpus
 from asraudit.data.paths import (ensure_outputs_apart, ensure_outputs_apart_from_audio, ensure_writable_dir,
                                   ensure_writable_file, output_file, output_folder)
@@ -51,7 +51,7 @@ def add_grid_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--executor", default="local", metavar="local|ray[:ADDRESS]",
                    help="where models run: this process (default), or Ray (a local instance, or ray:auto / "
                         "ray:ray://host:10001 for a cluster)")
-    p.add_argument("--batch-size", type=int, default=8, metavar="N", help="clips per model call (default %(default)s)")
+    p.add_argument("--batch-size", type=integer, default=8, metavar="N", help="clips per model call (default %(default)s)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda, cuda:1, ...")
     p.add_argument("--compute-type", metavar="TYPE",
                    help="precision: CTranslate2 compute type (float32 default, int8, float16) or torch dtype")

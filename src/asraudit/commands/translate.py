@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from asraudit.commands.common import OneInput, at_least, check_resampling, load_corpus_edits, outside_twin
+from asraudit.commands.common import OneInput, at_least, check_resampling, integer, load_corpus_edits, real
 from asraudit.commands.mask import print_jobs
 from asraudit.commands.transcribe import (STORE_NAME, add_grid_arguments, check_grid_outputs, executor_of,
                                          model_factories, open_corpus)
@@ -27,7 +27,7 @@ from asraudit.errors import InputError
 from asraudit.models.registry import load_model
 from asraudit.models.target_language import prompt_use, renderer_options
 from asraudit.probes.translation_probe import (TranslationParams, clusters_of, items_from_edits, items_from_truth,
-                                               measure_translation, read_truth)
+                                               measure_translation, read_truth, truth_outside)
 from asraudit.report.summary import to_plain
 from asraudit.report.tables import fmt_interval, fmt_rate, render_table
 from asraudit.terminal_text import one_line, warn
@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", default=TranslationParams.target, help="language to render in (default %(default)s)")
     p.add_argument("--lexicon", type=Path, metavar="FILE", help="lexicon TOML (default: the built-in one of --target)")
     p.add_argument("--prompt", help="a speech LLM's translation prompt with {audio} and {language}")
-    p.add_argument("--max-english-overlap", type=float, default=TranslationParams.max_english_overlap, metavar="X",
+    p.add_argument("--max-english-overlap", type=real, default=TranslationParams.max_english_overlap, metavar="X",
                    help="a rendering sharing this share of its words with the English transcript is left out as "
                         "untranslated (default %(default)s)")
     p.add_argument("--max-clips", type=at_least(1), metavar="N", help="render at most N clips (a seeded sample)")
@@ -62,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="English normalizer for spans and transcripts (default whisper)")
     p.add_argument("--out", type=output_file, required=True, metavar="FILE", help="per-span outcomes JSONL")
     p.add_argument("--json", type=output_file, metavar="FILE", help="write the summary cells as JSON")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=integer, default=0)
     p.set_defaults(func=run)
 
 
@@ -104,11 +104,9 @@ def run(args: argparse.Namespace) -> int:
     references = {c.id: c.reference for c in corpus if c.reference is not None}
     if args.truth:
         truth = read_truth(args.truth)
-        ids = {c.id for c in corpus}
-        outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
+        outside = truth_outside(truth, (c.id for c in corpus), args.truth)
         if outside:  # as --edits on such clips are (load_corpus_edits)
-            warn(f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}"
-                 f"{outside_twin(args.truth, outside, ids)}")
+            warn(outside)
         items = items_from_truth(truth, references, normalize, str(args.truth))
     else:
         items = items_from_edits(load_corpus_edits(args.edits, corpus, normalize)[0])

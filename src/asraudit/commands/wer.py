@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from asraudit.commands.common import (add_preds_argument, at_least, check_resampling,
-                                      ensure_outside_prediction_folders, prediction_inputs)
+                                      ensure_outside_prediction_folders, integer, prediction_inputs)
 from asraudit.commands.wer_groups import (groups_json, print_group_table, read_groups, require_manifest_clips,
                                           score_groups)
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, write_text_whole
@@ -60,9 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print the N worst clips of each model aligned word by word")
     p.add_argument("--paired", action="store_true",
                    help="print P(row model has lower WER than column model), paired clip bootstrap")
-    p.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="B",
+    p.add_argument("--bootstrap", type=integer, default=DEFAULT_BOOTSTRAP, metavar="B",
                    help="bootstrap resamples (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=integer, default=0)
     p.set_defaults(func=run)
 
 

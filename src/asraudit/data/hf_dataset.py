@@ -131,6 +131,22 @@ def _dataset_id(value, source: str, row: int) -> str:
     return value
 
 
+def _dataset_speaker(value, column: str, source: str, row: int) -> str | None:
+    """A dataset's speaker cell as the clip's speaker (a group label): a text, a number as a manifest's is read
+    (``7`` and ``7.0`` are speaker ``7``), None for null or NaN.  A bool, a list or a struct (a flag column named
+    ``speaker``, a speaker made of parts) became the label ``'True'`` or ``'[1, 2]'`` through ``str()``, while a
+    manifest refuses such a speaker (case 338, as case 331 for ids)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number_text(value)
+    shown = str(value).lower() if isinstance(value, bool) else repr(value)
+    raise InputError(f"{column!r} is the {type(value).__name__} {shown}, not a text or a number: a speaker column "
+                     "holds each clip's speaker (its name or number)", source, row)
+
+
 def load_hf_dataset(
     name_or_path: str | Path,
     *,
@@ -233,12 +249,7 @@ def load_hf_dataset(
         if text is not None and not isinstance(text, str):
             raise InputError(f"{text_column!r} must be a string, got {type(text).__name__}", source, row)
         metadata = {k: v for k, v in rec.items() if k not in (audio_column, text_column, id_column, speaker_column, "duration")}
-        speaker = rec[speaker_column] if speaker_column is not None else None
-        if isinstance(speaker, float) and math.isnan(speaker):
-            speaker = None
-        elif speaker is not None:
-            speaker = number_text(speaker) if isinstance(speaker, (int, float)) and not isinstance(speaker, bool) \
-                else str(speaker)
+        speaker = _dataset_speaker(rec[speaker_column], speaker_column, source, row) if speaker_column else None
         clips.append(Clip(clip_id, clip_audio, text, speaker, duration, metadata, source, row, seconds))
     if not clips:
         raise InputError(f"dataset split {split!r} has no rows", source)

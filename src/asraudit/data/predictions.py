@@ -110,6 +110,14 @@ def space_twin_words(label_a: Path | str, id_a: str, label_b: Path | str, id_b: 
             "are compared as written, so they are two clips: remove the space")
 
 
+
+def outside_twin(path: Path | str, outside: list[str], ids) -> str:
+    """The reason a file's clips left out as outside the corpus may not be (case 329): ``": <the ids that differ
+    by a space at an end>"`` when one of them is a corpus clip's id with a space added or lost, else ``""``."""
+    twin = space_twin(ClipIds.of(outside), ClipIds.of(ids))
+    return f": {space_twin_words(path, twin[0], 'the corpus', twin[1])}" if twin else ""
+
+
 def spaced_clip_warning(files: Sequence[tuple[Path | str, Callable[[], ClipIds]]]) -> str | None:
     """The warning for files (each with rows, given with a function making its ``ClipIds``) where two of them
     name one clip with and without a space at an end (``space_twin``): a model's ``ran 2/4`` said nothing of

@@ -175,10 +175,15 @@ def load_published(folder: str | Path) -> PublishedResults:
                              folder)
         sets[s.name] = s
     switches = {}
-    if (folder / SWITCH_FILE).is_file():
-        data = _read(folder / SWITCH_FILE)
-        for name, group in data.items():
-            switches[name] = _switch_group(folder / SWITCH_FILE, name, group)
+    # Its name matched ignoring case as the aggregates' suffix is (case 311): `Ortho_Switch.JSON` was not read and
+    # not named, the switch groups missing from the listing without a word (case 340); hidden copies skipped.
+    found = sorted(f for f in folder.iterdir() if f.name.lower() == SWITCH_FILE and f.is_file())
+    if len(found) > 1:
+        raise InputError(f"two switch files, {' and '.join(f.name for f in found)}: a release has one {SWITCH_FILE}; "
+                         "remove the copy", folder)
+    for switch_file in found:
+        for name, group in _read(switch_file).items():
+            switches[name] = _switch_group(switch_file, name, group)
     if not sets and not switches:
         raise InputError(f"no *{AGGREGATE_SUFFIX} or {SWITCH_FILE} here: not the paper's released results", folder)
     return PublishedResults(folder, sets, switches)
@@ -231,6 +236,17 @@ def _name(obj: Any, key: str, path: Path, where: str) -> str:
     value = _field(obj, key, str, path, where)
     if not value.strip():
         raise InputError(f"{where}: {key} is {value!r}, no name: every row and set of the release is named", path)
+    return value
+
+
+def _label(obj: Any, key: str, path: Path, where: str) -> str:
+    """A released label the release may leave out (a set's ``language`` and ``split``, a group's ``scope``): text,
+    or ``""`` when absent.  ``null``, a number or a list was read through ``str()`` and printed as released
+    (``tiny (None, test)``, ``g: None; chance 0.5``), a scope of ``null`` naming no corpus (case 339)."""
+    value = obj.get(key, "") if isinstance(obj, dict) else ""
+    if not isinstance(value, str):
+        raise InputError(f"{where}: {key} is {value!r} ({type(value).__name__}), not text: the release writes it as "
+                         "a JSON string", path)
     return value
 
 
@@ -322,8 +338,8 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
                              f"(first at benchmaxx_leaderboard[{first_row[row.model]}])", path)
         first_row[row.model] = i
         rows.append(row)
-    return PublishedSet(name, path, _name(d, "dataset", path, name), str(d.get("language", "")),
-                        str(d.get("split", "")), panel, settings,
+    return PublishedSet(name, path, _name(d, "dataset", path, name), _label(d, "language", path, name),
+                        _label(d, "split", path, name), panel, settings,
                         clips, edits, tuple(rows))
 
 
@@ -389,7 +405,7 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
         limiting = _field(r, "limiting_arm", str, path, where)
         _row_arms(arms, group_arms, limiting, switch, path, where)
         rows.append(PublishedSwitch(model, arms, limiting, switch, low, high))
-    scope = str(g.get("scope", ""))
+    scope = _label(g, "scope", path, name)
     return PublishedSwitchGroup(name, path, scope, group_arms,
                                 _number(g, "chance", path, name, open_ends=True),
                                 _count(g, "min_per_arm", path, name), tuple(rows),

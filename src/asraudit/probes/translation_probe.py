@@ -327,6 +327,20 @@ def measure_translation(store, executor, transcribers: Sequence, renderers: Sequ
                              {m: {s: c[s] for s in STATUSES if c[s]} for m, c in excluded.items()}, [said, rendered])
 
 
+def truth_outside(truth: Mapping[str, Mapping], ids, path: Path | str) -> str | None:
+    """The warning for a truth file's spans on clips outside the corpus (a truth file of the whole benchmark, a
+    run on a subset), which ``items_from_truth`` leaves out; ``None`` when there are none.  ``translate`` and an
+    audit's ``[translation] truth`` both print it (cases 159, 337): the audit left them out without a word."""
+    from asraudit.data.predictions import outside_twin
+
+    ids = set(ids)
+    outside = [clip for clip, entry in truth.items() if clip not in ids and entry.get("edits")]
+    if not outside:  # a clip with no edits in it is not counted
+        return None
+    return (f"the spans of {len(outside)} clip(s) outside the corpus left out, e.g. {outside[0]}"
+            f"{outside_twin(path, outside, ids)}")
+
+
 def read_truth(path: Path) -> dict:
     """A truth file (JSON: clip id -> {"edits": [...]}) as a mapping, every edit's fields checked; InputError
     naming the file, the clip and the edit otherwise.

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import numpy as np
 
+from asraudit.arguments import STRAY_UNDERSCORE, stray_underscore
 from asraudit.audio.constants import SAMPLE_RATE
 
 # Whisper's encoder emits one frame per 20 ms (two 10-ms mel hops, conv stride 2).
@@ -89,6 +90,8 @@ class Frames:
         if text in ("all", "audio", "changed"):
             return cls(text)
         start, sep, end = text.partition("-")
+        if stray_underscore(text):  # float() read "0.5-1_0" (a typo) as 0.5-10 s, without a word (case 336)
+            raise ValueError(f"frame span {text!r}: {STRAY_UNDERSCORE} (a typo?)")
         try:
             if not sep:
                 raise ValueError
