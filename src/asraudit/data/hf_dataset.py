@@ -125,9 +125,8 @@ def _dataset_id(value, source: str, row: int) -> str:
         raise InputError("clip id is null: give every row its id", source, row)
     value = number_id(value, Path(source), row)
     if not isinstance(value, str):  # a bool, a list, a struct: ``str()`` made the clip 'True', '[1, 2]' (case 331)
-        shown = str(value).lower() if isinstance(value, bool) else repr(value)
-        raise InputError(f"clip id is the {type(value).__name__} {shown}, not a text or a number: name the column that "
-                         "holds each clip's id (--id-column, or id_column = in an audit spec's [corpus])", source, row)
+        raise InputError(f"clip id is {_neither_text_nor_number(value)}: name the column that holds each clip's id "
+                         "(--id-column, or id_column = in an audit spec's [corpus])", source, row)
     return value
 
 
@@ -142,9 +141,15 @@ def _dataset_speaker(value, column: str, source: str, row: int) -> str | None:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return number_text(value)
+    raise InputError(f"{column!r} is {_neither_text_nor_number(value)}: a speaker column holds each clip's speaker "
+                     "(its name or number)", source, row)
+
+
+def _neither_text_nor_number(value) -> str:
+    """How a cell that is a bool, a list or a struct is named where an id or a speaker is refused (cases 331, 338):
+    ``the bool true``, ``the list [1, 2]``, as JSON would write a bool."""
     shown = str(value).lower() if isinstance(value, bool) else repr(value)
-    raise InputError(f"{column!r} is the {type(value).__name__} {shown}, not a text or a number: a speaker column "
-                     "holds each clip's speaker (its name or number)", source, row)
+    return f"the {type(value).__name__} {shown}, not a text or a number"
 
 
 def load_hf_dataset(

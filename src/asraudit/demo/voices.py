@@ -111,7 +111,8 @@ def check_engines(needs: Iterable[tuple[str, str]], what: str) -> None:
 def _run(cmd: list[str], **kwargs) -> None:
     exe = shutil.which(cmd[0])
     if exe is None:  # check_engines comes first where a command synthesizes; this is the last word otherwise
-        raise InputError(f"{cmd[0]} is not installed (Debian package: {cmd[0]})")
+        where = next((w for program, w in _PROGRAMS.values() if program == cmd[0]), f"Debian package {cmd[0]}")
+        raise InputError(f"{cmd[0]} is not installed ({where})")
     subprocess.run([exe] + cmd[1:], check=True, capture_output=True, timeout=300, **kwargs)
 
 
