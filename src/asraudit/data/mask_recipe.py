@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from asraudit.arguments import STRAY_UNDERSCORE, stray_underscore
 from asraudit.data.paths import written_whole
 from asraudit.data.rows import parse_seconds, read_rows
 from asraudit.errors import InputError
@@ -84,6 +85,9 @@ def read_recipe(path: str | Path) -> list[RecipeRow]:
             # int() took true as 1 and 2.7 as 2: another word of the clip masked than the one the row meant
             if isinstance(index, bool) or (isinstance(index, float) and not index.is_integer()):
                 raise InputError(f"word index must be an integer, got {json.dumps(index)}", path, row)
+            if isinstance(index, str) and stray_underscore(index):  # int("1_0") is 10: another word (case 341)
+                raise InputError(f"word index must be an integer, got {index!r}: {STRAY_UNDERSCORE} (a typo?)", path,
+                                 row)
             try:
                 index = int(index)
             except (TypeError, ValueError, OverflowError):

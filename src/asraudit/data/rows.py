@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from asraudit.arguments import STRAY_UNDERSCORE, stray_underscore
 from asraudit.errors import InputError
 
 ROW_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
@@ -437,6 +438,9 @@ def parse_seconds(value, what: str, path: Path, row: int) -> float:
     second, in every prediction file and RTFx."""
     if isinstance(value, bool):
         raise InputError(f"{what} must be a number of seconds, got the boolean {str(value).lower()}", path, row)
+    if isinstance(value, str) and stray_underscore(value):  # float("0_5") is 5.0: a span ten times the word (341)
+        raise InputError(f"{what} must be a number of seconds, got {value!r}: {STRAY_UNDERSCORE} (a typo?)", path,
+                         row)
     try:
         seconds = float(value)
     except (TypeError, ValueError):
