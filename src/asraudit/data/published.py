@@ -319,6 +319,9 @@ def _published_set(path: Path, d: dict) -> PublishedSet:
     )
     prominence = _field(d, "prominence", dict, path, name)
     clips, edits = (_count(prominence, key, path, "prominence") for key in ("clips_analyzed", "n_runs"))
+    if edits and not clips:  # read as released and drawn beside an audit's set: edits on 0 clips (case 342)
+        raise InputError(f"prominence: n_runs is {edits} but clips_analyzed is 0: edits are mined from the clips "
+                         "analyzed, so a set with edits analyzed some (a damaged file?)", path)
     panel = _names(d, "whitelist", path, name)
     if not panel:  # printed "panel " with nothing after it: the set's edits are the panel's votes
         raise InputError(f"{name}: whitelist is empty: a set's edits are mined from its panel's votes, so every set "
