@@ -22,9 +22,12 @@ span mask can follow a donor splice.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 
 import numpy as np
+
+from asraudit.errors import InputError
 
 
 def _fmt(value) -> str:
@@ -55,6 +58,15 @@ class Condition:
     """Base class: subclasses set ``name`` and implement ``_apply``."""
 
     name = "condition"
+
+    def __post_init__(self):
+        """Every number of a condition is finite.  The command line and the battery spec refuse NaN and infinity,
+        but a condition built from Python took them: ``Noise(nan)`` turned every sample into NaN, ``Noise(inf)``
+        returned the clean clip named as noisy, ``Truncate(t0=nan)`` kept the whole clip (case 343)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+                raise InputError(f"{self.name} condition: {f.name} must be a finite number, got {float(value)!r}")
 
     def params(self) -> dict[str, object]:
         return {}

@@ -39,6 +39,7 @@ class Noise(Condition):
     name = "noise"
 
     def __post_init__(self):
+        super().__post_init__()
         if self.kind not in ("white", "babble"):
             raise ValueError(f"noise kind must be 'white' or 'babble', got {self.kind!r}")
         if self.kind == "babble" and not self.donors:
@@ -194,6 +195,7 @@ class Codec(Condition):
     name = "codec"
 
     def __post_init__(self):
+        super().__post_init__()
         if self.codec not in _CODECS:
             raise ValueError(f"codec must be one of {', '.join(_CODECS)}, got {self.codec!r}")
         if not 0 <= self.quality <= 1:

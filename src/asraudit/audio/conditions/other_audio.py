@@ -43,6 +43,7 @@ class DonorSplice(Condition):
     name = "splice"
 
     def __post_init__(self):
+        super().__post_init__()
         if self.where not in ("prepend", "append"):
             raise ValueError(f"splice 'where' must be 'prepend' or 'append', got {self.where!r}")
         if self.seconds <= 0:
@@ -139,6 +140,7 @@ class Revoice(Condition):
     name = "revoice"
 
     def __post_init__(self):
+        super().__post_init__()
         if (self.audio is None) == (self.text is None):
             raise ValueError("revoice needs exactly one of: a recording (audio) or text to synthesize")
 

@@ -44,6 +44,7 @@ class SpanMask(Condition):
     name = "mask"
 
     def __post_init__(self):
+        super().__post_init__()
         if self.t1 < self.t0:
             raise ValueError(f"mask span ends before it starts: [{self.t0}, {self.t1}]")
         if self.fill not in ("silence", "noise"):
