@@ -15,7 +15,6 @@ the same arms (letter case aside) is the audit's group for it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -92,8 +91,7 @@ def differences(published: PublishedSwitchGroup, corpus: str, params: Convention
                        f"pools {group.families}")
     if published.min_per_arm != params.min_per_arm:
         differs.append(f"min_per_arm {published.min_per_arm} (audit: {params.min_per_arm})")
-    if not math.isclose(published.chance, 1 / len(published.arms), abs_tol=1e-9):
-        differs.append(f"chance {published.chance}, not 1/{len(published.arms)} arms")
+    # chance is 1/arms: the release is refused when read otherwise (case 344), a chance written rounded included
     return group, differs
 
 

@@ -386,6 +386,20 @@ def _row_arms(arms: dict, group_arms: tuple[str, ...], limiting: str, switch: fl
                          f"{arm.hits / arm.n:.4f}, not the switch {switch}: the limiting arm is the lowest", path)
 
 
+CHANCE_ROUNDING = 0.005 + 1e-12  # a chance written to two decimals (0.33 for three arms) is still 1/arms
+
+
+def _chance(g: Any, arms: tuple[str, ...], path: Path, name: str) -> float:
+    """A group's chance: what a model picking among its arms at random scores, 1/arms (every group of the real
+    release writes it so).  Another value (0.3 for two arms) was printed over the group's rows as the level to
+    read them against, while the arms said otherwise (case 344)."""
+    chance = _number(g, "chance", path, name, open_ends=True)
+    if not abs(chance - 1 / len(arms)) <= CHANCE_ROUNDING:
+        raise InputError(f"{name}: chance {chance} is not 1/{len(arms)} ({1 / len(arms):.4g}), a random pick among "
+                         f"the group's {len(arms)} arms {list(arms)}", path)
+    return chance
+
+
 def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     rows = []
     group_arms = _group_arms(g, path, name)
@@ -409,7 +423,6 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
         _row_arms(arms, group_arms, limiting, switch, path, where)
         rows.append(PublishedSwitch(model, arms, limiting, switch, low, high))
     scope = _label(g, "scope", path, name)
-    return PublishedSwitchGroup(name, path, scope, group_arms,
-                                _number(g, "chance", path, name, open_ends=True),
+    return PublishedSwitchGroup(name, path, scope, group_arms, _chance(g, group_arms, path, name),
                                 _count(g, "min_per_arm", path, name), tuple(rows),
                                 scope_corpora(scope), scope_families(scope))
