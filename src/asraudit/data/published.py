@@ -400,6 +400,16 @@ def _chance(g: Any, arms: tuple[str, ...], path: Path, name: str) -> float:
     return chance
 
 
+def _min_per_arm(g: Any, path: Path, name: str) -> int:
+    """The clips an arm needs to enter a switch rate: 1 or more, as ``conventions --min-per-arm`` takes it.  0 let
+    in an arm of no clips (a rate of 0/0) and was shown as the group's setting, one no probe runs under (case 345)."""
+    value = _count(g, "min_per_arm", path, name)
+    if value < 1:
+        raise InputError(f"{name}: min_per_arm is {value}: an arm enters a switch rate on at least 1 clip "
+                         "(conventions --min-per-arm takes 1 or more)", path)
+    return value
+
+
 def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
     rows = []
     group_arms = _group_arms(g, path, name)
@@ -424,5 +434,5 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
         rows.append(PublishedSwitch(model, arms, limiting, switch, low, high))
     scope = _label(g, "scope", path, name)
     return PublishedSwitchGroup(name, path, scope, group_arms, _chance(g, group_arms, path, name),
-                                _count(g, "min_per_arm", path, name), tuple(rows),
+                                _min_per_arm(g, path, name), tuple(rows),
                                 scope_corpora(scope), scope_families(scope))
