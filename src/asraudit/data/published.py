@@ -230,12 +230,25 @@ def _number(obj: Any, key: str, path: Path, where: str, low: float = 0.0, high: 
     return value
 
 
+SPACE_AT_AN_END = ("a name with a space at an end: the names an audit compares it with have none, so it would "
+                   "match nothing")
+
+
+def _no_space_at_an_end(name: str, what: str, path: Path) -> None:
+    """A released name is compared as written with an audit's corpus, panel, arms and models.  ``"a "`` for
+    ``a`` (a hand edit, a spreadsheet's cell) matched nothing, and the note said so in words that differ only by
+    the space: ``panel a , b, not a, b`` (case 346)."""
+    if name != name.strip():
+        raise InputError(f"{what} {name!r}, {SPACE_AT_AN_END}", path)
+
+
 def _name(obj: Any, key: str, path: Path, where: str) -> str:
     """A released name (a set's ``dataset``, a row's ``model``): text with something in it.  An empty one was
     printed as released (``tiny:  (en, test)``, a model row with no name) and matched nothing an audit runs."""
     value = _field(obj, key, str, path, where)
     if not value.strip():
         raise InputError(f"{where}: {key} is {value!r}, no name: every row and set of the release is named", path)
+    _no_space_at_an_end(value, f"{where}: {key} is", path)
     return value
 
 
@@ -261,6 +274,7 @@ def _names(obj: Any, key: str, path: Path, where: str) -> tuple[str, ...]:
                              "writes names as JSON strings", path)
         if not item.strip():
             raise InputError(f"{where}: {key}[{i}] is {item!r}, no name: the release names every member", path)
+        _no_space_at_an_end(item, f"{where}: {key}[{i}] is", path)
     return tuple(items)
 
 
@@ -417,6 +431,7 @@ def _switch_group(path: Path, name: str, g: Any) -> PublishedSwitchGroup:
         where = f"{name}.results.{model}"
         if not model.strip():  # a row of no model: printed with an empty name, matched by no audit's model
             raise InputError(f"{name}.results: a row is keyed {model!r}, no model name", path)
+        _no_space_at_an_end(model, f"{name}.results: a row is keyed", path)
         arms = {arm: _arm(a, path, f"{where}.{arm}") for arm, a in _field(r, "arms", dict, path, where).items()}
         switch = _number(r, "switch", path, where)
         rates = [a.hits / a.n for a in arms.values() if a.n]
