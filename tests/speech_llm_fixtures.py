@@ -153,6 +153,18 @@ def tiny_granite_speech(folder, init: float | None = None):
     saved as GraniteSpeechFeatureExtractor's, as a real checkpoint's are.
     ``init``: redraw every weight matrix at this standard deviation (the
     default init leaves the tiny model deaf: its scores move by 1e-7 between clips)."""
+    return _tiny_granite(folder, "GraniteSpeechConfig", "GraniteSpeechForConditionalGeneration", {}, 16, init)
+
+
+def tiny_granite_speech_plus(folder, init: float | None = None):
+    """Granite-Speech-Plus: Granite-Speech whose projector reads the encoder's output concatenated with its
+    first block's (``cat_hidden_layers=[1]``, so the Q-Former's encoder side is 2 x 16 wide)."""
+    return _tiny_granite(folder, "GraniteSpeechPlusConfig", "GraniteSpeechPlusForConditionalGeneration",
+                         {"cat_hidden_layers": [1]}, 32, init)
+
+
+def _tiny_granite(folder, config_class: str, model_class: str, encoder_extra: dict, projector_input: int,
+                  init: float | None):
     import json
 
     import torch
@@ -164,17 +176,17 @@ def tiny_granite_speech(folder, init: float | None = None):
     tok = bpe_tokenizer(specials, eos_token="<|end_of_text|>", pad_token="<|end_of_text|>")
     tok.chat_template = GRANITE_CHAT
     n_mels = 16
-    config = transformers.GraniteSpeechConfig(
+    config = getattr(transformers, config_class)(
         encoder_config=dict(input_dim=2 * n_mels, num_layers=2, hidden_dim=16, feedforward_mult=2, num_heads=2, dim_head=8,
-                            output_dim=12, context_size=20, max_pos_emb=64, conv_kernel_size=5),
+                            output_dim=12, context_size=20, max_pos_emb=64, conv_kernel_size=5, **encoder_extra),
         projector_config=dict(model_type="blip_2_qformer", hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                              intermediate_size=32, encoder_hidden_size=16, cross_attention_frequency=1),
+                              intermediate_size=32, encoder_hidden_size=projector_input, cross_attention_frequency=1),
         text_config=dict(model_type="granite", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                          num_key_value_heads=1, intermediate_size=64, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id),
         audio_token_index=tok.convert_tokens_to_ids("<|audio|>"), has_lora_adapter=False,
     )
     torch.manual_seed(0)
-    model = transformers.GraniteSpeechForConditionalGeneration(config)
+    model = getattr(transformers, model_class)(config)
     if init is not None:
         with torch.no_grad():
             for parameter in model.parameters():
@@ -264,7 +276,7 @@ def tiny_phi4_multimodal(folder):
 
 
 BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
-            "granite_speech": tiny_granite_speech}
+            "granite_speech": tiny_granite_speech, "granite_speech_plus": tiny_granite_speech_plus}
 
 
 def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):

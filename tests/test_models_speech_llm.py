@@ -133,6 +133,10 @@ def test_long_audio_is_windowed_and_windows_batched_by_length():
     assert seen == [[7, 8], [8, 9], [10]]  # sorted by length, so each batch pads little
     silent_end = np.concatenate([np.ones(12, np.float32), np.zeros(13, np.float32)])
     assert transcribe_windowed([silent_end, np.zeros(25, np.float32)], decode, 4, 10) == ["w8 w9", "w8"]
+    seen.clear()  # one length per batch (Granite's encoder hears padding), still at most batch_size
+    clips = [np.ones(n, np.float32) for n in (7, 8, 7, 7, 9, 8)]
+    assert transcribe_windowed(clips, decode, 2, 10, equal_lengths=True) == ["w7", "w8", "w7", "w7", "w9", "w8"]
+    assert seen == [[7, 7], [7], [8, 8], [9]]
 
 
 def test_voxtral_inputs_equal_mistral_commons_own_transcription_request(tmp_path):

@@ -5,7 +5,8 @@ checkpoint from ``speech_llm_fixtures`` is wrapped with ``get_peft_model``,
 its B matrices set non-zero (a fresh LoRA adds exactly zero), and
 ``save_pretrained`` puts the adapter where the family keeps it: Granite's in
 the model folder (``has_lora_adapter`` in its config), Phi-4's in
-``speech-lora/``.  Granite's adapter is written in three key layouts: peft
+``speech-lora/``, Granite-Speech-Plus's as Granite's (peft around the whole
+model).  Granite's adapter is written in three key layouts: peft
 around the language model alone, peft around the whole model (transformers 5
 module names), the same keys in the legacy layout (``language_model.model.*``)
 that transformers renames on load, and an rsLoRA on one layer
@@ -47,10 +48,11 @@ from tolerances import LOGPROB_RTOL  # why relative: see tests/tolerances.py
 LOGIT_ATOL = 1e-5
 SCORE_ATOL = 1e-4
 
-CLASSES = {"granite_speech": "GraniteSpeechForConditionalGeneration", "phi4_multimodal": "Phi4MultimodalForCausalLM"}
+CLASSES = {"granite_speech": "GraniteSpeechForConditionalGeneration", "phi4_multimodal": "Phi4MultimodalForCausalLM",
+           "granite_speech_plus": "GraniteSpeechPlusForConditionalGeneration"}
 PHI4_TARGETS = r"model\.layers\.\d+\.((self_attn\.(qkv|o)_proj)|(mlp\.(gate_up|down)_proj))"  # the language model only
 CASES = [("granite_speech", "language-model"), ("granite_speech", "whole-model"), ("granite_speech", "legacy-names"),
-         ("granite_speech", "rslora-layer-1"), ("phi4_multimodal", "speech-lora")]
+         ("granite_speech", "rslora-layer-1"), ("phi4_multimodal", "speech-lora"), ("granite_speech_plus", "whole-model")]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,7 @@ def _with_adapter(base, folder, family, layout):
     (folder, the base network with peft's LoRA layers injected: the reference)."""
     shutil.copytree(base, folder)
     network = getattr(transformers, CLASSES[family]).from_pretrained(base).eval()
-    if family == "granite_speech":
+    if family.startswith("granite_speech"):  # Granite-Speech-Plus keeps its LoRA as Granite-Speech does
         target = network.model.language_model if layout == "language-model" else network
         # rsLoRA scales by alpha / sqrt(r), not alpha / r; layers_to_transform adapts layer 1 alone.
         extra = dict(use_rslora=True, layers_to_transform=[1]) if layout == "rslora-layer-1" else {}

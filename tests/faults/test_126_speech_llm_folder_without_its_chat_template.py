@@ -27,7 +27,8 @@ def _without_chat_template(folder):
     return folder
 
 
-@pytest.mark.parametrize("builder, family", [("tiny_qwen3_asr", "Qwen3ASR"), ("tiny_granite_speech", "GraniteSpeech")])
+@pytest.mark.parametrize("builder, family", [("tiny_qwen3_asr", "Qwen3ASR"), ("tiny_granite_speech", "GraniteSpeech"),
+                                             ("tiny_granite_speech_plus", "GraniteSpeechPlus")])
 def test_transcribe_names_the_folder_and_what_it_lacks(builder, family, tmp_path, cli):
     import speech_llm_fixtures
 

@@ -150,6 +150,13 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="audio-encoder layers, LM layers (and their audio positions), projector",
         example='spec = "hf:ibm-granite/granite-speech-3.3-2b"  (its LoRA adapter is merged in; no peft needed)',
     ),
+    Family(
+        name="granite-speech-plus", kind="speech-llm", model_types=("granite_speech_plus",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-",
+        example='spec = "hf:ibm-granite/granite-speech-4.1-2b-plus"  (a LoRA adapter in its folder is merged in; no peft needed)',
+    ),
     # transducers (and the CTC heads of the same encoders)
     Family(
         name="parakeet-tdt", kind="transducer", model_types=("parakeet_tdt",),

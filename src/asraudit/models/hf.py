@@ -44,6 +44,7 @@ FEATURE_WIDTHS = {
     "speech_to_text": [("", "input_feat_per_channel", 1)],
     "phi4_multimodal": [("audio_config", "input_size", 1)],
     "granite_speech": [("encoder_config", "input_dim", 2)],  # its extractor stacks two frames into one input
+    "granite_speech_plus": [("encoder_config", "input_dim", 2)],  # Granite-Speech's extractor
 }
 _DTYPES = {None: "float32", "default": "float32", "float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 CTC_END_TOKEN = "<end>"

@@ -82,19 +82,30 @@ def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:
     return audible_windows(split_windows(clip, max_samples))
 
 
-def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int) -> list[str]:
+def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int, *,
+                        equal_lengths: bool = False) -> list[str]:
     """One transcript per clip: clips cut at ``max_samples``, windows decoded in batches of
-    similar length (sorted, so padding stays small), each clip's window texts joined with spaces."""
+    similar length (sorted, so padding stays small), each clip's window texts joined with spaces.
+
+    ``equal_lengths``: a batch holds windows of one length only, for families whose encoder reads the
+    batch's audio padding (``PromptFormat.unmasked_audio_padding``), where a padded window is heard
+    differently from the same window alone."""
     audio = audio_batch(audio)
     windows: list[tuple[int, int, np.ndarray]] = []
     for index, clip in enumerate(audio):
         for order, window in enumerate(windows_of(clip, max_samples)):
             windows.append((index, order, window))
     by_length = sorted(range(len(windows)), key=lambda k: windows[k][2].shape[0])
-    texts: dict[int, str] = {}
     step = max(1, batch_size)
-    for start in range(0, len(by_length), step):
-        chunk = by_length[start : start + step]
+    batches: list[list[int]] = []
+    for k in by_length:
+        last = batches[-1] if batches else None
+        if last is None or len(last) == step or (equal_lengths and windows[last[-1]][2].shape[0] != windows[k][2].shape[0]):
+            batches.append([k])
+        else:
+            last.append(k)
+    texts: dict[int, str] = {}
+    for chunk in batches:
         for k, text in zip(chunk, decode([windows[k][2] for k in chunk])):
             texts[k] = text
     pieces: list[list[str]] = [[] for _ in audio]
@@ -274,7 +285,8 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         return [self.format.clean(t) for t in self.tokenizer.batch_decode(answers, skip_special_tokens=True)]
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
-        return transcribe_windowed(audio, self._generate, self.options.batch_size, self.max_samples)
+        return transcribe_windowed(audio, self._generate, self.options.batch_size, self.max_samples,
+                                   equal_lengths=self.format.unmasked_audio_padding)
 
     # -- scoring ----------------------------------------------------------
 

@@ -18,6 +18,10 @@ Defaults, per family:
 * Granite-Speech: the model card's user turn ``<|audio|>can you transcribe the
   speech into a written format?`` rendered by the checkpoint's chat template
   (no system turn); the answer ends with generation's first end token.
+* Granite-Speech-Plus: its transformers documentation's ASR request, a system
+  turn (``GRANITE_PLUS_SYSTEM``) then ``<|audio|> can you transcribe the speech
+  into a written format?``, rendered by the checkpoint's chat template; the
+  answer ends with generation's first end token.
 * Voxtral: mistral-common's transcription request (``encode_transcription``),
   decoded back to text (``<s>[INST][BEGIN_AUDIO]{audio}[/INST]lang:en[TRANSCRIBE]``);
   the answer ends with ``</s>``.  See ``speech_llm_voxtral``.
@@ -89,6 +93,22 @@ def _granite(processor, language: str | None) -> str:
     return text.replace(processor.audio_token, AUDIO_SLOT, 1)
 
 
+# transformers' Granite Speech Plus documentation (docs/source/en/model_doc/granite_speech_plus.md, "Task 1: ASR"):
+# a system turn, then the user turn with the audio, a space, and the request.
+GRANITE_PLUS_SYSTEM = ("Knowledge Cutoff Date: April 2024.\nToday's Date: December 19, 2024.\n"
+                       "You are Granite, developed by IBM. You are a helpful AI assistant")
+GRANITE_PLUS_REQUEST = "<|audio|> can you transcribe the speech into a written format?"
+
+
+def _granite_plus(processor, language: str | None) -> str:
+    """Granite-Speech-Plus's documented ASR request (system turn and user turn), rendered as the documentation
+    renders it: the processor's ``apply_chat_template`` with the checkpoint's chat template.  Its system turn
+    is spelled out there (a fixed date), so the prompt does not depend on the day the template is rendered."""
+    chat = [{"role": "system", "content": GRANITE_PLUS_SYSTEM}, {"role": "user", "content": GRANITE_PLUS_REQUEST}]
+    text = processor.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+    return text.replace(processor.audio_token, AUDIO_SLOT, 1)
+
+
 def _asr_text_answer(text: str) -> str:
     """Qwen3-ASR answers ``language <NAME><asr_text>TEXT`` when the language is not prefilled."""
     marker = "language "
@@ -113,6 +133,10 @@ class PromptFormat:
     inputs_builder: str | None = None
     # "module:function" (model, source, revision) called after loading (the checkpoint's speech LoRA to merge).
     after_load: str | None = None
+    # The encoder hears the batch's audio padding: transcribe batches only windows of one length (Granite: its
+    # extractor pads every clip to the batch's longest before the STFT, and its conformer's block attention and
+    # convolutions take no mask, so a clip padded in a batch was transcribed otherwise than alone).
+    unmasked_audio_padding: bool = False
 
     def default_template(self, processor, language: str | None, source: str | None = None) -> str:
         """The family's default prompt; a processor without the chat template that renders it is one line
@@ -148,7 +172,14 @@ FORMATS: dict[str, PromptFormat] = {
                                     after_load="asraudit.models.speech_llm_phi4:attach_speech_adapter"),
     "granite_speech": PromptFormat("GraniteSpeechForConditionalGeneration", None, 30.0, default=_granite,
                                    processor_loader="asraudit.models.granite_features:load_granite_processor",
-                                   after_load="asraudit.models.lora_merge:attach_folder_adapter"),
+                                   after_load="asraudit.models.lora_merge:attach_folder_adapter",
+                                   unmasked_audio_padding=True),
+    # Granite-Speech with a wider projector input; the same processor, feature extractor and folder LoRA
+    # (transformers maps granite_speech_plus to GraniteSpeechProcessor and GraniteSpeechFeatureExtractor).
+    "granite_speech_plus": PromptFormat("GraniteSpeechPlusForConditionalGeneration", None, 30.0, default=_granite_plus,
+                                        processor_loader="asraudit.models.granite_features:load_granite_processor",
+                                        after_load="asraudit.models.lora_merge:attach_folder_adapter",
+                                        unmasked_audio_padding=True),
 }
 
 
