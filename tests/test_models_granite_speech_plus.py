@@ -100,7 +100,7 @@ def test_a_clip_batched_with_clips_of_other_lengths_is_transcribed_as_alone(buil
     clips = [audio(0.7, seed=3), audio(1.6, seed=4), audio(1.1, seed=5), audio(0.7, seed=7)]
     alone = [model.transcribe([c])[0] for c in clips]
     assert model.transcribe(clips) == alone
-    _, padded = _documented_inputs(model, clips[:2]) if builder is tiny_granite_speech_plus else (None, model._processor_inputs(clips[:2]))
+    padded = model._processor_inputs(clips[:2])  # the family's prompt, the processor padding the 0.7-s clip to 1.6 s
     with torch.inference_mode():
         out = model.model.generate(**padded, max_new_tokens=8, do_sample=False, num_beams=1)
     texts = model.processor.tokenizer.batch_decode(out[:, padded["input_ids"].shape[1]:], skip_special_tokens=True)
