@@ -23,15 +23,15 @@ QWEN_CHAT = [
 ]
 
 
-def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, **named):
-    """A fast tokenizer: BPE over ``ALPHABET`` whose decoding reproduces the text exactly."""
+def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, more_characters: str = "", **named):
+    """A fast tokenizer: BPE over ``ALPHABET`` (and ``more_characters``) whose decoding reproduces the text exactly."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     core = Tokenizer(models.BPE(unk_token="<unk>"))
     core.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
     core.decoder = decoders.Metaspace(prepend_scheme="never")
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET + list(more_characters))
     core.train_from_iterator(SENTENCES * 4, trainer)
     return PreTrainedTokenizerFast(tokenizer_object=core, unk_token="<unk>", **named)
 
@@ -136,6 +136,46 @@ def tiny_glm_asr(folder):
     )
     torch.manual_seed(0)
     model = transformers.GlmAsrForConditionalGeneration(config)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+# Audio Flamingo 3's processor chat template (transformers' convert_audioflamingo3_to_hf.py writes it beside the
+# real checkpoint): a default system turn, and <sound> before the user's text.
+AF3_CHAT = (
+    "{% if messages[0]['role'] != 'system' %}<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    "{% for m in messages if m['content'] is not none %}<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}"
+    "{% set audio = namespace(found=False) %}{% set text_buf = namespace(v='') %}"
+    "{% for c in m['content'] %}{% if c.get('type') == 'audio' or 'audio' in c %}{% set audio.found = True %}"
+    "{% elif c.get('type') == 'text' or 'text' in c %}{% set text_buf.v = text_buf.v + c['text'] %}{% endif %}{% endfor %}"
+    "{% if audio.found %}{{ '<sound>' }}{% endif %}{{ text_buf.v }}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def tiny_audioflamingo3(folder):
+    """Audio Flamingo 3: Whisper-style encoder (2 layers, 16 wide) over 1-s windows (the real one's are 30 s: 30x
+    less attention here, and a 1.3-s clip spans two windows), Qwen2 LM (2 layers, 32 wide).  The generation
+    config samples with a repetition penalty, as the real checkpoint's does."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<sound>"]
+    # The double quote of AF3's answer framing, in the alphabet (the real tokenizer is byte-level).
+    tok = bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>", more_characters='"')
+    extractor = transformers.WhisperFeatureExtractor(feature_size=16, chunk_length=1, return_attention_mask=True)
+    processor = transformers.AudioFlamingo3Processor(feature_extractor=extractor, tokenizer=tok, chat_template=AF3_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    config = transformers.AudioFlamingo3Config(
+        audio_config=dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32, num_mel_bins=16,
+                          max_source_positions=50),
+        text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=eos[0], pad_token_id=tok.pad_token_id),
+        audio_token_id=tok.convert_tokens_to_ids("<sound>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.AudioFlamingo3ForConditionalGeneration(config)
+    model.generation_config.update(do_sample=True, temperature=0.7, top_k=20, top_p=0.8, repetition_penalty=1.05)
     return _save(model, processor, folder, eos, tok.pad_token_id)
 
 
@@ -264,7 +304,7 @@ def tiny_phi4_multimodal(folder):
 
 
 BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
-            "granite_speech": tiny_granite_speech}
+            "granite_speech": tiny_granite_speech, "audioflamingo3": tiny_audioflamingo3}
 
 
 def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):
