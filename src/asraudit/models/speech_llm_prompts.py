@@ -30,6 +30,9 @@ Defaults, per family:
   (its processor's ``decode(strip_prefix=True)`` strips it), so the score of a bare candidate would be the
   probability of an answer the model does not give.  The prompt ends ``The spoken content of the audio
   is "`` and the answer closes with ``".`` before ``<|im_end|>``; both are scored and stripped.
+* Fun-ASR-Nano: the processor's transcription request, rendered with the checkpoint's chat template
+  (``语音转写成英文：`` and the audio, the language named in Chinese as the model was trained; zh, en and ja
+  only, ``language=None`` names none); the answer ends with ``<|im_end|>``.
 * Qwen2-Audio: the Qwen2-Audio authors' speech-recognition (evaluation) prompt for the base model,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -129,6 +132,18 @@ def _framed_answer(text: str) -> str:
     return text
 
 
+def _fun_asr_request(processor, language: str | None) -> str:
+    """Fun-ASR-Nano's transcription request; a language its request cannot name is one line, not the processor's
+    ValueError (its prompt names Chinese, English or Japanese)."""
+    try:
+        return _rendered_request(processor, language)
+    except ValueError as exc:
+        if "Unsupported language" not in str(exc):
+            raise
+        raise InputError(f"option language={language!r}: Fun-ASR-Nano's transcription request names zh, en or ja "
+                         "(Chinese, English, Japanese), or none with language=None") from None
+
+
 @dataclass(frozen=True)
 class PromptFormat:
     """What differs between speech-LLM families."""
@@ -174,6 +189,11 @@ FORMATS: dict[str, PromptFormat] = {
     # the model's 10 minutes).
     "audioflamingo3": PromptFormat("AudioFlamingo3ForConditionalGeneration", "<|im_end|>", None,
                                    default=_audioflamingo3, clean=_framed_answer, closing=AF3_CLOSING),
+    # Qwen3 chat format; the encoder's 2048 positions hold 123 s of 60-ms frames, 30-s windows are asraudit's
+    # choice.  Its extractor is asraudit's torchaudio-free one (fun_asr_features).
+    "fun_asr_nano": PromptFormat("FunAsrNanoForConditionalGeneration", "<|im_end|>", 30.0, default=_fun_asr_request,
+                                 processor_loader="asraudit.models.fun_asr_features:load_fun_asr_processor",
+                                 after_load="asraudit.models.fun_asr_features:mask_adaptor_padding"),
     # Conformer encoder over any length; 30-s windows are asraudit's choice.
     # mistral-common renders the request as ids; the encoder takes any number of 30-s windows in one
     # prompt, and the model card gives 30 minutes as the transcription limit.
