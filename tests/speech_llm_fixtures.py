@@ -23,15 +23,15 @@ QWEN_CHAT = [
 ]
 
 
-def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, **named):
-    """A fast tokenizer: BPE over ``ALPHABET`` whose decoding reproduces the text exactly."""
+def bpe_tokenizer(special_tokens: list[str], *, vocab_size: int = 96, more_characters: str = "", **named):
+    """A fast tokenizer: BPE over ``ALPHABET`` (and ``more_characters``) whose decoding reproduces the text exactly."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     core = Tokenizer(models.BPE(unk_token="<unk>"))
     core.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="never")
     core.decoder = decoders.Metaspace(prepend_scheme="never")
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET)
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["<unk>"] + special_tokens, initial_alphabet=ALPHABET + list(more_characters))
     core.train_from_iterator(SENTENCES * 4, trainer)
     return PreTrainedTokenizerFast(tokenizer_object=core, unk_token="<unk>", **named)
 
@@ -137,6 +137,100 @@ def tiny_glm_asr(folder):
     torch.manual_seed(0)
     model = transformers.GlmAsrForConditionalGeneration(config)
     return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+# Audio Flamingo 3's processor chat template (transformers' convert_audioflamingo3_to_hf.py writes it beside the
+# real checkpoint): a default system turn, and <sound> before the user's text.
+AF3_CHAT = (
+    "{% if messages[0]['role'] != 'system' %}<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    "{% for m in messages if m['content'] is not none %}<|im_start|>{{ m['role'] }}\n"
+    "{% if m['content'] is string %}{{ m['content'] }}{% else %}"
+    "{% set audio = namespace(found=False) %}{% set text_buf = namespace(v='') %}"
+    "{% for c in m['content'] %}{% if c.get('type') == 'audio' or 'audio' in c %}{% set audio.found = True %}"
+    "{% elif c.get('type') == 'text' or 'text' in c %}{% set text_buf.v = text_buf.v + c['text'] %}{% endif %}{% endfor %}"
+    "{% if audio.found %}{{ '<sound>' }}{% endif %}{{ text_buf.v }}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def tiny_audioflamingo3(folder):
+    """Audio Flamingo 3: Whisper-style encoder (2 layers, 16 wide) over 1-s windows (the real one's are 30 s: 30x
+    less attention here, and a 1.3-s clip spans two windows), Qwen2 LM (2 layers, 32 wide).  The generation
+    config samples with a repetition penalty, as the real checkpoint's does."""
+    import torch
+    import transformers
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<sound>"]
+    # The double quote of AF3's answer framing, in the alphabet (the real tokenizer is byte-level).
+    tok = bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>", more_characters='"')
+    extractor = transformers.WhisperFeatureExtractor(feature_size=16, chunk_length=1, return_attention_mask=True)
+    processor = transformers.AudioFlamingo3Processor(feature_extractor=extractor, tokenizer=tok, chat_template=AF3_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    config = transformers.AudioFlamingo3Config(
+        audio_config=dict(hidden_size=16, num_hidden_layers=2, num_attention_heads=2, intermediate_size=32, num_mel_bins=16,
+                          max_source_positions=50),
+        text_config=dict(model_type="qwen2", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         num_key_value_heads=1, intermediate_size=64, eos_token_id=eos[0], pad_token_id=tok.pad_token_id),
+        audio_token_id=tok.convert_tokens_to_ids("<sound>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.AudioFlamingo3ForConditionalGeneration(config)
+    model.generation_config.update(do_sample=True, temperature=0.7, top_k=20, top_p=0.8, repetition_penalty=1.05)
+    return _save(model, processor, folder, eos, tok.pad_token_id)
+
+
+# Fun-ASR-Nano's chat template as transformers' convert_fun_asr_nano_to_hf.py writes it beside the real checkpoint,
+# its transcription branch (the context and hotword branch left out: asraudit's request gives neither).
+FUN_ASR_CHAT = (
+    "{% for message in messages %}{% if loop.first and message['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}<|im_end|>\n{% else %}"
+    "{% set audio_items = message['content'] | selectattr('type', 'equalto', 'audio') | list %}"
+    "{% set language_items = message['content'] | selectattr('type', 'equalto', 'language') | list %}"
+    "语音转写{% if language_items %}成{{ language_items[0]['language'] }}{% endif %}："
+    "{% for content in audio_items %}<|object_ref_start|>{% endfor %}<|im_end|>\n{% endif %}{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+
+def tiny_fun_asr_nano(folder):
+    """Fun-ASR-Nano: SAN-M encoder (2 layers, 16 wide, the last a timestamp layer) over 16 mel bins stacked 7 at a
+    time, a 1-layer adaptor, Qwen3 LM (2 layers, 32 wide).  The processor's extractor is saved under transformers'
+    name, as a real checkpoint's is; asraudit reads it without torchaudio."""
+    import json
+
+    import torch
+    import transformers
+
+    from asraudit.models.fun_asr_features import fun_asr_extractor
+
+    specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>"]
+    tok = bpe_tokenizer(specials, eos_token="<|im_end|>", pad_token="<|endoftext|>", more_characters="语音转写成中英日文：")
+    processing = __import__("importlib").import_module("transformers.models.fun_asr_nano.processing_fun_asr_nano")
+    processor = processing.FunAsrNanoProcessor(feature_extractor=fun_asr_extractor(feature_size=16), tokenizer=tok,
+                                               chat_template=FUN_ASR_CHAT)
+    eos = [tok.convert_tokens_to_ids("<|im_end|>"), tok.convert_tokens_to_ids("<|endoftext|>")]
+    config = transformers.FunAsrNanoConfig(
+        audio_config=dict(num_mel_bins=16, num_stacked_frames=7, hidden_size=16, num_attention_heads=2, intermediate_size=32,
+                          num_hidden_layers=2, num_timestamp_prediction_layers=1, fsmn_kernel_size=5),
+        adaptor_config=dict(hidden_size=32, intermediate_size=8, num_attention_heads=2, num_hidden_layers=1,
+                            projector_hidden_size=16),
+        text_config=dict(model_type="qwen3", vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                         head_dim=16, num_key_value_heads=1, intermediate_size=64, tie_word_embeddings=True),
+        audio_token_id=tok.convert_tokens_to_ids("<|object_ref_start|>"),
+    )
+    torch.manual_seed(0)
+    model = transformers.FunAsrNanoForConditionalGeneration(config)
+    with torch.no_grad():  # at the default init it answers "\n" to every clip: a transcript test would compare ""
+        for parameter in model.parameters():
+            if parameter.dim() > 1:
+                parameter.normal_(0.0, 0.2)
+    _save(model, processor, folder, eos, tok.pad_token_id)
+    saved = folder / "processor_config.json"
+    settings = json.loads(saved.read_text())
+    settings["feature_extractor"]["feature_extractor_type"] = "FunAsrNanoFeatureExtractor"
+    saved.write_text(json.dumps(settings, ensure_ascii=False, indent=2))
+    return folder
 
 
 # A Granite-style chat template (the real checkpoint ships its own with its tokenizer).
@@ -276,7 +370,8 @@ def tiny_phi4_multimodal(folder):
 
 
 BUILDERS = {"phi4_multimodal": tiny_phi4_multimodal, "voxtral": tiny_voxtral, "qwen2_audio": tiny_qwen2_audio, "qwen3_asr": tiny_qwen3_asr, "glmasr": tiny_glm_asr,
-            "granite_speech": tiny_granite_speech, "granite_speech_plus": tiny_granite_speech_plus}
+            "granite_speech": tiny_granite_speech, "granite_speech_plus": tiny_granite_speech_plus,
+            "audioflamingo3": tiny_audioflamingo3, "fun_asr_nano": tiny_fun_asr_nano}
 
 
 def qwen2_audio_with_lm_changed(folder, out, scale: float = 0.2, seed: int = 1):

@@ -132,6 +132,18 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="-", example='spec = "hf:zai-org/GLM-ASR-Nano-2512"',
     ),
     Family(
+        name="audio-flamingo-3", kind="speech-llm", model_types=("audioflamingo3",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn (its framing's closing and end-of-turn included); prompt cached",
+        whitebox_sites="-", example='spec = "hf:nvidia/audio-flamingo-3-hf"',
+    ),
+    Family(
+        name="fun-asr-nano", kind="speech-llm", model_types=("fun_asr_nano",),
+        loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
+        score="teacher-forced assistant turn, end-of-turn included; prompt cached",
+        whitebox_sites="-", example='spec = "hf:FunAudioLLM/Fun-ASR-Nano-2512-hf"  (no torchaudio needed)',
+    ),
+    Family(
         name="voxtral", kind="speech-llm", model_types=("voxtral",),
         loader="asraudit.models.hf_speech_llm:HFSpeechLLM", transcribe="greedy, beam",
         score="teacher-forced assistant turn, end-of-turn included; prompt cached",

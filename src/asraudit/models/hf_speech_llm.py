@@ -169,6 +169,8 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         self.template = self.options.prompt if self.options.prompt is not None else self.format.default_template(self.processor, self.options.language, self.source)
         self._refuse_an_unread_language()
         check_template(self.template, self.model_id)
+        # The default prompt's answer framing (AF3's closing quote and full stop); a prompt of the user's has none.
+        self.closing = self.format.closing if self.options.prompt is None else ""
         end = self.options.end_token or self.format.end_token or self._generation_end()
         end_id = self.tokenizer.convert_tokens_to_ids(end)
         if end_id is None or end_id == self.tokenizer.unk_token_id:
@@ -220,8 +222,19 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
 
     @property
     def config_hash(self) -> str:
+        closing = {"closing": self.closing} if self.closing else {}  # only where there is one: other hashes stay
         return _hash({"base": super().config_hash, "template": self.template, "end_token": self.end_token,
-                      "interventions": [i.spec() for i in self.interventions]})
+                      "interventions": [i.spec() for i in self.interventions], **closing,
+                      **self._penalty_dropped()})
+
+    def _penalty_dropped(self) -> dict:
+        """A repetition penalty the folder's generation config sets and ``_generate`` leaves out, in the hash.
+
+        Transcripts were searched with the folder's penalty before it was left out (Audio Flamingo 3's
+        generation config has 1.05), so a store holding such a checkpoint's transcripts would have handed them
+        back as this code's under the same hash.  Folders without a penalty (or with 1.0) hash as before."""
+        penalty = getattr(self.model.generation_config, "repetition_penalty", None)
+        return {} if penalty in (None, 1.0) else {"repetition_penalty_dropped": float(penalty)}
 
     def variant(self, *interventions) -> "HFSpeechLLM":
         """The same weights with these interventions (replacing any this model has)."""
@@ -275,14 +288,24 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         inputs, ctx = self._paired_inputs(windows)  # a paired variant: the windows, then their sources
         with torch.inference_mode(), self._hooks(ctx):
             # One sequence per window, whatever the folder's generation_config.json says (num_return_sequences 2
-            # returned two per window, read as the next clips' transcripts).
-            sequences = self.model.generate(**inputs, do_sample=False, num_return_sequences=1,
+            # returned two per window, read as the next clips' transcripts).  No repetition penalty either
+            # (AF3's generation config has 1.05): the transcript is the search over the model's own
+            # probabilities, the ones ``score`` reads.
+            sequences = self.model.generate(**inputs, do_sample=False, num_return_sequences=1, repetition_penalty=1.0,
                                             max_new_tokens=self.options.max_new_tokens,
                                             **self.paired_generate_options(ctx))
         if not isinstance(sequences, torch.Tensor):
             sequences = sequences.sequences
         answers = sequences[: len(windows), inputs["input_ids"].shape[1]:]
-        return [self.format.clean(t) for t in self.tokenizer.batch_decode(answers, skip_special_tokens=True)]
+        return [self.answer_text(t) for t in self.tokenizer.batch_decode(answers, skip_special_tokens=True)]
+
+    def answer_text(self, answer: str) -> str:
+        """The transcript in a decoded answer: the default prompt's closing cut (an answer that does not end with
+        it is kept as the model wrote it), or a user prompt's answer cleaned as the family's are."""
+        if self.closing:
+            answer = answer.strip()
+            return answer[: -len(self.closing)].strip() if answer.endswith(self.closing) else answer
+        return self.format.clean(answer)
 
     def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
         return transcribe_windowed(audio, self._generate, self.options.batch_size, self.max_samples,
@@ -291,8 +314,13 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
     # -- scoring ----------------------------------------------------------
 
     def encode(self, text: str) -> tuple[list[int], tuple[tuple[int, int], ...]]:
-        """Token ids of an assistant answer and their character spans in ``text``."""
-        return encode_answer(self.tokenizer, text)
+        """Token ids of an assistant answer and their character spans in ``text``; with a closing (AF3), the ids of
+        ``text`` and the closing tokenized together, as the model writes them, spans cut at the end of ``text``."""
+        if not self.closing:
+            return encode_answer(self.tokenizer, text)
+        ids, spans = encode_answer(self.tokenizer, text + self.closing)
+        end = len(text)
+        return ids, tuple((min(a, end), min(b, end)) for a, b in spans)
 
     @classmethod
     def read_family_processor(cls, fmt, source: str, revision: str | None = None):

@@ -28,6 +28,15 @@ Defaults, per family:
 * Phi-4-Multimodal: the model card's request
   ``<|user|>{audio}Transcribe the audio clip into text.<|end|><|assistant|>``,
   ending with ``<|end|>``.  See ``speech_llm_phi4``.
+* Audio Flamingo 3: the processor's transcription request (``<sound>`` before its
+  ``default_transcription_prompt``, "Transcribe the input speech.") with the answer's framing prefilled:
+  AF3 answers a transcription request with a sentence, ``The spoken content of the audio is "TEXT".``
+  (its processor's ``decode(strip_prefix=True)`` strips it), so the score of a bare candidate would be the
+  probability of an answer the model does not give.  The prompt ends ``The spoken content of the audio
+  is "`` and the answer closes with ``".`` before ``<|im_end|>``; both are scored and stripped.
+* Fun-ASR-Nano: the processor's transcription request, rendered with the checkpoint's chat template
+  (``语音转写成英文：`` and the audio, the language named in Chinese as the model was trained; zh, en and ja
+  only, ``language=None`` names none); the answer ends with ``<|im_end|>``.
 * Qwen2-Audio: the Qwen2-Audio authors' speech-recognition (evaluation) prompt for the base model,
   ``<|audio_bos|>{audio}<|audio_eos|>Detect the language and recognize the
   speech: <|en|>`` (the language tag follows ``language``); the base model
@@ -118,6 +127,43 @@ def _asr_text_answer(text: str) -> str:
     return text
 
 
+AF3_PREFIX = 'The spoken content of the audio is "'  # the first framing AF3's processor strips, prefilled
+AF3_CLOSING = '".'  # what closes that framing after the transcript
+
+
+def _audioflamingo3(processor, language: str | None) -> str:
+    """AF3's own transcription request, its answer's framing prefilled (the module docstring says why)."""
+    return _rendered_request(processor, language) + AF3_PREFIX
+
+
+def _framed_answer(text: str) -> str:
+    """An AF3 answer to a prompt of the user's, its framing stripped as its processor's ``decode(strip_prefix=True)``
+    does (``The spoken content of the audio is "TEXT".`` and two other openings)."""
+    text = text.strip()
+    for prefix in ("The spoken content of the audio is", "The transcription of the audio is",
+                   "The content of the input audio is"):
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+            break
+    if text.endswith("."):
+        text = text[:-1].strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()
+    return text
+
+
+def _fun_asr_request(processor, language: str | None) -> str:
+    """Fun-ASR-Nano's transcription request; a language its request cannot name is one line, not the processor's
+    ValueError (its prompt names Chinese, English or Japanese)."""
+    try:
+        return _rendered_request(processor, language)
+    except ValueError as exc:
+        if "Unsupported language" not in str(exc):
+            raise
+        raise InputError(f"option language={language!r}: Fun-ASR-Nano's transcription request names zh, en or ja "
+                         "(Chinese, English, Japanese), or none with language=None") from None
+
+
 @dataclass(frozen=True)
 class PromptFormat:
     """What differs between speech-LLM families."""
@@ -126,7 +172,10 @@ class PromptFormat:
     end_token: str | None  # closes the assistant turn: the score's last term (None: generation's first eos)
     max_seconds: float | None  # the longest clip one prompt takes; longer audio is windowed (None: the processor's max_audio_len)
     default: Callable[[object, str | None], str] = field(default=_rendered_request)
-    clean: Callable[[str], str] = field(default=str.strip)
+    clean: Callable[[str], str] = field(default=str.strip)  # an answer to a prompt of the user's (prompt=...)
+    # What the default prompt's answer ends with before the end token (AF3's closing quote and full stop):
+    # scored after each candidate, tokenized with it, and cut from a transcript that ends with it.
+    closing: str = ""
     # "module:function" (source, revision) -> processor, when AutoProcessor cannot build it here.
     processor_loader: str | None = None
     # "module:function" (model, clips) -> model inputs, when the processor cannot take the prompt as text.
@@ -160,6 +209,15 @@ FORMATS: dict[str, PromptFormat] = {
     "qwen3_asr": PromptFormat("Qwen3ASRForConditionalGeneration", "<|im_end|>", 30.0, clean=_asr_text_answer),
     # The processor cuts audio into 30-s encoder chunks up to its max_audio_len (655 s, ~8192 LM tokens).
     "glmasr": PromptFormat("GlmAsrForConditionalGeneration", None, None),
+    # Qwen2 chat format; the processor cuts audio into 30-s encoder windows up to its max_audio_len (600 s,
+    # the model's 10 minutes).
+    "audioflamingo3": PromptFormat("AudioFlamingo3ForConditionalGeneration", "<|im_end|>", None,
+                                   default=_audioflamingo3, clean=_framed_answer, closing=AF3_CLOSING),
+    # Qwen3 chat format; the encoder's 2048 positions hold 123 s of 60-ms frames, 30-s windows are asraudit's
+    # choice.  Its extractor is asraudit's torchaudio-free one (fun_asr_features).
+    "fun_asr_nano": PromptFormat("FunAsrNanoForConditionalGeneration", "<|im_end|>", 30.0, default=_fun_asr_request,
+                                 processor_loader="asraudit.models.fun_asr_features:load_fun_asr_processor",
+                                 after_load="asraudit.models.fun_asr_features:mask_adaptor_padding"),
     # Conformer encoder over any length; 30-s windows are asraudit's choice.
     # mistral-common renders the request as ids; the encoder takes any number of 30-s windows in one
     # prompt, and the model card gives 30 minutes as the transcription limit.
