@@ -193,6 +193,11 @@ FAMILIES: tuple[Family, ...] = (
         whitebox_sites="-", example='spec = "hf:google/medasr"',
     ),
     Family(
+        name="wav2vec2-bert-ctc", kind="ctc", model_types=("wav2vec2-bert",),
+        loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
+        whitebox_sites="-", example='spec = "hf:ORG/NAME"  (a Wav2Vec2BertForCTC fine-tune of facebook/w2v-bert-2.0)',
+    ),
+    Family(
         name="omniasr-ctc", kind="ctc", model_types=("omniasr_ctc",),
         loader="asraudit.models.hf_encoder_ctc:HFEncoderCTC", transcribe="greedy", score="CTC forward, per-token prefix terms",
         whitebox_sites="-", example='spec = "hf:hf-audio/omniasr-ctc-300m-v2"',
@@ -210,6 +215,32 @@ UNSUPPORTED: dict[str, str] = {
         "latents unless told not to (sample=True), so its own generate is not repeatable; no asraudit family "
         "scores such answers yet"
     ),
+    # Not speech recognisers: transformers lists them as speech seq2seq models (their heads write audio or music).
+    "dia": "a text-to-speech model (Dia): it writes audio codes from a text script, not transcripts",
+    "vibevoice": "a text-to-speech model (VibeVoice): it writes audio, not transcripts (its recogniser is vibevoice_asr)",
+    "pop2piano": "a music model (Pop2Piano): it writes piano MIDI tokens for a song's audio, not transcripts",
+    "speecht5": (
+        "one model type for SpeechT5's text-to-speech, speech-to-speech and speech-to-text checkpoints, and its "
+        "speech-to-text head (microsoft/speecht5_asr) has not been tested through asraudit's runner"
+    ),
+    # Recognisers asraudit cannot run honestly yet.
+    "omniasr": (
+        "OmniASR's LLM variant (a wav2vec2 encoder feeding a Llama decoder) is a speech LLM whose prompt "
+        "(language tag, end token) asraudit has no tested prompt format for; its CTC variant (omniasr_ctc) runs"
+    ),
+    "voxtral_realtime": (
+        "streaming Voxtral writes its text a fixed number of audio frames behind the audio it hears, its request built "
+        "by mistral-common's streaming format; asraudit has no tested runner for that delayed, frame-paced decoding "
+        "(the offline voxtral family runs)"
+    ),
+    "granite_speech5_ctc": (
+        "its feature extractor needs torchaudio, which does not load against the installed torch, and asraudit has "
+        "no torch-only copy of its features (log-mels with deltas) yet"
+    ),
+    # Audio-capable chat models: no transcription prompt, end token or scoring of theirs is tested in asraudit.
+    "gemma3n": "an audio-capable multimodal chat model with no tested transcription prompt format in asraudit",
+    "qwen2_5_omni": "an audio-capable multimodal chat model with no tested transcription prompt format in asraudit",
+    "qwen3_omni_moe": "an audio-capable multimodal chat model with no tested transcription prompt format in asraudit",
 }
 
 

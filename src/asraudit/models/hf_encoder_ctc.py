@@ -1,4 +1,4 @@
-"""CTC heads on feature-based encoders: Parakeet CTC, LASR and OmniASR CTC.
+"""CTC heads on feature-based encoders: Parakeet CTC, LASR, OmniASR CTC and Wav2Vec2-BERT.
 
 ``HFCTC`` was written for wav2vec2-style models: raw samples in
 (``input_values``), the frame count from the convolutional feature encoder,
@@ -7,11 +7,12 @@ class keeps ``HFCTC``'s scoring (``ctc_prefix``: the CTC likelihood split
 into per-token prefix terms, end term last) and changes the edges:
 
 * inputs: whatever the model's feature extractor returns (log-mel
-  ``input_features`` for Parakeet and LASR, ``input_values`` with a
-  ``padding_mask`` for OmniASR), always with its mask, so that a clip's
-  frames do not depend on the other clips in the batch;
+  ``input_features`` for Parakeet, LASR and Wav2Vec2-BERT, ``input_values``
+  with a ``padding_mask`` for OmniASR), always with its mask, so that a
+  clip's frames do not depend on the other clips in the batch;
 * frames per clip: the model's own ``_get_subsampling_output_length`` of
-  the mask's length;
+  the mask's length (Wav2Vec2-BERT's ``_get_feat_extract_output_lengths``,
+  which counts its optional adapter's striding);
 * blank: ``config.blank_token_id`` where the config has one (OmniASR's blank
   is 0 and its pad 1), else the pad token (Parakeet, LASR);
 * transcripts: the greedy path collapsed and the blank removed here, then
@@ -32,7 +33,7 @@ from asraudit.models.hf import HFCTC
 
 
 class HFEncoderCTC(HFCTC):
-    """A transformers CTC model whose encoder takes features and a mask (Parakeet, LASR, OmniASR)."""
+    """A transformers CTC model whose encoder takes features and a mask (Parakeet, LASR, OmniASR, Wav2Vec2-BERT)."""
 
     backend = "hf-encoder-ctc"
 
@@ -42,6 +43,7 @@ class HFEncoderCTC(HFCTC):
         blank = getattr(config, "blank_token_id", None)
         self.blank = int(config.pad_token_id if blank is None else blank)
         self._accepted = set(inspect.signature(self.model.forward).parameters)
+        self._frames = getattr(self.model, "_get_subsampling_output_length", None) or self.model._get_feat_extract_output_lengths
 
     def _log_probs(self, audio: Sequence[np.ndarray]) -> list[np.ndarray]:
         torch = self._torch
@@ -56,7 +58,7 @@ class HFEncoderCTC(HFCTC):
         }
         with torch.inference_mode():
             logits = self.model(**inputs).logits
-            lengths = self.model._get_subsampling_output_length(mask.reshape(len(audio), -1).sum(-1))
+            lengths = self._frames(mask.reshape(len(audio), -1).sum(-1))
             logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
         return [logprobs[i, : int(lengths[i])] for i in range(len(audio))]
 
