@@ -133,6 +133,18 @@ def test_wav2vec2_bert_score_is_the_models_own_ctc_likelihood(w2v_bert):
         assert scored.offsets[-1] == (len(scored.text), len(scored.text))
 
 
+def test_a_wav2vec2_bert_folder_without_its_processor_is_one_line(w2v_bert, tmp_path):
+    import shutil
+
+    folder = tmp_path / "weights-only"
+    folder.mkdir()
+    for name in ("config.json", "model.safetensors"):
+        shutil.copy(w2v_bert[0] / name, folder / name)
+    with pytest.raises(InputError, match="cannot load its processor") as raised:
+        load_model(str(folder))
+    assert len(str(raised.value).splitlines()) == 1 and str(folder) in str(raised.value)
+
+
 # -- speech-encoder-decoder: the generic speech-seq2seq runner -----------------------------------------
 
 
@@ -191,6 +203,25 @@ def test_a_type_no_family_runs_is_refused_by_name_from_its_config(model_type, ma
     with pytest.raises(InputError, match=f"is a {model_type} model, which asraudit cannot run: .*{reason}") as raised:
         load_model(str(folder))
     assert len(str(raised.value).splitlines()) == 1 and str(folder) in str(raised.value)
+
+
+@pytest.mark.parametrize("model_type, make_config, reason", [REFUSED[0], REFUSED[5]], ids=["dia", "voxtral_realtime"])
+def test_transcribe_on_a_refused_type_is_one_line_and_exit_2(model_type, make_config, reason, tmp_path, capsys):
+    import soundfile as sf
+
+    from asraudit.cli import main
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    make_config().save_pretrained(folder)
+    sf.write(tmp_path / "a.wav", CLIPS[0], 16_000)
+    (tmp_path / "corpus.jsonl").write_text(json.dumps({"audio_filepath": "a.wav", "text": "hello"}) + "\n")
+    capsys.readouterr()
+    code = main(["transcribe", "--model", str(folder), "--corpus", str(tmp_path / "corpus.jsonl"),
+                 "--out", str(tmp_path / "out"), "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert f"is a {model_type} model, which asraudit cannot run" in err and reason in err
 
 
 def test_every_speech_seq2seq_and_ctc_type_in_transformers_is_a_family_proven_generic_or_refused():
