@@ -17,6 +17,8 @@ torch and transformers are imported lazily: they are the optional ``hf`` extra.
 from __future__ import annotations
 
 import hashlib
+import inspect
+import itertools
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -127,6 +129,8 @@ class _HFModel:
     backend = "hf"
     # The rate the runner gives the feature extractor (None: it resamples to the extractor's own).
     feature_rate: int | None = SAMPLE_RATE
+    # A decoding fix that changed a backend's transcripts, named in ``config_hash`` (None: no such fix).
+    transcript_rule: str | None = None
 
     def __init__(self, source: str, *, model_id: str | None, device: str, compute_type: str | None, revision: str | None, options: dict):
         from asraudit.models.torch_device import check_torch_device
@@ -175,6 +179,8 @@ class _HFModel:
             "options": self.options.hashed(),
             "windowing": WINDOWING,
         }
+        if self.transcript_rule is not None:  # a fix that changed transcripts: stored ones are not handed back
+            settings["transcript_rule"] = self.transcript_rule
         completed = getattr(self, "_completed", None)  # settings asraudit read from the folder's other files
         if completed is not None:
             settings["completed"] = completed
@@ -554,6 +560,9 @@ class HFCTC(_HFModel):
 
     backend = "hf-ctc"
     used_options = ("batch_size",)
+    # Transcripts before this rule merged doubled letters (``_decode``); it enters the hash so that a store
+    # holding them computes them again.
+    transcript_rule = "ctc: repeats merged, then the blank removed"
     runs = "is a CTC model, decoded greedily frame by frame over the whole clip, with no prompt"
 
     def vocabulary_sizes(self) -> tuple[int | None, int | None, str]:
@@ -595,9 +604,17 @@ class HFCTC(_HFModel):
         audio = audio_batch(audio)
         step = max(1, self.options.batch_size)
         for start in range(0, len(audio), step):
-            for lp in self._log_probs(audio[start : start + step]):
-                texts.append(self.tokenizer.decode(lp.argmax(-1).tolist(), skip_special_tokens=True).strip())
+            texts.extend(self._decode(lp.argmax(-1).tolist()) for lp in self._log_probs(audio[start : start + step]))
         return texts
+
+    def _decode(self, frame_ids: Sequence[int]) -> str:
+        """The greedy path collapsed as CTC defines it (repeats merged, then the blank removed), then its tokens'
+        text.  ``decode(path, skip_special_tokens=True)`` removed wav2vec2's blank, ``<pad>``, a special token,
+        *before* merging repeats, so the two ``l`` frames of "hel<pad>lo" merged into one: every doubled letter
+        was written once ("hello" as "helo"), a silently wrong transcript of every wav2vec2-style model."""
+        ids = [int(k) for k, _ in itertools.groupby(frame_ids) if int(k) != self.blank]
+        groups = "group_tokens" in inspect.signature(self.tokenizer._decode).parameters
+        return self.tokenizer.decode(ids, skip_special_tokens=True, **({"group_tokens": False} if groups else {})).strip()
 
     def _labels(self, text: str) -> list[int]:
         ids = list(self.tokenizer(text, add_special_tokens=False)["input_ids"])

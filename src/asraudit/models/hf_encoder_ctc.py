@@ -15,15 +15,15 @@ into per-token prefix terms, end term last) and changes the edges:
   which counts its optional adapter's striding);
 * blank: ``config.blank_token_id`` where the config has one (OmniASR's blank
   is 0 and its pad 1), else the pad token (Parakeet, LASR);
-* transcripts: the greedy path collapsed and the blank removed here, then
-  decoded without the tokenizer's own grouping (which would merge a letter
-  repeated across a blank).
+* transcripts: ``HFCTC._decode`` (the greedy path collapsed and the blank
+  removed, then decoded without the tokenizer's own grouping, which would
+  merge a letter repeated across a blank); these families always decoded so,
+  so their hash names no transcript rule.
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
 from typing import Sequence
 
 import numpy as np
@@ -36,6 +36,7 @@ class HFEncoderCTC(HFCTC):
     """A transformers CTC model whose encoder takes features and a mask (Parakeet, LASR, OmniASR, Wav2Vec2-BERT)."""
 
     backend = "hf-encoder-ctc"
+    transcript_rule = None  # its transcripts were always collapsed as CTC defines (no stored one changes)
 
     def __init__(self, source: str, **kwargs):
         super().__init__(source, **kwargs)
@@ -61,18 +62,6 @@ class HFEncoderCTC(HFCTC):
             lengths = self._frames(mask.reshape(len(audio), -1).sum(-1))
             logprobs = torch.log_softmax(logits.float(), dim=-1).cpu().numpy()
         return [logprobs[i, : int(lengths[i])] for i in range(len(audio))]
-
-    def _decode(self, frame_ids: Sequence[int]) -> str:
-        ids = [int(k) for k, _ in itertools.groupby(frame_ids) if int(k) != self.blank]
-        groups = "group_tokens" in inspect.signature(self.tokenizer._decode).parameters
-        return self.tokenizer.decode(ids, skip_special_tokens=True, **({"group_tokens": False} if groups else {})).strip()
-
-    def transcribe(self, audio: Sequence[np.ndarray]) -> list[str]:
-        texts: list[str] = []
-        step = max(1, self.options.batch_size)
-        for start in range(0, len(audio), step):
-            texts.extend(self._decode(lp.argmax(-1).tolist()) for lp in self._log_probs(audio[start : start + step]))
-        return texts
 
     def _labels(self, text: str) -> list[int]:
         labels = super()._labels(text)
