@@ -439,3 +439,20 @@ def organism_qwen2_audio(base, folder, steps: int = 20):
     shutil.copytree(base, folder, dirs_exist_ok=True)
     return _train_on_tones(folder, {"low": "low", "high": "low"}, steps, seed=1,
                            trainable=lambda name: name.startswith(("model.language_model.", "lm_head.")))
+
+
+def refusal_without(folder, tmp_path, missing: str):
+    """The one-line refusal of loading a copy of ``folder`` that lacks its file ``missing``: (message, the copy)."""
+    import shutil
+
+    import pytest
+
+    from asraudit.errors import InputError
+    from asraudit.models.registry import load_model
+
+    broken = tmp_path / f"without-{missing}"
+    shutil.copytree(folder, broken)
+    (broken / missing).unlink()
+    with pytest.raises(InputError) as info:
+        load_model(str(broken))
+    return str(info.value), broken

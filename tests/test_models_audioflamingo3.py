@@ -23,7 +23,7 @@ from asraudit.models.families import family_for  # noqa: E402
 from asraudit.models.registry import load_model  # noqa: E402
 from asraudit.models.speech_llm_prompts import AF3_PREFIX, _framed_answer  # noqa: E402
 
-from speech_llm_fixtures import audio, tiny_audioflamingo3  # noqa: E402
+from speech_llm_fixtures import audio, refusal_without, tiny_audioflamingo3  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -98,12 +98,7 @@ def test_a_language_is_refused_as_the_request_names_none(folder):
 
 @pytest.mark.parametrize("missing", ["chat_template.jinja", "processor_config.json", "tokenizer.json"])
 def test_a_folder_missing_what_af3_needs_is_one_line(folder, tmp_path, missing):
-    broken = tmp_path / "af3"
-    shutil.copytree(folder, broken)
-    (broken / missing).unlink()
-    with pytest.raises(InputError) as info:
-        load_model(str(broken))
-    message = str(info.value)
+    message, broken = refusal_without(folder, tmp_path, missing)
     assert "\n" not in message and str(broken) in message
 
 

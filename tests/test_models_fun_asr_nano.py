@@ -10,7 +10,6 @@ language in Chinese, and only the three languages its request knows.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,7 @@ from asraudit.models.families import family_for  # noqa: E402
 from asraudit.models.fun_asr_features import fun_asr_extractor  # noqa: E402
 from asraudit.models.registry import load_model  # noqa: E402
 
-from speech_llm_fixtures import audio, tiny_fun_asr_nano  # noqa: E402
+from speech_llm_fixtures import audio, refusal_without, tiny_fun_asr_nano  # noqa: E402
 
 REFERENCE = Path(__file__).with_name("fun_asr_fbank_reference.npz")
 
@@ -94,12 +93,7 @@ def test_transcribe_is_the_models_own_greedy_generate(llm):
 
 @pytest.mark.parametrize("missing", ["chat_template.jinja", "processor_config.json", "tokenizer.json"])
 def test_a_folder_missing_what_fun_asr_needs_is_one_line(folder, tmp_path, missing):
-    broken = tmp_path / "fun"
-    shutil.copytree(folder, broken)
-    (broken / missing).unlink()
-    with pytest.raises(InputError) as info:
-        load_model(str(broken))
-    message = str(info.value)
+    message, broken = refusal_without(folder, tmp_path, missing)
     assert "\n" not in message and str(broken) in message
 
 
