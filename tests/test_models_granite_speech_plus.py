@@ -105,6 +105,7 @@ def test_a_clip_batched_with_clips_of_other_lengths_is_transcribed_as_alone(buil
         out = model.model.generate(**padded, max_new_tokens=8, do_sample=False, num_beams=1)
     texts = model.processor.tokenizer.batch_decode(out[:, padded["input_ids"].shape[1]:], skip_special_tokens=True)
     assert texts[0].strip() != alone[0]  # what batching by padding would have given: the reason for the rule
+    assert model._one_length_batches() == {"batches": "windows of one length"}  # such stored transcripts: recomputed
 
 
 def test_score_of_generates_answer_sums_generates_own_log_probs(llm):

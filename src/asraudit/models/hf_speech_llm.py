@@ -225,7 +225,12 @@ class HFSpeechLLM(SpeechLLMWhitebox, _HFModel):
         closing = {"closing": self.closing} if self.closing else {}  # only where there is one: other hashes stay
         return _hash({"base": super().config_hash, "template": self.template, "end_token": self.end_token,
                       "interventions": [i.spec() for i in self.interventions], **closing,
-                      **self._penalty_dropped()})
+                      **self._penalty_dropped(), **self._one_length_batches()})
+
+    def _one_length_batches(self) -> dict:
+        """Granite's batches of one window length, in the hash: before them a clip padded in a batch was
+        transcribed otherwise than alone, and a store held those transcripts under the same hash."""
+        return {"batches": "windows of one length"} if self.format.unmasked_audio_padding else {}
 
     def _penalty_dropped(self) -> dict:
         """A repetition penalty the folder's generation config sets and ``_generate`` leaves out, in the hash.
