@@ -19,7 +19,7 @@ leaves at their defaults:
 Everything after the filterbank (low-frame-rate stacking, padding, the mask) is
 transformers' own extractor code: only ``_extract_fbank_features`` is replaced.
 The test compares this against features the real extractor computed with
-torchaudio's ``kaldi.fbank`` (tests/data).
+torchaudio's ``kaldi.fbank`` (``tests/fun_asr_fbank_reference.npz``).
 """
 
 from __future__ import annotations
