@@ -143,7 +143,12 @@ class WhisperTokenizer:
         return EncodedText(tuple(enc.ids), offsets)
 
     def decode(self, ids) -> str:
-        return self._tok.decode(list(ids), skip_special_tokens=True)
+        """The text of the ids below end-of-text, as openai-whisper and faster-whisper decode.
+
+        Not ``skip_special_tokens`` alone: openai's ``tokenizer.json`` files hold the timestamp tokens
+        (``<|0.00|>`` ...) as added tokens *not* marked special, so a timestamp the model emitted despite
+        ``<|notimestamps|>`` was kept as text ("hello world<|1.00|>"), a word of the transcript (case 348)."""
+        return self._tok.decode([int(i) for i in ids if int(i) < self.eot], skip_special_tokens=True)
 
     def token_text(self, token_id: int) -> str:
         """A token as readable text (special tokens by name)."""
