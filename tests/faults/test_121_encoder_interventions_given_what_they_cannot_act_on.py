@@ -80,12 +80,12 @@ def test_a_decoder_direction_is_refused_by_encoder_steering_before_the_model_loa
 
     if not embedded.is_present("whisper-tiny.en"):
         pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
-        organism = load_model("whitebox:whisper-tiny.en-organism")
-        clean = load_model("whitebox:whisper-tiny.en")
-        audio = (0.1 * np.random.default_rng(0).standard_normal(16_000)).astype(np.float32)
-        direction = learn_model_contrast(organism, clean, [("n0", audio, "the cat")], 3, positions="first")
+    # The shared model cache, as the other white-box tests use it: a private one converted the models anew
+    # (150 MB written per model and test) for nothing this case is about.
+    organism = load_model("whitebox:whisper-tiny.en-organism")
+    clean = load_model("whitebox:whisper-tiny.en")
+    audio = (0.1 * np.random.default_rng(0).standard_normal(16_000)).astype(np.float32)
+    direction = learn_model_contrast(organism, clean, [("n0", audio, "the cat")], 3, positions="first")
     path = direction.save(tmp_path / "decoder.safetensors")
     store = tmp_path / "s.sqlite"
     for action in ("induce", "ablate"):
@@ -127,9 +127,7 @@ def test_a_span_on_a_clip_decoded_in_windows_is_refused_before_any_variant_runs(
     direction = Direction(vector, (vector / np.linalg.norm(vector))[None, :], np.ones(1), 1).save(tmp_path / "d.st")
     argv = tuple(str(direction) if a == "D" else a for a in argv)
     store = tmp_path / "s.sqlite"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
-        ran = cli(*argv, "--model", "whisper-tiny.en", "--corpus", corpus, "--store", store, "--no-progress")
+    ran = cli(*argv, "--model", "whisper-tiny.en", "--corpus", corpus, "--store", store, "--no-progress")
     assert (ran.code, ran.error_lines) == (2, [
         f"asraudit: error: {what}: a time span is placed in each input of at most 30 s the model decodes, and 1 of 2 "
         f"clip(s) are longer (first: 'long.wav', 41.00 s), so the model decodes them in windows and the span would act "
