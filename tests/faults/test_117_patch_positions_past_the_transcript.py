@@ -64,9 +64,7 @@ def speech(tmp_path_factory):
     with (root / "c.jsonl").open("w", encoding="utf-8") as fh:
         for row in rows:
             fh.write(json.dumps({"audio_filepath": str(DEMO / row["audio_filepath"]), "text": row["text"]}) + "\n")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ASRAUDIT_CACHE", str(root / "cache"))  # the white-box conversion, once for the module
-        yield root
+    return root  # the white-box conversion: the shared model cache's, as the other white-box tests use it
 
 
 def _patch(cli, root, store, positions):

@@ -102,9 +102,7 @@ def tiny(tmp_path_factory):
     soundfile.write(root / "n0.wav", (rng.standard_normal(8000) * 0.1).astype(np.float32), 16000)
     (root / "c.jsonl").write_text(json.dumps({"audio_filepath": str(root / "n0.wav"), "text": "x"}) + "\n",
                                   encoding="utf-8")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ASRAUDIT_CACHE", str(root / "cache"))  # the white-box conversion, once for the module
-        yield root
+    return root  # the white-box conversion: the shared model cache's, as the other white-box tests use it
 
 
 @pytest.mark.parametrize("action", ["induce", "ablate"])

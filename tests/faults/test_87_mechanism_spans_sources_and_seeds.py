@@ -64,15 +64,15 @@ def _corpus(tmp_path, seconds=(1.0, 2.0)):
 
 
 @pytest.fixture()
-def tiny_en_whitebox(tmp_path, monkeypatch):
-    """The white-box tiny.en's requirements (torch, transformers, the embedded model), its cache in tmp_path."""
+def tiny_en_whitebox():
+    """The white-box tiny.en's requirements (torch, transformers, the embedded model); its conversion in the shared
+    model cache, as the other white-box tests use it (a private cache per test converted it anew each time)."""
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from asraudit.models import embedded
 
     if not embedded.is_present("whisper-tiny.en"):
         pytest.skip("needs the embedded whisper-tiny.en (the models extra)")
-    monkeypatch.setenv("ASRAUDIT_CACHE", str(tmp_path / "cache"))
 
 def test_steer_learn_refuses_a_mask_after_a_clips_end_before_the_model_loads(tmp_path, cli):
     corpus = _corpus(tmp_path)
