@@ -253,10 +253,12 @@ def _threads_after(code: str, env: dict) -> list[str]:
     src = str(Path(__file__).resolve().parents[1] / "src")
     full = {**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, **env,
             "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    every_core = set(range(os.cpu_count() or 1))  # the suite's workers are pinned (conftest); OpenBLAS counts these
     out = subprocess.run([sys.executable, "-c", code + "\nimport os\nfrom asraudit.blas_threads import "
                           "blas_on_calling_thread as b\nprint(len(os.listdir('/proc/self/task')), "
                           "os.environ.get('OPENBLAS_NUM_THREADS'), b())"],
-                         env=full, capture_output=True, text=True, check=True)
+                         env=full, capture_output=True, text=True, check=True,
+                         preexec_fn=lambda: os.sched_setaffinity(0, every_core))
     return out.stdout.split()
 
 
