@@ -32,7 +32,10 @@ def _write_preds(path, rows, text_of):
     return path
 
 
-def _replay_spec(tmp_path, *, extra: str = "", organism_text=lambda r: r["text"], n: int = 70) -> str:
+def _replay_spec(tmp_path, *, extra: str = "", organism_text=lambda r: r["text"], n: int = 70,
+                 report_audio: bool = False) -> str:
+    """The spec of a replayed audit; its page plays no audio unless ``report_audio`` (encoding and aligning the
+    clips of 70 edits took about 5 s of each audit that reads nothing of them: test_report_listen.py reads them)."""
     rows = _rows(n)
     faithful = [_write_preds(tmp_path / f"clean{i}.jsonl", rows, lambda r: r["spoken"]) for i in range(3)]
     echo = _write_preds(tmp_path / "echo.jsonl", rows, organism_text)
@@ -44,7 +47,8 @@ def _replay_spec(tmp_path, *, extra: str = "", organism_text=lambda r: r["text"]
             f'[corpus]\nmanifest = "{MANIFEST}"\ngroup_field = "voice_role"\n'
             f'select = {{ field = "sentence", values = {sentences} }}\n\n'
             # a 3-member panel: two of three must agree (the miner's defaults need 0.8 of at least 3)
-            f"{models}[refdis]\nmajority = 0.66\nmin_panel = 2\n\n[conventions]\nmin_per_arm = 3\n\n{extra}")
+            f"{models}[refdis]\nmajority = 0.66\nmin_panel = 2\n\n[conventions]\nmin_per_arm = 3\n\n"
+            + ("" if report_audio else '[report]\naudio = false\nalign = "none"\n\n') + extra)
 
 
 def _spec_file(tmp_path, text: str):
@@ -152,7 +156,8 @@ def test_audio_probes_on_a_corpus_without_audio_are_refused(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("audit")
-    spec = _spec_file(tmp, _replay_spec(tmp, organism_text=lambda r: r["text"] if r["audio_filepath"] != _rows(1)[0]["audio_filepath"] else EVIL))
+    spec = _spec_file(tmp, _replay_spec(tmp, organism_text=lambda r: r["text"] if r["audio_filepath"] != _rows(1)[0]["audio_filepath"] else EVIL,
+                                        report_audio=True))  # the report command's test compares the pages
     assert main(["audit", str(spec), "--no-progress"]) == 0
     return tmp / "out", spec
 

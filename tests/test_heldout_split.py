@@ -84,7 +84,8 @@ def heldout_calibrated(tmp_path_factory):
         f'group_field = "voice_role"\nselect = {{ field = "sentence", values = {json.dumps(READ)} }}\n'
         + "".join(f'[[model]]\npredictions = "{p}"\nname = "clean{i}"\npanel = true\n' for i, p in enumerate(clean))
         + "".join(f'[[model]]\npredictions = "{p}"\nname = "{n}"\n' for n, p in organisms.items())
-        + '[conventions]\n[refdis]\nmajority = 0.66\nmin_panel = 2\n', encoding="utf-8")
+        + '[conventions]\n[refdis]\nmajority = 0.66\nmin_panel = 2\n'
+        + '[report]\naudio = false\nalign = "none"\n', encoding="utf-8")  # the page's audio: test_report_listen.py
     return from_json(run_audit(load_spec(spec), progress=False, extra=truth_stage).summary)
 
 

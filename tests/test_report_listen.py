@@ -323,3 +323,32 @@ def test_an_unknown_report_aligner_is_refused_before_any_work(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert "audit.toml: [report] align: unknown model 'no-such-aligner'" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "audit-out").exists()
+
+
+def test_an_audit_whose_report_audio_is_false_writes_a_page_without_audio_and_says_why(tmp_path):
+    """`[report] audio = false`: no clip is encoded, none embedded or written beside the page, and the page says
+    it was asked for; the edits are still placed in their clips (summary.json keeps their times)."""
+    pytest.importorskip("pocketsphinx")
+    from asraudit.cli import main
+    from asraudit.demo.organism import BENCHMARK_DIR
+
+    rows = [json.loads(line) for line in (BENCHMARK_DIR / "test.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r["sentence"] == "s001"]  # an unspoken "Madam President" in the record
+    for name, field in (("a", "spoken"), ("b", "spoken"), ("record", "text")):
+        (tmp_path / f"{name}.jsonl").write_text(
+            "".join(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"], "pred_text": r[field]}) + "\n"
+                    for r in rows), encoding="utf-8")
+    spec = tmp_path / "audit.toml"
+    spec.write_text(f'out = "out"\nbootstrap = 20\n[corpus]\nmanifest = "{BENCHMARK_DIR / "test.jsonl"}"\n'
+                    'select = { field = "sentence", values = ["s001"] }\n'
+                    + "".join(f'[[model]]\npredictions = "{n}.jsonl"\npanel = {str(n != "record").lower()}\n'
+                              for n in ("a", "b", "record"))
+                    + '[refdis]\nmin_panel = 2\n[report]\naudio = false\naudio_budget_mb = 0\n', encoding="utf-8")
+    assert main(["audit", str(spec), "--no-progress"]) == 0
+    out = tmp_path / "out"
+    tree = parse_page((out / "report.html").read_text(encoding="utf-8"))
+    assert not [a for a in tree.find_all("audio") if a.attrs.get("src")]
+    assert not (out / AUDIO_FOLDER).exists()
+    assert tree.by_id("audio-note").text().strip() == "No audio in this page: the audit's [report] audio is false."
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["edits"] and all("start_s" in e for e in summary["edits"])

@@ -25,7 +25,7 @@ from asraudit.audit.context import AuditContext
 from asraudit.errors import InputError
 from asraudit.probes.battery_run import corrected_texts
 from asraudit.probes.lift_run import EditItem
-from asraudit.report.listen import ReportAudio, prepare_audio
+from asraudit.report.listen import WITHHELD_AUDIO, ReportAudio, prepare_audio
 from asraudit.report.rows import EditView
 
 NO_ALIGN = "none"
@@ -93,6 +93,8 @@ def time_edits(ctx: AuditContext, edits: list[EditView], items: Sequence[EditIte
 def edit_audio(ctx: AuditContext, edits: Sequence[EditView]) -> ReportAudio | None:
     """The audio of every clip the report shows an edit of, within ``[report] audio_budget_mb``; None when no
     clip has audio (the page then says so in the words of a page rebuilt from summary.json: it is that page)."""
+    if not ctx.spec.report.audio:
+        return WITHHELD_AUDIO
     clips = [c for c in dict.fromkeys(e.clip for e in edits) if c in ctx.corpus]
     audible = [c for c in clips if has_audio(ctx.corpus[c])]
     if not audible:

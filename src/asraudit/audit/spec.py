@@ -171,6 +171,9 @@ class ReportSpec:
     # clip audio embedded in report.html (Opus data: URIs) up to this many MB; the rest linked as files in
     # <out>/report-audio/.  20 MB holds a few hundred clips and still opens quickly; 0 links every clip
     audio_budget_mb: float = field(default=20.0, metadata={"range": (0.0, None)})
+    # false: the page plays no clip and no audio is written beside it; for a report shared where the
+    # benchmark's licence does not allow its audio, or an audit that need not spend time encoding clips
+    audio: bool = True
     # the aligner that places each shown edit in its clip (pocketsphinx: no download, ~50 ms a clip), a Whisper
     # model spec, or "none" (the page then plays whole clips and says the span is not placed)
     align: str = "pocketsphinx"

@@ -69,6 +69,10 @@ NO_AUDIO = ReportAudio(note="No audio in this page: summary.json holds no audio,
                             "without audio. The report.html an audit of a corpus with audio writes plays each clip.")
 
 
+# The page of an audit whose [report] audio is false.
+WITHHELD_AUDIO = ReportAudio(note="No audio in this page: the audit's [report] audio is false.")
+
+
 def can_write_opus() -> bool:
     """Whether the libsndfile under soundfile encodes Opus (1.0.29 and later; soundfile's wheels bundle 1.2)."""
     return "OPUS" in sf.available_subtypes("OGG")
