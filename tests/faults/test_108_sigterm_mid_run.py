@@ -74,16 +74,22 @@ def test_a_worker_forked_from_the_command_still_dies_by_sigterm():
 
     from asraudit import cli
 
+    # The command's handler goes only where the default is (a handler the caller set is kept), and Ray, once
+    # initialised in this test process by an earlier test, leaves its own: start from the default, as a command does.
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
     previous = cli._handle_termination()
     try:
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
-            time.sleep(30)
-            os._exit(0)
+            try:
+                time.sleep(30)
+            finally:  # a handler that raised here instead of ending the child: it must not go on as a test worker
+                os._exit(0)
         time.sleep(0.2)
         os.kill(pid, signal.SIGTERM)
         _, status = os.waitpid(pid, 0)
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        signal.signal(signal.SIGTERM, before)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGTERM
