@@ -39,7 +39,7 @@ from asraudit.models.hf import _hash, _HFModel, _torch_dtype, tokenizer_of
 from asraudit.models.lora_merge import NO_TRANSFORMERS_ADAPTER
 from asraudit.models.speech_llm_prompts import AUDIO_SLOT, check_template, format_for
 from asraudit.models.speech_llm_whitebox import SpeechLLMWhitebox
-from asraudit.models.whisper_frontend import audible_windows, split_windows
+from asraudit.models.whisper_frontend import audible_windows, join_window_texts, split_windows
 
 
 def check_answer_length(model_id: str, config, max_new_tokens: int) -> None:
@@ -85,7 +85,7 @@ def windows_of(clip: np.ndarray, max_samples: int) -> list[np.ndarray]:
 def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, max_samples: int, *,
                         equal_lengths: bool = False) -> list[str]:
     """One transcript per clip: clips cut at ``max_samples``, windows decoded in batches of
-    similar length (sorted, so padding stays small), each clip's window texts joined with spaces.
+    similar length (sorted, so padding stays small), each clip's window texts joined (``join_window_texts``).
 
     ``equal_lengths``: a batch holds windows of one length only, for families whose encoder reads the
     batch's audio padding (``PromptFormat.unmasked_audio_padding``), where a padded window is heard
@@ -110,9 +110,8 @@ def transcribe_windowed(audio: Sequence[np.ndarray], decode, batch_size: int, ma
             texts[k] = text
     pieces: list[list[str]] = [[] for _ in audio]
     for k, (index, _, _) in enumerate(windows):
-        if texts[k]:
-            pieces[index].append(texts[k])
-    return [" ".join(p) for p in pieces]
+        pieces[index].append(texts[k])
+    return [join_window_texts(p) for p in pieces]
 
 
 def _cache_of(output):

@@ -15,6 +15,7 @@ base loops on unpadded short input.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Sequence
 
 import numpy as np
 
@@ -168,10 +169,35 @@ def audible_windows(windows: list[np.ndarray]) -> list[np.ndarray]:
     return audible or windows[:1]
 
 
+# Chinese and Japanese are written without spaces between words or sentences: Han, kana, CJK punctuation and the
+# fullwidth forms.  (Thai, Lao, Khmer and Myanmar write a space where a phrase ends, as at a pause a window is cut in.)
+_UNSPACED = ((0x3000, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xF900, 0xFAFF),
+             (0xFF00, 0xFFEF), (0x20000, 0x3FFFF))
+
+
+def _unspaced(ch: str) -> bool:
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _UNSPACED)
+
+
+def join_window_texts(texts: Sequence[str]) -> str:
+    """A clip's window transcripts as one text: one space between windows, except where the characters on both
+    sides of the cut are Chinese or Japanese, whose text has no spaces (a space there is a character CER counts,
+    and a word boundary WER counts, that the speech does not have).  Empty windows add nothing."""
+    joined = ""
+    for text in (t.strip() for t in texts):
+        if not text:
+            continue
+        if joined and not (_unspaced(joined[-1]) and _unspaced(text[0])):
+            joined += " "
+        joined += text
+    return joined
+
+
 def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samples: int = N_SAMPLES,
                           by_length: bool = False) -> list[str]:
     """One transcript per clip: every clip cut into windows, ``decode_windows`` called on
-    batches of at most ``batch_size`` windows, each clip's window texts joined with spaces.
+    batches of at most ``batch_size`` windows, each clip's window texts joined (``join_window_texts``).
 
     Shared by the Whisper backends so that long clips are handled the same way in each;
     other models pass their own maximum input as ``window_samples``.  ``by_length``
@@ -194,6 +220,5 @@ def transcribe_in_windows(audio, decode_windows, batch_size: int, *, window_samp
     texts = [decoded[i] for i in range(len(windows))]
     pieces: list[list[str]] = [[] for _ in audio]
     for index, text in zip(owner, texts):
-        if text:
-            pieces[index].append(text)
-    return [" ".join(p) for p in pieces]
+        pieces[index].append(text)
+    return [join_window_texts(p) for p in pieces]
