@@ -23,6 +23,7 @@ venv: $(STAMP)
 # Two workers: the tests are independent (each writes under its own tmp_path; the shared model caches are written
 # atomically).  Four were measured too (2 December 2026, idle cores): 928 s for 3,401 tests, against 899 s for
 # 3,301 with two; the extra workers added disk waits (iowait 25% of the cores' time) rather than using the cores.
+# Each worker keeps its own cores (tests/conftest.py), so the model libraries' thread pools do not take turns.
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: every worker and every child process otherwise
 # compiled the sources and rewrote the test modules anew.
 test: venv

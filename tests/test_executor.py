@@ -259,3 +259,36 @@ def test_ray_run_gives_the_same_rows_as_a_local_run(tmp_path, corpus, local_ray,
     # and a Ray rerun is free as well
     again = RayExecutor(batch_size=2, progress=False).run(remote, models(), corpus.clips, Transcribe(), conditions)
     assert again.jobs_run == 0 and again.jobs_done_before == 20
+
+
+class CountingLoads:
+    """A model factory that writes a line to ``path`` each time it loads its model (in whichever process)."""
+
+    def __init__(self, path: Path, name: str):
+        self.path, self.name = path, name
+
+    def __call__(self):
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(self.name + "\n")
+        return EchoModel(self.name)
+
+
+def test_a_ray_session_loads_each_model_once_for_all_its_runs(tmp_path, corpus, local_ray):
+    """An audit's stages are several runs over the same models: in a session each is loaded once (an actor kept
+    from run to run), outside one once per run, as before; an actor that died between runs is replaced."""
+    loads = tmp_path / "loads.txt"
+    sources = [CountingLoads(loads, "a"), CountingLoads(loads, "b")]
+    store = ResultStore(tmp_path / "s.sqlite")
+    ex = RayExecutor(batch_size=2, progress=False)
+    with ex.session():
+        first = ex.run(store, sources, corpus.clips, Transcribe(), [Original()])
+        second = ex.run(store, sources, corpus.clips, Transcribe(), [Silence()])
+        assert sorted(loads.read_text().split()) == ["a", "b"]
+        local_ray.kill(ex._session.actors[id(sources[0])][1], no_restart=True)
+        third = ex.run(store, sources[:1], corpus.clips, Transcribe(), [Original(), Silence()])
+        assert sorted(loads.read_text().split()) == ["a", "a", "b"]  # only the dead one loaded again
+    assert (first.jobs_run, second.jobs_run, third.jobs_run) == (10, 10, 0)
+    assert local_ray.is_initialized()  # the session did not start Ray, so it leaves it running
+    ex.run(store, sources, corpus.clips, Transcribe(), [Original()])
+    ex.run(store, sources, corpus.clips, Transcribe(), [Original()])
+    assert len(loads.read_text().split()) == 3 + 4  # no session: a new actor per model and run

@@ -89,7 +89,8 @@ def run_audit(spec: AuditSpec | Mapping[str, Any] | str | Path, *, out: str | Pa
     actor_options = {"num_gpus": 1} if str(ex.device).startswith("cuda") else None
     executor = parse_executor(ex.kind, batch_size=ex.batch_size, progress=progress, actor_options=actor_options)
     stages = _stages(spec) + ([("extra", "calibration", extra)] if extra else [])
-    with ResultStore(spec.out / STORE_NAME) as store:
+    # One executor session for every stage: under Ray, each model is loaded once for the whole audit.
+    with ResultStore(spec.out / STORE_NAME) as store, executor.session():
         ctx = AuditContext(spec=spec, out=spec.out, corpus=ready.corpus, store=store, executor=executor,
                            normalize=get_normalizer(spec.normalizer), panel=list(ready.panel), models=ready.models,
                            identities=ready.identities, progress=progress, score_seconds=ready.score_seconds)

@@ -26,7 +26,8 @@ alone writes the store, so the rows are the same as a local run's.
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from contextlib import contextmanager
+from typing import Iterator, Sequence
 
 from asraudit.data.corpus import Clip
 from asraudit.errors import InputError
@@ -60,6 +61,11 @@ class LocalExecutor:
     def __init__(self, batch_size: int = 8, progress: bool = True):
         self.batch_size = batch_size
         self.progress = progress
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Several runs as one (``RayExecutor.session``); here nothing to keep: the caller's models are loaded."""
+        yield
 
     def run(self, store: ResultStore, models: Sequence[ModelSource], clips: Sequence[Clip], task: Task,
             conditions: ConditionGrid = (ORIGINAL,), description: str = "") -> RunSummary:

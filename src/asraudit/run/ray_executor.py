@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -116,6 +117,47 @@ def _refuse_silent_address(address: str | None, where: str) -> None:
 CONNECT_SECONDS = 10
 
 
+class _Session:
+    """What a :meth:`RayExecutor.session` keeps between runs: each model source's actor (keyed by the source
+    object, which the session holds so that its id stays its own), and whether the session started Ray."""
+
+    def __init__(self):
+        self.actors: dict[int, tuple[ModelSource, Any]] = {}
+        self.started_ray = False
+
+    def actor(self, ray, worker_cls, source: ModelSource):
+        if id(source) not in self.actors:
+            self.actors[id(source)] = (source, worker_cls.remote(source))
+        return self.actors[id(source)][1]
+
+    def identities(self, ray, worker_cls, sources, actors) -> tuple[list, list[Identity]]:
+        """Each actor's identity; an actor kept from an earlier run that has since died for good (restarted once
+        already, or its node gone) is replaced by a new one, which loads the model again."""
+        ready, found = [], []
+        for source, actor in zip(sources, actors):
+            try:
+                found.append(_get(ray, actor.identity.remote()))
+            except ray.exceptions.RayActorError:
+                actor = worker_cls.remote(source)
+                self.actors[id(source)] = (source, actor)
+                found.append(_get(ray, actor.identity.remote()))
+            ready.append(actor)
+        return ready, found
+
+    def close(self) -> None:
+        try:
+            import ray
+        except ImportError:
+            return
+        if not ray.is_initialized():
+            return
+        for _, actor in self.actors.values():
+            ray.kill(actor)
+        self.actors.clear()
+        if self.started_ray:
+            ray.shutdown()
+
+
 class RayExecutor:
     """Runs each model in its own Ray actor; the driver decodes audio and writes the store.
 
@@ -132,6 +174,25 @@ class RayExecutor:
         self.progress = progress
         self.actor_options = dict(actor_options or {})
         self.max_units_in_flight = max_units_in_flight
+        self._session: _Session | None = None
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Keep Ray and each model's actor from one ``run`` to the next until the block ends.
+
+        Outside a session every run starts Ray (unless it is running), loads each model in a new actor, and stops
+        both when it ends.  An audit's stages are several runs over the same models: in a session each model is
+        loaded once for all of them, as the local executor loads it once, not once per stage (a large model on a
+        GPU takes a minute to load), and Ray starts once."""
+        if self._session is not None:  # nested: the outer session keeps everything
+            yield
+            return
+        self._session = _Session()
+        try:
+            yield
+        finally:
+            session, self._session = self._session, None
+            session.close()
 
     def run(self, store: ResultStore, models: Sequence[ModelSource], clips: Sequence[Clip], task: Task,
             conditions: ConditionGrid = (ORIGINAL,), description: str = "") -> RunSummary:
@@ -142,10 +203,12 @@ class RayExecutor:
         started_here = not ray.is_initialized()
         if started_here:
             self._connect(ray)
+            if self._session is not None:
+                self._session.started_ray = True
         try:
             return self._run(ray, store, models, clips, task, conditions, description)
         finally:
-            if started_here:
+            if started_here and self._session is None:
                 ray.shutdown()
 
     def _connect(self, ray) -> None:
@@ -170,9 +233,13 @@ class RayExecutor:
         options = {"max_restarts": 1, "max_task_retries": 1, **self.actor_options}
         options["runtime_env"] = _with_driver_threads(options.get("runtime_env"))
         worker_cls = ray.remote(**options)(_ModelWorker)
-        actors = [worker_cls.remote(m) for m in models]
+        session = self._session
+        actors = [session.actor(ray, worker_cls, m) if session else worker_cls.remote(m) for m in models]
         with model_call():  # the actors load their models now: the driver's wait is model time
-            identities = _get(ray, [a.identity.remote() for a in actors])
+            if session:
+                actors, identities = session.identities(ray, worker_cls, models, actors)
+            else:
+                identities = _get(ray, [a.identity.remote() for a in actors])
         plan = plan_grid(store, identities, clips, task, conditions, self.batch_size)
         summary = new_summary(store, self.name, description, plan, identities)
         bar = Progress(plan.jobs_pending, self.progress, f"{task.name} ({len(actors)} model(s), ray)")
@@ -232,8 +299,9 @@ class RayExecutor:
         finally:
             bar.close()
             store.release_claims()
-            for a in actors:
-                ray.kill(a)
+            if session is None:
+                for a in actors:
+                    ray.kill(a)
         summary.wall_seconds = time.perf_counter() - started
         return summary
 
