@@ -125,7 +125,7 @@ class _Session:
         self.actors: dict[int, tuple[ModelSource, Any]] = {}
         self.started_ray = False
 
-    def actor(self, ray, worker_cls, source: ModelSource):
+    def actor(self, worker_cls, source: ModelSource):
         if id(source) not in self.actors:
             self.actors[id(source)] = (source, worker_cls.remote(source))
         return self.actors[id(source)][1]
@@ -234,7 +234,7 @@ class RayExecutor:
         options["runtime_env"] = _with_driver_threads(options.get("runtime_env"))
         worker_cls = ray.remote(**options)(_ModelWorker)
         session = self._session
-        actors = [session.actor(ray, worker_cls, m) if session else worker_cls.remote(m) for m in models]
+        actors = [session.actor(worker_cls, m) if session else worker_cls.remote(m) for m in models]
         with model_call():  # the actors load their models now: the driver's wait is model time
             if session:
                 actors, identities = session.identities(ray, worker_cls, models, actors)
