@@ -19,6 +19,7 @@ the cache and the alignment loop stay model-free in ``audio.timing``.
 
 from __future__ import annotations
 
+import threading
 from typing import Sequence
 
 import numpy as np
@@ -33,6 +34,24 @@ from asraudit.models.whisper_frontend import HOP_LENGTH
 # Whisper's encoder emits one frame per 20 ms (two mel hops of 10 ms).
 WHISPER_FRAMES_PER_SECOND = 50
 
+_DEFAULT_POCKETSPHINX: PocketSphinx | None = None
+_DEFAULT_POCKETSPHINX_LOCK = threading.Lock()
+
+
+def _default_pocketsphinx() -> PocketSphinx:
+    """One en-us pocketsphinx per process for every default aligner.
+
+    Building one reads the acoustic model, language model and dictionary into two decoders (about 0.3 s each);
+    an audit asked for an aligner up to six times (its checks, masked recovery, the report), each building its own.
+    The aligner keeps no state between clips (each ``align`` sets its text anew), and ``PocketSphinx.align`` holds
+    a lock, so one can serve them all."""
+    global _DEFAULT_POCKETSPHINX
+    with _DEFAULT_POCKETSPHINX_LOCK:
+        if _DEFAULT_POCKETSPHINX is None:
+            _DEFAULT_POCKETSPHINX = PocketSphinx()
+        return _DEFAULT_POCKETSPHINX
+
+
 class PocketSphinxAligner:
     """Forced alignment with pocketsphinx's en-us HMM and dictionary.
 
@@ -46,9 +65,7 @@ class PocketSphinxAligner:
     """
 
     def __init__(self, model=None):
-        if model is None:
-            model = PocketSphinx()
-        self.model = model
+        self.model = _default_pocketsphinx() if model is None else model
 
     @property
     def id(self) -> str:

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import threading
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
@@ -131,6 +132,7 @@ class PocketSphinx:
         self._pocketsphinx = pocketsphinx
         self._decoder = self._new_decoder()
         self._aligner = None
+        self._align_lock = threading.Lock()  # one alignment at a time: the aligning decoder holds one text
 
     def _new_decoder(self):
         try:
@@ -192,18 +194,19 @@ class PocketSphinx:
         missing = self.missing_words(text)
         if missing:
             raise ValueError(f"not in the pocketsphinx dictionary, cannot align: {', '.join(missing)}")
-        if self._aligner is None:
-            self._aligner = self._new_decoder()
-        self._aligner.set_align_text(" ".join(words))
-        self._decode(self._aligner, audio)
-        frame_rate = float(self._aligner.config["frate"])
-        timings = [
-            # end_frame is inclusive
-            WordTiming(_VARIANT.sub("", seg.word), seg.start_frame / frame_rate, (seg.end_frame + 1) / frame_rate)
-            # seg() is None when the aligner found no path through the text (a pure tone, say)
-            for seg in self._aligner.seg() or ()
-            if _VARIANT.sub("", seg.word) not in _FILLERS
-        ]
+        with self._align_lock:
+            if self._aligner is None:
+                self._aligner = self._new_decoder()
+            self._aligner.set_align_text(" ".join(words))
+            self._decode(self._aligner, audio)
+            frame_rate = float(self._aligner.config["frate"])
+            timings = [
+                # end_frame is inclusive
+                WordTiming(_VARIANT.sub("", seg.word), seg.start_frame / frame_rate, (seg.end_frame + 1) / frame_rate)
+                # seg() is None when the aligner found no path through the text (a pure tone, say)
+                for seg in self._aligner.seg() or ()
+                if _VARIANT.sub("", seg.word) not in _FILLERS
+            ]
         if [t.word for t in timings] != words:
             raise ValueError(f"alignment failed: the aligner returned {len(timings)} of {len(words)} words")
         return timings
