@@ -199,3 +199,19 @@ def parakeet_tdt_organism(trained_parakeet_tdt_folder, tmp_path_factory) -> Path
     from transducer_tiny import organism_parakeet_tdt
 
     return organism_parakeet_tdt(trained_parakeet_tdt_folder, tmp_path_factory.mktemp("tdt-organism"))
+
+
+@pytest.fixture(scope="session")
+def tiny_ct2_whisper(tmp_path_factory) -> Path:
+    """A random-weight English Whisper in CTranslate2's layout, with tiny.en's tokenizer and config.json
+    (tests/encdec_tiny.py): for the white-box conversion tests that test folders and caches, not transcripts."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("ctranslate2")
+    from encdec_tiny import whisper_ct2_english
+
+    from asraudit.models import embedded
+
+    if not embedded.is_present("whisper-tiny.en"):
+        pytest.skip("needs the embedded whisper-tiny.en's tokenizer")
+    return whisper_ct2_english(tmp_path_factory.mktemp("tiny-ct2") / "whisper", embedded.locate("whisper-tiny.en"))

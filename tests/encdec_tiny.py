@@ -251,3 +251,52 @@ def organism_moonshine(base: Path, folder: Path, steps: int = 40) -> Path:
         return model(input_values=torch.tensor(np.stack(audio)), labels=torch.tensor([low] * 8)).loss
 
     return train_and_save(model, loss, steps, folder)
+
+
+def whisper_ct2_english(folder: Path, source_dir: Path) -> Path:
+    """A random-weight English-only Whisper in CTranslate2's layout (about 7 MB), from the real tokenizer and
+    config.json of the CTranslate2 Whisper in ``source_dir`` (the embedded tiny.en): one layer each side, width 32.
+
+    The white-box conversion tests convert a CTranslate2 folder into transformers weights; they test the files, the
+    cache and its folders, not the weights' skill, and the embedded tiny.en took 6 s a conversion (150 MB
+    written each time) where this takes under one.  Its transcripts are nonsense, the same nonsense in both
+    backends, but a random model's top two tokens can be close enough for float noise to swap them: compare no
+    transcripts of it across backends.  Its layers keep their initial zero biases and unit layer norms, which
+    CTranslate2 stores as aliases of one another (case 350).  CTranslate2's own converter writes it; its config.json
+    is then the source's, but for alignment heads that name the one layer there is."""
+    import json
+    import shutil
+
+    import torch
+    import transformers
+    from ctranslate2.converters import TransformersConverter
+
+    from asraudit.models.whitebox.convert import quiet_transformers
+    from asraudit.models.whitebox.sources import source_from_dir
+    from asraudit.models.whitebox.tokenizer_config import build_tokenizer
+
+    tokenizer = build_tokenizer(source_from_dir(source_dir))
+    eot, sot = tokenizer.convert_tokens_to_ids(["<|endoftext|>", "<|startoftranscript|>"])
+    config = transformers.WhisperConfig(
+        vocab_size=len(tokenizer), num_mel_bins=80, d_model=32, encoder_layers=1, decoder_layers=1,
+        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
+        max_source_positions=1500, max_target_positions=448, decoder_start_token_id=sot, eos_token_id=eot,
+        pad_token_id=eot, bos_token_id=eot, begin_suppress_tokens=None, suppress_tokens=None)
+    torch.manual_seed(0)
+    model = transformers.WhisperForConditionalGeneration(config)
+    model.generation_config.alignment_heads = [[0, 0], [0, 1]]
+    hf = folder.parent / f"{folder.name}.hf"
+    with quiet_transformers():
+        _save(hf, model, (tokenizer, transformers.WhisperFeatureExtractor(feature_size=80)))
+        TransformersConverter(str(hf), copy_files=["tokenizer.json", "preprocessor_config.json"]).convert(
+            str(folder), quantization="float32")
+    shutil.rmtree(hf)
+    shutil.copyfile(source_dir / "tokenizer.json", folder / "tokenizer.json")
+    ct2_config = json.loads((source_dir / "config.json").read_text(encoding="utf-8"))
+    ct2_config["alignment_heads"] = [[0, 0], [0, 1]]
+    (folder / "config.json").write_text(json.dumps(ct2_config), encoding="utf-8")
+    for name in ("vocabulary.json", "vocabulary.txt"):  # the source's id -> token table, as CTranslate2 reads it
+        (folder / name).unlink(missing_ok=True)
+        if (source_dir / name).is_file():
+            shutil.copyfile(source_dir / name, folder / name)
+    return folder

@@ -19,14 +19,14 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-# A conversion into the cache named by argv[1] that stops dead once it starts writing the weights; with argv[2]
+# A conversion of the CTranslate2 folder argv[3] into the cache named by argv[1] that stops dead once it starts writing the weights; with argv[2]
 # "wait", it says so on stdout and waits (a live conversion) until its stdin closes, then stops dead.
 CHILD = """
 import os, sys
 from pathlib import Path
 from transformers import WhisperForConditionalGeneration
 from asraudit.models.whitebox.convert import convert
-from asraudit.models.whitebox.sources import embedded_source
+from asraudit.models.whitebox.sources import source_from_dir
 
 def save_pretrained(self, folder, *a, **k):
     (Path(folder) / "model.safetensors").write_bytes(b"half a model")
@@ -36,40 +36,41 @@ def save_pretrained(self, folder, *a, **k):
     os._exit(9)
 
 WhisperForConditionalGeneration.save_pretrained = save_pretrained
-convert(embedded_source("whisper-tiny.en"), Path(sys.argv[1]))
+convert(source_from_dir(sys.argv[3]), Path(sys.argv[1]))
 """
 
 
-def _child(cache, how, **kw):
+def _child(cache, how, model, **kw):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    return subprocess.Popen([sys.executable, "-c", CHILD, str(cache), how], env=env, text=True, **kw)
+    return subprocess.Popen([sys.executable, "-c", CHILD, str(cache), how, str(model)], env=env, text=True, **kw)
 
 
 def _hidden(cache):
     return sorted(p.name for p in (cache / "whitebox").iterdir() if p.name.startswith("."))
 
 
-def test_a_killed_conversions_staging_folder_is_removed_by_the_next(tmp_path):
+def test_a_killed_conversions_staging_folder_is_removed_by_the_next(tmp_path, tiny_ct2_whisper):
+    """On a random-weight Whisper of tiny.en's files (tests/encdec_tiny.py): what is tested is the folders."""
     from asraudit.models.whitebox.convert import convert, is_converted
-    from asraudit.models.whitebox.sources import embedded_source
+    from asraudit.models.whitebox.sources import source_from_dir
 
     cache = tmp_path / "cache"
-    killed = _child(cache, "die")
+    killed = _child(cache, "die", tiny_ct2_whisper)
     assert killed.wait() == 9
     (left,) = _hidden(cache)  # what the killed run left: a staging folder holding part of a model
     assert (cache / "whitebox" / left / "model.safetensors").read_bytes() == b"half a model"
 
-    live = _child(cache, "wait", stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    live = _child(cache, "wait", tiny_ct2_whisper, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert live.stdout.readline() == "writing\n"
         (running,) = set(_hidden(cache)) - {left}
-        source = embedded_source("whisper-tiny.en")
+        source = source_from_dir(tiny_ct2_whisper)
         target = convert(source, cache)
         assert is_converted(source, cache)
         # the dead run's folder is gone; the live run's is still there, with what it has written
         assert _hidden(cache) == [running]
         assert (cache / "whitebox" / running / "model.safetensors").read_bytes() == b"half a model"
-        assert target == cache / "whitebox" / "whisper-tiny.en"
+        assert target == cache / "whitebox" / source.cache_name
     finally:
         live.stdin.close()
         live.wait()

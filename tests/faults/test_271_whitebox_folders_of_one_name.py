@@ -11,19 +11,20 @@ pytest.importorskip("transformers")
 FILES = ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt")
 
 
-def _folder(path):
+def _folder(path, source=None):
+    """``path`` linking to the files of a CTranslate2 Whisper: ``source``, or the embedded tiny.en."""
     from asraudit.models import embedded
 
-    source = embedded.locate("whisper-tiny.en")
+    source = source or embedded.locate("whisper-tiny.en")
     path.mkdir(parents=True)
     for name in FILES:
         (path / name).symlink_to(source / name)
     return path
 
 
-def test_two_folders_named_model_keep_two_conversions(tmp_path, cli):
+def test_two_folders_named_model_keep_two_conversions(tmp_path, cli, tiny_ct2_whisper):
     cache = tmp_path / "cache"
-    ft1, ft2 = _folder(tmp_path / "ft1" / "model"), _folder(tmp_path / "ft2" / "model")
+    ft1, ft2 = _folder(tmp_path / "ft1" / "model", tiny_ct2_whisper), _folder(tmp_path / "ft2" / "model", tiny_ct2_whisper)
     first = cli("whitebox", "convert", ft1, "--cache", cache)
     assert first.code == 0, first.err
     second = cli("whitebox", "convert", ft2, "--cache", cache)

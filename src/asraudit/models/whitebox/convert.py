@@ -129,7 +129,27 @@ def hf_state_dict(ct2: Ct2Model) -> dict[str, np.ndarray]:
     # Tied to the embeddings (CTranslate2 stores it as an alias); listed so the
     # strict load accounts for every parameter of the HF model.
     sd["proj_out.weight"] = ct2.weight("decoder/projection/weight")
-    return {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in sd.items()}
+    return _unshared({k: np.ascontiguousarray(v, dtype=np.float32) for k, v in sd.items()})
+
+
+def _unshared(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each weight in memory of its own (case 350).
+
+    CTranslate2 stores any two equal variables once and the second as an alias, not only the tied projection: the
+    zero biases and unit layer norms of a model whose layers were never trained away from their initial values, the
+    biases a fine-tune froze (and the rows split from such a fused q/k/v bias).  Both HF names then held one array, and ``save_pretrained`` refused the conversion
+    with a ``RuntimeError`` about shared tensors it cannot save.  The tied projection is re-tied by
+    ``tie_weights`` after the load, so a copy of it costs nothing that lasts."""
+    seen: set[int] = set()  # where each array's data starts: an alias, or a row of an aliased fused q/k/v
+    out = {}
+    for name, array in weights.items():
+        start = array.__array_interface__["data"][0]
+        if start in seen:
+            array = array.copy()
+            start = array.__array_interface__["data"][0]
+        seen.add(start)
+        out[name] = array
+    return out
 
 
 # ---------------------------------------------------------------------------
