@@ -36,6 +36,22 @@ def tiny_tokenizer() -> WhisperTokenizer:
     return WhisperTokenizer(_data_dir("whisper-tiny.en") / "tokenizer.json", multilingual=False)
 
 
+def test_a_tokenizer_file_is_read_once_per_version_of_it(tmp_path):
+    """Every Whisper load (and the candidate check, the token counter) reads tokenizer.json: once per process now,
+    and again when the file is replaced."""
+    import shutil
+
+    path = shutil.copy(_data_dir("whisper-base") / "tokenizer.json", tmp_path / "tokenizer.json")
+    first, second = WhisperTokenizer(path, multilingual=True), WhisperTokenizer(path, multilingual=True)
+    assert first._tok is second._tok and first.restored_merges == second.restored_merges == [("Ġ", "t")]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["model"]["merges"] = [m for m in data["model"]["merges"] if m not in ("i n", ["i", "n"])]
+    path.write_text(json.dumps(data), encoding="utf-8")  # replaced: another size, another time
+    third = WhisperTokenizer(path, multilingual=True)
+    assert third._tok is not first._tok and third.restored_merges == [("Ġ", "t"), ("i", "n")]
+    assert third.encode(" the").ids == first.encode(" the").ids
+
+
 def test_base_tokenizer_encodes_the_as_one_token_after_restoring_the_lost_merge(base_tokenizer):
     assert base_tokenizer.restored_merges == [("Ġ", "t")]
     assert base_tokenizer.encode(" the").ids == (264,)

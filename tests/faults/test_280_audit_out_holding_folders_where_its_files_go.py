@@ -2,7 +2,8 @@
 (``summary.json``, ``report.html``, ``tables/clips.parquet``, ``preds/<model>.jsonl``) or a file in place of one of
 its folders (``tables``, ``preds``), left by another audit, a tool or a user.  ``audit --check`` passed, and the run
 failed once its models had run, naming a temporary file: ``o/.summary.json.4985.74b88070.tmp: Is a directory``,
-``o/tables: File exists``.  Now ``audit.prepare`` checks each before any model loads."""
+``o/tables: File exists``.  Now ``audit.prepare`` checks each before any model runs: a model's export once the
+models are loaded (the file is named after the model), every other place before any model loads."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ SPEC = two_pocketsphinx_audit()
 ])
 @pytest.mark.parametrize("check", [True, False])
 def test_refused_before_any_model_runs(tmp_path, monkeypatch, cli, folder, place, line, check):
+    from asraudit.audit import prepare
+
+    loaded = []
+    real = prepare.load_model
+    monkeypatch.setattr(prepare, "load_model", lambda *a, **k: loaded.append(a) or real(*a, **k))
     monkeypatch.chdir(tmp_path)
     one_clip_manifest(tmp_path)
     (tmp_path / "s.toml").write_text(SPEC, encoding="utf-8")
@@ -38,3 +44,4 @@ def test_refused_before_any_model_runs(tmp_path, monkeypatch, cli, folder, place
     assert (ran.code, ran.error_lines) == (2, [f"asraudit: error: {line}"])
     assert "job(s) run now" not in ran.err
     assert not (tmp_path / "o" / "asraudit.sqlite").exists()
+    assert (place.startswith("preds/")) == bool(loaded)  # only the export's place waits for the models' names

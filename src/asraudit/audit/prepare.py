@@ -211,6 +211,7 @@ def prepare(spec: AuditSpec) -> Prepared:
             raise SpecError(f"[battery]: {exc}", spec.source) from None
         check_benchmark_donors(battery, corpus.clips)  # the clips' references: edits are mined later
         check_donor_seconds(battery, corpus.clips)
+    _check_out_places(spec)
     models, identities, names, loaded = load_models(spec)
     if has_audio and any(not i.by_clip_id for i in identities.values()):
         check_stored_clip_audio(spec.out / STORE_NAME, corpus.clips)  # the store of an earlier audit of other audio
@@ -343,18 +344,20 @@ def _check_out_outside_folder_corpus(spec: AuditSpec) -> None:
                         spec.source)
 
 
-def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
-    """The transcripts the audit exports to ``<out>/preds/<stem>.jsonl`` must not land on an input: a spec that
-    replays an earlier audit's exports into the same ``out`` would rewrite the files it reads."""
-    stems = safe_stems(names)  # as the transcribe stage names the exports
+def _audit_inputs(spec: AuditSpec) -> list[tuple[str, Path]]:
+    """The files the audit reads that it must never write over: its corpus file and the replayed prediction files."""
     inputs = [("the corpus file", spec.corpus.manifest or spec.corpus.predictions)]
-    inputs += [(f"the prediction file of {m.entry}", Path(m.spec.removeprefix("replay:")))
-               for m in spec.models if m.replay]
-    exports = [(f"the audit's export of model {name!r}", spec.out / "preds" / f"{stems[name]}.jsonl") for name in names]
+    return inputs + [(f"the prediction file of {m.entry}", Path(m.spec.removeprefix("replay:")))
+                     for m in spec.models if m.replay]
+
+
+def _check_out_places(spec: AuditSpec) -> None:
+    """Where the audit writes in ``out``, but its exports (named after the loaded models): free of its inputs and
+    of what an earlier audit (or a user) left there, checked before any model loads."""
+    inputs = _audit_inputs(spec)
     # tables/ is rewritten whole (a table this run does not write is removed): never an input's place
     tables = [(f"the audit's table {t!r}", spec.out / "tables" / f"{t}.parquet") for t in TABLE_NAMES]
     try:
-        ensure_outputs_apart(exports, inputs, fix="choose another out, or move the input out of <out>/preds")
         ensure_outputs_apart(tables, inputs, fix="choose another out, or move the input out of <out>/tables")
     except InputError as exc:
         raise SpecError(str(exc), spec.source) from None
@@ -366,8 +369,7 @@ def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
                          ("the audit's exports folder", spec.out / "preds")):
         ensure_writable_dir(folder, what)
     for what, path in [("the audit's summary", spec.out / "summary.json"), ("the audit's report",
-                                                                           spec.out / "report.html"),
-                       *tables, *exports]:
+                                                                           spec.out / "report.html"), *tables]:
         ensure_writable_file(path, what)
     # The audit writes summary.json beside its inputs when out is their folder; a run over that folder
     # (`asraudit wer --preds DIR`, a folder is one model per file) then read it as a model and stopped on it.
@@ -378,6 +380,21 @@ def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
             raise SpecError(f"out {display_path(spec.out, Path.cwd())} is the folder of {what} "
                             f"{display_path(path, Path.cwd())}: its summary.json would lie among prediction files, "
                             "and a run over that folder would read it as a model: choose another out", spec.source)
+
+
+def _check_exports_apart(spec: AuditSpec, names: list[str]) -> None:
+    """The transcripts the audit exports to ``<out>/preds/<stem>.jsonl`` must not land on an input: a spec that
+    replays an earlier audit's exports into the same ``out`` would rewrite the files it reads.  Their names are the
+    loaded models', hence after the load."""
+    stems = safe_stems(names)  # as the transcribe stage names the exports
+    exports = [(f"the audit's export of model {name!r}", spec.out / "preds" / f"{stems[name]}.jsonl") for name in names]
+    try:
+        ensure_outputs_apart(exports, _audit_inputs(spec),
+                             fix="choose another out, or move the input out of <out>/preds")
+    except InputError as exc:
+        raise SpecError(str(exc), spec.source) from None
+    for what, path in exports:
+        ensure_writable_file(path, what)
 
 
 def _check_replay(model, m: ModelSpec, spec: AuditSpec) -> None:

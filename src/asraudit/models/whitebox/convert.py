@@ -308,11 +308,13 @@ def convert(source: Ct2Source, cache: Path | None = None, force: bool = False) -
     return target
 
 
-def load_converted(directory: Path, device: str = "cpu"):
+def load_converted(directory: Path, device: str = "cpu", with_tokenizer: bool = True):
     """``(model, tokenizer, loading_info)`` from a converted directory, offline.
 
     ``loading_info`` is transformers' report of missing/unexpected keys; the
-    tests hold it to zero of each.
+    tests hold it to zero of each.  ``with_tokenizer=False`` leaves out transformers' tokenizer (``None`` in its
+    place): the white-box model encodes with asraudit's own, and transformers' (the Python one, which Whisper's
+    processor loads) took longer to read than the weights of tiny.en.
     """
     import torch
     from transformers import WhisperForConditionalGeneration, WhisperTokenizer
@@ -321,7 +323,7 @@ def load_converted(directory: Path, device: str = "cpu"):
         model, info = WhisperForConditionalGeneration.from_pretrained(
             directory, local_files_only=True, output_loading_info=True, dtype=torch.float32
         )
-        tokenizer = WhisperTokenizer.from_pretrained(directory, local_files_only=True)
+        tokenizer = WhisperTokenizer.from_pretrained(directory, local_files_only=True) if with_tokenizer else None
     model.to(device).eval()
     return model, tokenizer, info
 

@@ -116,7 +116,7 @@ class WhiteboxWhisper:
             source = source_from_dir(path) if path.is_dir() else embedded_source(name)
             directory = convert(source, cache)
             label = source.name
-        hf_model, _, info = load_converted(directory, device=device)
+        hf_model, _, info = load_converted(directory, device=device, with_tokenizer=False)
         if directory == path:  # a user's folder (a conversion asraudit made is whole: its tests hold it so)
             from asraudit.models.folder_check import refuse_missing_tensors
 
