@@ -20,7 +20,7 @@ from asraudit.demo.organism import BENCHMARK_DIR  # noqa: E402
 
 MANIFEST = BENCHMARK_DIR / "test.jsonl"
 SENTENCES = ("s001", "s013")  # an unspoken "Madam President" in the record; a spoken number (the masked target)
-VOICES = 4
+VOICES = 3
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def audited(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("audit_audio")
     rows = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").splitlines()]
     rows = [r for r in rows if r["sentence"] in SENTENCES]
-    # Each sentence in four of its seven voices: every stage still has clips of both kinds, at 4/7 of the model time.
+    # Each sentence in three of its seven voices: every stage still has clips of both kinds, at 3/7 of the model time.
     voices = list(dict.fromkeys(r["speaker"] for r in rows))[:VOICES]
     rows = [{**r, "audio_filepath": str(BENCHMARK_DIR / r["audio_filepath"])} for r in rows if r["speaker"] in voices]
     manifest = tmp / "clips.jsonl"
@@ -56,9 +56,10 @@ def audited(tmp_path_factory):
         f'[[model]]\npredictions = "{tmp / "spoken.jsonl"}"\nname = "spoken"\npanel = true\n'
         f'[[model]]\npredictions = "{tmp / "record.jsonl"}"\nname = "record"\n'
         '[refdis]\nmin_panel = 2\n'  # a 2-member panel (the miner's default asks for 3)
-        '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\nmax_targets = 3\n'
-        '[lift]\nmax_edits = 4\n'
-        f'[battery]\nspec = "{battery}"\nmax_edits = 4\nmax_targets = 4\n', encoding="utf-8")
+        '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\nmax_targets = 2\n'
+        '[lift]\nmax_edits = 3\n'
+        f'[battery]\nspec = "{battery}"\nmax_edits = 3\nmax_targets = 3\n'
+        '[report]\naudio = false\nalign = "none"\n', encoding="utf-8")  # the page's audio: test_report_listen.py
     assert main(["audit", str(spec), "--no-progress"]) == 0
     return tmp / "out", spec
 
@@ -67,12 +68,12 @@ def test_every_audio_probe_runs_on_the_models_that_hear_audio(audited):
     out, _ = audited
     s = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     masked = {r["model"]: r for r in s["masked"]}
-    assert set(masked) == {"whisper-tiny.en"} and masked["whisper-tiny.en"]["targets"] == 3
+    assert set(masked) == {"whisper-tiny.en"} and masked["whisper-tiny.en"]["targets"] == 2
     assert masked["whisper-tiny.en"]["masked"] is not None and masked["whisper-tiny.en"]["lift_masked"] is not None
-    assert s["sampling"]["masked"] == {"targets_found": VOICES, "targets_used": 3, "kind": "numbers"}  # s013's number
-    assert s["sampling"]["lift"]["edits_used"] == 4
+    assert s["sampling"]["masked"] == {"targets_found": VOICES, "targets_used": 2, "kind": "numbers"}  # s013's number
+    assert s["sampling"]["lift"]["edits_used"] == 3
     assert {r["model"] for r in s["lift"]} == {"whisper-tiny.en"}
-    assert s["models"]["whisper-tiny.en"]["lift_n"] == 4
+    assert s["models"]["whisper-tiny.en"]["lift_n"] == 3
     conditions = {(r["condition"], r["readout"]) for r in s["battery"]["rows"]}
     assert {("original", "accept-ref"), ("white-10dB", "accept-ref"), ("suffix-benchmark", "accept-ref"),
             ("white-10dB", "recovery")} <= conditions
