@@ -122,7 +122,8 @@ def test_an_audit_reads_lift_masked_and_battery_around_the_long_clips(tmp_path):
         '[refdis]\nmin_panel = 2\n'
         '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\n'
         '[lift]\n'
-        f'[battery]\nspec = "{battery}"\nmask = false\n', encoding="utf-8")
+        f'[battery]\nspec = "{battery}"\nmask = false\n'
+        '[report]\naudio = false\nalign = "none"\n', encoding="utf-8")  # the page's audio is not what is tested
     assert main(["audit", str(spec), "--no-progress"]) == 0
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     notes = " | ".join(summary["provenance"]["notes"])

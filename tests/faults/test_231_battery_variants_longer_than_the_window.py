@@ -148,7 +148,8 @@ def test_an_audit_battery_keeps_the_line_in_its_notes(tmp_path):
         f'[[model]]\npredictions = "{tmp_path / "spoken.jsonl"}"\nname = "spoken"\npanel = true\n'
         f'[[model]]\npredictions = "{tmp_path / "record.jsonl"}"\nname = "record"\n'
         '[refdis]\nmin_panel = 2\n'
-        f'[battery]\nspec = "{battery}"\nmask = false\n', encoding="utf-8")
+        f'[battery]\nspec = "{battery}"\nmask = false\n'
+        '[report]\naudio = false\nalign = "none"\n', encoding="utf-8")  # the page's audio is not what is tested
     assert main(["audit", str(spec), "--no-progress"]) == 0
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     notes = [n for n in summary["provenance"]["notes"] if n.startswith("battery: long: ")]

@@ -46,7 +46,8 @@ def _spec(tmp, out_name: str):
         f'[[model]]\npredictions = "{spoken}"\nname = "spoken"\npanel = true\n'
         '[refdis]\nmajority = 0.66\nmin_panel = 2  # a two-member panel (the defaults want three)\n'
         '[masked]\ntargets = "numbers"\nalign = "pocketsphinx"\nmax_targets = 2\n'
-        '[lift]\nmax_edits = 2\n', encoding="utf-8")
+        '[lift]\nmax_edits = 2\n'
+        '[report]\naudio = false\nalign = "none"\n', encoding="utf-8")  # the page's audio is not what is tested
     return spec, tmp / out_name / "asraudit.sqlite"
 
 
