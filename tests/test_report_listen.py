@@ -12,6 +12,7 @@ parliament-mini clips, transcripts replayed from prediction files.
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import numpy as np
@@ -302,6 +303,36 @@ def test_the_audits_page_embeds_clips_within_its_budget_and_links_the_rest(repla
     assert sum(len(s) for s in embedded) <= 50_000
     assert all((replayed_audit / s).is_file() for s in linked)
     assert "linked as files in report-audio/" in tree.by_id("audio-note").text()
+
+
+def test_a_rerun_reads_each_clips_encoding_from_the_cache_and_writes_the_same_audio(replayed_audit, monkeypatch):
+    """Encoding was most of what the page cost, and every rerun paid it again; now the first run keeps each clip's
+    Ogg/Opus bytes in report-audio-cache/ and the rerun's page plays the same bytes, none encoded anew."""
+    from asraudit.cli import main
+    from asraudit.report import listen
+
+    cached = sorted(p.name for p in (replayed_audit / listen.ENCODED_CACHE).iterdir())
+    assert cached and all(name.endswith(".ogg") for name in cached)
+    before = re.findall(r'src="([^"]+)"', (replayed_audit / "report.html").read_text(encoding="utf-8"))
+    encoded = []
+    real = listen.opus_bytes
+    monkeypatch.setattr(listen, "opus_bytes", lambda samples, *a: encoded.append(1) or real(samples, *a))
+    assert main(["audit", str(replayed_audit.parent / "audit.toml"), "--no-progress"]) == 0
+    after = re.findall(r'src="([^"]+)"', (replayed_audit / "report.html").read_text(encoding="utf-8"))
+    assert encoded == [] and after == before and any(src.startswith("data:audio/ogg") for src in after)
+    assert sorted(p.name for p in (replayed_audit / listen.ENCODED_CACHE).iterdir()) == cached
+
+
+def test_a_cache_that_cannot_be_written_costs_only_the_encoding(tmp_path):
+    import io
+
+    from asraudit.report.listen import EncodedCache
+
+    samples = (0.1 * np.sin(np.arange(16_000) / 10)).astype(np.float32)
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    data = EncodedCache(tmp_path / "file" / "cache").encoded(samples)  # a file where its folder would go
+    decoded, rate = sf.read(io.BytesIO(data))
+    assert (rate, len(decoded)) == (16_000, 16_000)
 
 
 def test_an_unknown_report_aligner_is_refused_before_any_work(tmp_path, capsys):

@@ -25,7 +25,7 @@ from asraudit.audit.context import AuditContext
 from asraudit.errors import InputError
 from asraudit.probes.battery_run import corrected_texts
 from asraudit.probes.lift_run import EditItem
-from asraudit.report.listen import WITHHELD_AUDIO, ReportAudio, prepare_audio
+from asraudit.report.listen import ENCODED_CACHE, WITHHELD_AUDIO, EncodedCache, ReportAudio, prepare_audio
 from asraudit.report.rows import EditView
 
 NO_ALIGN = "none"
@@ -100,4 +100,4 @@ def edit_audio(ctx: AuditContext, edits: Sequence[EditView]) -> ReportAudio | No
     if not audible:
         return None
     sources = {c: ctx.corpus[c].decode for c in audible}
-    return prepare_audio(sources, ctx.out, ctx.spec.report.audio_budget_mb)
+    return prepare_audio(sources, ctx.out, ctx.spec.report.audio_budget_mb, EncodedCache(ctx.out / ENCODED_CACHE))
