@@ -152,3 +152,19 @@ def test_whisper_base_word_error_rate_on_librivox_is_under_ten_percent(librivox,
     assert score.ref_units > 60
     assert score.rate < 0.10, list(zip(hyps, [c.transcript for c in librivox]))
 
+
+
+@pytest.mark.parametrize("value, cap", [("1", 1), ("2", 2), (" 1 ", 1), ("0", None), ("many", None), ("", None)])
+def test_the_default_thread_count_keeps_to_omp_num_threads(monkeypatch, value, cap):
+    """A user who limits OpenMP threads (OMP_NUM_THREADS, which torch obeys) gets as few CTranslate2 threads;
+    a value that is no positive number is not a limit."""
+    import os
+
+    from asraudit.models.ct2_whisper import default_cpu_threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    unlimited = default_cpu_threads()
+    assert unlimited == max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                   else os.cpu_count() or 1))
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert default_cpu_threads() == (unlimited if cap is None else min(unlimited, cap))

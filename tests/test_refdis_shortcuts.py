@@ -251,7 +251,7 @@ def _threads_after(code: str, env: dict) -> list[str]:
     import sys
 
     src = str(Path(__file__).resolve().parents[1] / "src")
-    full = {**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, **env,
+    full = {**{k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}, **env,
             "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
     every_core = set(range(os.cpu_count() or 1))  # the suite's workers are pinned (conftest); OpenBLAS counts these
     out = subprocess.run([sys.executable, "-c", code + "\nimport os\nfrom asraudit.blas_threads import "

@@ -129,7 +129,8 @@ def vocabulary_size(model_dir: Path) -> int | None:
 
 
 def default_cpu_threads() -> int:
-    """CTranslate2's default (4 OpenMP threads), capped at the cores this process may use.
+    """CTranslate2's default (4 OpenMP threads), capped at the cores this process may use and at
+    ``OMP_NUM_THREADS`` when that names a number (the user's limit on OpenMP threads, as torch reads it).
 
     More OpenMP threads than cores makes the threads spin against each other:
     on a 2-core machine 4 threads are slower than 2.
@@ -138,6 +139,9 @@ def default_cpu_threads() -> int:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
+    limit = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if limit.isdigit() and int(limit) > 0:
+        cores = min(cores, int(limit))
     return max(1, min(4, cores))
 
 
