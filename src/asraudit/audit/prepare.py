@@ -211,6 +211,17 @@ def prepare(spec: AuditSpec) -> Prepared:
             raise SpecError(f"[battery]: {exc}", spec.source) from None
         check_benchmark_donors(battery, corpus.clips)  # the clips' references: edits are mined later
         check_donor_seconds(battery, corpus.clips)
+    if spec.mechanism:
+        # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
+        # is installed), and the models' files their layer counts: before any model loads, which for a large
+        # model took longer than the check.
+        for plan in check_mechanism(spec.mechanism, corpus.clips, spec.source):
+            # Positives a steer entry learns nothing from (no negative of their pair_by value): the stage writes
+            # this into the audit's notes when it runs, last; said now too, so `--check` shows it (case 248).
+            unpaired = plan.unpaired_note() if isinstance(plan, SteerPlan) else None
+            if unpaired is not None:
+                note(f"note: {display_path(Path(spec.source), Path.cwd()) if spec.source else 'the spec'}: "
+                     f"{unpaired}")
     _check_out_places(spec)
     models, identities, names, loaded = load_models(spec)
     if has_audio and any(not i.by_clip_id for i in identities.values()):
@@ -250,16 +261,6 @@ def prepare(spec: AuditSpec) -> Prepared:
             make_aligner(spec.report.align, device=spec.executor.device)
         except InputError as exc:
             raise SpecError(f"[report] align: {exc}", spec.source) from None
-    if spec.mechanism:
-        # The spec checked their shape; here the corpus supplies every experiment's pairs and clips (and torch
-        # is installed).
-        for plan in check_mechanism(spec.mechanism, corpus.clips, spec.source):
-            # Positives a steer entry learns nothing from (no negative of their pair_by value): the stage writes
-            # this into the audit's notes when it runs, last; said now too, so `--check` shows it (case 248).
-            unpaired = plan.unpaired_note() if isinstance(plan, SteerPlan) else None
-            if unpaired is not None:
-                note(f"note: {display_path(Path(spec.source), Path.cwd()) if spec.source else 'the spec'}: "
-                     f"{unpaired}")
     return Prepared(corpus, models, identities, panel, has_audio,
                     {n: window_of(m.spec, loaded[n]) for n, m in named.items()})
 
