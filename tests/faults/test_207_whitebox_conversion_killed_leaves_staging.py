@@ -19,8 +19,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-# A conversion of the CTranslate2 folder argv[3] into the cache named by argv[1] that stops dead once it starts writing the weights; with argv[2]
-# "wait", it says so on stdout and waits (a live conversion) until its stdin closes, then stops dead.
+# A conversion of the CTranslate2 folder argv[3] into the cache named by argv[1] that stops dead once it starts
+# writing the weights; with argv[2] "wait", it says so on stdout and waits (a live conversion) until its stdin
+# closes, then stops dead.
 CHILD = """
 import os, sys
 from pathlib import Path

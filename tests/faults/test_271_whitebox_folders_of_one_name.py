@@ -24,7 +24,8 @@ def _folder(path, source=None):
 
 def test_two_folders_named_model_keep_two_conversions(tmp_path, cli, tiny_ct2_whisper):
     cache = tmp_path / "cache"
-    ft1, ft2 = _folder(tmp_path / "ft1" / "model", tiny_ct2_whisper), _folder(tmp_path / "ft2" / "model", tiny_ct2_whisper)
+    ft1 = _folder(tmp_path / "ft1" / "model", tiny_ct2_whisper)
+    ft2 = _folder(tmp_path / "ft2" / "model", tiny_ct2_whisper)
     first = cli("whitebox", "convert", ft1, "--cache", cache)
     assert first.code == 0, first.err
     second = cli("whitebox", "convert", ft2, "--cache", cache)

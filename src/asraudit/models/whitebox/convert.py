@@ -137,9 +137,9 @@ def _unshared(weights: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
     CTranslate2 stores any two equal variables once and the second as an alias, not only the tied projection: the
     zero biases and unit layer norms of a model whose layers were never trained away from their initial values, the
-    biases a fine-tune froze (and the rows split from such a fused q/k/v bias).  Both HF names then held one array, and ``save_pretrained`` refused the conversion
-    with a ``RuntimeError`` about shared tensors it cannot save.  The tied projection is re-tied by
-    ``tie_weights`` after the load, so a copy of it costs nothing that lasts."""
+    biases a fine-tune froze (and the rows split from such a fused q/k/v bias).  Both HF names then held one array,
+    and ``save_pretrained`` refused the conversion with a ``RuntimeError`` about shared tensors it cannot save.  The
+    tied projection is re-tied by ``tie_weights`` after the load, so a copy of it costs nothing that lasts."""
     seen: set[int] = set()  # where each array's data starts: an alias, or a row of an aliased fused q/k/v
     out = {}
     for name, array in weights.items():
