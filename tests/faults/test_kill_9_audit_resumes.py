@@ -27,11 +27,12 @@ from asraudit.demo.organism import BENCHMARK_DIR  # noqa: E402
 
 MANIFEST = BENCHMARK_DIR / "test.jsonl"
 SENTENCES = ("s001", "s013")
+CLIPS = 4  # s001 in four voices: enough jobs to be killed twice with some stored, in a third less model time than 6
 
 
 def _spec(tmp, out_name: str):
     rows = [json.loads(line) for line in MANIFEST.read_text(encoding="utf-8").split("\n") if line.strip()]
-    rows = [r for r in rows if r["sentence"] in SENTENCES][:6]
+    rows = [r for r in rows if r["sentence"] in SENTENCES][:CLIPS]
     spoken = tmp / "spoken.jsonl"
     spoken.write_text("".join(json.dumps({"audio_filepath": r["audio_filepath"], "text": r["text"],
                                           "pred_text": r["spoken"]}) + "\n" for r in rows), encoding="utf-8")
@@ -39,7 +40,7 @@ def _spec(tmp, out_name: str):
     spec = tmp / f"{out_name}.toml"
     spec.write_text(
         f'name = "kill"\nout = "{tmp / out_name}"\nbootstrap = 20\n'
-        f'[corpus]\nmanifest = "{MANIFEST}"\nsaid_field = "spoken"\nlimit = 6\n'
+        f'[corpus]\nmanifest = "{MANIFEST}"\nsaid_field = "spoken"\nlimit = {CLIPS}\n'
         f'select = {{ field = "sentence", values = {ids} }}\n'
         '[executor]\nbatch_size = 1\n'
         '[[model]]\nspec = "whisper-tiny.en"\npanel = true\noptions = { beam_size = 1 }\n'
@@ -93,7 +94,7 @@ def test_an_audit_killed_in_transcription_and_in_a_later_stage_resumes_losing_no
     whole_spec, whole_store = _spec(tmp_path, "whole")
     _run(whole_spec)
     whole = _results(whole_store)
-    transcribe_jobs = 2 * 6  # two models (one replayed) x six clips
+    transcribe_jobs = 2 * CLIPS  # two models (one replayed) x the clips
     assert len(whole) > transcribe_jobs + 2  # the later stages stored score/masked jobs too
 
     spec, store = _spec(tmp_path, "killed")
