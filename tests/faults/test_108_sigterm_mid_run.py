@@ -23,6 +23,9 @@ from asraudit.demo.organism import BENCHMARK_DIR
 from conftest import asraudit_subprocess
 
 
+CLIPS = 4  # one batch each: the signal comes once the first is stored, while the others are still to run
+
+
 def _count(store, table: str) -> int:
     try:
         with sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=30) as db:
@@ -36,7 +39,7 @@ def test_a_termination_signal_is_one_line_gives_back_the_claims_and_the_rerun_re
     rows = [json.loads(line) for line in (BENCHMARK_DIR / "manifest.jsonl").read_text(encoding="utf-8").splitlines()]
     manifest = tmp_path / "m.jsonl"
     manifest.write_text("".join(json.dumps({"audio_filepath": str(BENCHMARK_DIR / r["audio_filepath"]),
-                                            "text": r["text"]}) + "\n" for r in rows[:8]), encoding="utf-8")
+                                            "text": r["text"]}) + "\n" for r in rows[:CLIPS]), encoding="utf-8")
     out = tmp_path / "out"
     store = out / "asraudit.sqlite"
     args = ("transcribe", "--model", "pocketsphinx", "--corpus", manifest, "--out", out, "--batch-size", 1,
@@ -54,15 +57,15 @@ def test_a_termination_signal_is_one_line_gives_back_the_claims_and_the_rerun_re
         f"asraudit: stopped by {name}; a command that runs models keeps every result it stored, and running it "
         "again resumes from them"])
     stored = _count(store, "results")
-    assert 1 <= stored < 8
+    assert 1 <= stored < CLIPS
     assert (_count(store, "claims"), _count(store, "owners")) == (0, 0)  # given back, not left to time out
     assert sorted(p.name for p in out.iterdir() if p.name.endswith(".tmp")) == []
 
     proc = asraudit_subprocess(*args)
     _, err = proc.communicate()
     assert proc.returncode == 0, err
-    assert f"{8 - stored} job(s) run now, {stored} already stored" in err
-    assert len((out / "pocketsphinx.jsonl").read_text(encoding="utf-8").splitlines()) == 8
+    assert f"{CLIPS - stored} job(s) run now, {stored} already stored" in err
+    assert len((out / "pocketsphinx.jsonl").read_text(encoding="utf-8").splitlines()) == CLIPS
 
 
 def test_a_worker_forked_from_the_command_still_dies_by_sigterm():
