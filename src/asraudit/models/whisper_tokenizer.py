@@ -77,7 +77,7 @@ def restore_missing_merges(data: dict) -> list[tuple[str, str]]:
 def _read_tokenizer(path: Path):
     """``(tokenizers.Tokenizer, merges restored)`` of ``path``, read once per version of the file in a process.
 
-    Reading Whisper's 2-MB ``tokenizer.json``, restoring its merges and building the tokenizer takes about 0.3 s,
+    Reading Whisper's 2-MB ``tokenizer.json``, restoring its merges and building the tokenizer takes 0.2-0.3 s,
     and a run asked for it several times per model: the candidate check, the token counter and the model each
     built their own, and every load of the same model again.  A ``tokenizers.Tokenizer`` is only read once built
     (encode and decode change nothing), so one serves them all.  The key holds the file's size and modification
