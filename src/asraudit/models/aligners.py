@@ -19,7 +19,7 @@ the cache and the alignment loop stay model-free in ``audio.timing``.
 
 from __future__ import annotations
 
-import threading
+import functools
 from typing import Sequence
 
 import numpy as np
@@ -34,10 +34,7 @@ from asraudit.models.whisper_frontend import HOP_LENGTH
 # Whisper's encoder emits one frame per 20 ms (two mel hops of 10 ms).
 WHISPER_FRAMES_PER_SECOND = 50
 
-_DEFAULT_POCKETSPHINX: PocketSphinx | None = None
-_DEFAULT_POCKETSPHINX_LOCK = threading.Lock()
-
-
+@functools.lru_cache(maxsize=1)
 def _default_pocketsphinx() -> PocketSphinx:
     """One en-us pocketsphinx per process for every default aligner.
 
@@ -45,11 +42,7 @@ def _default_pocketsphinx() -> PocketSphinx:
     an audit asked for an aligner up to six times (its checks, masked recovery, the report), each building its own.
     The aligner keeps no state between clips (each ``align`` sets its text anew), and ``PocketSphinx.align`` holds
     a lock, so one can serve them all."""
-    global _DEFAULT_POCKETSPHINX
-    with _DEFAULT_POCKETSPHINX_LOCK:
-        if _DEFAULT_POCKETSPHINX is None:
-            _DEFAULT_POCKETSPHINX = PocketSphinx()
-        return _DEFAULT_POCKETSPHINX
+    return PocketSphinx()
 
 
 class PocketSphinxAligner:

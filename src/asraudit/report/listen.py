@@ -96,9 +96,9 @@ class EncodedCache:
     """Ogg/Opus bytes of clips already encoded, one file per clip in a folder, keyed by a digest of the samples and
     the encoder (its compression level, libsndfile's version).
 
-    Encoding is most of what the page costs: about 35 ms per second of audio, so an audit of 700 ten-second
-    disputed clips spent four minutes on it, and spent them again on every rerun, whose models and probes read
-    everything from the store.  A changed clip has another digest; a file that cannot be read is encoded anew."""
+    Encoding is most of what the page costs: about 35 ms per second of audio (measured), so an audit of 700
+    ten-second disputed clips would spend about four minutes on it, and again on every rerun, whose models and
+    probes read everything from the store.  A changed clip has another digest; a file that cannot be read is encoded anew."""
 
     def __init__(self, folder: Path):
         self.folder = folder
