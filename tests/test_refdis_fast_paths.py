@@ -394,3 +394,33 @@ def test_linear_quantiles_are_numpys():
             with np.errstate(invalid="ignore"):
                 theirs = np.quantile(a, list(q))
             assert [repr(x) for x in ours] == [repr(float(x)) for x in theirs], (a, q)
+
+
+@pytest.mark.parametrize("dtype_margin", [-1, 0])
+def test_a_blas_that_gets_the_product_wrong_is_not_believed(monkeypatch, dtype_margin):
+    """numpy's float32 product of small matrices returned 5.7e-38 and 1.8e31 for sums of about 2200 under an
+    emulated arm64 CPU with SVE (docs/development.md, "On arm64"): the intervals were nonsense, silently.  Sums
+    that are not whole numbers within their column's range now send the resamples to the exact gather."""
+    monkeypatch.setattr(stats, "blas_on_calling_thread", lambda: True)
+    n_units = 256
+    top = 2**24 // n_units + dtype_margin  # float32 below the bound, float64 at it
+    rng = np.random.default_rng(3)
+    columns = [rng.integers(0, top + 1, n_units).astype(np.float64), -rng.integers(0, 12, n_units).astype(np.float64)]
+    columns[0][0] = top  # the largest magnitude the dtype is chosen on
+    shared = stats._SharedColumns(columns, n_units)
+    assert shared.matrix is not None and shared.matrix.dtype == (np.float32 if dtype_margin < 0 else np.float64)
+    idx = rng.integers(0, n_units, size=(30, n_units))
+
+    def broken(counts, matrix):
+        out = counts @ matrix
+        out[3, 0], out[7, 1] = 5.65e-38, 1.8e31  # as the emulated kernel wrote them
+        return out
+
+    monkeypatch.setattr(stats, "_product", broken)
+    sums = shared.sums(idx, {})
+    for c, col in enumerate(columns):
+        assert np.array_equal(sums[c], col.astype(np.int64)[idx].sum(axis=1).astype(np.float64))
+    pairs = [(columns[0], np.full(n_units, float(top))), (-columns[1], np.full(n_units, 12.0))]
+    wrong = stats.bootstrap_ratios(pairs, n_boot=100, seed=2)
+    monkeypatch.setattr(stats, "_SHARED_MIN", 10**9)  # every ratio gathered on its own
+    assert wrong == stats.bootstrap_ratios(pairs, n_boot=100, seed=2)

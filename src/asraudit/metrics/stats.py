@@ -389,6 +389,9 @@ class _SharedColumns:
             small = all(max(-offset, int(col.max())) * n_units < 2**24 for col, offset in distinct)
             dtype = np.float32 if small else np.float64
             self.matrix = np.column_stack([col.astype(dtype) for col, _ in distinct])
+            self.exact = [col.astype(np.int64) for col, _ in distinct]
+            self.low = np.array([int(col.min()) * n_units for col, _ in distinct], np.float64)
+            self.high = np.array([int(col.max()) * n_units for col, _ in distinct], np.float64)
             return
         words: list[list[tuple[np.ndarray, int, int]]] = [[]]  # per word: (values, shift, offset)
         used = 0
@@ -412,7 +415,12 @@ class _SharedColumns:
             # counts[r, u]: how often resample r drew unit u (each row's indices offset into its own stretch)
             flat = (idx + np.arange(0, k * n, n, dtype=np.intp)[:, None]).ravel()
             counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(self.matrix.dtype)
-            totals = (counts @ self.matrix).astype(np.float64, copy=False)  # whole numbers: exact either way
+            totals = _product(counts, self.matrix).astype(np.float64, copy=False)  # whole numbers: exact either way
+            if not _whole_and_in_range(totals, self.low, self.high):
+                # A BLAS that got the product wrong.  Seen: numpy's float32 product of small matrices under an
+                # emulated arm64 CPU with SVE (qemu 7.2's "max"; docs/development.md, "On arm64") returned 5.7e-38
+                # for 2271.  The exact integer gather instead: the same sums the float path adds up.
+                totals = np.column_stack([col[idx].sum(axis=1) for col in self.exact]).astype(np.float64)
             return {c: totals[:, j] for c, j in self.slot.items()}
         buffer = buffers.get(np.int64)
         if buffer is None or buffer.shape != idx.shape:
@@ -425,6 +433,18 @@ class _SharedColumns:
             field = (totals[word] >> shift) & ((1 << bits) - 1)
             out[c] = (field + offset * self.n_units).astype(np.float64)
         return out
+
+
+def _product(counts: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The resample counts times the shared columns (one place, so a test can stand in for a wrong BLAS)."""
+    return counts @ matrix
+
+
+def _whole_and_in_range(totals: np.ndarray, low: np.ndarray, high: np.ndarray) -> bool:
+    """Whether every resample sum is a whole number between its column's smallest and largest possible sum: what
+    an exact product gives.  A check of plausibility, not a proof: a kernel that returned other whole numbers in
+    range would pass it; the garbage of a broken one does not."""
+    return bool(np.all(totals == np.floor(totals)) and np.all(totals >= low) and np.all(totals <= high))
 
 
 def _pack(fields: list[tuple[np.ndarray, int, int]]) -> np.ndarray:
