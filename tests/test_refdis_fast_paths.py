@@ -421,6 +421,6 @@ def test_a_blas_that_gets_the_product_wrong_is_not_believed(monkeypatch, dtype_m
     for c, col in enumerate(columns):
         assert np.array_equal(sums[c], col.astype(np.int64)[idx].sum(axis=1).astype(np.float64))
     pairs = [(columns[0], np.full(n_units, float(top))), (-columns[1], np.full(n_units, 12.0))]
-    wrong = stats.bootstrap_ratios(pairs, n_boot=100, seed=2)
+    with_broken_product = stats.bootstrap_ratios(pairs, n_boot=100, seed=2)
     monkeypatch.setattr(stats, "_SHARED_MIN", 10**9)  # every ratio gathered on its own
-    assert wrong == stats.bootstrap_ratios(pairs, n_boot=100, seed=2)
+    assert with_broken_product == stats.bootstrap_ratios(pairs, n_boot=100, seed=2)
