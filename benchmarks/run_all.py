@@ -48,6 +48,7 @@ def plan(quick: bool, reference_cli: str | None = None) -> list[tuple[str, list[
         ("audit overhead", ["audit_overhead.py", *(["--no-mechanism"] if quick else [])], None),
         ("transcribe", ["transcribe_speed.py", *(["--repeat", "1", "--rounds", "1"] if quick else [])], fw),
         ("scoring", ["score_speed.py", *(["--clips", "1", "--candidates", "8", "--rounds", "1"] if quick else [])], hf),
+        ("organism step", ["organism_step_cost.py", *(["--batch", "2", "--rounds", "1"] if quick else [])], hf),
     ]
 
 
