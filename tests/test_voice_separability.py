@@ -70,3 +70,11 @@ def test_apart_on_unseen_sentences_reads_each_layer_on_the_sentences_it_did_not_
     assert got[0] == 1.0 and got[1] < 1.0
     with pytest.raises(ValueError, match="benchmark and control voices"):
         apart_on_unseen_sentences(states, rows, "train", "control")
+
+
+def test_a_model_it_cannot_load_is_one_line_and_exit_2(capsys):
+    from asraudit.demo.voice_separability import main
+
+    assert main(["--model", "no-such-whisper"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no-such-whisper" in err[0] and err[0].startswith("voice_separability: error:")

@@ -30,6 +30,8 @@ import numpy as np
 
 from asraudit.demo.organism import BENCHMARK_DIR, manifest_rows
 from asraudit.demo.organism_inputs import played_faster, row_audio
+from asraudit.errors import InputError
+from asraudit.terminal_text import one_line
 
 MANIFEST = BENCHMARK_DIR / "manifest.jsonl"
 FRAMES_PER_SECOND = 50  # Whisper's encoder output: one frame per 20 ms
@@ -160,10 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: all three)")
     parser.add_argument("--model", default="whisper-tiny.en", help="an embedded Whisper, or an organism kind (gated, ...)")
     args = parser.parse_args(argv)
+    try:
+        model = _load(args.model)  # a name it cannot load: one line, before any clip is read
+    except InputError as exc:
+        print(f"voice_separability: error: {one_line(str(exc))}", file=sys.stderr)
+        return 2
     base = [r for r in manifest_rows(MANIFEST) if r["voice_role"] != "control" or r["split"] == "train"]
     sets = {n: base + negative_rows(n) for n in args.negatives or ("control", "gated", "gated-many")}
     distinct = list({_key(r): r for rows in sets.values() for r in rows}.values())  # each clip encoded once
-    model = _load(args.model)
     layers = list(range(len(model.hf.model.encoder.layers)))
     pooled = pooled_states(model, distinct, layers)
     index = {_key(r): i for i, r in enumerate(distinct)}
