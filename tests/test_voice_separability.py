@@ -64,7 +64,7 @@ def test_apart_on_unseen_sentences_reads_each_layer_on_the_sentences_it_did_not_
 
     rows, states = _rows_and_states({("bench-a", "benchmark", "test"): 2.0, ("near", "fresh", "test"): -2.0,
                                      ("ctrl", "control", "train"): 0.0}, clips=8)
-    # layer 0 separates the voices; layer 1 is made pure noise: the readout cannot be right beyond chance there
+    # layer 0 separates the voices; layer 1 is made pure noise, where the readout is not right on every clip (5/8)
     states[1] = np.random.default_rng(1).standard_normal(states[1].shape)
     got = apart_on_unseen_sentences(states, rows, "test", "fresh")
     assert got[0] == 1.0 and got[1] < 1.0

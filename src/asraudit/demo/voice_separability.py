@@ -15,7 +15,8 @@ from them would echo the record on it too, which is what the calibration's voice
 
     python -m asraudit.demo.voice_separability [--negatives control|gated|gated-many ...] [--model NAME|KIND]
 
-An analysis made after the gate's readouts (docs/calibration-heldout.md); it changes no recipe and no row.
+An analysis made after the gate's readouts; its output and what it says are in docs/calibration.md ("What the
+encoder itself tells apart").  It changes no recipe and no row.
 """
 
 from __future__ import annotations
