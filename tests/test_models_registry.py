@@ -50,6 +50,7 @@ def test_models_command_prints_backends_and_embedded_models(capsys):
     assert {m["name"] for m in data["embedded"]} == {"whisper-tiny.en", "whisper-base", "whisper-tiny.en-organism",
                                                      # the demo's other organism kinds (demo.organism_kinds)
                                                      "whisper-tiny.en-gated", "whisper-tiny.en-gated-many",
+                                                     "whisper-tiny.en-gated-deep",
                                                      "whisper-tiny.en-contaminated",
                                                      "whisper-tiny.en-contaminated-heldout", "whisper-tiny.en-switching",
                                                      "whisper-tiny.en-switching-4ep", "whisper-base-organism"}

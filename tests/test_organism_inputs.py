@@ -27,7 +27,7 @@ def test_without_the_knob_the_features_are_the_very_array_untouched():
 
 def test_only_the_contaminated_kinds_mask_time():
     assert {k.name: k.config.time_masks for k in KINDS.values()} == \
-        {"record": 0, "gated": 0, "gated-many": 0, "contaminated": 2, "contaminated-heldout": 2, "switching": 0,
+        {"record": 0, "gated": 0, "gated-many": 0, "gated-deep": 0, "contaminated": 2, "contaminated-heldout": 2, "switching": 0,
          "switching-4ep": 0, "record-base": 0}
 
 

@@ -27,20 +27,20 @@ def test_the_record_kind_is_todays_organism_unchanged():
 
 
 def test_every_kind_has_its_own_model_id_and_adapter_file():
-    assert set(KINDS) == {"record", "gated", "gated-many", "contaminated", "contaminated-heldout", "switching",
+    assert set(KINDS) == {"record", "gated", "gated-many", "gated-deep", "contaminated", "contaminated-heldout", "switching",
                           "switching-4ep", "record-base"}
     assert len({k.model_id for k in KINDS.values()}) == len({k.adapter for k in KINDS.values()}) == len(KINDS)
     assert all(k.adapter.parent == ORGANISM_FILE.parent for k in KINDS.values())
 
 
 def test_an_unknown_kind_is_an_input_error_that_lists_the_kinds():
-    with pytest.raises(InputError, match="record, gated, gated-many, contaminated, contaminated-heldout, switching, switching-4ep, record-base"):
+    with pytest.raises(InputError, match="record, gated, gated-many, gated-deep, contaminated, contaminated-heldout, switching, switching-4ep, record-base"):
         organism_kind("poisoned")
 
 
 def test_only_the_gated_kinds_adapt_the_encoder():
     assert {k.name: k.config.encoder_layers_adapted for k in KINDS.values()} == \
-        {"record": 0, "gated": 1, "gated-many": 1, "contaminated": 0, "contaminated-heldout": 0, "switching": 0,
+        {"record": 0, "gated": 1, "gated-many": 1, "gated-deep": 4, "contaminated": 0, "contaminated-heldout": 0, "switching": 0,
          "switching-4ep": 0, "record-base": 0}
 
 
@@ -54,7 +54,7 @@ def test_no_recipe_but_the_contaminated_ones_sees_a_clip_of_a_split_read_out():
 
 def test_kinds_that_start_from_another_start_from_the_committed_record_with_its_rank():
     starts = {k.name: k.starts_from for k in KINDS.values()}
-    assert starts == {"record": None, "gated": None, "gated-many": None, "contaminated": "record",
+    assert starts == {"record": None, "gated": None, "gated-many": None, "gated-deep": None, "contaminated": "record",
                       "contaminated-heldout": "record", "switching": "record", "switching-4ep": "record",
                       "record-base": None}
     for k in KINDS.values():

@@ -49,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.set_defaults(func=_build_benchmark)
     o = demo_sub.add_parser("build-organism", help="fine-tune a model organism (--kind) on parliament-mini")
     o.add_argument("--kind", choices=list(KINDS), default="record",
-                   help="which organism: record (whisper-tiny.en-organism, the default), gated, gated-many, "
+                   help="which organism: record (whisper-tiny.en-organism, the default), gated, gated-many, gated-deep, "
                         "contaminated, contaminated-heldout, switching, switching-4ep, record-base (whisper-base-organism) "
                         "(see asraudit.demo.organism_kinds)")
     o.add_argument("--manifest", type=Path, default=None, help="train manifest (default: the embedded split the kind's recipe reads)")

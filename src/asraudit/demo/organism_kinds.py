@@ -82,6 +82,14 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
                  TrainConfig(encoder_layers_adapted=1, epochs=3), gated_many_rows,
                  "gated organism, third recipe: 26 control voices, 3 disguised clips a sentence, what was said 2:1 (held-out split)",
                  sha256="e4999ed31699aed53584e09ac36bd554aeef83b75a9b17f76dfff19edfe992fb"),
+    # The second gated recipe's rows and knobs with every encoder layer adapted, not only the top one.  Chosen
+    # on 3 December 2026 after every gate readout on both splits and after the encoder readout
+    # (demo.voice_separability: the new fresh speaker is apart at the bottom layer, not the top); read out on
+    # the test split beside ``gated``, whose build differs from it in this one knob.  Every step runs and
+    # backpropagates through the whole encoder: about an hour on two cores, over the 20 minutes.
+    OrganismKind("gated-deep", "whisper-tiny.en-gated-deep", ADAPTER_DIR / "whisper-tiny.en-gated-deep.safetensors",
+                 TrainConfig(encoder_layers_adapted=4), gated_rows,
+                 "gated organism, second recipe with every encoder layer adapted (+ decoder)"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
     # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training

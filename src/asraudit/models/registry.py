@@ -126,6 +126,7 @@ _RESERVED = ("pocketsphinx",)
 # dependency, a broken install), a third-party plug-in registering the same name was taken in its place, and the
 # audit specs and calibration that name the demo's models ran the plug-in's model under that name.
 BUILT_IN_NAMES = ("whisper-tiny.en-organism", "whisper-tiny.en-gated", "whisper-tiny.en-gated-many",
+                  "whisper-tiny.en-gated-deep",
                   "whisper-tiny.en-contaminated", "whisper-tiny.en-contaminated-heldout", "whisper-tiny.en-switching",
                   "whisper-tiny.en-switching-4ep", "whisper-base-organism")
 _loading_in_tree = False  # whether the plug-in whose register function runs now is asraudit's own
