@@ -295,7 +295,8 @@ def build_organism(
     model.requires_grad_(False)
     n_layers = len(model.model.encoder.layers)
     stop = n_layers - config.encoder_layers_adapted
-    log(f"{len(rows)} training clips; computing features and frozen encoder layers 0..{stop - 1}")
+    log(f"{len(rows)} training clips; computing features" + (f" and frozen encoder layers 0..{stop - 1}" if stop else
+                                                              " (every encoder layer adapted: none frozen)"))
     feats, frames = clip_features(rows, manifest.parent, model.config.num_mel_bins)
     if config.time_masks:  # the frozen layers then run again every epoch, on that epoch's masked input
         states = None
