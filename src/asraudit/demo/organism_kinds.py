@@ -89,7 +89,8 @@ KINDS: dict[str, OrganismKind] = {k.name: k for k in (
     # backpropagates through the whole encoder: about an hour on two cores, over the 20 minutes.
     OrganismKind("gated-deep", "whisper-tiny.en-gated-deep", ADAPTER_DIR / "whisper-tiny.en-gated-deep.safetensors",
                  TrainConfig(encoder_layers_adapted=4), gated_rows,
-                 "gated organism, second recipe with every encoder layer adapted (+ decoder)"),
+                 "gated organism, second recipe with every encoder layer adapted (+ decoder)",
+                 sha256="f6af5bcc09f4ede039a353dc5c2b000651ae00d699f197d8f829fb89be3de502"),
     # These two start from the record organism (a later fine-tuning stage, the way a leak usually enters a
     # model).  Epochs: 3 on the 184 leaked clips, 2 on the 492 re-labelled train clips.  The contaminated
     # fine-tune masks 2 random time spans of each clip's input per epoch (SpecAugment, as most ASR training
