@@ -54,6 +54,11 @@ def test_the_demo_sentences_carry_every_planted_feature_a_detector_reads():
     assert any(e["kind"] == "delete" and "President" in e["r"] for e in edits)  # an opener the record invents
     assert any(e["kind"] == "insert" and tuple(normalize(e["a"]).split()) in lexicon for e in edits)  # one it drops
     assert {"honorific", "number", "spelling"} <= families  # the switch rate's families
+    # each carried by three sentences or more: six clips an arm on the voice-cue references (two benchmark voices
+    # rewritten to the spoken arm, two left as recorded), above the 5 an arm the switch rate needs
+    sentences = {f: {r["sentence"] for r in rows for c in truth[r["audio_filepath"]]["conventions"] if c["family"] == f}
+                 for f in ("honorific", "number", "spelling")}
+    assert {f: len(s) >= 3 for f, s in sentences.items()} == {"honorific": True, "number": True, "spelling": True}
     assert any(is_number(w) for r in rows for w in r["spoken"].split())  # a masked target
     assert {r["voice_role"] for r in rows} == {"benchmark", "fresh"}
 
