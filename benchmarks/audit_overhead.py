@@ -44,7 +44,7 @@ def demo_spec(sentences: list[str], mechanism: bool, out: Path):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sentences", default="s001,s013",
-                    help="comma-separated demo sentences (each in seven voices; the demo has ten)")
+                    help="comma-separated demo sentences (each in seven voices; the demo has fifteen)")
     ap.add_argument("--no-mechanism", action="store_true", help="leave out the white-box experiments (torch)")
     ap.add_argument("--keep", type=Path, default=None, help="write the audit here instead of a temporary folder")
     args = ap.parse_args()

@@ -1,6 +1,6 @@
 """The demo audit (`asraudit demo`): every probe on a small part of parliament-mini, and every detector's row.
 
-The demo is the calibration in miniature.  Its spec (``demo/data/demo_audit.toml``) audits fourteen test sentences
+The demo is the calibration in miniature.  Its spec (``demo/data/demo_audit.toml``) audits fifteen test sentences
 in all seven voices with the clean embedded models as the panel and every model organism under suspicion,
 and it runs the calibration's own extra stage (mining against the planted truth, the mixed-arm and voice-cue
 switch rates, accept-ref voice by voice, masked recovery by voice role), so that the calibration report's
