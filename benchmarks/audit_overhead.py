@@ -9,7 +9,7 @@ scoring, forced alignment and learning steering directions; the overhead is
 the rest (the store, planning, decoding and conditioning audio, normalizing,
 readouts, statistics, tables and the report).
 
-The whole demo (ten sentences) takes about 10 minutes on two cores; two
+The whole demo (fifteen sentences) took 22 minutes on two cores of a slow machine; two
 sentences take a few.  The share shrinks as the corpus grows where the
 overhead is fixed (loading the report's libraries, writing files) and stays
 where it grows with the clips.
