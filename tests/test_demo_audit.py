@@ -102,6 +102,9 @@ def test_the_demo_command_prints_and_writes_one_row_per_detector(stand_in_spec, 
     assert main(["demo", "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "one row per detector" in printed and f"detector rows: {out / 'detectors.md'}" in printed
+    # the readouts the rows are computed from, before the rows: the switch rate the rows read is the voice-cue one
+    assert printed.index("Switch rate on the voice-cue references") < printed.index("one row per detector")
+    assert "Wilson intervals in summary.json" in printed
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     rows = {r["detector"]: r for r in summary["detectors"]}
     assert list(rows)[:2] == ["accept-ref", "masked recovery"] and len(rows) == 8

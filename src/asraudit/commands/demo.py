@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from asraudit.commands.common import at_least
 from asraudit.data.paths import ensure_outputs_apart, ensure_writable_file, output_file, output_folder
 from asraudit.demo import demo_audit
 from asraudit.demo.build_benchmark import DATA_DIR, HELDOUT_DIR, build, build_heldout
+from asraudit.demo.calibrate import print_organism_tables
 from asraudit.demo.calibration_report import print_detectors
 from asraudit.demo.organism import build_organism
 from asraudit.demo.organism_kinds import KINDS, organism_kind
@@ -88,6 +90,10 @@ def _run_demo(args: argparse.Namespace) -> int:
         return 0
     result, summary = demo_audit.run_demo_audit(args.demo_out, progress=not args.no_progress)
     print_summary(summary)
+    # The readouts the detector rows are computed from, as `asraudit calibrate` prints them: the summary's
+    # switch-rate column reads the record's references, which write each convention one way, so without the
+    # voice-cue table a passing switch-rate row stood beside "switch rate not measurable" unexplained.
+    print_organism_tables(summary, sys.stdout, "summary.json")
     print_detectors(summary.detectors or [])
     print_outputs(result)
     print(f"detector rows: {display_path(args.demo_out / 'detectors.md', Path.cwd())}")

@@ -203,9 +203,9 @@ def _print_switch(sw, title: str, out) -> None:
                  title=title, file=out)
 
 
-def print_organism_tables(s: Summary, out) -> None:
+def print_organism_tables(s: Summary, out, json_name: str = "calibration.json") -> None:
     """The readouts of the organisms built for one detector each: switch rate by the voice cue, masked by role,
-    accept-ref voice by voice."""
+    accept-ref voice by voice.  ``json_name``: the file whose rows hold the intervals this table leaves out."""
     by_voice = s.calibration_accept_ref_by_voice
     if by_voice is not None:
         voices = list(by_voice.groups)
@@ -215,7 +215,7 @@ def print_organism_tables(s: Summary, out) -> None:
             return f"{'–' if r.rate is None else fmt_rate(r.rate, 1)} {r.n_ref}/{r.n_eligible}"
         render_table(["model"] + voices, [[m] + [cell(by_voice.groups[v][m]) for v in voices] for m in models],
                      title="accept-ref voice by voice, ref/eligible (voices in role order: benchmark, control, fresh; "
-                           "Wilson intervals in calibration.json)", file=out)
+                           f"Wilson intervals in {json_name})", file=out)
     sw = s.calibration_switch_by_voice
     if sw is not None:
         _print_switch(sw, f"Switch rate on the voice-cue references (benchmark voices; {sw.clips_rewritten} clips "
