@@ -224,6 +224,14 @@ def test_marks_survive_a_reload_and_export_as_the_sheet_refdis_reads(browser, re
 
 def test_marks_belong_to_their_report(browser, report_page):
     tools, tmp = browser
+    # Its own marks (the ones the reload test makes, so either order leaves the same three): the test workers
+    # split a module's tests between them, each with its own browser, so marks made by another test may be
+    # in another browser.
+    tools.open(report_page.as_uri())
+    _mark(tools, 0, "yes", NOTE)
+    _mark(tools, 1, "no")
+    _mark(tools, 2, "unsure", "too quiet")
+    assert tools.evaluate("document.getElementById('review-count').textContent") == "3"
     other = tmp / "second"
     other.mkdir()
     tools.open(page_with_audio(other, title="another audit").as_uri())
